@@ -1,0 +1,99 @@
+// base/mysql_error.h
+//
+// The MySQL errors sluice sends, with MySQL's numbers, SQLSTATEs and message
+// texts (formats in fmt syntax). Clients and replicas match on the numbers
+// and sometimes on the texts: never renumber, keep the wording.
+//
+//   return MakeError(er::kBadDb, name);
+//
+// Later modules add their errors here, in numeric order.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "base/status.h"
+
+namespace sluice {
+namespace er {
+
+struct Error {
+  uint16_t code;
+  const char* sqlstate;
+  const char* format;  // fmt syntax
+};
+
+inline constexpr Error kDbCreateExists{1007, "HY000", "Can't create database '{}'; database exists"};
+inline constexpr Error kDbDropExists{1008, "HY000", "Can't drop database '{}'; database doesn't exist"};
+inline constexpr Error kConCount{1040, "08004", "Too many connections"};
+inline constexpr Error kHandshake{1043, "08S01", "Bad handshake"};
+inline constexpr Error kDbAccessDenied{1044, "42000", "Access denied for user '{}'@'{}' to database '{}'"};
+inline constexpr Error kAccessDenied{1045, "28000", "Access denied for user '{}'@'{}' (using password: {})"};
+inline constexpr Error kNoDb{1046, "3D000", "No database selected"};
+inline constexpr Error kUnknownCom{1047, "08S01", "Unknown command"};
+inline constexpr Error kBadDb{1049, "42000", "Unknown database '{}'"};
+inline constexpr Error kServerShutdown{1053, "08S01", "Server shutdown in progress"};
+inline constexpr Error kBadField{1054, "42S22", "Unknown column '{}' in '{}'"};
+inline constexpr Error kParse{1064, "42000",
+    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
+    "version for the right syntax to use near '{}' at line {}"};
+inline constexpr Error kEmptyQuery{1065, "42000", "Query was empty"};
+inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
+inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
+inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
+inline constexpr Error kUnknown{1105, "HY000", "{}"};
+inline constexpr Error kUnknownCharacterSet{1115, "42000", "Unknown character set: '{}'"};
+inline constexpr Error kPasswordNoMatch{1133, "42000", "Can't find any matching row in the user table"};
+inline constexpr Error kNonexistingGrant{1141, "42000", "There is no such grant defined for user '{}' on host '{}'"};
+inline constexpr Error kTableAccessDenied{1142, "42000", "{} command denied to user '{}'@'{}' for table '{}'"};
+inline constexpr Error kNoSuchTable{1146, "42S02", "Table '{}.{}' doesn't exist"};
+inline constexpr Error kNetPacketTooLarge{1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"};
+inline constexpr Error kNetPacketsOutOfOrder{1156, "08S01", "Got packets out of order"};
+inline constexpr Error kNetReadError{1158, "08S01", "Got an error reading communication packets"};
+inline constexpr Error kNetReadInterrupted{1159, "08S01", "Got timeout reading communication packets"};
+inline constexpr Error kUnknownSystemVariable{1193, "HY000", "Unknown system variable '{}'"};
+inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
+inline constexpr Error kWrongUsage{1221, "HY000", "Incorrect usage of {} and {}"};
+inline constexpr Error kSpecificAccessDenied{1227, "42000",
+    "Access denied; you need (at least one of) the {} privilege(s) for this operation"};
+inline constexpr Error kLocalVariable{1228, "HY000", "Variable '{}' is a SESSION variable and can't be used with SET GLOBAL"};
+inline constexpr Error kGlobalVariable{1229, "HY000", "Variable '{}' is a GLOBAL variable and should be set with SET GLOBAL"};
+inline constexpr Error kNoDefault{1230, "42000", "Variable '{}' doesn't have a default value"};
+inline constexpr Error kWrongValueForVar{1231, "42000", "Variable '{}' can't be set to the value of '{}'"};
+inline constexpr Error kWrongTypeForVar{1232, "42000", "Incorrect argument type to variable '{}'"};
+inline constexpr Error kVarCantBeRead{1233, "HY000", "Variable '{}' can only be set, not read"};
+inline constexpr Error kNotSupportedYet{1235, "42000", "This version of MySQL doesn't yet support '{}'"};
+inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
+inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
+inline constexpr Error kNotSupportedAuthMode{1251, "08004",
+    "Client does not support authentication protocol requested by server; consider upgrading MySQL client"};
+inline constexpr Error kUnknownCollation{1273, "HY000", "Unknown collation: '{}'"};
+inline constexpr Error kOptionPreventsStatement{1290, "HY000",
+    "The MySQL server is running with the {} option so it cannot execute this statement"};
+inline constexpr Error kTruncatedWrongValue{1292, "22007", "Truncated incorrect {} value: '{}'"};
+inline constexpr Error kSpDoesNotExist{1305, "42000", "FUNCTION {} does not exist"};
+inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
+inline constexpr Error kDivisionByZero{1365, "22012", "Division by 0"};
+inline constexpr Error kCannotUser{1396, "HY000", "Operation {} failed for {}"};
+inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
+inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};
+inline constexpr Error kVariableIsReadonly{1621, "HY000", "{} variable '{}' is read-only. Use SET {} to assign the value"};
+inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
+inline constexpr Error kMalformedPacket{1835, "HY000", "Malformed communication packet."};
+inline constexpr Error kSecureTransportRequired{3159, "HY000",
+    "Connections using insecure transport are prohibited while --require_secure_transport=ON."};
+inline constexpr Error kUserDoesNotExist{3162, "HY000", "Authorization ID {} does not exist."};
+inline constexpr Error kClientInteractionTimeout{4031, "HY000",
+    "The client was disconnected by the server because of inactivity. See wait_timeout and "
+    "interactive_timeout for configuring this behavior."};
+
+}  // namespace er
+
+template <typename... Args>
+Status MakeError(const er::Error& e, Args&&... args) {
+  return Status::MySQL(e.code, e.sqlstate,
+                       fmt::format(fmt::runtime(e.format), std::forward<Args>(args)...));
+}
+
+}  // namespace sluice
