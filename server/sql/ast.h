@@ -1,0 +1,452 @@
+// server/sql/ast.h
+//
+// The syntax tree the parser builds: expressions (Expr) and statements (Stmt
+// and its subclasses, one per StmtKind). Nodes own their children through
+// unique_ptr; a statement tree is immutable once parsed and may be read from
+// any thread. Source spans (begin/end) are byte offsets into the query text
+// the statement was parsed from.
+//
+// Growing the grammar: add an ExprKind or a StmtKind and a struct deriving
+// from Stmt; callers dispatch on `kind` and downcast with Stmt::As<T>().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "server/sql/lexer.h"
+#include "server/sql/value.h"
+
+namespace sluice::sql {
+
+// ---------------------------------------------------------------- expressions
+
+enum class ExprKind : uint8_t {
+  kLiteral,       // value; hex_literal for X'..' / 0x.. / b'..'
+  kUserVar,       // @name: name
+  kAssignUserVar, // @name := args[0]
+  kSysVar,        // @@[scope.]name: name, scope
+  kColumn,        // [schema.][table.]name
+  kParam,         // ? : param_index (0-based, in statement order)
+  kDefault,       // DEFAULT (only as a SET value)
+  kUnary,         // op args[0]: kNeg, kBitNot, kNot
+  kBinary,        // args[0] op args[1]
+  kIs,            // args[0] IS [NOT] is_what
+  kLike,          // args[0] [NOT] LIKE args[1] [ESCAPE args[2]]
+  kRegexp,        // args[0] [NOT] REGEXP args[1]
+  kIn,            // args[0] [NOT] IN (args[1..])
+  kBetween,       // args[0] [NOT] BETWEEN args[1] AND args[2]
+  kCase,          // CASE [operand] WHEN..THEN.. [ELSE]: see Expr::has_operand
+  kCast,          // CAST(args[0] AS cast), CONVERT(args[0], cast), BINARY args[0]
+  kConvertUsing,  // CONVERT(args[0] USING name)
+  kCollate,       // args[0] COLLATE name
+  kFunction,      // name(args): name as typed (compare ignoring case)
+};
+
+enum class Op : uint8_t {
+  kNone,
+  // logical
+  kOr,
+  kXor,
+  kAnd,
+  kNot,
+  // comparison
+  kEq,
+  kNullSafeEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  // bit
+  kBitOr,
+  kBitAnd,
+  kBitXor,
+  kShl,
+  kShr,
+  kBitNot,
+  // arithmetic
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,     // /
+  kIntDiv,  // DIV
+  kMod,     // % and MOD
+  kNeg,
+  kConcat,  // || under PIPES_AS_CONCAT
+};
+
+enum class IsWhat : uint8_t { kNull, kTrue, kFalse, kUnknown };
+
+enum class CastType : uint8_t {
+  kSigned,
+  kUnsigned,
+  kChar,
+  kBinary,
+  kDecimal,
+  kDouble,
+  kFloat,
+  kDate,
+  kDatetime,
+  kTime,
+  kJson,
+};
+
+struct CastSpec {
+  CastType type = CastType::kChar;
+  int length = -1;     // CHAR(n) / BINARY(n); -1 when absent
+  int precision = -1;  // DECIMAL(p[,s]); DATETIME(fsp) / TIME(fsp) in `scale`
+  int scale = -1;
+  std::string charset;  // CHAR CHARACTER SET x; "" when absent
+};
+
+enum class TrimSide : uint8_t { kBoth, kLeading, kTrailing };
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  explicit Expr(ExprKind k) : kind(k) {}
+
+  ExprKind kind;
+  Op op = Op::kNone;
+  Value value;               // kLiteral
+  bool hex_literal = false;  // kLiteral written as hex/bit: a number in numeric context
+  std::string name;          // variable, column, function, charset or collation name
+  std::string table;         // kColumn qualifier; "" if none
+  std::string schema;        // kColumn schema qualifier; "" if none
+  VarScope scope = VarScope::kDefault;  // kSysVar
+  IsWhat is_what = IsWhat::kNull;       // kIs
+  bool negated = false;      // IS NOT / NOT LIKE / NOT IN / NOT BETWEEN / NOT REGEXP
+  bool star = false;         // kFunction: COUNT(*)
+  bool distinct = false;     // kFunction: COUNT(DISTINCT ...)
+  bool has_operand = false;  // kCase: args[0] is the CASE operand
+  bool has_else = false;     // kCase: the last arg is the ELSE result
+  TrimSide trim_side = TrimSide::kBoth;  // kFunction TRIM with explicit side
+  CastSpec cast;             // kCast
+  int param_index = -1;      // kParam
+  std::vector<ExprPtr> args;
+  uint32_t begin = 0;  // source span in the query text
+  uint32_t end = 0;
+};
+
+// MySQL-like printed form for messages: (1 + 2), cast(`a` as signed), now().
+std::string ExprToString(const Expr& e);
+
+// ---------------------------------------------------------------- statements
+
+enum class StmtKind : uint8_t {
+  kEmpty,  // only comments: answer OK
+  kSelect,
+  kSet,
+  kSetTransaction,
+  kSetPassword,
+  kShow,
+  kUse,
+  kKill,
+  kShutdown,
+  kFlush,
+  kStartTransaction,  // BEGIN / START TRANSACTION
+  kCommit,
+  kRollback,
+  kDo,
+  kCreateUser,
+  kAlterUser,
+  kDropUser,
+  kRenameUser,
+  kGrant,
+  kRevoke,
+  kInstallPlugin,
+  kUninstallPlugin,
+};
+
+struct Stmt {
+  explicit Stmt(StmtKind k) : kind(k) {}
+  virtual ~Stmt() = default;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  // REQUIRES: T is the struct for `kind`.
+  template <typename T>
+  const T& As() const {
+    return static_cast<const T&>(*this);
+  }
+
+  const StmtKind kind;
+};
+
+// 'name'@'host'. Host defaults to "%" and is lower-cased.
+struct UserSpec {
+  std::string name;
+  std::string host = "%";
+  bool current_user = false;  // CURRENT_USER[()] (or USER() in ALTER USER)
+  std::string ToString() const;  // 'name'@'host', or CURRENT_USER
+};
+
+// ---- SELECT
+
+struct SelectItem {
+  ExprPtr expr;              // null for * and t.*
+  bool star = false;
+  std::string star_table;    // t in t.*
+  std::string alias;
+  bool has_alias = false;
+  std::string text;          // the expression as typed
+  // The result column name MySQL gives: the alias, else a string literal's
+  // value, else "NULL" for NULL, else the expression text as typed.
+  std::string ColumnName() const;
+};
+
+struct TableRef {
+  std::string schema;  // "" if unqualified
+  std::string name;
+  std::string alias;   // "" if none
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool desc = false;
+};
+
+struct SelectStmt : Stmt {
+  SelectStmt() : Stmt(StmtKind::kSelect) {}
+  bool distinct = false;
+  bool calc_found_rows = false;
+  bool sql_no_cache = false;
+  std::vector<SelectItem> items;
+  bool from_dual = false;
+  std::vector<TableRef> from;  // empty without FROM (and for FROM DUAL)
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<OrderItem> order_by;
+  ExprPtr limit;   // integer literal or ?; null if absent
+  ExprPtr offset;  // null if absent
+};
+
+// ---- SET
+
+struct SetItem {
+  enum class Kind : uint8_t {
+    kUserVar,    // @name = value
+    kSystemVar,  // [scope] name = value / @@[scope.]name = value
+    kNames,      // NAMES charset [COLLATE collation]
+    kCharset,    // CHARACTER SET charset / CHARSET charset
+  };
+  Kind kind = Kind::kUserVar;
+  VarScope scope = VarScope::kDefault;
+  std::string name;  // variable name; "component.name" for component variables
+  // kUserVar / kSystemVar. A kDefault node for DEFAULT. For system variables a
+  // bare word (ON, OFF, TRADITIONAL, utf8mb4) arrives as a string literal.
+  ExprPtr value;
+  std::string charset;    // kNames / kCharset; "" for DEFAULT
+  std::string collation;  // kNames COLLATE; "" if absent or DEFAULT
+};
+
+struct SetStmt : Stmt {
+  SetStmt() : Stmt(StmtKind::kSet) {}
+  std::vector<SetItem> items;
+};
+
+enum class IsolationLevel : uint8_t {
+  kReadUncommitted,
+  kReadCommitted,
+  kRepeatableRead,
+  kSerializable,
+};
+
+// "READ-COMMITTED" etc., the spelling of transaction_isolation values.
+const char* IsolationLevelName(IsolationLevel level);
+
+struct SetTransactionStmt : Stmt {
+  SetTransactionStmt() : Stmt(StmtKind::kSetTransaction) {}
+  VarScope scope = VarScope::kDefault;  // kDefault: the next transaction only
+  std::optional<IsolationLevel> isolation;
+  std::optional<bool> read_only;
+};
+
+struct SetPasswordStmt : Stmt {
+  SetPasswordStmt() : Stmt(StmtKind::kSetPassword) {}
+  std::optional<UserSpec> user;  // absent: the current user
+  std::string password;
+};
+
+// ---- SHOW
+
+enum class ShowKind : uint8_t {
+  kVariables,
+  kStatus,
+  kProcesslist,
+  kDatabases,
+  kWarnings,
+  kErrors,
+  kGrants,
+  kCreateUser,
+  kMasterStatus,  // SHOW MASTER STATUS / SHOW BINARY LOG STATUS
+  kBinaryLogs,    // SHOW BINARY LOGS / SHOW MASTER LOGS
+  kReplicas,      // SHOW REPLICAS / SHOW SLAVE HOSTS
+  kEngines,
+  kCharset,
+  kCollation,
+  kPlugins,
+  kPrivileges,
+};
+
+struct ShowStmt : Stmt {
+  ShowStmt() : Stmt(StmtKind::kShow) {}
+  ShowKind what = ShowKind::kVariables;
+  VarScope scope = VarScope::kDefault;  // VARIABLES / STATUS
+  bool full = false;                    // PROCESSLIST
+  bool count_only = false;              // SHOW COUNT(*) WARNINGS|ERRORS
+  std::optional<std::string> like;      // LIKE 'pattern'
+  ExprPtr where;                        // WHERE expr
+  ExprPtr limit;                        // WARNINGS / ERRORS LIMIT
+  ExprPtr offset;
+  std::optional<UserSpec> user;         // GRANTS FOR / CREATE USER
+};
+
+// ---- session and server control
+
+struct UseStmt : Stmt {
+  UseStmt() : Stmt(StmtKind::kUse) {}
+  std::string database;
+};
+
+struct KillStmt : Stmt {
+  KillStmt() : Stmt(StmtKind::kKill) {}
+  bool query_only = false;  // KILL QUERY
+  ExprPtr id;
+};
+
+struct ShutdownStmt : Stmt {
+  ShutdownStmt() : Stmt(StmtKind::kShutdown) {}
+};
+
+enum class FlushOption : uint8_t {
+  kPrivileges,
+  kLogs,
+  kBinaryLogs,
+  kEngineLogs,
+  kErrorLogs,
+  kGeneralLogs,
+  kRelayLogs,
+  kSlowLogs,
+  kTables,
+  kTablesWithReadLock,
+  kStatus,
+  kHosts,
+  kUserResources,
+  kOptimizerCosts,
+};
+
+struct FlushStmt : Stmt {
+  FlushStmt() : Stmt(StmtKind::kFlush) {}
+  bool no_write_to_binlog = false;  // LOCAL / NO_WRITE_TO_BINLOG
+  std::vector<FlushOption> options;
+};
+
+struct StartTransactionStmt : Stmt {
+  StartTransactionStmt() : Stmt(StmtKind::kStartTransaction) {}
+  bool consistent_snapshot = false;
+  std::optional<bool> read_only;
+};
+
+struct CommitStmt : Stmt {
+  CommitStmt() : Stmt(StmtKind::kCommit) {}
+};
+
+struct RollbackStmt : Stmt {
+  RollbackStmt() : Stmt(StmtKind::kRollback) {}
+};
+
+struct DoStmt : Stmt {
+  DoStmt() : Stmt(StmtKind::kDo) {}
+  std::vector<ExprPtr> exprs;
+};
+
+struct EmptyStmt : Stmt {
+  EmptyStmt() : Stmt(StmtKind::kEmpty) {}
+};
+
+// ---- accounts and privileges
+
+struct UserAuth {
+  UserSpec user;
+  bool identified = false;              // any IDENTIFIED clause
+  std::string plugin;                   // IDENTIFIED WITH plugin; "" if absent
+  std::optional<std::string> password;  // BY 'cleartext'
+  std::optional<std::string> auth_string;  // AS 'hash'
+};
+
+struct CreateUserStmt : Stmt {
+  CreateUserStmt() : Stmt(StmtKind::kCreateUser) {}
+  bool if_not_exists = false;
+  std::vector<UserAuth> users;
+  std::optional<bool> account_locked;  // ACCOUNT LOCK / UNLOCK
+};
+
+struct AlterUserStmt : Stmt {
+  AlterUserStmt() : Stmt(StmtKind::kAlterUser) {}
+  bool if_exists = false;
+  std::vector<UserAuth> users;
+  std::optional<bool> account_locked;
+};
+
+struct DropUserStmt : Stmt {
+  DropUserStmt() : Stmt(StmtKind::kDropUser) {}
+  bool if_exists = false;
+  std::vector<UserSpec> users;
+};
+
+struct RenameUserStmt : Stmt {
+  RenameUserStmt() : Stmt(StmtKind::kRenameUser) {}
+  std::vector<std::pair<UserSpec, UserSpec>> renames;  // from, to
+};
+
+// ON *.* / ON * / ON db.* / ON db.tbl / ON tbl.
+struct PrivLevel {
+  enum class Kind : uint8_t {
+    kGlobal,     // *.*
+    kCurrentDb,  // *  (all tables of the current database)
+    kDatabase,   // db.*
+    kTable,      // db.tbl, or tbl with db == ""
+  };
+  Kind kind = Kind::kGlobal;
+  std::string db;
+  std::string table;
+};
+
+struct GrantStmt : Stmt {
+  GrantStmt() : Stmt(StmtKind::kGrant) {}
+  // Upper case, words joined by one space: "SELECT", "REPLICATION SLAVE",
+  // "ALL" for ALL [PRIVILEGES], or a dynamic privilege "BINLOG_ADMIN".
+  std::vector<std::string> privileges;
+  PrivLevel level;
+  std::vector<UserSpec> users;
+  bool with_grant_option = false;
+};
+
+struct RevokeStmt : Stmt {
+  RevokeStmt() : Stmt(StmtKind::kRevoke) {}
+  // REVOKE ALL [PRIVILEGES], GRANT OPTION FROM ...: privileges and level unset.
+  bool all_and_grant_option = false;
+  std::vector<std::string> privileges;
+  PrivLevel level;
+  std::vector<UserSpec> users;
+};
+
+struct InstallPluginStmt : Stmt {
+  InstallPluginStmt() : Stmt(StmtKind::kInstallPlugin) {}
+  std::string name;
+  std::string soname;
+};
+
+struct UninstallPluginStmt : Stmt {
+  UninstallPluginStmt() : Stmt(StmtKind::kUninstallPlugin) {}
+  std::string name;
+};
+
+}  // namespace sluice::sql

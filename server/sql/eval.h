@@ -1,0 +1,88 @@
+// server/sql/eval.h
+//
+// The expression evaluator: computes an Expr to a Value with MySQL's typing
+// rules (integer arithmetic with overflow errors, exact DECIMAL, DOUBLE for
+// strings in arithmetic, '/' giving DECIMAL with 4 more digits of scale,
+// three-valued logic, case-insensitive string comparison unless a side is
+// binary) and the built-in functions listed in the .cc file.
+//
+// Everything the evaluator needs from the session and server comes through
+// EvalContext, which the server implements per statement.
+//
+// Thread-safety: Evaluate is reentrant; an EvalContext is used by the one
+// thread running the statement. Blocking: only SLEEP(), through
+// EvalContext::SleepFor.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "server/sql/ast.h"
+#include "server/sql/value.h"
+
+namespace sluice::sql {
+
+class EvalContext {
+ public:
+  virtual ~EvalContext() = default;
+
+  // @@name, @@session.name (scope kSession), @@global.name (kGlobal);
+  // kDefault means the session value if the variable has one, else the
+  // global. Unknown name: ER_UNKNOWN_SYSTEM_VARIABLE (1193); a session-only
+  // variable read as global: ER_INCORRECT_GLOBAL_LOCAL_VAR (1238).
+  virtual Result<Value> GetSystemVariable(std::string_view name, VarScope scope) = 0;
+
+  // User variables; names compare ignoring case. Unset reads as NULL.
+  virtual Value GetUserVariable(std::string_view name) = 0;
+  virtual void SetUserVariable(std::string_view name, const Value& value) = 0;
+
+  // A column reference (for SHOW ... WHERE, and later table rows).
+  // Default: ER_BAD_FIELD_ERROR (1054) "Unknown column 'x' in 'field list'".
+  virtual Result<Value> GetColumn(const Expr& column);
+
+  // The value bound to placeholder `index` (prepared statements).
+  // Default: ER_WRONG_ARGUMENTS (1210) "Incorrect arguments to EXECUTE".
+  virtual Result<Value> GetParameter(int index);
+
+  virtual std::optional<std::string> CurrentDatabase() = 0;
+  virtual std::string User() = 0;         // USER(): "name@client-host"
+  virtual std::string CurrentUser() = 0;  // CURRENT_USER(): "name@host-pattern"
+  virtual uint64_t ConnectionId() = 0;
+  virtual uint64_t LastInsertId() = 0;
+  virtual void SetLastInsertId(uint64_t id) = 0;
+  virtual int64_t FoundRows() = 0;
+  virtual int64_t RowCount() = 0;
+  virtual std::string ServerVersion() = 0;
+
+  // The statement's start time: NOW() and friends return it for the whole
+  // statement (SYSDATE() reads the clock instead). Shown in the system's
+  // local time zone; UTC_* functions in UTC.
+  virtual std::chrono::system_clock::time_point StatementTime() = 0;
+
+  // Sleeps for `duration` unless the statement or connection is killed
+  // first. True when the full time passed, false when interrupted (SLEEP()
+  // then returns 1, as MySQL does).
+  virtual bool SleepFor(std::chrono::nanoseconds duration) = 0;
+
+  // A Warning-level note for SHOW WARNINGS (e.g. 1365 Division by 0).
+  virtual void AddWarning(uint16_t code, std::string message) = 0;
+
+  // Results longer than this become NULL with warning 1301 (REPEAT, LPAD...).
+  virtual uint64_t MaxAllowedPacket() { return 64 * 1024 * 1024; }
+};
+
+// Evaluates `expr`. Errors are MySQL errors for the client: 1690 on BIGINT
+// or DOUBLE overflow, 1305 for an unknown function, 1582 for a wrong
+// argument count, and whatever the context returns.
+Result<Value> Evaluate(const Expr& expr, EvalContext& ctx);
+
+// Three-way comparison with MySQL's rules: integers exactly, DECIMAL exactly,
+// a number against a string as DOUBLE, strings ignoring ASCII case unless
+// either is binary or `case_sensitive`. nullopt when either side is NULL.
+std::optional<int> CompareValues(const Value& a, const Value& b, bool case_sensitive = false);
+
+}  // namespace sluice::sql

@@ -1,0 +1,538 @@
+#include "server/sql/eval.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/mysql_error.h"
+#include "server/sql/parser.h"
+
+namespace sluice::sql {
+namespace {
+
+class FakeContext : public EvalContext {
+ public:
+  Result<Value> GetSystemVariable(std::string_view name, VarScope scope) override {
+    last_scope = scope;
+    if (name == "version") return Value::String("8.0.36-sluice");
+    if (name == "max_connections") return Value::Int(151);
+    return MakeError(er::kUnknownSystemVariable, name);
+  }
+  Value GetUserVariable(std::string_view name) override {
+    auto it = user_vars.find(std::string(name));
+    return it == user_vars.end() ? Value::Null() : it->second;
+  }
+  void SetUserVariable(std::string_view name, const Value& value) override {
+    user_vars[std::string(name)] = value;
+  }
+  std::optional<std::string> CurrentDatabase() override { return db; }
+  std::string User() override { return "root@localhost"; }
+  std::string CurrentUser() override { return "root@%"; }
+  uint64_t ConnectionId() override { return 42; }
+  uint64_t LastInsertId() override { return last_insert_id; }
+  void SetLastInsertId(uint64_t id) override { last_insert_id = id; }
+  int64_t FoundRows() override { return 7; }
+  int64_t RowCount() override { return -1; }
+  std::string ServerVersion() override { return "8.0.36-sluice"; }
+  std::chrono::system_clock::time_point StatementTime() override { return now; }
+  bool SleepFor(std::chrono::nanoseconds d) override {
+    slept.push_back(d);
+    return !killed;
+  }
+  void AddWarning(uint16_t code, std::string message) override {
+    warnings.emplace_back(code, std::move(message));
+  }
+
+  std::map<std::string, Value> user_vars;
+  std::optional<std::string> db;
+  uint64_t last_insert_id = 0;
+  std::chrono::system_clock::time_point now =
+      std::chrono::system_clock::time_point(std::chrono::seconds(1700000000));
+  bool killed = false;
+  std::vector<std::chrono::nanoseconds> slept;
+  std::vector<std::pair<uint16_t, std::string>> warnings;
+  VarScope last_scope = VarScope::kDefault;
+};
+
+class EvalTest : public ::testing::Test {
+ protected:
+  Result<Value> Eval(std::string_view text) {
+    auto e = ParseExpression(text);
+    if (!e.ok()) return e.status();
+    exprs_.push_back(std::move(e).value());
+    return Evaluate(*exprs_.back(), ctx_);
+  }
+  // The value as a client sees it: text, "NULL", or "ERROR <code>".
+  std::string Text(std::string_view text) {
+    auto v = Eval(text);
+    if (!v.ok()) return "ERROR " + std::to_string(v.status().mysql_errno());
+    return v->is_null() ? "NULL" : v->ToString();
+  }
+  ValueKind Kind(std::string_view text) {
+    auto v = Eval(text);
+    EXPECT_TRUE(v.ok()) << text;
+    return v.ok() ? v->kind() : ValueKind::kNull;
+  }
+
+  FakeContext ctx_;
+  std::vector<ExprPtr> exprs_;
+};
+
+// ------------------------------------------------------------------ arithmetic typing
+
+TEST_F(EvalTest, IntegerArithmeticStaysInteger) {
+  EXPECT_EQ(Text("1 + 2 * 3"), "7");
+  EXPECT_EQ(Kind("1 + 1"), ValueKind::kInt);
+  EXPECT_EQ(Text("7 DIV 2"), "3");
+  EXPECT_EQ(Text("-7 DIV 2"), "-3");
+  EXPECT_EQ(Text("7 % 3"), "1");
+  EXPECT_EQ(Text("-7 MOD 3"), "-1");
+  EXPECT_EQ(Text("MOD(10, 4)"), "2");
+}
+
+TEST_F(EvalTest, DivisionGivesDecimalWithFourMoreDigits) {
+  EXPECT_EQ(Text("1 / 3"), "0.3333");
+  EXPECT_EQ(Kind("1 / 3"), ValueKind::kDecimal);
+  EXPECT_EQ(Text("2 / 3"), "0.6667");
+  EXPECT_EQ(Text("1.5 / 3"), "0.50000");
+  EXPECT_EQ(Text("10 / 4"), "2.5000");
+  EXPECT_EQ(Text("-1 / 3"), "-0.3333");
+}
+
+TEST_F(EvalTest, DivisionByZeroIsNullWithWarning) {
+  EXPECT_EQ(Text("1 / 0"), "NULL");
+  ASSERT_EQ(ctx_.warnings.size(), 1u);
+  EXPECT_EQ(ctx_.warnings[0].first, 1365);
+  EXPECT_EQ(ctx_.warnings[0].second, "Division by 0");
+  EXPECT_EQ(Text("1 DIV 0"), "NULL");
+  EXPECT_EQ(Text("1 % 0"), "NULL");
+  EXPECT_EQ(Text("1.5 / 0.0"), "NULL");
+  EXPECT_EQ(Text("1e0 / 0"), "NULL");
+}
+
+TEST_F(EvalTest, DecimalArithmeticIsExact) {
+  EXPECT_EQ(Text("0.1 + 0.2"), "0.3");
+  EXPECT_EQ(Kind("0.1 + 0.2"), ValueKind::kDecimal);
+  EXPECT_EQ(Text("1.10 * 2.5"), "2.750");
+  EXPECT_EQ(Text("1.5 - 2"), "-0.5");
+  EXPECT_EQ(Text("5.5 DIV 2"), "2");
+  EXPECT_EQ(Text("5.5 % 2"), "1.5");
+}
+
+TEST_F(EvalTest, FloatsAndStringsMakeDouble) {
+  EXPECT_EQ(Kind("1e0 + 1"), ValueKind::kDouble);
+  EXPECT_EQ(Text("0.1e0 + 0.2e0"), "0.30000000000000004");
+  EXPECT_EQ(Text("'1' + 1"), "2");
+  EXPECT_EQ(Kind("'1' + 1"), ValueKind::kDouble);
+  EXPECT_EQ(Text("'1.5abc' * 2"), "3");
+  EXPECT_EQ(Text("1e20"), "1e20");
+}
+
+TEST_F(EvalTest, BigintOverflowIsAnError) {
+  auto v = Eval("9223372036854775807 + 1");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().mysql_errno(), 1690);
+  EXPECT_EQ(v.status().message(), "BIGINT value is out of range in '(9223372036854775807 + 1)'");
+  auto u = Eval("CAST(0 AS UNSIGNED) - 1");
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.status().message(),
+            "BIGINT UNSIGNED value is out of range in '(cast(0 as unsigned) - 1)'");
+  EXPECT_EQ(Text("9223372036854775807 * 2"), "ERROR 1690");
+  EXPECT_EQ(Text("-(-9223372036854775808)"), "ERROR 1690");
+  EXPECT_EQ(Text("1e308 * 10"), "ERROR 1690");
+}
+
+TEST_F(EvalTest, UnsignedLiteralsAndNegation) {
+  EXPECT_EQ(Kind("18446744073709551615"), ValueKind::kUInt);
+  EXPECT_EQ(Text("18446744073709551615 + 0"), "18446744073709551615");
+  EXPECT_EQ(Text("-9223372036854775808"), "-9223372036854775808");
+  EXPECT_EQ(Kind("-9223372036854775808"), ValueKind::kInt);
+  EXPECT_EQ(Text("-18446744073709551615"), "-18446744073709551615");
+  EXPECT_EQ(Text("CAST(5 AS UNSIGNED) + -3"), "2");
+}
+
+TEST_F(EvalTest, HexLiteralsAreNumbersInNumericContext) {
+  EXPECT_EQ(Text("X'41'"), "A");
+  EXPECT_EQ(Text("0x41 + 0"), "65");
+  EXPECT_EQ(Text("X'41' = 'A'"), "1");
+  EXPECT_EQ(Text("0x41 = 65"), "1");
+  EXPECT_EQ(Text("b'101' | 0"), "5");
+}
+
+TEST_F(EvalTest, BitOperationsUseUnsigned64) {
+  EXPECT_EQ(Text("~0"), "18446744073709551615");
+  EXPECT_EQ(Text("1 << 3"), "8");
+  EXPECT_EQ(Text("1 << 64"), "0");
+  EXPECT_EQ(Text("6 & 3"), "2");
+  EXPECT_EQ(Text("6 | 3"), "7");
+  EXPECT_EQ(Text("6 ^ 3"), "5");
+  EXPECT_EQ(Text("-1 >> 60"), "15");
+}
+
+// ------------------------------------------------------------------ logic and comparison
+
+TEST_F(EvalTest, ThreeValuedLogic) {
+  EXPECT_EQ(Text("NULL AND 0"), "0");
+  EXPECT_EQ(Text("NULL AND 1"), "NULL");
+  EXPECT_EQ(Text("NULL OR 1"), "1");
+  EXPECT_EQ(Text("NULL OR 0"), "NULL");
+  EXPECT_EQ(Text("NULL XOR 1"), "NULL");
+  EXPECT_EQ(Text("1 XOR 1"), "0");
+  EXPECT_EQ(Text("NOT NULL"), "NULL");
+  EXPECT_EQ(Text("NOT 0"), "1");
+  EXPECT_EQ(Text("!1"), "0");
+  EXPECT_EQ(Text("1 && 2"), "1");
+  EXPECT_EQ(Text("0 || 0"), "0");
+}
+
+TEST_F(EvalTest, AndShortCircuits) {
+  EXPECT_EQ(Text("0 AND SLEEP(5)"), "0");
+  EXPECT_TRUE(ctx_.slept.empty());
+}
+
+TEST_F(EvalTest, ComparisonsFollowMySQLRules) {
+  EXPECT_EQ(Text("'abc' = 'ABC'"), "1");
+  EXPECT_EQ(Text("BINARY 'abc' = 'ABC'"), "0");
+  EXPECT_EQ(Text("'abc' = 'ABC' COLLATE utf8mb4_bin"), "0");
+  EXPECT_EQ(Text("'a' < 'B'"), "1");
+  EXPECT_EQ(Text("1 = '1'"), "1");
+  EXPECT_EQ(Text("'10' > 9"), "1");
+  EXPECT_EQ(Text("'10' > '9'"), "0");
+  EXPECT_EQ(Text("1.0 = 1"), "1");
+  EXPECT_EQ(Text("18446744073709551615 > -1"), "1");
+  EXPECT_EQ(Text("NULL = NULL"), "NULL");
+  EXPECT_EQ(Text("NULL <=> NULL"), "1");
+  EXPECT_EQ(Text("1 <=> NULL"), "0");
+  EXPECT_EQ(Text("1 != 2"), "1");
+  EXPECT_EQ(Text("2 <> 2"), "0");
+}
+
+TEST_F(EvalTest, IsInBetweenCase) {
+  EXPECT_EQ(Text("NULL IS NULL"), "1");
+  EXPECT_EQ(Text("1 IS NOT NULL"), "1");
+  EXPECT_EQ(Text("0 IS FALSE"), "1");
+  EXPECT_EQ(Text("NULL IS TRUE"), "0");
+  EXPECT_EQ(Text("NULL IS UNKNOWN"), "1");
+  EXPECT_EQ(Text("2 IN (1, 2, 3)"), "1");
+  EXPECT_EQ(Text("'B' IN ('a', 'b')"), "1");
+  EXPECT_EQ(Text("4 IN (1, NULL)"), "NULL");
+  EXPECT_EQ(Text("4 NOT IN (1, 2)"), "1");
+  EXPECT_EQ(Text("NULL IN (1)"), "NULL");
+  EXPECT_EQ(Text("2 BETWEEN 1 AND 3"), "1");
+  EXPECT_EQ(Text("5 NOT BETWEEN 1 AND 3"), "1");
+  EXPECT_EQ(Text("5 BETWEEN NULL AND 3"), "0");
+  EXPECT_EQ(Text("2 BETWEEN NULL AND 3"), "NULL");
+  EXPECT_EQ(Text("CASE 2 WHEN 1 THEN 'a' WHEN 2 THEN 'b' ELSE 'c' END"), "b");
+  EXPECT_EQ(Text("CASE WHEN 0 THEN 'a' END"), "NULL");
+  EXPECT_EQ(Text("CASE WHEN NULL THEN 'a' ELSE 'z' END"), "z");
+}
+
+TEST_F(EvalTest, LikeAndRegexp) {
+  EXPECT_EQ(Text("'Hello' LIKE 'h%'"), "1");
+  EXPECT_EQ(Text("'Hello' LIKE BINARY 'h%'"), "0");
+  EXPECT_EQ(Text("'a_c' LIKE 'a\\_c'"), "1");
+  EXPECT_EQ(Text("'abc' LIKE 'a\\_c'"), "0");
+  EXPECT_EQ(Text("'a%c' LIKE 'a|%c' ESCAPE '|'"), "1");
+  EXPECT_EQ(Text("'abc' NOT LIKE 'a_c'"), "0");
+  EXPECT_EQ(Text("NULL LIKE 'a'"), "NULL");
+  EXPECT_EQ(Text("'abc' REGEXP '^A'"), "1");
+  EXPECT_EQ(Text("'abc' NOT REGEXP 'z'"), "1");
+  EXPECT_EQ(Text("'abc' REGEXP '('"), "ERROR 3692");
+}
+
+// ------------------------------------------------------------------ variables and columns
+
+TEST_F(EvalTest, VariablesComeFromTheContext) {
+  EXPECT_EQ(Text("@@version"), "8.0.36-sluice");
+  EXPECT_EQ(Text("@@global.max_connections"), "151");
+  EXPECT_EQ(ctx_.last_scope, VarScope::kGlobal);
+  EXPECT_EQ(Text("@@nope"), "ERROR 1193");
+  EXPECT_EQ(Text("@unset"), "NULL");
+  EXPECT_EQ(Text("@x := 5"), "5");
+  EXPECT_EQ(Text("@x + 1"), "6");
+}
+
+TEST_F(EvalTest, UnknownColumnIs1054ByDefault) {
+  auto v = Eval("t.foo");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().mysql_errno(), 1054);
+  EXPECT_EQ(v.status().message(), "Unknown column 't.foo' in 'field list'");
+}
+
+// ------------------------------------------------------------------ functions
+
+TEST_F(EvalTest, SessionFunctions) {
+  EXPECT_EQ(Text("VERSION()"), "8.0.36-sluice");
+  EXPECT_EQ(Text("DATABASE()"), "NULL");
+  ctx_.db = "test";
+  EXPECT_EQ(Text("SCHEMA()"), "test");
+  EXPECT_EQ(Text("USER()"), "root@localhost");
+  EXPECT_EQ(Text("SESSION_USER()"), "root@localhost");
+  EXPECT_EQ(Text("CURRENT_USER"), "root@%");
+  EXPECT_EQ(Text("CURRENT_USER()"), "root@%");
+  EXPECT_EQ(Text("CONNECTION_ID()"), "42");
+  EXPECT_EQ(Text("FOUND_ROWS()"), "7");
+  EXPECT_EQ(Text("ROW_COUNT()"), "-1");
+  EXPECT_EQ(Text("LAST_INSERT_ID()"), "0");
+  EXPECT_EQ(Text("LAST_INSERT_ID(9)"), "9");
+  EXPECT_EQ(Text("LAST_INSERT_ID()"), "9");
+}
+
+TEST_F(EvalTest, UnknownFunctionNamesTheDatabase) {
+  auto v = Eval("nosuch(1)");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().mysql_errno(), 1305);
+  EXPECT_EQ(v.status().message(), "FUNCTION nosuch does not exist");
+  ctx_.db = "test";
+  EXPECT_EQ(Eval("NoSuch()").status().message(), "FUNCTION test.NoSuch does not exist");
+  EXPECT_EQ(Text("CONCAT()"), "ERROR 1582");
+}
+
+TEST_F(EvalTest, TimeFunctionsUseStatementTime) {
+  EXPECT_EQ(Text("UNIX_TIMESTAMP()"), "1700000000");
+  EXPECT_EQ(Text("UTC_TIMESTAMP()"), "2023-11-14 22:13:20");
+  EXPECT_EQ(Text("UTC_TIMESTAMP(3)"), "2023-11-14 22:13:20.000");
+  EXPECT_EQ(Text("UTC_DATE()"), "2023-11-14");
+  EXPECT_EQ(Text("UTC_TIME()"), "22:13:20");
+  EXPECT_EQ(Text("UNIX_TIMESTAMP(NOW())"), "1700000000");
+  EXPECT_EQ(Text("UNIX_TIMESTAMP(CURRENT_TIMESTAMP)"), "1700000000");
+  EXPECT_EQ(Text("NOW(7)"), "ERROR 1426");
+  auto now = Eval("NOW()");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->string_type(), StringType::kDatetime);
+  EXPECT_EQ(now->ToString().size(), 19u);
+  EXPECT_EQ(Text("LENGTH(NOW(6))"), "26");
+  EXPECT_EQ(Text("LENGTH(CURDATE())"), "10");
+  EXPECT_EQ(Text("LENGTH(CURTIME())"), "8");
+  EXPECT_EQ(Text("UTC_TIMESTAMP() + 0"), "20231114221320");
+}
+
+TEST_F(EvalTest, UnixTimestampOfALocalDatetimeString) {
+  auto v = Eval("UNIX_TIMESTAMP(FROM_NOWHERE)");  // column: error passes through
+  EXPECT_FALSE(v.ok());
+  // A local time string round-trips through NOW().
+  auto now = Eval("NOW()");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(Text("UNIX_TIMESTAMP('" + now->ToString() + "')"), "1700000000");
+  EXPECT_EQ(Text("UNIX_TIMESTAMP('" + now->ToString() + ".5')"), "1700000000.5");
+  EXPECT_EQ(Text("UNIX_TIMESTAMP('garbage')"), "0");
+}
+
+TEST_F(EvalTest, StringFunctions) {
+  EXPECT_EQ(Text("CONCAT('a', 1, 2.50)"), "a12.50");
+  EXPECT_EQ(Text("CONCAT('a', NULL)"), "NULL");
+  EXPECT_EQ(Text("CONCAT_WS(',', 'a', NULL, 'b')"), "a,b");
+  EXPECT_EQ(Text("LENGTH('h\xC3\xA9')"), "3");
+  EXPECT_EQ(Text("CHAR_LENGTH('h\xC3\xA9')"), "2");
+  EXPECT_EQ(Text("UPPER('abc')"), "ABC");
+  EXPECT_EQ(Text("LCASE('ABC')"), "abc");
+  EXPECT_EQ(Text("SUBSTRING('Quadratically', 5)"), "ratically");
+  EXPECT_EQ(Text("SUBSTRING('Quadratically', 5, 6)"), "ratica");
+  EXPECT_EQ(Text("SUBSTRING('Sakila', -3)"), "ila");
+  EXPECT_EQ(Text("SUBSTRING('Sakila' FROM -5 FOR 3)"), "aki");
+  EXPECT_EQ(Text("SUBSTR('abc', 0)"), "");
+  EXPECT_EQ(Text("MID('h\xC3\xA9llo', 2, 2)"), "\xC3\xA9l");
+  EXPECT_EQ(Text("LEFT('foobar', 3)"), "foo");
+  EXPECT_EQ(Text("RIGHT('foobar', 4)"), "obar");
+  EXPECT_EQ(Text("REPLACE('www.mysql.com', 'w', 'Ww')"), "WwWwWw.mysql.com");
+  EXPECT_EQ(Text("TRIM('  bar   ')"), "bar");
+  EXPECT_EQ(Text("TRIM(LEADING 'x' FROM 'xxxbarxxx')"), "barxxx");
+  EXPECT_EQ(Text("TRIM(BOTH 'x' FROM 'xxxbarxxx')"), "bar");
+  EXPECT_EQ(Text("TRIM(TRAILING 'xyz' FROM 'barxxyz')"), "barx");
+  EXPECT_EQ(Text("TRIM('x' FROM 'xbarx')"), "bar");
+  EXPECT_EQ(Text("LTRIM('  a ')"), "a ");
+  EXPECT_EQ(Text("RTRIM('  a ')"), "  a");
+  EXPECT_EQ(Text("REPEAT('ab', 3)"), "ababab");
+  EXPECT_EQ(Text("REPEAT('ab', 0)"), "");
+  EXPECT_EQ(Text("REVERSE('abc')"), "cba");
+  EXPECT_EQ(Text("LOCATE('bar', 'foobarbar')"), "4");
+  EXPECT_EQ(Text("LOCATE('bar', 'foobarbar', 5)"), "7");
+  EXPECT_EQ(Text("LOCATE('BAR', 'foobar')"), "4");
+  EXPECT_EQ(Text("POSITION('x' IN 'abc')"), "0");
+  EXPECT_EQ(Text("INSTR('foobarbar', 'bar')"), "4");
+  EXPECT_EQ(Text("LPAD('hi', 5, '?!')"), "?!?hi");
+  EXPECT_EQ(Text("LPAD('hello', 2, '?')"), "he");
+  EXPECT_EQ(Text("RPAD('hi', 5, '?')"), "hi???");
+  EXPECT_EQ(Text("RPAD('hi', 5, '')"), "NULL");
+  EXPECT_EQ(Text("HEX('abc')"), "616263");
+  EXPECT_EQ(Text("HEX(255)"), "FF");
+  EXPECT_EQ(Text("HEX(-1)"), "FFFFFFFFFFFFFFFF");
+  EXPECT_EQ(Text("UNHEX('4D7953514C')"), "MySQL");
+  EXPECT_EQ(Text("UNHEX('GG')"), "NULL");
+  EXPECT_EQ(Text("ASCII('A')"), "65");
+  EXPECT_EQ(Text("STRCMP('a', 'B')"), "-1");
+  EXPECT_EQ(Text("CONCAT(SPACE(2), 'x')"), "  x");
+}
+
+TEST_F(EvalTest, RepeatBeyondMaxPacketIsNullWithWarning) {
+  EXPECT_EQ(Text("REPEAT('a', 100000000)"), "NULL");
+  ASSERT_EQ(ctx_.warnings.size(), 1u);
+  EXPECT_EQ(ctx_.warnings[0].first, 1301);
+  EXPECT_EQ(Text("REPEAT('ab', 9223372036854775807)"), "NULL");
+  EXPECT_EQ(Text("LPAD('a', 9223372036854775807, 'b')"), "NULL");
+  EXPECT_EQ(Text("CAST('a' AS BINARY(999999999))"), "NULL");
+}
+
+TEST_F(EvalTest, ControlFlowFunctions) {
+  EXPECT_EQ(Text("IF(1 > 2, 'yes', 'no')"), "no");
+  EXPECT_EQ(Text("IF(NULL, 1, 2)"), "2");
+  EXPECT_EQ(Text("IFNULL(NULL, 'x')"), "x");
+  EXPECT_EQ(Text("IFNULL(0, 'x')"), "0");
+  EXPECT_EQ(Text("NULLIF(1, 1)"), "NULL");
+  EXPECT_EQ(Text("NULLIF(1, 2)"), "1");
+  EXPECT_EQ(Text("COALESCE(NULL, NULL, 3)"), "3");
+  EXPECT_EQ(Text("ISNULL(1 / 0)"), "1");
+  EXPECT_EQ(Text("IF(1, 0, SLEEP(5))"), "0");
+  EXPECT_TRUE(ctx_.slept.empty());
+}
+
+TEST_F(EvalTest, MathFunctions) {
+  EXPECT_EQ(Text("ABS(-5)"), "5");
+  EXPECT_EQ(Text("ABS(-1.50)"), "1.50");
+  EXPECT_EQ(Text("ABS(-9223372036854775808)"), "ERROR 1690");
+  EXPECT_EQ(Text("CEIL(1.2)"), "2");
+  EXPECT_EQ(Text("CEILING(-1.2)"), "-1");
+  EXPECT_EQ(Text("FLOOR(-1.2)"), "-2");
+  EXPECT_EQ(Text("FLOOR(1.5e0)"), "1");
+  EXPECT_EQ(Text("ROUND(2.5)"), "3");
+  EXPECT_EQ(Text("ROUND(-2.5)"), "-3");
+  EXPECT_EQ(Text("ROUND(2.5e0)"), "2");
+  EXPECT_EQ(Text("ROUND(1.298, 1)"), "1.3");
+  EXPECT_EQ(Text("ROUND(1.298, 0)"), "1");
+  EXPECT_EQ(Text("ROUND(23.298, -1)"), "20");
+  EXPECT_EQ(Text("ROUND(155, -1)"), "160");
+  EXPECT_EQ(Text("TRUNCATE(1.223, 1)"), "1.2");
+  EXPECT_EQ(Text("TRUNCATE(1.999, 0)"), "1");
+  EXPECT_EQ(Text("TRUNCATE(-1.999, 1)"), "-1.9");
+  EXPECT_EQ(Text("TRUNCATE(122, -2)"), "100");
+  EXPECT_EQ(Text("POW(2, 10)"), "1024");
+  EXPECT_EQ(Text("POWER(2, -1)"), "0.5");
+  EXPECT_EQ(Text("POW(10, 400)"), "ERROR 1690");
+  EXPECT_EQ(Text("SQRT(16)"), "4");
+  EXPECT_EQ(Text("SQRT(-1)"), "NULL");
+  EXPECT_EQ(Text("SIGN(-3.5)"), "-1");
+  EXPECT_EQ(Text("SIGN(0)"), "0");
+  EXPECT_EQ(Text("GREATEST(2, 0, 7)"), "7");
+  EXPECT_EQ(Text("LEAST('b', 'A', 'c')"), "A");
+  EXPECT_EQ(Text("GREATEST(1, 2.5)"), "2.5");
+  EXPECT_EQ(Text("GREATEST(3, 2.5)"), "3.0");
+  EXPECT_EQ(Text("GREATEST(1, NULL)"), "NULL");
+}
+
+TEST_F(EvalTest, Hashes) {
+  EXPECT_EQ(Text("MD5('abc')"), "900150983cd24fb0d6963f7d28e17f72");
+  EXPECT_EQ(Text("SHA1('abc')"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Text("SHA('abc')"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Text("SHA2('abc', 256)"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Text("LENGTH(SHA2('abc', 512))"), "128");
+  EXPECT_EQ(Text("SHA2('abc', 7)"), "NULL");
+  EXPECT_EQ(Text("MD5(NULL)"), "NULL");
+}
+
+TEST_F(EvalTest, UuidAndRand) {
+  auto a = Eval("UUID()");
+  auto b = Eval("UUID()");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->ToString().size(), 36u);
+  EXPECT_EQ(a->ToString()[14], '1');  // version 1
+  EXPECT_NE(a->ToString(), b->ToString());
+  auto r = Eval("RAND()");
+  ASSERT_TRUE(r.ok());
+  EXPECT_GE(r->ToDouble(), 0.0);
+  EXPECT_LT(r->ToDouble(), 1.0);
+  EXPECT_EQ(Text("RAND(3) = RAND(3)"), "1");
+  EXPECT_EQ(Text("RAND(1)"), "0.40540353712197724");  // MySQL's value for seed 1
+}
+
+TEST_F(EvalTest, SleepReturnsOneWhenInterrupted) {
+  EXPECT_EQ(Text("SLEEP(0.5)"), "0");
+  ASSERT_EQ(ctx_.slept.size(), 1u);
+  EXPECT_EQ(ctx_.slept[0], std::chrono::milliseconds(500));
+  ctx_.killed = true;
+  EXPECT_EQ(Text("SLEEP(10)"), "1");
+  EXPECT_EQ(Text("SLEEP(-1)"), "0");
+  EXPECT_EQ(ctx_.warnings.back().first, 1210);
+}
+
+TEST_F(EvalTest, AggregatesNeedATable) {
+  EXPECT_EQ(Text("COUNT(*)"), "ERROR 1235");
+}
+
+// ------------------------------------------------------------------ CAST
+
+TEST_F(EvalTest, CastToIntegers) {
+  EXPECT_EQ(Text("CAST('12' AS SIGNED)"), "12");
+  EXPECT_EQ(Text("CAST(1.5 AS SIGNED)"), "2");
+  EXPECT_EQ(Text("CAST(-1.5e0 AS SIGNED)"), "-2");
+  EXPECT_EQ(Text("CAST(-1 AS UNSIGNED)"), "18446744073709551615");
+  EXPECT_EQ(Text("CAST(18446744073709551615 AS SIGNED)"), "-1");
+  EXPECT_EQ(Text("CAST('18446744073709551615' AS UNSIGNED)"), "18446744073709551615");
+  EXPECT_TRUE(ctx_.warnings.empty());
+  EXPECT_EQ(Text("CAST('abc' AS SIGNED)"), "0");
+  ASSERT_EQ(ctx_.warnings.size(), 1u);
+  EXPECT_EQ(ctx_.warnings[0].first, 1292);
+  EXPECT_EQ(ctx_.warnings[0].second, "Truncated incorrect INTEGER value: 'abc'");
+  EXPECT_EQ(Text("CAST(X'0102' AS UNSIGNED)"), "258");
+  EXPECT_EQ(Kind("CAST(1 AS UNSIGNED)"), ValueKind::kUInt);
+}
+
+TEST_F(EvalTest, CastToStringsAndDecimal) {
+  EXPECT_EQ(Text("CAST(123 AS CHAR)"), "123");
+  EXPECT_EQ(Text("CAST('abcdef' AS CHAR(3))"), "abc");
+  auto b = Eval("CAST('ab' AS BINARY(4))");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->string_value(), std::string("ab\0\0", 4));
+  EXPECT_TRUE(b->is_binary());
+  EXPECT_EQ(Text("CAST(1.005 AS DECIMAL(5,2))"), "1.01");
+  EXPECT_EQ(Text("CAST('3.14159' AS DECIMAL(10,3))"), "3.142");
+  EXPECT_EQ(Text("CAST(12345 AS DECIMAL(3,1))"), "99.9");
+  EXPECT_EQ(ctx_.warnings.back().first, 1264);
+  EXPECT_EQ(Text("CAST(1 AS DECIMAL)"), "1");
+  EXPECT_EQ(Text("CAST(1 AS DECIMAL(2,3))"), "ERROR 1427");
+  EXPECT_EQ(Text("CAST('1.5' AS DOUBLE)"), "1.5");
+  EXPECT_EQ(Text("CAST(0.1 AS FLOAT)"), "0.1");
+  EXPECT_EQ(Text("CONVERT('abc', CHAR(2))"), "ab");
+  auto u = Eval("CONVERT('x' USING binary)");
+  ASSERT_TRUE(u.ok());
+  EXPECT_TRUE(u->is_binary());
+  EXPECT_EQ(Text("CONVERT('x' USING nosuch)"), "ERROR 1115");
+  EXPECT_EQ(Text("'a' COLLATE nosuch_ci"), "ERROR 1273");
+  EXPECT_EQ(Text("CAST('{}' AS JSON)"), "ERROR 1235");
+}
+
+TEST_F(EvalTest, CastToTemporalTypes) {
+  EXPECT_EQ(Text("CAST('2024-01-02 03:04:05' AS DATE)"), "2024-01-02");
+  EXPECT_EQ(Text("CAST('2024-1-2 3:4:5' AS DATETIME)"), "2024-01-02 03:04:05");
+  EXPECT_EQ(Text("CAST('2024-01-02 03:04:05.6' AS DATETIME)"), "2024-01-02 03:04:06");
+  EXPECT_EQ(Text("CAST('2024-12-31 23:59:59.9' AS DATETIME)"), "2025-01-01 00:00:00");
+  EXPECT_EQ(Text("CAST('2024-01-02 03:04:05.123456' AS DATETIME(3))"), "2024-01-02 03:04:05.123");
+  EXPECT_EQ(Text("CAST(20240102 AS DATE)"), "2024-01-02");
+  EXPECT_EQ(Text("CAST('12:34:56' AS TIME)"), "12:34:56");
+  EXPECT_EQ(Text("CAST('-838:59:59' AS TIME)"), "-838:59:59");
+  EXPECT_EQ(Text("CAST(123456 AS TIME)"), "12:34:56");
+  EXPECT_EQ(Text("CAST('2024-02-30' AS DATE)"), "NULL");
+  EXPECT_EQ(ctx_.warnings.back().second, "Incorrect datetime value: '2024-02-30'");
+  EXPECT_EQ(Text("DATE '2024-05-06'"), "2024-05-06");
+  EXPECT_EQ(Text("CAST('2024-01-02' AS DATE) + 0"), "20240102");
+}
+
+// ------------------------------------------------------------------ column naming
+
+TEST_F(EvalTest, SelectColumnNamesAreTheTextAsTyped) {
+  auto r = ParseAll("SELECT @@version, 1+1, 'abc', CONCAT('a','b') AS c, now( )");
+  ASSERT_TRUE(r.ok());
+  const auto& s = (*r)[0].stmt->As<SelectStmt>();
+  std::vector<std::string> names;
+  for (const auto& item : s.items) names.push_back(item.ColumnName());
+  EXPECT_EQ(names, (std::vector<std::string>{"@@version", "1+1", "abc", "c", "now( )"}));
+  auto v = Evaluate(*s.items[1].expr, ctx_);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->ToString(), "2");
+}
+
+}  // namespace
+}  // namespace sluice::sql

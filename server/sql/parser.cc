@@ -1,0 +1,1966 @@
+#include "server/sql/parser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <string>
+#include <unordered_set>
+
+#include "base/mysql_error.h"
+#include "server/sql/value_internal.h"
+
+namespace sluice::sql {
+
+namespace {
+
+// MySQL 8.0 reserved words: never an unquoted identifier or alias.
+const std::unordered_set<std::string_view>& ReservedWords() {
+  static const std::unordered_set<std::string_view> kWords = {
+      "ACCESSIBLE", "ADD", "ALL", "ALTER", "ANALYZE", "AND", "AS", "ASC", "ASENSITIVE",
+      "BEFORE", "BETWEEN", "BIGINT", "BINARY", "BLOB", "BOTH", "BY", "CALL", "CASCADE",
+      "CASE", "CHANGE", "CHAR", "CHARACTER", "CHECK", "COLLATE", "COLUMN", "CONDITION",
+      "CONSTRAINT", "CONTINUE", "CONVERT", "CREATE", "CROSS", "CUBE", "CUME_DIST",
+      "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURSOR",
+      "DATABASE", "DATABASES", "DAY_HOUR", "DAY_MICROSECOND", "DAY_MINUTE", "DAY_SECOND",
+      "DEC", "DECIMAL", "DECLARE", "DEFAULT", "DELAYED", "DELETE", "DENSE_RANK", "DESC",
+      "DESCRIBE", "DETERMINISTIC", "DISTINCT", "DISTINCTROW", "DIV", "DOUBLE", "DROP",
+      "DUAL", "EACH", "ELSE", "ELSEIF", "EMPTY", "ENCLOSED", "ESCAPED", "EXCEPT", "EXISTS",
+      "EXIT", "EXPLAIN", "FALSE", "FETCH", "FIRST_VALUE", "FLOAT", "FLOAT4", "FLOAT8", "FOR",
+      "FORCE", "FOREIGN", "FROM", "FULLTEXT", "FUNCTION", "GENERATED", "GET", "GRANT",
+      "GROUP", "GROUPING", "GROUPS", "HAVING", "HIGH_PRIORITY", "HOUR_MICROSECOND",
+      "HOUR_MINUTE", "HOUR_SECOND", "IF", "IGNORE", "IN", "INDEX", "INFILE", "INNER",
+      "INOUT", "INSENSITIVE", "INSERT", "INT", "INT1", "INT2", "INT3", "INT4", "INT8",
+      "INTEGER", "INTERSECT", "INTERVAL", "INTO", "IO_AFTER_GTIDS", "IO_BEFORE_GTIDS", "IS",
+      "ITERATE", "JOIN", "JSON_TABLE", "KEY", "KEYS", "KILL", "LAG", "LAST_VALUE",
+      "LATERAL", "LEAD", "LEADING", "LEAVE", "LEFT", "LIKE", "LIMIT", "LINEAR", "LINES",
+      "LOAD", "LOCALTIME", "LOCALTIMESTAMP", "LOCK", "LONG", "LONGBLOB", "LONGTEXT", "LOOP",
+      "LOW_PRIORITY", "MASTER_BIND", "MASTER_SSL_VERIFY_SERVER_CERT", "MATCH", "MAXVALUE",
+      "MEDIUMBLOB", "MEDIUMINT", "MEDIUMTEXT", "MIDDLEINT", "MINUTE_MICROSECOND",
+      "MINUTE_SECOND", "MOD", "MODIFIES", "NATURAL", "NOT", "NO_WRITE_TO_BINLOG",
+      "NTH_VALUE", "NTILE", "NULL", "NUMERIC", "OF", "ON", "OPTIMIZE", "OPTIMIZER_COSTS",
+      "OPTION", "OPTIONALLY", "OR", "ORDER", "OUT", "OUTER", "OUTFILE", "OVER", "PARTITION",
+      "PERCENT_RANK", "PRECISION", "PRIMARY", "PROCEDURE", "PURGE", "RANGE", "RANK", "READ",
+      "READS", "READ_WRITE", "REAL", "RECURSIVE", "REFERENCES", "REGEXP", "RELEASE",
+      "RENAME", "REPEAT", "REPLACE", "REQUIRE", "RESIGNAL", "RESTRICT", "RETURN", "REVOKE",
+      "RIGHT", "RLIKE", "ROW", "ROWS", "ROW_NUMBER", "SCHEMA", "SCHEMAS",
+      "SECOND_MICROSECOND", "SELECT", "SENSITIVE", "SEPARATOR", "SET", "SHOW", "SIGNAL",
+      "SMALLINT", "SPATIAL", "SPECIFIC", "SQL", "SQLEXCEPTION", "SQLSTATE", "SQLWARNING",
+      "SQL_BIG_RESULT", "SQL_CALC_FOUND_ROWS", "SQL_SMALL_RESULT", "SSL", "STARTING",
+      "STORED", "STRAIGHT_JOIN", "SYSTEM", "TABLE", "TERMINATED", "THEN", "TINYBLOB",
+      "TINYINT", "TINYTEXT", "TO", "TRAILING", "TRIGGER", "TRUE", "UNDO", "UNION", "UNIQUE",
+      "UNLOCK", "UNSIGNED", "UPDATE", "USAGE", "USE", "USING", "UTC_DATE", "UTC_TIME",
+      "UTC_TIMESTAMP", "VALUES", "VARBINARY", "VARCHAR", "VARCHARACTER", "VARYING",
+      "VIRTUAL", "WHEN", "WHERE", "WHILE", "WINDOW", "WITH", "WRITE", "XOR", "YEAR_MONTH",
+      "ZEROFILL",
+  };
+  return kWords;
+}
+
+bool IsReserved(const Token& t) {
+  return t.kind == TokenKind::kIdent && ReservedWords().count(AsciiUpper(t.text)) > 0;
+}
+
+// Reserved words that still name a function when '(' follows.
+bool IsFunctionKeyword(std::string_view upper) {
+  static const std::unordered_set<std::string_view> kNames = {
+      "CHAR",      "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER",
+      "DATABASE",  "IF",           "INSERT",       "LEFT",              "LOCALTIME",
+      "LOCALTIMESTAMP", "MOD",     "REPEAT",       "REPLACE",           "RIGHT",
+      "SCHEMA",    "UTC_DATE",     "UTC_TIME",     "UTC_TIMESTAMP",     "VALUES",
+  };
+  return kNames.count(upper) > 0;
+}
+
+// Keyword functions that may be written without parentheses.
+bool IsNiladicKeywordFunction(std::string_view upper) {
+  return upper == "CURRENT_USER" || upper == "CURRENT_TIMESTAMP" || upper == "CURRENT_DATE" ||
+         upper == "CURRENT_TIME" || upper == "LOCALTIME" || upper == "LOCALTIMESTAMP" ||
+         upper == "UTC_TIMESTAMP" || upper == "UTC_DATE" || upper == "UTC_TIME";
+}
+
+bool IsAggregate(std::string_view upper) {
+  return upper == "COUNT" || upper == "SUM" || upper == "AVG" || upper == "MIN" ||
+         upper == "MAX" || upper == "GROUP_CONCAT";
+}
+
+bool IsSpaceChar(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// The first `max_chars` UTF-8 characters of `s`.
+std::string_view CutUtf8(std::string_view s, size_t max_chars) {
+  size_t chars = 0;
+  size_t i = 0;
+  while (i < s.size() && chars < max_chars) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    i = std::min(s.size(), i + len);
+    ++chars;
+  }
+  return s.substr(0, i);
+}
+
+const std::unordered_set<std::string_view>& MultiWordPrivileges() {
+  static const std::unordered_set<std::string_view> kPrivs = {
+      "SHOW DATABASES",     "CREATE TEMPORARY TABLES", "LOCK TABLES",   "REPLICATION SLAVE",
+      "REPLICATION CLIENT", "CREATE VIEW",             "SHOW VIEW",     "CREATE ROUTINE",
+      "ALTER ROUTINE",      "CREATE USER",             "GRANT OPTION",  "CREATE TABLESPACE",
+      "CREATE ROLE",        "DROP ROLE",
+  };
+  return kPrivs;
+}
+
+constexpr size_t kMaxUserNameChars = 32;
+constexpr size_t kMaxHostNameChars = 255;
+
+size_t Utf8Length(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+class Parser::Impl {
+ public:
+  Impl(std::string_view query, ParseOptions options);
+
+  bool AtEnd() const { return done_; }
+  Result<ParsedStatement> Next();
+  Result<ExprPtr> ParseStandaloneExpression();
+
+ private:
+  // ---- tokens
+  const Token& Peek(size_t k = 0);
+  Token Take();
+  bool PeekKeyword(std::string_view kw, size_t k = 0) { return Peek(k).IsKeyword(kw); }
+  bool PeekPunct(Punct p, size_t k = 0) { return Peek(k).Is(p); }
+  bool AcceptKeyword(std::string_view kw);
+  bool AcceptPunct(Punct p);
+  Status ExpectKeyword(std::string_view kw);
+  Status ExpectPunct(Punct p);
+  Status ErrorAt(const Token& t);
+  Status Error() { return ErrorAt(Peek()); }
+  bool AtStatementEnd() { return Peek().kind == TokenKind::kEnd || PeekPunct(Punct::kSemicolon); }
+
+  // ---- names
+  Status ParseIdent(std::string* out);          // unreserved word or `quoted`
+  Status ParseName(std::string* out);           // any word, `quoted` or 'string'
+  Status ParseString(std::string* out);         // 'string' only
+  Status ParseUser(UserSpec* user, bool allow_user_function);
+  Status ParseUserList(std::vector<UserSpec>* users);
+
+  // ---- statements
+  Status ParseStatement(std::unique_ptr<Stmt>* out);
+  Status ParseSelect(std::unique_ptr<Stmt>* out);
+  Status ParseSelectItem(SelectItem* item);
+  Status ParseTableRef(TableRef* ref);
+  Status ParseLimit(ExprPtr* limit, ExprPtr* offset);
+  Status ParseLimitValue(ExprPtr* out);
+  Status ParseSet(std::unique_ptr<Stmt>* out);
+  Status ParseSetValue(bool system_variable, ExprPtr* out);
+  Status ParseCharsetName(std::string* out);
+  Status ParseSetTransaction(VarScope scope, std::unique_ptr<Stmt>* out);
+  Status ParseTransactionCharacteristic(std::optional<IsolationLevel>* isolation,
+                                        std::optional<bool>* read_only);
+  Status ParseSetPassword(std::unique_ptr<Stmt>* out);
+  Status ParseShow(std::unique_ptr<Stmt>* out);
+  Status ParseShowFilter(ShowStmt* show);
+  Status ParseFlush(std::unique_ptr<Stmt>* out);
+  Status ParseStartTransaction(std::unique_ptr<Stmt>* out);
+  Status ParseCreateOrAlterUser(bool alter, std::unique_ptr<Stmt>* out);
+  Status ParseUserAuth(bool alter, UserAuth* auth);
+  Status ParseAccountOptions(std::optional<bool>* account_locked);
+  Status ParsePrivileges(std::vector<std::string>* privs);
+  Status ParsePrivLevel(PrivLevel* level);
+  Status ParseGrant(std::unique_ptr<Stmt>* out);
+  Status ParseRevoke(std::unique_ptr<Stmt>* out);
+
+  // ---- expressions, lowest precedence first
+  Status ParseExpr(ExprPtr* out);
+  Status ParseXor(ExprPtr* out);
+  Status ParseAnd(ExprPtr* out);
+  Status ParseNot(ExprPtr* out);
+  Status ParseComparison(ExprPtr* out);
+  Status ParsePredicate(ExprPtr* out);
+  Status ParseBitOr(ExprPtr* out);
+  Status ParseBitAnd(ExprPtr* out);
+  Status ParseShift(ExprPtr* out);
+  Status ParseAdditive(ExprPtr* out);
+  Status ParseMultiplicative(ExprPtr* out);
+  Status ParseBitXor(ExprPtr* out);
+  Status ParseConcat(ExprPtr* out);
+  Status ParseUnary(ExprPtr* out);
+  Status ParseCollate(ExprPtr* out);
+  Status ParsePrimary(ExprPtr* out);
+  Status ParseNumber(const Token& t, ExprPtr* out);
+  Status ParseExprList(std::vector<ExprPtr>* out);
+  Status ParseWordExpr(ExprPtr* out);
+  Status ParseFunctionCall(Token name_token, std::string upper, ExprPtr* out);
+  Status ParseCase(Token case_token, ExprPtr* out);
+  Status ParseCastType(CastSpec* spec);
+  Status ParseOptionalLength(int* length);
+  Status ParseColumnRef(Token first, ExprPtr* out);
+
+  ExprPtr MakeExpr(ExprKind kind, uint32_t begin, uint32_t end) {
+    auto e = std::make_unique<Expr>(kind);
+    e->begin = begin;
+    e->end = end;
+    return e;
+  }
+  ExprPtr MakeBinary(Op op, ExprPtr l, ExprPtr r) {
+    auto e = MakeExpr(ExprKind::kBinary, l->begin, r->end);
+    e->op = op;
+    e->args.push_back(std::move(l));
+    e->args.push_back(std::move(r));
+    return e;
+  }
+  ExprPtr MakeUnary(Op op, uint32_t begin, ExprPtr arg) {
+    auto e = MakeExpr(ExprKind::kUnary, begin, arg->end);
+    e->op = op;
+    e->args.push_back(std::move(arg));
+    return e;
+  }
+  ExprPtr MakeStringLiteral(std::string s, uint32_t begin, uint32_t end) {
+    auto e = MakeExpr(ExprKind::kLiteral, begin, end);
+    e->value = Value::String(std::move(s));
+    return e;
+  }
+
+  std::string_view query_;
+  ParseOptions options_;
+  size_t end_;  // the query without trailing spaces and ';'
+  Lexer lexer_;
+  std::deque<Token> ahead_;
+  uint32_t last_end_ = 0;      // end of the last consumed token
+  size_t stmt_base_ = 0;       // first non-space byte of the current statement
+  size_t next_stmt_start_ = 0;
+  int param_count_ = 0;
+  bool done_ = false;
+};
+
+namespace {
+
+size_t TrimmedEnd(std::string_view q) {
+  size_t end = q.size();
+  while (end > 0 && (IsSpaceChar(q[end - 1]) || q[end - 1] == ';')) --end;
+  return end;
+}
+
+}  // namespace
+
+Parser::Impl::Impl(std::string_view query, ParseOptions options)
+    : query_(query),
+      options_(options),
+      end_(TrimmedEnd(query)),
+      lexer_(query, options.lex, 0, end_) {}
+
+// ------------------------------------------------------------------ tokens
+
+const Token& Parser::Impl::Peek(size_t k) {
+  while (ahead_.size() <= k) ahead_.push_back(lexer_.Next());
+  return ahead_[k];
+}
+
+Token Parser::Impl::Take() {
+  Peek();
+  Token t = std::move(ahead_.front());
+  ahead_.pop_front();
+  if (t.kind != TokenKind::kEnd && t.kind != TokenKind::kError) last_end_ = t.end;
+  return t;
+}
+
+bool Parser::Impl::AcceptKeyword(std::string_view kw) {
+  if (!PeekKeyword(kw)) return false;
+  Take();
+  return true;
+}
+
+bool Parser::Impl::AcceptPunct(Punct p) {
+  if (!PeekPunct(p)) return false;
+  Take();
+  return true;
+}
+
+Status Parser::Impl::ExpectKeyword(std::string_view kw) {
+  if (!AcceptKeyword(kw)) return Error();
+  return Status::OK();
+}
+
+Status Parser::Impl::ExpectPunct(Punct p) {
+  if (!AcceptPunct(p)) return Error();
+  return Status::OK();
+}
+
+Status Parser::Impl::ErrorAt(const Token& t) {
+  size_t off = std::min<size_t>(t.offset, end_);
+  std::string_view near = CutUtf8(query_.substr(off, end_ - off), 80);
+  size_t base = std::min(stmt_base_, off);
+  int line = 1 + static_cast<int>(std::count(query_.begin() + base, query_.begin() + off, '\n'));
+  return MakeError(er::kParse, near, line);
+}
+
+// ------------------------------------------------------------------ driver
+
+Result<ParsedStatement> Parser::Impl::Next() {
+  param_count_ = 0;
+  stmt_base_ = next_stmt_start_;
+  while (stmt_base_ < end_ && IsSpaceChar(query_[stmt_base_])) ++stmt_base_;
+  const Token& first = Peek();
+  if (first.kind == TokenKind::kEnd || first.Is(Punct::kSemicolon)) {
+    if (!first.follows_comment) {
+      done_ = true;
+      return MakeError(er::kEmptyQuery);
+    }
+    ParsedStatement ps;
+    ps.stmt = std::make_unique<EmptyStmt>();
+    ps.begin = ps.end = first.offset;
+    Token sep = Take();
+    if (sep.kind == TokenKind::kEnd) {
+      done_ = true;
+    } else {
+      next_stmt_start_ = sep.end;
+    }
+    return ps;
+  }
+  const uint32_t begin = first.offset;
+  std::unique_ptr<Stmt> stmt;
+  Status st = ParseStatement(&stmt);
+  if (st.ok() && !AtStatementEnd()) st = Error();
+  if (!st.ok()) {
+    done_ = true;
+    return st;
+  }
+  ParsedStatement ps;
+  ps.stmt = std::move(stmt);
+  ps.begin = begin;
+  ps.end = last_end_;
+  ps.text = query_.substr(begin, last_end_ - begin);
+  ps.param_count = param_count_;
+  Token sep = Take();
+  if (sep.kind == TokenKind::kEnd) {
+    done_ = true;
+  } else {
+    next_stmt_start_ = sep.end;
+  }
+  return ps;
+}
+
+Result<ExprPtr> Parser::Impl::ParseStandaloneExpression() {
+  ExprPtr e;
+  Status st = ParseExpr(&e);
+  if (st.ok() && Peek().kind != TokenKind::kEnd) st = Error();
+  if (!st.ok()) return st;
+  return e;
+}
+
+Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
+  const Token& t = Peek();
+  if (t.IsKeyword("SELECT")) return ParseSelect(out);
+  if (t.IsKeyword("SET")) return ParseSet(out);
+  if (t.IsKeyword("SHOW")) return ParseShow(out);
+  if (t.IsKeyword("USE")) {
+    Take();
+    auto s = std::make_unique<UseStmt>();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->database));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("KILL")) {
+    Take();
+    auto s = std::make_unique<KillStmt>();
+    if (AcceptKeyword("QUERY")) {
+      s->query_only = true;
+    } else {
+      AcceptKeyword("CONNECTION");
+    }
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&s->id));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("SHUTDOWN")) {
+    Take();
+    *out = std::make_unique<ShutdownStmt>();
+    return Status::OK();
+  }
+  if (t.IsKeyword("FLUSH")) return ParseFlush(out);
+  if (t.IsKeyword("BEGIN")) {
+    Take();
+    AcceptKeyword("WORK");
+    *out = std::make_unique<StartTransactionStmt>();
+    return Status::OK();
+  }
+  if (t.IsKeyword("START")) return ParseStartTransaction(out);
+  if (t.IsKeyword("COMMIT")) {
+    Take();
+    AcceptKeyword("WORK");
+    *out = std::make_unique<CommitStmt>();
+    return Status::OK();
+  }
+  if (t.IsKeyword("ROLLBACK")) {
+    Take();
+    AcceptKeyword("WORK");
+    *out = std::make_unique<RollbackStmt>();
+    return Status::OK();
+  }
+  if (t.IsKeyword("DO")) {
+    Take();
+    auto s = std::make_unique<DoStmt>();
+    SLUICE_RETURN_IF_ERROR(ParseExprList(&s->exprs));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("CREATE")) {
+    Take();
+    if (!PeekKeyword("USER")) return Error();
+    Take();
+    return ParseCreateOrAlterUser(/*alter=*/false, out);
+  }
+  if (t.IsKeyword("ALTER")) {
+    Take();
+    if (!PeekKeyword("USER")) return Error();
+    Take();
+    return ParseCreateOrAlterUser(/*alter=*/true, out);
+  }
+  if (t.IsKeyword("DROP")) {
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("USER"));
+    auto s = std::make_unique<DropUserStmt>();
+    if (PeekKeyword("IF") && PeekKeyword("EXISTS", 1)) {
+      Take();
+      Take();
+      s->if_exists = true;
+    }
+    SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("RENAME")) {
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("USER"));
+    auto s = std::make_unique<RenameUserStmt>();
+    do {
+      UserSpec from, to;
+      SLUICE_RETURN_IF_ERROR(ParseUser(&from, false));
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("TO"));
+      SLUICE_RETURN_IF_ERROR(ParseUser(&to, false));
+      s->renames.emplace_back(std::move(from), std::move(to));
+    } while (AcceptPunct(Punct::kComma));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("GRANT")) return ParseGrant(out);
+  if (t.IsKeyword("REVOKE")) return ParseRevoke(out);
+  if (t.IsKeyword("INSTALL")) {
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("PLUGIN"));
+    auto s = std::make_unique<InstallPluginStmt>();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("SONAME"));
+    SLUICE_RETURN_IF_ERROR(ParseString(&s->soname));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("UNINSTALL")) {
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("PLUGIN"));
+    auto s = std::make_unique<UninstallPluginStmt>();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  return Error();
+}
+
+// ------------------------------------------------------------------ names
+
+Status Parser::Impl::ParseIdent(std::string* out) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kQuotedIdent || (t.kind == TokenKind::kIdent && !IsReserved(t))) {
+    *out = Take().text;
+    return Status::OK();
+  }
+  return Error();
+}
+
+Status Parser::Impl::ParseName(std::string* out) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kQuotedIdent || t.kind == TokenKind::kIdent ||
+      t.kind == TokenKind::kString) {
+    *out = Take().text;
+    return Status::OK();
+  }
+  return Error();
+}
+
+Status Parser::Impl::ParseString(std::string* out) {
+  if (Peek().kind != TokenKind::kString) return Error();
+  *out = Take().text;
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseUser(UserSpec* user, bool allow_user_function) {
+  *user = UserSpec();
+  if (PeekKeyword("CURRENT_USER")) {
+    Take();
+    if (AcceptPunct(Punct::kLParen)) SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    user->current_user = true;
+    return Status::OK();
+  }
+  if (allow_user_function && PeekKeyword("USER") && PeekPunct(Punct::kLParen, 1) &&
+      PeekPunct(Punct::kRParen, 2)) {
+    Take();
+    Take();
+    Take();
+    user->current_user = true;
+    return Status::OK();
+  }
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kIdent && t.kind != TokenKind::kQuotedIdent &&
+      t.kind != TokenKind::kString) {
+    return Error();
+  }
+  user->name = Take().text;
+  // 'u'@'h' lexes as a string followed by the user variable @'h'.
+  if (Peek().kind == TokenKind::kUserVar) user->host = AsciiLower(Take().text);
+  if (Utf8Length(user->name) > kMaxUserNameChars) {
+    return Status::MySQL(1470, "HY000",
+                         "String '" + user->name + "' is too long for user name (should be no "
+                         "longer than 32)");
+  }
+  if (user->host.size() > kMaxHostNameChars) {
+    return Status::MySQL(1470, "HY000",
+                         "String '" + user->host + "' is too long for host name (should be no "
+                         "longer than 255)");
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseUserList(std::vector<UserSpec>* users) {
+  do {
+    UserSpec u;
+    SLUICE_RETURN_IF_ERROR(ParseUser(&u, false));
+    users->push_back(std::move(u));
+  } while (AcceptPunct(Punct::kComma));
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ SELECT
+
+Status Parser::Impl::ParseSelect(std::unique_ptr<Stmt>* out) {
+  Take();  // SELECT
+  auto s = std::make_unique<SelectStmt>();
+  for (;;) {
+    if (AcceptKeyword("DISTINCT") || AcceptKeyword("DISTINCTROW")) {
+      s->distinct = true;
+    } else if (AcceptKeyword("ALL")) {
+    } else if (AcceptKeyword("SQL_CALC_FOUND_ROWS")) {
+      s->calc_found_rows = true;
+    } else if (AcceptKeyword("SQL_NO_CACHE")) {
+      s->sql_no_cache = true;
+    } else if (AcceptKeyword("HIGH_PRIORITY") || AcceptKeyword("STRAIGHT_JOIN") ||
+               AcceptKeyword("SQL_SMALL_RESULT") || AcceptKeyword("SQL_BIG_RESULT") ||
+               AcceptKeyword("SQL_BUFFER_RESULT")) {
+      // Optimizer hints with no effect on a result.
+    } else {
+      break;
+    }
+  }
+  do {
+    SelectItem item;
+    SLUICE_RETURN_IF_ERROR(ParseSelectItem(&item));
+    s->items.push_back(std::move(item));
+  } while (AcceptPunct(Punct::kComma));
+
+  if (AcceptKeyword("FROM")) {
+    if (AcceptKeyword("DUAL")) {
+      s->from_dual = true;
+    } else {
+      do {
+        TableRef ref;
+        SLUICE_RETURN_IF_ERROR(ParseTableRef(&ref));
+        s->from.push_back(std::move(ref));
+      } while (AcceptPunct(Punct::kComma));
+    }
+  }
+  if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->where));
+  if (PeekKeyword("GROUP") && PeekKeyword("BY", 1)) {
+    Take();
+    Take();
+    SLUICE_RETURN_IF_ERROR(ParseExprList(&s->group_by));
+  }
+  if (AcceptKeyword("HAVING")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->having));
+  if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
+    Take();
+    Take();
+    do {
+      OrderItem item;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&item.expr));
+      if (AcceptKeyword("DESC")) {
+        item.desc = true;
+      } else {
+        AcceptKeyword("ASC");
+      }
+      s->order_by.push_back(std::move(item));
+    } while (AcceptPunct(Punct::kComma));
+  }
+  if (PeekKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimit(&s->limit, &s->offset));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseSelectItem(SelectItem* item) {
+  if (PeekPunct(Punct::kStar)) {
+    Take();
+    item->star = true;
+    item->text = "*";
+    return Status::OK();
+  }
+  const Token& t = Peek();
+  if ((t.kind == TokenKind::kIdent || t.kind == TokenKind::kQuotedIdent) &&
+      PeekPunct(Punct::kDot, 1) && PeekPunct(Punct::kStar, 2)) {
+    if (IsReserved(Peek())) return Error();
+    item->star = true;
+    item->star_table = Take().text;
+    Take();
+    Take();
+    item->text = item->star_table + ".*";
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(ParseExpr(&item->expr));
+  item->text = std::string(query_.substr(item->expr->begin, item->expr->end - item->expr->begin));
+  bool need_alias = AcceptKeyword("AS");
+  const Token& a = Peek();
+  if (a.kind == TokenKind::kQuotedIdent || a.kind == TokenKind::kString ||
+      (a.kind == TokenKind::kIdent && !IsReserved(a))) {
+    item->alias = Take().text;
+    item->has_alias = true;
+  } else if (need_alias) {
+    return Error();
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseTableRef(TableRef* ref) {
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&ref->name));
+  if (AcceptPunct(Punct::kDot)) {
+    ref->schema = std::move(ref->name);
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&ref->name));
+  }
+  bool need_alias = AcceptKeyword("AS");
+  const Token& a = Peek();
+  if (a.kind == TokenKind::kQuotedIdent || (a.kind == TokenKind::kIdent && !IsReserved(a))) {
+    ref->alias = Take().text;
+  } else if (need_alias) {
+    return Error();
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseLimitValue(ExprPtr* out) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kParam) {
+    Token p = Take();
+    *out = MakeExpr(ExprKind::kParam, p.offset, p.end);
+    (*out)->param_index = param_count_++;
+    return Status::OK();
+  }
+  if (t.kind != TokenKind::kInteger) return Error();
+  Token n = Take();
+  return ParseNumber(n, out);
+}
+
+Status Parser::Impl::ParseLimit(ExprPtr* limit, ExprPtr* offset) {
+  Take();  // LIMIT
+  ExprPtr first;
+  SLUICE_RETURN_IF_ERROR(ParseLimitValue(&first));
+  if (AcceptPunct(Punct::kComma)) {
+    *offset = std::move(first);
+    return ParseLimitValue(limit);
+  }
+  *limit = std::move(first);
+  if (AcceptKeyword("OFFSET")) return ParseLimitValue(offset);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ SET
+
+namespace {
+
+bool ScopeKeyword(const Token& t, VarScope* scope) {
+  if (t.IsKeyword("GLOBAL")) *scope = VarScope::kGlobal;
+  else if (t.IsKeyword("SESSION") || t.IsKeyword("LOCAL")) *scope = VarScope::kSession;
+  else if (t.IsKeyword("PERSIST")) *scope = VarScope::kPersist;
+  else if (t.IsKeyword("PERSIST_ONLY")) *scope = VarScope::kPersistOnly;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+Status Parser::Impl::ParseSet(std::unique_ptr<Stmt>* out) {
+  Take();  // SET
+  VarScope scope = VarScope::kDefault;
+  if (PeekKeyword("TRANSACTION")) {
+    Take();
+    return ParseSetTransaction(VarScope::kDefault, out);
+  }
+  if (ScopeKeyword(Peek(), &scope) && PeekKeyword("TRANSACTION", 1)) {
+    if (scope == VarScope::kPersist || scope == VarScope::kPersistOnly) return ErrorAt(Peek(1));
+    Take();
+    Take();
+    return ParseSetTransaction(scope, out);
+  }
+  if (PeekKeyword("PASSWORD") && (PeekPunct(Punct::kEq, 1) || PeekKeyword("FOR", 1))) {
+    return ParseSetPassword(out);
+  }
+  auto s = std::make_unique<SetStmt>();
+  VarScope carried = VarScope::kDefault;  // the last scope keyword applies onwards
+  do {
+    SetItem item;
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kUserVar) {
+      item.kind = SetItem::Kind::kUserVar;
+      item.name = Take().text;
+      if (!AcceptPunct(Punct::kEq) && !AcceptPunct(Punct::kAssign)) return Error();
+      SLUICE_RETURN_IF_ERROR(ParseSetValue(false, &item.value));
+    } else if (t.kind == TokenKind::kSysVar) {
+      item.kind = SetItem::Kind::kSystemVar;
+      item.scope = t.scope;
+      item.name = Take().text;
+      if (!AcceptPunct(Punct::kEq) && !AcceptPunct(Punct::kAssign)) return Error();
+      SLUICE_RETURN_IF_ERROR(ParseSetValue(true, &item.value));
+    } else {
+      VarScope explicit_scope;
+      if (ScopeKeyword(Peek(), &explicit_scope) && !PeekPunct(Punct::kEq, 1) &&
+          !PeekPunct(Punct::kAssign, 1)) {
+        Take();
+        carried = explicit_scope;
+      }
+      if (PeekKeyword("NAMES")) {
+        if (carried != VarScope::kDefault) return Error();
+        Take();
+        item.kind = SetItem::Kind::kNames;
+        if (!AcceptKeyword("DEFAULT")) SLUICE_RETURN_IF_ERROR(ParseCharsetName(&item.charset));
+        if (AcceptKeyword("COLLATE")) {
+          if (!AcceptKeyword("DEFAULT")) SLUICE_RETURN_IF_ERROR(ParseCharsetName(&item.collation));
+        }
+      } else if ((PeekKeyword("CHARACTER") && PeekKeyword("SET", 1)) || PeekKeyword("CHARSET")) {
+        if (carried != VarScope::kDefault) return Error();
+        if (Take().IsKeyword("CHARACTER")) Take();
+        item.kind = SetItem::Kind::kCharset;
+        if (!AcceptKeyword("DEFAULT")) SLUICE_RETURN_IF_ERROR(ParseCharsetName(&item.charset));
+      } else {
+        item.kind = SetItem::Kind::kSystemVar;
+        item.scope = carried;
+        SLUICE_RETURN_IF_ERROR(ParseIdent(&item.name));
+        if (PeekPunct(Punct::kDot)) {
+          Take();
+          std::string part;
+          SLUICE_RETURN_IF_ERROR(ParseIdent(&part));
+          item.name += "." + part;
+        }
+        if (!AcceptPunct(Punct::kEq) && !AcceptPunct(Punct::kAssign)) return Error();
+        SLUICE_RETURN_IF_ERROR(ParseSetValue(true, &item.value));
+      }
+    }
+    s->items.push_back(std::move(item));
+  } while (AcceptPunct(Punct::kComma));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseCharsetName(std::string* out) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kIdent || t.kind == TokenKind::kQuotedIdent ||
+      t.kind == TokenKind::kString) {
+    *out = Take().text;
+    return Status::OK();
+  }
+  return Error();
+}
+
+Status Parser::Impl::ParseSetValue(bool system_variable, ExprPtr* out) {
+  const Token& t = Peek();
+  const bool alone = PeekPunct(Punct::kComma, 1) || PeekPunct(Punct::kSemicolon, 1) ||
+                     Peek(1).kind == TokenKind::kEnd;
+  if (system_variable && alone && t.IsKeyword("DEFAULT")) {
+    Token d = Take();
+    *out = MakeExpr(ExprKind::kDefault, d.offset, d.end);
+    return Status::OK();
+  }
+  if (system_variable && alone &&
+      (t.IsKeyword("ON") || t.IsKeyword("ALL") || t.IsKeyword("BINARY") || t.IsKeyword("ROW") ||
+       t.IsKeyword("SYSTEM"))) {
+    Token w = Take();
+    *out = MakeStringLiteral(w.text, w.offset, w.end);
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(ParseExpr(out));
+  // SET sql_mode = TRADITIONAL: a bare word is the value's name, not a column.
+  Expr& e = **out;
+  if (system_variable && e.kind == ExprKind::kColumn && e.table.empty() && e.schema.empty()) {
+    *out = MakeStringLiteral(e.name, e.begin, e.end);
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseTransactionCharacteristic(std::optional<IsolationLevel>* isolation,
+                                                    std::optional<bool>* read_only) {
+  if (PeekKeyword("ISOLATION")) {
+    if (isolation->has_value()) return Error();
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("LEVEL"));
+    if (AcceptKeyword("REPEATABLE")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("READ"));
+      *isolation = IsolationLevel::kRepeatableRead;
+    } else if (AcceptKeyword("SERIALIZABLE")) {
+      *isolation = IsolationLevel::kSerializable;
+    } else if (AcceptKeyword("READ")) {
+      if (AcceptKeyword("COMMITTED")) {
+        *isolation = IsolationLevel::kReadCommitted;
+      } else if (AcceptKeyword("UNCOMMITTED")) {
+        *isolation = IsolationLevel::kReadUncommitted;
+      } else {
+        return Error();
+      }
+    } else {
+      return Error();
+    }
+    return Status::OK();
+  }
+  if (PeekKeyword("READ")) {
+    if (read_only->has_value()) return Error();
+    Take();
+    if (AcceptKeyword("ONLY")) {
+      *read_only = true;
+    } else if (AcceptKeyword("WRITE")) {
+      *read_only = false;
+    } else {
+      return Error();
+    }
+    return Status::OK();
+  }
+  return Error();
+}
+
+Status Parser::Impl::ParseSetTransaction(VarScope scope, std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<SetTransactionStmt>();
+  s->scope = scope;
+  do {
+    SLUICE_RETURN_IF_ERROR(ParseTransactionCharacteristic(&s->isolation, &s->read_only));
+  } while (AcceptPunct(Punct::kComma));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseSetPassword(std::unique_ptr<Stmt>* out) {
+  Take();  // PASSWORD
+  auto s = std::make_unique<SetPasswordStmt>();
+  if (AcceptKeyword("FOR")) {
+    UserSpec u;
+    SLUICE_RETURN_IF_ERROR(ParseUser(&u, false));
+    s->user = std::move(u);
+  }
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kEq));
+  SLUICE_RETURN_IF_ERROR(ParseString(&s->password));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ SHOW
+
+Status Parser::Impl::ParseShowFilter(ShowStmt* show) {
+  if (AcceptKeyword("LIKE")) {
+    std::string pattern;
+    SLUICE_RETURN_IF_ERROR(ParseString(&pattern));
+    show->like = std::move(pattern);
+  } else if (AcceptKeyword("WHERE")) {
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&show->where));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseShow(std::unique_ptr<Stmt>* out) {
+  Take();  // SHOW
+  auto s = std::make_unique<ShowStmt>();
+  VarScope scope;
+  bool has_scope = false;
+  if (ScopeKeyword(Peek(), &scope) && scope != VarScope::kPersist &&
+      scope != VarScope::kPersistOnly) {
+    Take();
+    s->scope = scope;
+    has_scope = true;
+  }
+  if (AcceptKeyword("VARIABLES")) {
+    s->what = ShowKind::kVariables;
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (AcceptKeyword("STATUS")) {
+    s->what = ShowKind::kStatus;
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (has_scope) {
+    return Error();
+  } else if (PeekKeyword("FULL") && PeekKeyword("PROCESSLIST", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kProcesslist;
+    s->full = true;
+  } else if (AcceptKeyword("PROCESSLIST")) {
+    s->what = ShowKind::kProcesslist;
+  } else if (AcceptKeyword("DATABASES") || AcceptKeyword("SCHEMAS")) {
+    s->what = ShowKind::kDatabases;
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (PeekKeyword("WARNINGS") || PeekKeyword("ERRORS")) {
+    s->what = Take().IsKeyword("WARNINGS") ? ShowKind::kWarnings : ShowKind::kErrors;
+    if (PeekKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimit(&s->limit, &s->offset));
+  } else if (PeekKeyword("COUNT")) {
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kStar));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    if (AcceptKeyword("WARNINGS")) {
+      s->what = ShowKind::kWarnings;
+    } else if (AcceptKeyword("ERRORS")) {
+      s->what = ShowKind::kErrors;
+    } else {
+      return Error();
+    }
+    s->count_only = true;
+  } else if (AcceptKeyword("GRANTS")) {
+    s->what = ShowKind::kGrants;
+    if (AcceptKeyword("FOR")) {
+      UserSpec u;
+      SLUICE_RETURN_IF_ERROR(ParseUser(&u, false));
+      s->user = std::move(u);
+    }
+  } else if (PeekKeyword("CREATE") && PeekKeyword("USER", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kCreateUser;
+    UserSpec u;
+    SLUICE_RETURN_IF_ERROR(ParseUser(&u, false));
+    s->user = std::move(u);
+  } else if (PeekKeyword("MASTER") && PeekKeyword("STATUS", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kMasterStatus;
+  } else if (PeekKeyword("MASTER") && PeekKeyword("LOGS", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kBinaryLogs;
+  } else if (PeekKeyword("BINARY") && PeekKeyword("LOGS", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kBinaryLogs;
+  } else if (PeekKeyword("BINARY") && PeekKeyword("LOG", 1) && PeekKeyword("STATUS", 2)) {
+    Take();
+    Take();
+    Take();
+    s->what = ShowKind::kMasterStatus;
+  } else if (AcceptKeyword("REPLICAS")) {
+    s->what = ShowKind::kReplicas;
+  } else if (PeekKeyword("SLAVE") && PeekKeyword("HOSTS", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kReplicas;
+  } else if (PeekKeyword("STORAGE") && PeekKeyword("ENGINES", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kEngines;
+  } else if (AcceptKeyword("ENGINES")) {
+    s->what = ShowKind::kEngines;
+  } else if ((PeekKeyword("CHARACTER") && PeekKeyword("SET", 1)) || PeekKeyword("CHARSET")) {
+    if (Take().IsKeyword("CHARACTER")) Take();
+    s->what = ShowKind::kCharset;
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (AcceptKeyword("COLLATION")) {
+    s->what = ShowKind::kCollation;
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (AcceptKeyword("PLUGINS")) {
+    s->what = ShowKind::kPlugins;
+  } else if (AcceptKeyword("PRIVILEGES")) {
+    s->what = ShowKind::kPrivileges;
+  } else {
+    return Error();
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ FLUSH, transactions
+
+Status Parser::Impl::ParseFlush(std::unique_ptr<Stmt>* out) {
+  Take();  // FLUSH
+  auto s = std::make_unique<FlushStmt>();
+  if (AcceptKeyword("NO_WRITE_TO_BINLOG") || AcceptKeyword("LOCAL")) s->no_write_to_binlog = true;
+  do {
+    FlushOption opt;
+    if (AcceptKeyword("PRIVILEGES")) {
+      opt = FlushOption::kPrivileges;
+    } else if (AcceptKeyword("LOGS")) {
+      opt = FlushOption::kLogs;
+    } else if (PeekKeyword("LOGS", 1) &&
+               (PeekKeyword("BINARY") || PeekKeyword("ENGINE") || PeekKeyword("ERROR") ||
+                PeekKeyword("GENERAL") || PeekKeyword("RELAY") || PeekKeyword("SLOW"))) {
+      Token kind = Take();
+      Take();
+      if (kind.IsKeyword("BINARY")) opt = FlushOption::kBinaryLogs;
+      else if (kind.IsKeyword("ENGINE")) opt = FlushOption::kEngineLogs;
+      else if (kind.IsKeyword("ERROR")) opt = FlushOption::kErrorLogs;
+      else if (kind.IsKeyword("GENERAL")) opt = FlushOption::kGeneralLogs;
+      else if (kind.IsKeyword("RELAY")) opt = FlushOption::kRelayLogs;
+      else opt = FlushOption::kSlowLogs;
+    } else if (AcceptKeyword("TABLES") || AcceptKeyword("TABLE")) {
+      opt = FlushOption::kTables;
+      if (AcceptKeyword("WITH")) {
+        SLUICE_RETURN_IF_ERROR(ExpectKeyword("READ"));
+        SLUICE_RETURN_IF_ERROR(ExpectKeyword("LOCK"));
+        opt = FlushOption::kTablesWithReadLock;
+      }
+    } else if (AcceptKeyword("STATUS")) {
+      opt = FlushOption::kStatus;
+    } else if (AcceptKeyword("HOSTS")) {
+      opt = FlushOption::kHosts;
+    } else if (AcceptKeyword("USER_RESOURCES")) {
+      opt = FlushOption::kUserResources;
+    } else if (AcceptKeyword("OPTIMIZER_COSTS")) {
+      opt = FlushOption::kOptimizerCosts;
+    } else {
+      return Error();
+    }
+    s->options.push_back(opt);
+  } while (AcceptPunct(Punct::kComma));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseStartTransaction(std::unique_ptr<Stmt>* out) {
+  Take();  // START
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("TRANSACTION"));
+  auto s = std::make_unique<StartTransactionStmt>();
+  if (!AtStatementEnd()) {
+    do {
+      if (PeekKeyword("WITH")) {
+        if (s->consistent_snapshot) return Error();
+        Take();
+        SLUICE_RETURN_IF_ERROR(ExpectKeyword("CONSISTENT"));
+        SLUICE_RETURN_IF_ERROR(ExpectKeyword("SNAPSHOT"));
+        s->consistent_snapshot = true;
+      } else if (PeekKeyword("READ")) {
+        if (s->read_only.has_value()) return Error();
+        Take();
+        if (AcceptKeyword("ONLY")) {
+          s->read_only = true;
+        } else if (AcceptKeyword("WRITE")) {
+          s->read_only = false;
+        } else {
+          return Error();
+        }
+      } else {
+        return Error();
+      }
+    } while (AcceptPunct(Punct::kComma));
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ accounts
+
+Status Parser::Impl::ParseUserAuth(bool alter, UserAuth* auth) {
+  SLUICE_RETURN_IF_ERROR(ParseUser(&auth->user, /*allow_user_function=*/alter));
+  if (!AcceptKeyword("IDENTIFIED")) return Status::OK();
+  auth->identified = true;
+  if (AcceptKeyword("BY")) {
+    std::string pw;
+    SLUICE_RETURN_IF_ERROR(ParseString(&pw));
+    auth->password = std::move(pw);
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("WITH"));
+  const Token& p = Peek();
+  if (p.kind != TokenKind::kIdent && p.kind != TokenKind::kQuotedIdent &&
+      p.kind != TokenKind::kString) {
+    return Error();
+  }
+  auth->plugin = Take().text;
+  if (AcceptKeyword("BY")) {
+    std::string pw;
+    SLUICE_RETURN_IF_ERROR(ParseString(&pw));
+    auth->password = std::move(pw);
+  } else if (AcceptKeyword("AS")) {
+    std::string hash;
+    SLUICE_RETURN_IF_ERROR(ParseString(&hash));
+    auth->auth_string = std::move(hash);
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseAccountOptions(std::optional<bool>* account_locked) {
+  for (;;) {
+    if (AcceptKeyword("REQUIRE")) {
+      // Only the default is accepted; TLS requirements are not supported.
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("NONE"));
+    } else if (AcceptKeyword("ACCOUNT")) {
+      if (AcceptKeyword("LOCK")) {
+        *account_locked = true;
+      } else if (AcceptKeyword("UNLOCK")) {
+        *account_locked = false;
+      } else {
+        return Error();
+      }
+    } else {
+      return Status::OK();
+    }
+  }
+}
+
+Status Parser::Impl::ParseCreateOrAlterUser(bool alter, std::unique_ptr<Stmt>* out) {
+  std::vector<UserAuth> users;
+  bool if_clause = false;
+  if (!alter && PeekKeyword("IF") && PeekKeyword("NOT", 1) && PeekKeyword("EXISTS", 2)) {
+    Take();
+    Take();
+    Take();
+    if_clause = true;
+  } else if (alter && PeekKeyword("IF") && PeekKeyword("EXISTS", 1)) {
+    Take();
+    Take();
+    if_clause = true;
+  }
+  do {
+    UserAuth auth;
+    SLUICE_RETURN_IF_ERROR(ParseUserAuth(alter, &auth));
+    users.push_back(std::move(auth));
+  } while (AcceptPunct(Punct::kComma));
+  std::optional<bool> locked;
+  SLUICE_RETURN_IF_ERROR(ParseAccountOptions(&locked));
+  if (alter) {
+    auto s = std::make_unique<AlterUserStmt>();
+    s->if_exists = if_clause;
+    s->users = std::move(users);
+    s->account_locked = locked;
+    *out = std::move(s);
+  } else {
+    auto s = std::make_unique<CreateUserStmt>();
+    s->if_not_exists = if_clause;
+    s->users = std::move(users);
+    s->account_locked = locked;
+    *out = std::move(s);
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParsePrivileges(std::vector<std::string>* privs) {
+  if (AcceptKeyword("ALL")) {
+    AcceptKeyword("PRIVILEGES");
+    privs->push_back("ALL");
+    return Status::OK();
+  }
+  do {
+    const Token first = Peek();
+    std::string words;
+    int count = 0;
+    while (Peek().kind == TokenKind::kIdent && !PeekKeyword("ON") && !PeekKeyword("TO") &&
+           !PeekKeyword("FROM")) {
+      if (count++ > 0) words += " ";
+      words += AsciiUpper(Take().text);
+    }
+    if (count == 0) return Error();
+    if (count > 1 && MultiWordPrivileges().count(words) == 0) return ErrorAt(first);
+    privs->push_back(std::move(words));
+  } while (AcceptPunct(Punct::kComma));
+  return Status::OK();
+}
+
+Status Parser::Impl::ParsePrivLevel(PrivLevel* level) {
+  AcceptKeyword("TABLE");
+  if (AcceptPunct(Punct::kStar)) {
+    if (AcceptPunct(Punct::kDot)) {
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kStar));
+      level->kind = PrivLevel::Kind::kGlobal;
+    } else {
+      level->kind = PrivLevel::Kind::kCurrentDb;
+    }
+    return Status::OK();
+  }
+  std::string first;
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&first));
+  if (AcceptPunct(Punct::kDot)) {
+    level->db = std::move(first);
+    if (AcceptPunct(Punct::kStar)) {
+      level->kind = PrivLevel::Kind::kDatabase;
+    } else {
+      level->kind = PrivLevel::Kind::kTable;
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&level->table));
+    }
+  } else {
+    level->kind = PrivLevel::Kind::kTable;
+    level->table = std::move(first);
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseGrant(std::unique_ptr<Stmt>* out) {
+  Take();  // GRANT
+  auto s = std::make_unique<GrantStmt>();
+  SLUICE_RETURN_IF_ERROR(ParsePrivileges(&s->privileges));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("ON"));
+  SLUICE_RETURN_IF_ERROR(ParsePrivLevel(&s->level));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("TO"));
+  SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+  if (AcceptKeyword("WITH")) {
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("GRANT"));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("OPTION"));
+    s->with_grant_option = true;
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseRevoke(std::unique_ptr<Stmt>* out) {
+  Take();  // REVOKE
+  auto s = std::make_unique<RevokeStmt>();
+  // REVOKE ALL [PRIVILEGES], GRANT OPTION FROM user_list
+  size_t k = PeekKeyword("PRIVILEGES", 1) ? 2 : 1;
+  if (PeekKeyword("ALL") && PeekPunct(Punct::kComma, k) && PeekKeyword("GRANT", k + 1) &&
+      PeekKeyword("OPTION", k + 2) && PeekKeyword("FROM", k + 3)) {
+    for (size_t i = 0; i < k + 4; ++i) Take();
+    s->all_and_grant_option = true;
+    SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(ParsePrivileges(&s->privileges));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("ON"));
+  SLUICE_RETURN_IF_ERROR(ParsePrivLevel(&s->level));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("FROM"));
+  SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ expressions
+
+Status Parser::Impl::ParseExprList(std::vector<ExprPtr>* out) {
+  do {
+    ExprPtr e;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&e));
+    out->push_back(std::move(e));
+  } while (AcceptPunct(Punct::kComma));
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseExpr(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseXor(out));
+  while (PeekKeyword("OR") || (PeekPunct(Punct::kOrOr) && !options_.pipes_as_concat)) {
+    Take();
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseXor(&r));
+    *out = MakeBinary(Op::kOr, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseXor(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseAnd(out));
+  while (AcceptKeyword("XOR")) {
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseAnd(&r));
+    *out = MakeBinary(Op::kXor, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseAnd(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseNot(out));
+  while (PeekKeyword("AND") || PeekPunct(Punct::kAndAnd)) {
+    Take();
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseNot(&r));
+    *out = MakeBinary(Op::kAnd, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseNot(ExprPtr* out) {
+  if (PeekKeyword("NOT")) {
+    Token t = Take();
+    ExprPtr arg;
+    SLUICE_RETURN_IF_ERROR(ParseNot(&arg));
+    *out = MakeUnary(Op::kNot, t.offset, std::move(arg));
+    return Status::OK();
+  }
+  return ParseComparison(out);
+}
+
+Status Parser::Impl::ParseComparison(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParsePredicate(out));
+  for (;;) {
+    const Token& t = Peek();
+    Op op = Op::kNone;
+    if (t.kind == TokenKind::kPunct) {
+      switch (t.punct) {
+        case Punct::kEq: op = Op::kEq; break;
+        case Punct::kNullSafeEq: op = Op::kNullSafeEq; break;
+        case Punct::kNe: op = Op::kNe; break;
+        case Punct::kLt: op = Op::kLt; break;
+        case Punct::kLe: op = Op::kLe; break;
+        case Punct::kGt: op = Op::kGt; break;
+        case Punct::kGe: op = Op::kGe; break;
+        default: break;
+      }
+    }
+    if (op != Op::kNone) {
+      Take();
+      ExprPtr r;
+      SLUICE_RETURN_IF_ERROR(ParsePredicate(&r));
+      *out = MakeBinary(op, std::move(*out), std::move(r));
+      continue;
+    }
+    if (t.IsKeyword("IS")) {
+      Take();
+      auto e = MakeExpr(ExprKind::kIs, (*out)->begin, 0);
+      e->negated = AcceptKeyword("NOT");
+      if (PeekKeyword("NULL")) e->is_what = IsWhat::kNull;
+      else if (PeekKeyword("TRUE")) e->is_what = IsWhat::kTrue;
+      else if (PeekKeyword("FALSE")) e->is_what = IsWhat::kFalse;
+      else if (PeekKeyword("UNKNOWN")) e->is_what = IsWhat::kUnknown;
+      else return Error();
+      e->end = Take().end;
+      e->args.push_back(std::move(*out));
+      *out = std::move(e);
+      continue;
+    }
+    return Status::OK();
+  }
+}
+
+Status Parser::Impl::ParsePredicate(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseBitOr(out));
+  bool negated = false;
+  if (PeekKeyword("NOT") && (PeekKeyword("IN", 1) || PeekKeyword("BETWEEN", 1) ||
+                             PeekKeyword("LIKE", 1) || PeekKeyword("REGEXP", 1) ||
+                             PeekKeyword("RLIKE", 1))) {
+    Take();
+    negated = true;
+  }
+  if (AcceptKeyword("IN")) {
+    auto e = MakeExpr(ExprKind::kIn, (*out)->begin, 0);
+    e->negated = negated;
+    e->args.push_back(std::move(*out));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+    if (PeekKeyword("SELECT")) return Error();  // subqueries are not supported yet
+    SLUICE_RETURN_IF_ERROR(ParseExprList(&e->args));
+    if (!PeekPunct(Punct::kRParen)) return Error();
+    e->end = Take().end;
+    *out = std::move(e);
+  } else if (AcceptKeyword("BETWEEN")) {
+    auto e = MakeExpr(ExprKind::kBetween, (*out)->begin, 0);
+    e->negated = negated;
+    e->args.push_back(std::move(*out));
+    ExprPtr lo, hi;
+    SLUICE_RETURN_IF_ERROR(ParseBitOr(&lo));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("AND"));
+    SLUICE_RETURN_IF_ERROR(ParsePredicate(&hi));
+    e->end = hi->end;
+    e->args.push_back(std::move(lo));
+    e->args.push_back(std::move(hi));
+    *out = std::move(e);
+  } else if (AcceptKeyword("LIKE")) {
+    auto e = MakeExpr(ExprKind::kLike, (*out)->begin, 0);
+    e->negated = negated;
+    e->args.push_back(std::move(*out));
+    ExprPtr pattern;
+    SLUICE_RETURN_IF_ERROR(ParseBitOr(&pattern));
+    e->end = pattern->end;
+    e->args.push_back(std::move(pattern));
+    if (AcceptKeyword("ESCAPE")) {
+      ExprPtr esc;
+      SLUICE_RETURN_IF_ERROR(ParseUnary(&esc));
+      e->end = esc->end;
+      e->args.push_back(std::move(esc));
+    }
+    *out = std::move(e);
+  } else if (AcceptKeyword("REGEXP") || AcceptKeyword("RLIKE")) {
+    auto e = MakeExpr(ExprKind::kRegexp, (*out)->begin, 0);
+    e->negated = negated;
+    e->args.push_back(std::move(*out));
+    ExprPtr pattern;
+    SLUICE_RETURN_IF_ERROR(ParseBitOr(&pattern));
+    e->end = pattern->end;
+    e->args.push_back(std::move(pattern));
+    *out = std::move(e);
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseBitOr(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseBitAnd(out));
+  while (AcceptPunct(Punct::kPipe)) {
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseBitAnd(&r));
+    *out = MakeBinary(Op::kBitOr, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseBitAnd(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseShift(out));
+  while (AcceptPunct(Punct::kAmp)) {
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseShift(&r));
+    *out = MakeBinary(Op::kBitAnd, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseShift(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseAdditive(out));
+  while (PeekPunct(Punct::kShl) || PeekPunct(Punct::kShr)) {
+    Op op = Take().punct == Punct::kShl ? Op::kShl : Op::kShr;
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseAdditive(&r));
+    *out = MakeBinary(op, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseAdditive(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseMultiplicative(out));
+  while (PeekPunct(Punct::kPlus) || PeekPunct(Punct::kMinus)) {
+    Op op = Take().punct == Punct::kPlus ? Op::kAdd : Op::kSub;
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseMultiplicative(&r));
+    *out = MakeBinary(op, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseMultiplicative(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseBitXor(out));
+  for (;;) {
+    Op op = Op::kNone;
+    if (PeekPunct(Punct::kStar)) op = Op::kMul;
+    else if (PeekPunct(Punct::kSlash)) op = Op::kDiv;
+    else if (PeekPunct(Punct::kPercent) || PeekKeyword("MOD")) op = Op::kMod;
+    else if (PeekKeyword("DIV")) op = Op::kIntDiv;
+    if (op == Op::kNone) return Status::OK();
+    Take();
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseBitXor(&r));
+    *out = MakeBinary(op, std::move(*out), std::move(r));
+  }
+}
+
+Status Parser::Impl::ParseBitXor(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseConcat(out));
+  while (AcceptPunct(Punct::kCaret)) {
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseConcat(&r));
+    *out = MakeBinary(Op::kBitXor, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseConcat(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParseUnary(out));
+  while (options_.pipes_as_concat && AcceptPunct(Punct::kOrOr)) {
+    ExprPtr r;
+    SLUICE_RETURN_IF_ERROR(ParseUnary(&r));
+    *out = MakeBinary(Op::kConcat, std::move(*out), std::move(r));
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseUnary(ExprPtr* out) {
+  const Token& t = Peek();
+  Op op = Op::kNone;
+  if (t.Is(Punct::kMinus)) op = Op::kNeg;
+  else if (t.Is(Punct::kTilde)) op = Op::kBitNot;
+  else if (t.Is(Punct::kBang)) op = Op::kNot;
+  if (op != Op::kNone) {
+    Token tok = Take();
+    ExprPtr arg;
+    SLUICE_RETURN_IF_ERROR(ParseUnary(&arg));
+    *out = MakeUnary(op, tok.offset, std::move(arg));
+    return Status::OK();
+  }
+  if (t.Is(Punct::kPlus)) {
+    Token tok = Take();
+    SLUICE_RETURN_IF_ERROR(ParseUnary(out));
+    (*out)->begin = tok.offset;
+    return Status::OK();
+  }
+  if (t.IsKeyword("BINARY")) {
+    // BINARY expr is CAST(expr AS BINARY).
+    Token tok = Take();
+    ExprPtr arg;
+    SLUICE_RETURN_IF_ERROR(ParseUnary(&arg));
+    auto e = MakeExpr(ExprKind::kCast, tok.offset, arg->end);
+    e->cast.type = CastType::kBinary;
+    e->args.push_back(std::move(arg));
+    *out = std::move(e);
+    return Status::OK();
+  }
+  return ParseCollate(out);
+}
+
+Status Parser::Impl::ParseCollate(ExprPtr* out) {
+  SLUICE_RETURN_IF_ERROR(ParsePrimary(out));
+  while (PeekKeyword("COLLATE")) {
+    Take();
+    const Token& n = Peek();
+    if (n.kind != TokenKind::kIdent && n.kind != TokenKind::kQuotedIdent &&
+        n.kind != TokenKind::kString) {
+      return Error();
+    }
+    Token name = Take();
+    auto e = MakeExpr(ExprKind::kCollate, (*out)->begin, name.end);
+    e->name = AsciiLower(name.text);
+    e->args.push_back(std::move(*out));
+    *out = std::move(e);
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseNumber(const Token& t, ExprPtr* out) {
+  auto e = MakeExpr(ExprKind::kLiteral, t.offset, t.end);
+  if (t.kind == TokenKind::kInteger) {
+    std::string_view digits = t.text;
+    while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
+    if (digits.size() <= 20) {
+      unsigned __int128 v = 0;
+      for (char c : digits) v = v * 10 + static_cast<unsigned>(c - '0');
+      if (v <= static_cast<unsigned __int128>(INT64_MAX)) {
+        e->value = Value::Int(static_cast<int64_t>(v));
+      } else if (v <= static_cast<unsigned __int128>(UINT64_MAX)) {
+        e->value = Value::UInt(static_cast<uint64_t>(v));
+      }
+    }
+    if (e->value.is_null()) {
+      auto d = Decimal::Parse(digits);
+      e->value = d ? Value::Dec(*d) : Value::Double(ParseDoublePrefix(digits));
+    }
+  } else if (t.kind == TokenKind::kDecimal) {
+    auto d = Decimal::Parse(t.text);
+    e->value = d ? Value::Dec(*d) : Value::Double(ParseDoublePrefix(t.text));
+  } else {
+    double d = 0;
+    auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), d);
+    if (r.ec == std::errc::result_out_of_range) {
+      size_t epos = t.text.find_first_of("eE");
+      bool negative_exponent = epos != std::string::npos && epos + 1 < t.text.size() &&
+                               t.text[epos + 1] == '-';
+      if (!negative_exponent) {
+        return Status::MySQL(1367, "22007",
+                             "Illegal double '" + t.text + "' value found during parsing");
+      }
+      d = 0;
+    }
+    e->value = Value::Double(d);
+  }
+  *out = std::move(e);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParsePrimary(ExprPtr* out) {
+  const Token& t = Peek();
+  switch (t.kind) {
+    case TokenKind::kInteger:
+    case TokenKind::kDecimal:
+    case TokenKind::kFloat: {
+      Token n = Take();
+      return ParseNumber(n, out);
+    }
+    case TokenKind::kString: {
+      Token s = Take();
+      std::string text = std::move(s.text);
+      uint32_t end = s.end;
+      // Adjacent literals concatenate: 'a' 'b' is 'ab'.
+      while (Peek().kind == TokenKind::kString && Peek().charset.empty()) {
+        Token more = Take();
+        text += more.text;
+        end = more.end;
+      }
+      auto e = MakeExpr(ExprKind::kLiteral, s.offset, end);
+      e->value = Value::String(std::move(text), s.charset == "binary");
+      *out = std::move(e);
+      return Status::OK();
+    }
+    case TokenKind::kHex:
+    case TokenKind::kBit: {
+      Token h = Take();
+      auto e = MakeExpr(ExprKind::kLiteral, h.offset, h.end);
+      const bool binary = h.charset.empty() || h.charset == "binary";
+      e->value = Value::String(std::move(h.text), binary);
+      e->hex_literal = h.charset.empty();
+      *out = std::move(e);
+      return Status::OK();
+    }
+    case TokenKind::kUserVar: {
+      Token v = Take();
+      if (AcceptPunct(Punct::kAssign)) {
+        ExprPtr value;
+        SLUICE_RETURN_IF_ERROR(ParseExpr(&value));
+        auto e = MakeExpr(ExprKind::kAssignUserVar, v.offset, value->end);
+        e->name = std::move(v.text);
+        e->args.push_back(std::move(value));
+        *out = std::move(e);
+        return Status::OK();
+      }
+      auto e = MakeExpr(ExprKind::kUserVar, v.offset, v.end);
+      e->name = std::move(v.text);
+      *out = std::move(e);
+      return Status::OK();
+    }
+    case TokenKind::kSysVar: {
+      if (t.scope == VarScope::kPersist || t.scope == VarScope::kPersistOnly) return Error();
+      Token v = Take();
+      auto e = MakeExpr(ExprKind::kSysVar, v.offset, v.end);
+      e->name = std::move(v.text);
+      e->scope = v.scope;
+      *out = std::move(e);
+      return Status::OK();
+    }
+    case TokenKind::kParam: {
+      Token p = Take();
+      auto e = MakeExpr(ExprKind::kParam, p.offset, p.end);
+      e->param_index = param_count_++;
+      *out = std::move(e);
+      return Status::OK();
+    }
+    case TokenKind::kPunct: {
+      if (!t.Is(Punct::kLParen)) return Error();
+      Token open = Take();
+      if (PeekKeyword("SELECT")) return Error();  // subqueries are not supported yet
+      SLUICE_RETURN_IF_ERROR(ParseExpr(out));
+      if (!PeekPunct(Punct::kRParen)) return Error();  // row constructors too
+      Token close = Take();
+      (*out)->begin = open.offset;
+      (*out)->end = close.end;
+      return Status::OK();
+    }
+    case TokenKind::kQuotedIdent: {
+      Token first = Take();
+      if (PeekPunct(Punct::kLParen)) return ParseFunctionCall(std::move(first), "", out);
+      return ParseColumnRef(std::move(first), out);
+    }
+    case TokenKind::kIdent:
+      return ParseWordExpr(out);
+    case TokenKind::kEnd:
+    case TokenKind::kError:
+      return Error();
+  }
+  return Error();
+}
+
+Status Parser::Impl::ParseColumnRef(Token first, ExprPtr* out) {
+  std::vector<Token> parts;
+  parts.push_back(std::move(first));
+  while (parts.size() < 3 && PeekPunct(Punct::kDot)) {
+    const Token& n = Peek(1);
+    if (n.kind != TokenKind::kIdent && n.kind != TokenKind::kQuotedIdent) {
+      Take();
+      return Error();
+    }
+    Take();
+    parts.push_back(Take());  // after a '.', even reserved words name columns
+  }
+  auto e = MakeExpr(ExprKind::kColumn, parts.front().offset, parts.back().end);
+  e->name = parts.back().text;
+  if (parts.size() >= 2) e->table = parts[parts.size() - 2].text;
+  if (parts.size() == 3) e->schema = parts[0].text;
+  *out = std::move(e);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseWordExpr(ExprPtr* out) {
+  const Token& t = Peek();
+  const std::string upper = AsciiUpper(t.text);
+  const bool call = PeekPunct(Punct::kLParen, 1);
+
+  if (upper == "NULL" || upper == "TRUE" || upper == "FALSE") {
+    Token w = Take();
+    auto e = MakeExpr(ExprKind::kLiteral, w.offset, w.end);
+    if (upper == "TRUE") e->value = Value::Int(1);
+    if (upper == "FALSE") e->value = Value::Int(0);
+    *out = std::move(e);
+    return Status::OK();
+  }
+  if (upper == "CASE") {
+    Token c = Take();
+    return ParseCase(std::move(c), out);
+  }
+  if ((upper == "DATE" || upper == "TIME" || upper == "TIMESTAMP") &&
+      Peek(1).kind == TokenKind::kString) {
+    // Typed literal: DATE '2024-01-02'.
+    Token w = Take();
+    Token s = Take();
+    auto lit = MakeExpr(ExprKind::kLiteral, s.offset, s.end);
+    lit->value = Value::String(std::move(s.text));
+    auto e = MakeExpr(ExprKind::kCast, w.offset, s.end);
+    e->cast.type = upper == "DATE" ? CastType::kDate
+                   : upper == "TIME" ? CastType::kTime
+                                     : CastType::kDatetime;
+    e->args.push_back(std::move(lit));
+    *out = std::move(e);
+    return Status::OK();
+  }
+  if (IsNiladicKeywordFunction(upper) && !call) {
+    Token w = Take();
+    auto e = MakeExpr(ExprKind::kFunction, w.offset, w.end);
+    e->name = upper;
+    *out = std::move(e);
+    return Status::OK();
+  }
+  if (call) {
+    if (IsReserved(t) && !IsFunctionKeyword(upper) && upper != "CAST" && upper != "CONVERT") {
+      return Error();
+    }
+    Token w = Take();
+    return ParseFunctionCall(std::move(w), upper, out);
+  }
+  if (IsReserved(t)) return Error();
+  Token w = Take();
+  return ParseColumnRef(std::move(w), out);
+}
+
+Status Parser::Impl::ParseOptionalLength(int* length) {
+  if (!AcceptPunct(Punct::kLParen)) return Status::OK();
+  if (Peek().kind != TokenKind::kInteger) return Error();
+  Token n = Take();
+  if (n.text.size() > 9) return Error();
+  *length = std::stoi(n.text);
+  return ExpectPunct(Punct::kRParen);
+}
+
+Status Parser::Impl::ParseCastType(CastSpec* spec) {
+  const Token t = Peek();
+  if (t.kind != TokenKind::kIdent) return Error();
+  const std::string upper = AsciiUpper(t.text);
+  Take();
+  if (upper == "SIGNED" || upper == "UNSIGNED") {
+    spec->type = upper == "SIGNED" ? CastType::kSigned : CastType::kUnsigned;
+    if (!AcceptKeyword("INTEGER")) AcceptKeyword("INT");
+    return Status::OK();
+  }
+  if (upper == "CHAR" || upper == "NCHAR" || upper == "VARCHAR") {
+    if (upper == "VARCHAR" && !PeekPunct(Punct::kLParen)) return Error();
+    spec->type = CastType::kChar;
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&spec->length));
+    if (PeekKeyword("CHARACTER") && PeekKeyword("SET", 1)) {
+      Take();
+      Take();
+      SLUICE_RETURN_IF_ERROR(ParseCharsetName(&spec->charset));
+      spec->charset = AsciiLower(spec->charset);
+      if (spec->charset == "binary") spec->type = CastType::kBinary;
+    } else if (AcceptKeyword("CHARSET")) {
+      SLUICE_RETURN_IF_ERROR(ParseCharsetName(&spec->charset));
+      spec->charset = AsciiLower(spec->charset);
+      if (spec->charset == "binary") spec->type = CastType::kBinary;
+    } else if (AcceptKeyword("BINARY")) {
+      // CHAR BINARY: the binary collation of the charset; text stays text.
+    }
+    return Status::OK();
+  }
+  if (upper == "BINARY") {
+    spec->type = CastType::kBinary;
+    return ParseOptionalLength(&spec->length);
+  }
+  if (upper == "DECIMAL" || upper == "DEC" || upper == "NUMERIC") {
+    spec->type = CastType::kDecimal;
+    if (AcceptPunct(Punct::kLParen)) {
+      if (Peek().kind != TokenKind::kInteger || Peek().text.size() > 4) return Error();
+      spec->precision = std::stoi(Take().text);
+      if (AcceptPunct(Punct::kComma)) {
+        if (Peek().kind != TokenKind::kInteger || Peek().text.size() > 4) return Error();
+        spec->scale = std::stoi(Take().text);
+      }
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    }
+    return Status::OK();
+  }
+  if (upper == "DOUBLE" || upper == "REAL") {
+    spec->type = CastType::kDouble;
+    if (upper == "DOUBLE") AcceptKeyword("PRECISION");
+    return Status::OK();
+  }
+  if (upper == "FLOAT") {
+    spec->type = CastType::kFloat;
+    int p = -1;
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&p));
+    if (p > 24) spec->type = CastType::kDouble;
+    return Status::OK();
+  }
+  if (upper == "DATE") {
+    spec->type = CastType::kDate;
+    return Status::OK();
+  }
+  if (upper == "DATETIME" || upper == "TIME") {
+    spec->type = upper == "TIME" ? CastType::kTime : CastType::kDatetime;
+    return ParseOptionalLength(&spec->scale);
+  }
+  if (upper == "JSON") {
+    spec->type = CastType::kJson;
+    return Status::OK();
+  }
+  return ErrorAt(t);
+}
+
+Status Parser::Impl::ParseCase(Token case_token, ExprPtr* out) {
+  auto e = MakeExpr(ExprKind::kCase, case_token.offset, 0);
+  if (!PeekKeyword("WHEN")) {
+    ExprPtr operand;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&operand));
+    e->args.push_back(std::move(operand));
+    e->has_operand = true;
+  }
+  if (!PeekKeyword("WHEN")) return Error();
+  while (AcceptKeyword("WHEN")) {
+    ExprPtr when, then;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&when));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("THEN"));
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&then));
+    e->args.push_back(std::move(when));
+    e->args.push_back(std::move(then));
+  }
+  if (AcceptKeyword("ELSE")) {
+    ExprPtr other;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&other));
+    e->args.push_back(std::move(other));
+    e->has_else = true;
+  }
+  if (!PeekKeyword("END")) return Error();
+  e->end = Take().end;
+  *out = std::move(e);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseFunctionCall(Token name_token, std::string upper, ExprPtr* out) {
+  Take();  // (
+  auto e = MakeExpr(ExprKind::kFunction, name_token.offset, 0);
+  e->name = name_token.text;  // as typed; MySQL echoes it in messages
+
+  if (upper == "CAST") {
+    e->kind = ExprKind::kCast;
+    ExprPtr arg;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&arg));
+    e->args.push_back(std::move(arg));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("AS"));
+    SLUICE_RETURN_IF_ERROR(ParseCastType(&e->cast));
+  } else if (upper == "CONVERT") {
+    ExprPtr arg;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&arg));
+    e->args.push_back(std::move(arg));
+    if (AcceptKeyword("USING")) {
+      e->kind = ExprKind::kConvertUsing;
+      SLUICE_RETURN_IF_ERROR(ParseCharsetName(&e->name));
+      e->name = AsciiLower(e->name);
+    } else {
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kComma));
+      e->kind = ExprKind::kCast;
+      SLUICE_RETURN_IF_ERROR(ParseCastType(&e->cast));
+    }
+  } else if (upper == "SUBSTRING" || upper == "SUBSTR" || upper == "MID") {
+    e->name = "SUBSTRING";
+    ExprPtr arg;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&arg));
+    e->args.push_back(std::move(arg));
+    if (AcceptKeyword("FROM")) {
+      ExprPtr pos;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&pos));
+      e->args.push_back(std::move(pos));
+      if (AcceptKeyword("FOR")) {
+        ExprPtr len;
+        SLUICE_RETURN_IF_ERROR(ParseExpr(&len));
+        e->args.push_back(std::move(len));
+      }
+    } else {
+      while (AcceptPunct(Punct::kComma)) {
+        ExprPtr more;
+        SLUICE_RETURN_IF_ERROR(ParseExpr(&more));
+        e->args.push_back(std::move(more));
+      }
+    }
+  } else if (upper == "TRIM") {
+    bool side_given = true;
+    if (AcceptKeyword("BOTH")) e->trim_side = TrimSide::kBoth;
+    else if (AcceptKeyword("LEADING")) e->trim_side = TrimSide::kLeading;
+    else if (AcceptKeyword("TRAILING")) e->trim_side = TrimSide::kTrailing;
+    else side_given = false;
+    if (side_given && AcceptKeyword("FROM")) {
+      ExprPtr str;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&str));
+      e->args.push_back(std::move(str));
+    } else {
+      ExprPtr first;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&first));
+      if (AcceptKeyword("FROM")) {
+        ExprPtr str;
+        SLUICE_RETURN_IF_ERROR(ParseExpr(&str));
+        e->args.push_back(std::move(str));
+        e->args.push_back(std::move(first));  // args: str, remstr
+      } else if (side_given) {
+        return Error();
+      } else {
+        e->args.push_back(std::move(first));
+      }
+    }
+  } else if (upper == "POSITION") {
+    e->name = "LOCATE";
+    ExprPtr needle, haystack;
+    SLUICE_RETURN_IF_ERROR(ParseBitOr(&needle));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("IN"));
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&haystack));
+    e->args.push_back(std::move(needle));
+    e->args.push_back(std::move(haystack));
+  } else if (PeekPunct(Punct::kRParen)) {
+    // no arguments
+  } else if (upper == "COUNT" && PeekPunct(Punct::kStar)) {
+    Take();
+    e->star = true;
+  } else {
+    if (IsAggregate(upper)) {
+      if (AcceptKeyword("DISTINCT")) e->distinct = true;
+      else AcceptKeyword("ALL");
+    }
+    SLUICE_RETURN_IF_ERROR(ParseExprList(&e->args));
+  }
+  if (!PeekPunct(Punct::kRParen)) return Error();
+  e->end = Take().end;
+  *out = std::move(e);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ public API
+
+Parser::Parser(std::string_view query, ParseOptions options)
+    : impl_(std::make_unique<Impl>(query, options)) {}
+
+Parser::~Parser() = default;
+
+bool Parser::AtEnd() const { return impl_->AtEnd(); }
+
+Result<ParsedStatement> Parser::Next() { return impl_->Next(); }
+
+Result<std::vector<ParsedStatement>> ParseAll(std::string_view query, ParseOptions options) {
+  Parser parser(query, options);
+  std::vector<ParsedStatement> out;
+  while (!parser.AtEnd()) {
+    Result<ParsedStatement> r = parser.Next();
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(r).value());
+  }
+  return out;
+}
+
+Result<ExprPtr> ParseExpression(std::string_view text, ParseOptions options) {
+  Parser::Impl impl(text, options);
+  return impl.ParseStandaloneExpression();
+}
+
+}  // namespace sluice::sql
