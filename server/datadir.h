@@ -1,0 +1,41 @@
+// server/datadir.h
+//
+// The data directory: created and initialised on first start, its
+// server_uuid (auto.cnf, as mysqld keeps it), and the TLS and RSA material
+// MySQL's auto_generate_certs and caching_sha2_password_auto_generate_rsa_keys
+// create: ca.pem, ca-key.pem, server-cert.pem, server-key.pem,
+// client-cert.pem, client-key.pem, private_key.pem, public_key.pem.
+//
+// Thread-safety: start-up only, before any session exists.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace sluice::server {
+
+// True when `dir` does not exist or has no entries.
+bool DatadirIsEmpty(const std::string& dir);
+
+// Creates `dir` (and parents) with mode 0750.
+Status CreateDatadir(const std::string& dir);
+
+// Reads server-uuid from <dir>/auto.cnf, creating the file with a new
+// random UUID when it is missing.
+Result<std::string> LoadOrCreateServerUuid(const std::string& dir);
+
+// Generates any missing certificate, key and RSA pair files in `dir`.
+// Keys are written with mode 0600. Returns true in *generated if it wrote any.
+Status EnsureCertificates(const std::string& dir, bool* generated);
+
+// Reads a whole file.
+Result<std::string> ReadFile(const std::string& path);
+
+// Writes a file atomically (temp file, fsync, rename, fsync of the directory).
+Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode = 0640);
+
+// A password of `length` random printable characters (for --initialize).
+std::string RandomPassword(size_t length = 12);
+
+}  // namespace sluice::server

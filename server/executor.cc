@@ -1,0 +1,1366 @@
+#include "server/executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+#include "base/mysql_error.h"
+#include "protocol/constants.h"
+#include "protocol/response.h"
+#include "protocol/wire.h"
+#include "server/acl/access_control.h"
+#include "server/options.h"
+#include "server/server.h"
+#include "server/sql/eval.h"
+#include "server/sql/like.h"
+#include "server/sql/parser.h"
+#include "server/vars/core_status.h"
+#include "server/vars/core_vars.h"
+#include "server/vars/status_vars.h"
+#include "server/vars/sys_vars.h"
+
+namespace sluice::server {
+namespace p = sluice::protocol;
+using acl::Priv;
+
+namespace {
+
+// Schemas that exist before the storage engine brings its own.
+const std::vector<std::string>& BuiltinSchemas() {
+  static const std::vector<std::string> k = {"information_schema", "mysql", "performance_schema", "sys"};
+  return k;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool SchemaExists(const std::string& db) {
+  std::string l = Lower(db);
+  for (const auto& s : BuiltinSchemas()) {
+    if (s == l) return true;
+  }
+  return false;
+}
+
+// A text result set under construction.
+struct ResultSet {
+  std::vector<p::ColumnDefinition> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;
+
+  void AddTextColumn(std::string name, uint32_t length = 256) {
+    p::ColumnDefinition c;
+    c.name = c.org_name = std::move(name);
+    c.collation = p::kCollationUtf8GeneralCi;
+    c.length = length * 3;
+    c.type = p::MYSQL_TYPE_VAR_STRING;
+    c.decimals = 0x1f;
+    columns.push_back(std::move(c));
+  }
+  void AddIntColumn(std::string name, bool is_unsigned = true) {
+    p::ColumnDefinition c;
+    c.name = c.org_name = std::move(name);
+    c.collation = p::kCollationBinary;
+    c.length = 21;
+    c.type = p::MYSQL_TYPE_LONGLONG;
+    c.flags = p::NOT_NULL_FLAG | p::BINARY_FLAG | p::NUM_FLAG | (is_unsigned ? p::UNSIGNED_FLAG : 0);
+    columns.push_back(std::move(c));
+  }
+};
+
+// The column a computed value gets in a result set, from its kind.
+p::ColumnDefinition ColumnFor(const std::string& name, const sql::Value& v) {
+  p::ColumnDefinition c;
+  c.name = name;
+  switch (v.kind()) {
+    case sql::ValueKind::kNull:
+      c.type = p::MYSQL_TYPE_NULL;
+      c.collation = p::kCollationBinary;
+      c.flags = p::BINARY_FLAG;
+      break;
+    case sql::ValueKind::kInt:
+    case sql::ValueKind::kUInt:
+      c.type = p::MYSQL_TYPE_LONGLONG;
+      c.collation = p::kCollationBinary;
+      c.length = 21;
+      c.flags = p::BINARY_FLAG | p::NUM_FLAG |
+                (v.kind() == sql::ValueKind::kUInt ? p::UNSIGNED_FLAG : 0);
+      break;
+    case sql::ValueKind::kDouble:
+      c.type = p::MYSQL_TYPE_DOUBLE;
+      c.collation = p::kCollationBinary;
+      c.length = 23;
+      c.decimals = 0x1f;
+      c.flags = p::BINARY_FLAG | p::NUM_FLAG;
+      break;
+    case sql::ValueKind::kDecimal:
+      c.type = p::MYSQL_TYPE_NEWDECIMAL;
+      c.collation = p::kCollationBinary;
+      c.decimals = v.decimal_value().scale;
+      c.length = 67;
+      c.flags = p::BINARY_FLAG | p::NUM_FLAG;
+      break;
+    case sql::ValueKind::kString:
+      c.type = p::MYSQL_TYPE_VAR_STRING;
+      c.collation = v.is_binary() ? p::kCollationBinary : p::kCollationUtf8mb4_0900_ai_ci;
+      c.length = static_cast<uint32_t>(std::max<size_t>(v.string_value().size(), 1) * 4);
+      c.decimals = 0x1f;
+      if (v.is_binary()) c.flags = p::BINARY_FLAG;
+      break;
+  }
+  return c;
+}
+
+std::optional<std::string> CellOf(const sql::Value& v) {
+  if (v.is_null()) return std::nullopt;
+  return v.ToString();
+}
+
+Status NeedPrivileges(const char* which) { return MakeError(er::kSpecificAccessDenied, which); }
+
+vars::GetScope ToGetScope(sql::VarScope s) {
+  switch (s) {
+    case sql::VarScope::kGlobal: return vars::GetScope::kGlobal;
+    case sql::VarScope::kSession: return vars::GetScope::kSession;
+    default: return vars::GetScope::kDefault;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Expression context: what expressions see of the session and the server.
+
+class SessionEval : public sql::EvalContext {
+ public:
+  SessionEval(Server& server, SessionContext& ctx) : server_(server), ctx_(ctx) {}
+
+  // Column values for SHOW ... WHERE.
+  void SetRow(const std::vector<std::string>* names, const std::vector<std::optional<std::string>>* row) {
+    names_ = names;
+    row_ = row;
+  }
+
+  Result<sql::Value> GetSystemVariable(std::string_view name, sql::VarScope scope) override {
+    return server_.sys_vars().Get(name, ToGetScope(scope), ctx_.vars.get());
+  }
+  sql::Value GetUserVariable(std::string_view name) override {
+    auto it = ctx_.user_vars.find(Lower(name));
+    if (it == ctx_.user_vars.end()) return sql::Value::Null();
+    return it->second;
+  }
+  void SetUserVariable(std::string_view name, const sql::Value& v) override {
+    ctx_.user_vars[Lower(name)] = v;
+  }
+  Result<sql::Value> GetColumn(const sql::Expr& column) override {
+    if (names_ && row_) {
+      for (size_t i = 0; i < names_->size(); ++i) {
+        if (Lower((*names_)[i]) == Lower(column.name)) {
+          const auto& cell = (*row_)[i];
+          return cell ? sql::Value::String(*cell) : sql::Value::Null();
+        }
+      }
+    }
+    return MakeError(er::kBadField, column.name, names_ ? "where clause" : "field list");
+  }
+  std::optional<std::string> CurrentDatabase() override {
+    if (ctx_.db.empty()) return std::nullopt;
+    return ctx_.db;
+  }
+  std::string User() override { return ctx_.user + "@" + ctx_.host; }
+  std::string CurrentUser() override { return ctx_.priv_user + "@" + ctx_.priv_host; }
+  uint64_t ConnectionId() override { return ctx_.connection_id; }
+  uint64_t LastInsertId() override { return ctx_.last_insert_id; }
+  void SetLastInsertId(uint64_t id) override { ctx_.last_insert_id = id; }
+  std::string ServerVersion() override { return kServerVersion; }
+  int64_t RowCount() override { return ctx_.row_count; }
+  int64_t FoundRows() override { return static_cast<int64_t>(ctx_.found_rows); }
+  std::chrono::system_clock::time_point StatementTime() override { return statement_time_; }
+  uint64_t MaxAllowedPacket() override { return server_.executor().MaxAllowedPacket(ctx_); }
+  void AddWarning(uint16_t code, std::string message) override {
+    ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(message)});
+  }
+  bool SleepFor(std::chrono::nanoseconds d) override {
+    auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+      if (ctx_.kill_state() != KillState::kNone || server_.shutting_down()) return false;
+      auto left = until - std::chrono::steady_clock::now();
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(50)));
+    }
+    return true;
+  }
+
+ private:
+  Server& server_;
+  SessionContext& ctx_;
+  const std::chrono::system_clock::time_point statement_time_ = std::chrono::system_clock::now();
+  const std::vector<std::string>* names_ = nullptr;
+  const std::vector<std::optional<std::string>>* row_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// One statement.
+
+struct Outcome {
+  Status error;                   // not OK: an ERR packet
+  std::optional<ResultSet> result;
+  uint64_t affected_rows = 0;
+  std::string info;
+  bool close_connection = false;
+};
+
+class Executor::Statement {
+ public:
+  Statement(Server& server, Executor& executor, SessionContext& ctx)
+      : server_(server), executor_(executor), ctx_(ctx), eval_(server, ctx) {}
+
+  Outcome Run(const sql::ParsedStatement& ps);
+
+ private:
+  bool Has(Priv p) const { return ctx_.account && ctx_.account->HasGlobal(p); }
+  bool HasDynamicOrSuper(std::string_view name) const {
+    return ctx_.account && ctx_.account->HasDynamicOrSuper(name);
+  }
+  Result<sql::Value> Eval(const sql::Expr& e) { return sql::Evaluate(e, eval_); }
+  Status Count(vars::SessionCounter c) {
+    if (ctx_.status) ctx_.status->Add(c);
+    return Status::OK();
+  }
+  const vars::CoreStatus& cs() const { return server_.core_status(); }
+
+  Outcome Select(const sql::SelectStmt& s);
+  Outcome Set(const sql::SetStmt& s);
+  Outcome SetTransaction(const sql::SetTransactionStmt& s);
+  Outcome SetPassword(const sql::SetPasswordStmt& s);
+  Outcome Show(const sql::ShowStmt& s);
+  Outcome Kill(const sql::KillStmt& s);
+  Outcome Flush(const sql::FlushStmt& s);
+  Outcome UserStatement(const sql::Stmt& s);
+  Outcome Grant(const sql::GrantStmt& s);
+  Outcome Revoke(const sql::RevokeStmt& s);
+
+  // SHOW helpers: LIKE / WHERE filtering over name/value rows.
+  Status FilterRows(const sql::ShowStmt& s, ResultSet* rs, size_t like_column);
+  Result<acl::AccountName> ResolveUser(const sql::UserSpec& u) const;
+  void AddAclWarnings(const std::vector<acl::Warning>& w);
+
+  Server& server_;
+  Executor& executor_;
+  SessionContext& ctx_;
+  SessionEval eval_;
+};
+
+Result<acl::AccountName> Executor::Statement::ResolveUser(const sql::UserSpec& u) const {
+  if (u.current_user) return acl::AccountName{ctx_.priv_user, ctx_.priv_host};
+  return acl::AccountName{u.name, u.host};
+}
+
+void Executor::Statement::AddAclWarnings(const std::vector<acl::Warning>& ws) {
+  for (const auto& w : ws) {
+    ctx_.warnings.push_back({w.level == acl::Warning::Level::kNote ? Warning::Level::kNote
+                                                                    : Warning::Level::kWarning,
+                             w.code, w.message});
+  }
+}
+
+Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
+  const sql::Stmt& st = *ps.stmt;
+  switch (st.kind) {
+    case sql::StmtKind::kEmpty:
+      return {};
+    case sql::StmtKind::kSelect:
+      Count(cs().com_select);
+      return Select(st.As<sql::SelectStmt>());
+    case sql::StmtKind::kSet:
+      Count(cs().com_set_option);
+      return Set(st.As<sql::SetStmt>());
+    case sql::StmtKind::kSetTransaction:
+      Count(cs().com_set_option);
+      return SetTransaction(st.As<sql::SetTransactionStmt>());
+    case sql::StmtKind::kSetPassword:
+      Count(cs().com_set_option);
+      return SetPassword(st.As<sql::SetPasswordStmt>());
+    case sql::StmtKind::kShow:
+      return Show(st.As<sql::ShowStmt>());
+    case sql::StmtKind::kUse: {
+      Count(cs().com_change_db);
+      Outcome o;
+      o.error = executor_.UseDatabase(ctx_, st.As<sql::UseStmt>().database);
+      return o;
+    }
+    case sql::StmtKind::kKill:
+      Count(cs().com_kill);
+      return Kill(st.As<sql::KillStmt>());
+    case sql::StmtKind::kShutdown: {
+      Outcome o;
+      if (!Has(Priv::kShutdown)) {
+        o.error = NeedPrivileges("SHUTDOWN");
+        return o;
+      }
+      SLUICE_LOG_SYSTEM(server_.log(), 10910, "Received SHUTDOWN from user {}. Shutting down sluiced.",
+                        ctx_.priv_user);
+      server_.RequestShutdown();
+      return o;
+    }
+    case sql::StmtKind::kFlush:
+      Count(cs().com_flush);
+      return Flush(st.As<sql::FlushStmt>());
+    case sql::StmtKind::kStartTransaction:
+      Count(cs().com_begin);
+      ctx_.in_transaction = true;
+      return {};
+    case sql::StmtKind::kCommit:
+      Count(cs().com_commit);
+      ctx_.in_transaction = false;
+      return {};
+    case sql::StmtKind::kRollback:
+      Count(cs().com_rollback);
+      ctx_.in_transaction = false;
+      return {};
+    case sql::StmtKind::kDo: {
+      Outcome o;
+      for (const auto& e : st.As<sql::DoStmt>().exprs) {
+        auto v = Eval(*e);
+        if (!v.ok()) {
+          o.error = v.status();
+          return o;
+        }
+      }
+      return o;
+    }
+    case sql::StmtKind::kCreateUser:
+    case sql::StmtKind::kAlterUser:
+    case sql::StmtKind::kDropUser:
+    case sql::StmtKind::kRenameUser:
+      return UserStatement(st);
+    case sql::StmtKind::kGrant:
+      Count(cs().com_grant);
+      return Grant(st.As<sql::GrantStmt>());
+    case sql::StmtKind::kRevoke:
+      Count(cs().com_revoke);
+      return Revoke(st.As<sql::RevokeStmt>());
+    case sql::StmtKind::kInstallPlugin:
+    case sql::StmtKind::kUninstallPlugin: {
+      Outcome o;
+      o.error = MakeError(er::kNotSupportedYet, st.kind == sql::StmtKind::kInstallPlugin
+                                                   ? "INSTALL PLUGIN" : "UNINSTALL PLUGIN");
+      return o;
+    }
+  }
+  Outcome o;
+  o.error = MakeError(er::kNotSupportedYet, "this statement");
+  return o;
+}
+
+Outcome Executor::Statement::Select(const sql::SelectStmt& s) {
+  Outcome o;
+  if (!s.from.empty()) {
+    const auto& t = s.from.front();
+    std::string db = t.schema.empty() ? ctx_.db : t.schema;
+    if (db.empty()) {
+      o.error = MakeError(er::kNoDb);
+    } else {
+      o.error = MakeError(er::kNoSuchTable, db, t.name);
+    }
+    return o;
+  }
+  bool emit = true;
+  if (s.where) {
+    auto w = Eval(*s.where);
+    if (!w.ok()) {
+      o.error = w.status();
+      return o;
+    }
+    emit = w->ToBool().value_or(false);
+  }
+  uint64_t limit = UINT64_MAX, offset = 0;
+  if (s.limit) {
+    auto l = Eval(*s.limit);
+    if (!l.ok()) {
+      o.error = l.status();
+      return o;
+    }
+    limit = l->ToUInt();
+  }
+  if (s.offset) {
+    auto off = Eval(*s.offset);
+    if (!off.ok()) {
+      o.error = off.status();
+      return o;
+    }
+    offset = off->ToUInt();
+  }
+  if (offset > 0 || limit == 0) emit = false;
+  ResultSet rs;
+  std::vector<std::optional<std::string>> row;
+  for (const auto& item : s.items) {
+    if (item.star) {
+      o.error = MakeError(er::kNoTablesUsed);
+      return o;
+    }
+    auto v = Eval(*item.expr);
+    if (!v.ok()) {
+      o.error = v.status();
+      return o;
+    }
+    rs.columns.push_back(ColumnFor(item.ColumnName(), v.value()));
+    row.push_back(CellOf(v.value()));
+  }
+  if (emit) rs.rows.push_back(std::move(row));
+  ctx_.found_rows = rs.rows.size();
+  o.result = std::move(rs);
+  return o;
+}
+
+Outcome Executor::Statement::Set(const sql::SetStmt& s) {
+  Outcome o;
+  auto& sv = server_.sys_vars();
+  std::vector<Status> warnings;
+  acl::AccountName me{ctx_.priv_user, ctx_.priv_host};
+  vars::PersistedBy by{me.user, me.host};
+  for (const auto& item : s.items) {
+    switch (item.kind) {
+      case sql::SetItem::Kind::kUserVar: {
+        auto v = Eval(*item.value);
+        if (!v.ok()) {
+          o.error = v.status();
+          return o;
+        }
+        ctx_.user_vars[Lower(item.name)] = v.value();
+        break;
+      }
+      case sql::SetItem::Kind::kSystemVar: {
+        vars::SetScope scope = vars::SetScope::kDefault;
+        switch (item.scope) {
+          case sql::VarScope::kGlobal: scope = vars::SetScope::kGlobal; break;
+          case sql::VarScope::kSession: scope = vars::SetScope::kSession; break;
+          case sql::VarScope::kPersist: scope = vars::SetScope::kPersist; break;
+          case sql::VarScope::kPersistOnly: scope = vars::SetScope::kPersistOnly; break;
+          default: break;
+        }
+        if (!sv.Exists(item.name)) {
+          o.error = MakeError(er::kUnknownSystemVariable, item.name);
+          return o;
+        }
+        if (scope == vars::SetScope::kGlobal || scope == vars::SetScope::kPersist ||
+            scope == vars::SetScope::kPersistOnly) {
+          if (!HasDynamicOrSuper("SYSTEM_VARIABLES_ADMIN")) {
+            o.error = NeedPrivileges("SUPER or SYSTEM_VARIABLES_ADMIN");
+            return o;
+          }
+        }
+        Status st;
+        if (item.value->kind == sql::ExprKind::kDefault) {
+          st = sv.SetDefault(item.name, scope, ctx_.vars.get(), &warnings, by);
+        } else {
+          Result<sql::Value> v = sql::Value();
+          // Bare words (ON, OFF, TRADITIONAL) arrive as column references.
+          if (item.value->kind == sql::ExprKind::kColumn && item.value->table.empty()) {
+            v = sql::Value::String(item.value->name);
+          } else {
+            v = Eval(*item.value);
+          }
+          if (!v.ok()) {
+            o.error = v.status();
+            return o;
+          }
+          st = sv.Set(item.name, scope, v.value(), ctx_.vars.get(), &warnings, by);
+        }
+        if (!st.ok()) {
+          o.error = st;
+          return o;
+        }
+        break;
+      }
+      case sql::SetItem::Kind::kNames:
+      case sql::SetItem::Kind::kCharset: {
+        std::string cs = item.charset.empty() ? "utf8mb4" : Lower(item.charset);
+        if (cs == "utf8") cs = "utf8mb3";
+        static const std::vector<std::string> known = {"utf8mb4", "utf8mb3", "latin1", "ascii", "binary"};
+        if (std::find(known.begin(), known.end(), cs) == known.end()) {
+          o.error = MakeError(er::kUnknownCharacterSet, item.charset);
+          return o;
+        }
+        std::vector<std::string> names = {"character_set_client", "character_set_results"};
+        if (item.kind == sql::SetItem::Kind::kNames) names.push_back("character_set_connection");
+        for (const auto& n : names) {
+          Status st = sv.Set(n, vars::SetScope::kSession, sql::Value::String(cs), ctx_.vars.get(), &warnings, by);
+          if (!st.ok()) {
+            o.error = st;
+            return o;
+          }
+        }
+        if (item.kind == sql::SetItem::Kind::kNames) {
+          std::string coll = item.collation.empty()
+                                 ? (cs == "utf8mb4" ? "utf8mb4_0900_ai_ci"
+                                    : cs == "utf8mb3" ? "utf8mb3_general_ci"
+                                    : cs == "latin1" ? "latin1_swedish_ci"
+                                    : cs == "ascii" ? "ascii_general_ci" : "binary")
+                                 : Lower(item.collation);
+          Status st = sv.Set("collation_connection", vars::SetScope::kSession, sql::Value::String(coll),
+                             ctx_.vars.get(), &warnings, by);
+          if (!st.ok()) {
+            o.error = st;
+            return o;
+          }
+        }
+        break;
+      }
+    }
+  }
+  for (const auto& w : warnings) ctx_.warnings.push_back({Warning::Level::kWarning, w.mysql_errno(), w.message()});
+  return o;
+}
+
+Outcome Executor::Statement::SetTransaction(const sql::SetTransactionStmt& s) {
+  Outcome o;
+  auto& sv = server_.sys_vars();
+  std::vector<Status> warnings;
+  vars::SetScope scope = s.scope == sql::VarScope::kGlobal ? vars::SetScope::kGlobal : vars::SetScope::kSession;
+  if (scope == vars::SetScope::kGlobal && !HasDynamicOrSuper("SYSTEM_VARIABLES_ADMIN")) {
+    o.error = NeedPrivileges("SUPER or SYSTEM_VARIABLES_ADMIN");
+    return o;
+  }
+  if (s.isolation) {
+    std::string level = sql::IsolationLevelName(*s.isolation);
+    std::replace(level.begin(), level.end(), ' ', '-');
+    o.error = sv.Set("transaction_isolation", scope, sql::Value::String(level), ctx_.vars.get(), &warnings);
+    if (!o.error.ok()) return o;
+  }
+  if (s.read_only) {
+    o.error = sv.Set("transaction_read_only", scope, sql::Value::Bool(*s.read_only), ctx_.vars.get(), &warnings);
+  }
+  return o;
+}
+
+Outcome Executor::Statement::SetPassword(const sql::SetPasswordStmt& s) {
+  Outcome o;
+  acl::AccountName target{ctx_.priv_user, ctx_.priv_host};
+  if (s.user) {
+    auto r = ResolveUser(*s.user);
+    target = r.value();
+    bool self = target.user == ctx_.priv_user && target.host == ctx_.priv_host;
+    if (!self && !Has(Priv::kCreateUser)) {
+      o.error = MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, "mysql");
+      return o;
+    }
+  }
+  o.error = server_.acl().SetPassword(target, s.password);
+  return o;
+}
+
+Outcome Executor::Statement::Kill(const sql::KillStmt& s) {
+  Outcome o;
+  auto idv = Eval(*s.id);
+  if (!idv.ok()) {
+    o.error = idv.status();
+    return o;
+  }
+  uint64_t id = idv->ToUInt();
+  bool self = id == ctx_.connection_id;
+  if (!self) {
+    bool may = HasDynamicOrSuper("CONNECTION_ADMIN");
+    if (!may) {
+      // Without CONNECTION_ADMIN one may kill only one's own user's threads.
+      bool own = false, found = false;
+      for (const auto& pi : server_.ProcessList()) {
+        if (pi.id == id) {
+          found = true;
+          own = pi.user == ctx_.user;
+        }
+      }
+      if (!found) {
+        o.error = MakeError(er::kNoSuchThread, id);
+        return o;
+      }
+      if (!own) {
+        o.error = MakeError(er::kKillDenied, id);
+        return o;
+      }
+    }
+  }
+  if (self) {
+    if (s.query_only) {
+      o.error = MakeError(er::kQueryInterrupted);
+    } else {
+      o.close_connection = true;
+      o.error = MakeError(er::kQueryInterrupted);
+      ctx_.killed.store(static_cast<int>(KillState::kConnection));
+    }
+    return o;
+  }
+  o.error = server_.Kill(static_cast<uint32_t>(id), !s.query_only);
+  return o;
+}
+
+Outcome Executor::Statement::Flush(const sql::FlushStmt& s) {
+  Outcome o;
+  if (!Has(Priv::kReload)) {
+    o.error = NeedPrivileges("RELOAD");
+    return o;
+  }
+  for (auto opt : s.options) {
+    switch (opt) {
+      case sql::FlushOption::kPrivileges:
+        o.error = server_.acl().FlushPrivileges();
+        if (!o.error.ok()) return o;
+        break;
+      case sql::FlushOption::kTablesWithReadLock:
+        o.error = MakeError(er::kNotSupportedYet, "FLUSH TABLES WITH READ LOCK");
+        return o;
+      default:
+        break;  // logs, tables, status: nothing to flush yet
+    }
+  }
+  return o;
+}
+
+Status Executor::Statement::FilterRows(const sql::ShowStmt& s, ResultSet* rs, size_t like_column) {
+  if (s.like) {
+    std::erase_if(rs->rows, [&](const auto& row) {
+      return !row[like_column] || !sql::LikeMatch(*row[like_column], *s.like);
+    });
+  }
+  if (s.where) {
+    std::vector<std::string> names;
+    for (const auto& c : rs->columns) names.push_back(c.name);
+    std::vector<std::vector<std::optional<std::string>>> kept;
+    for (auto& row : rs->rows) {
+      eval_.SetRow(&names, &row);
+      auto v = Eval(*s.where);
+      eval_.SetRow(nullptr, nullptr);
+      if (!v.ok()) return v.status();
+      if (v->ToBool().value_or(false)) kept.push_back(std::move(row));
+    }
+    rs->rows = std::move(kept);
+  }
+  return Status::OK();
+}
+
+Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
+  Outcome o;
+  ResultSet rs;
+  bool global = s.scope == sql::VarScope::kGlobal;
+  switch (s.what) {
+    case sql::ShowKind::kVariables: {
+      Count(cs().com_show_variables);
+      rs.AddTextColumn("Variable_name", 64);
+      rs.AddTextColumn("Value", 1024);
+      for (auto& r : server_.sys_vars().List(global ? vars::GetScope::kGlobal : vars::GetScope::kSession,
+                                             ctx_.vars.get())) {
+        rs.rows.push_back({r.name, r.value ? r.value : std::optional<std::string>("")});
+      }
+      break;
+    }
+    case sql::ShowKind::kStatus: {
+      Count(cs().com_show_status);
+      rs.AddTextColumn("Variable_name", 64);
+      rs.AddTextColumn("Value", 1024);
+      for (auto& r : server_.status_vars().List(global ? vars::StatusScope::kGlobal : vars::StatusScope::kSession,
+                                                ctx_.status.get())) {
+        rs.rows.push_back({r.name, r.value});
+      }
+      break;
+    }
+    case sql::ShowKind::kProcesslist: {
+      Count(cs().com_show_processlist);
+      rs.AddIntColumn("Id");
+      rs.AddTextColumn("User", 32);
+      rs.AddTextColumn("Host", 261);
+      rs.AddTextColumn("db", 64);
+      rs.AddTextColumn("Command", 16);
+      rs.AddIntColumn("Time", false);
+      rs.AddTextColumn("State", 30);
+      rs.AddTextColumn("Info", s.full ? 65535 : 100);
+      bool all = Has(Priv::kProcess);
+      auto now = std::chrono::steady_clock::now();
+      auto list = server_.ProcessList();
+      std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+      for (const auto& pi : list) {
+        if (!all && pi.user != ctx_.user) continue;
+        std::optional<std::string> info;
+        if (pi.id == ctx_.connection_id) {
+          info = ctx_.process_info().info;
+        } else if (!pi.info.empty()) {
+          info = pi.info;
+        }
+        if (info && !s.full && info->size() > 100) info->resize(100);
+        rs.rows.push_back({std::to_string(pi.id), pi.user, pi.host,
+                           pi.db.empty() ? std::nullopt : std::optional<std::string>(pi.db), pi.command,
+                           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - pi.since).count()),
+                           pi.state, info});
+      }
+      break;
+    }
+    case sql::ShowKind::kDatabases: {
+      Count(cs().com_show_databases);
+      rs.AddTextColumn(s.like ? "Database (" + *s.like + ")" : "Database", 64);
+      bool all = Has(Priv::kShowDatabases);
+      for (const auto& db : BuiltinSchemas()) {
+        if (all || db == "information_schema" || (ctx_.account && ctx_.account->HasAnyDbAccess(db))) {
+          rs.rows.push_back({db});
+        }
+      }
+      break;
+    }
+    case sql::ShowKind::kWarnings:
+    case sql::ShowKind::kErrors: {
+      bool errors_only = s.what == sql::ShowKind::kErrors;
+      Count(errors_only ? cs().com_show_errors : cs().com_show_warnings);
+      std::vector<Warning> list;
+      for (const auto& w : ctx_.warnings) {
+        if (!errors_only || w.level == Warning::Level::kError) list.push_back(w);
+      }
+      if (s.count_only) {
+        p::ColumnDefinition c = ColumnFor(errors_only ? "@@session.error_count" : "@@session.warning_count",
+                                          sql::Value::UInt(0));
+        rs.columns.push_back(c);
+        rs.rows.push_back({std::to_string(list.size())});
+        break;
+      }
+      uint64_t limit = UINT64_MAX, offset = 0;
+      if (s.limit) {
+        auto l = Eval(*s.limit);
+        if (!l.ok()) {
+          o.error = l.status();
+          return o;
+        }
+        limit = l->ToUInt();
+      }
+      if (s.offset) {
+        auto l = Eval(*s.offset);
+        if (!l.ok()) {
+          o.error = l.status();
+          return o;
+        }
+        offset = l->ToUInt();
+      }
+      rs.AddTextColumn("Level", 7);
+      rs.AddIntColumn("Code");
+      rs.AddTextColumn("Message", 512);
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (i < offset || i - offset >= limit) continue;
+        const auto& w = list[i];
+        const char* level = w.level == Warning::Level::kNote ? "Note"
+                            : w.level == Warning::Level::kError ? "Error" : "Warning";
+        rs.rows.push_back({level, std::to_string(w.code), w.message});
+      }
+      o.result = std::move(rs);
+      return o;  // SHOW WARNINGS keeps the diagnostics it shows
+    }
+    case sql::ShowKind::kGrants:
+    case sql::ShowKind::kCreateUser: {
+      acl::AccountName who{ctx_.priv_user, ctx_.priv_host};
+      if (s.user) who = ResolveUser(*s.user).value();
+      bool self = who.user == ctx_.priv_user && who.host == ctx_.priv_host;
+      if (!self && !(ctx_.account && ctx_.account->HasDb("mysql", Priv::kSelect))) {
+        o.error = MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, "mysql");
+        return o;
+      }
+      if (s.what == sql::ShowKind::kGrants) {
+        auto grants = server_.acl().ShowGrants(who);
+        if (!grants.ok()) {
+          o.error = grants.status();
+          return o;
+        }
+        rs.AddTextColumn("Grants for " + who.user + "@" + who.host, 1024);
+        for (auto& g : grants.value()) rs.rows.push_back({g});
+      } else {
+        auto text = server_.acl().ShowCreateUser(who);
+        if (!text.ok()) {
+          o.error = text.status();
+          return o;
+        }
+        rs.AddTextColumn("CREATE USER for " + who.user + "@" + who.host, 1024);
+        rs.rows.push_back({text.value()});
+      }
+      o.result = std::move(rs);
+      return o;
+    }
+    case sql::ShowKind::kMasterStatus:
+    case sql::ShowKind::kBinaryLogs: {
+      if (!Has(Priv::kSuper) && !Has(Priv::kReplicationClient)) {
+        o.error = NeedPrivileges("SUPER, REPLICATION CLIENT");
+        return o;
+      }
+      if (s.what == sql::ShowKind::kBinaryLogs) {
+        Count(cs().com_show_binlogs);
+        // As mysqld with log_bin=OFF; the binlog arrives with its own part.
+        o.error = Status::MySQL(1381, "HY000", "You are not using binary logging");
+        return o;
+      }
+      Count(cs().com_show_master_status);
+      rs.AddTextColumn("File", 512);
+      rs.AddIntColumn("Position");
+      rs.AddTextColumn("Binlog_Do_DB", 255);
+      rs.AddTextColumn("Binlog_Ignore_DB", 255);
+      rs.AddTextColumn("Executed_Gtid_Set", 1024);
+      o.result = std::move(rs);  // empty while log_bin=OFF, as mysqld
+      return o;
+    }
+    case sql::ShowKind::kReplicas: {
+      Count(cs().com_show_replicas);
+      if (!Has(Priv::kReplicationSlave)) {
+        o.error = NeedPrivileges("REPLICATION SLAVE");
+        return o;
+      }
+      rs.AddIntColumn("Server_Id");
+      rs.AddTextColumn("Host", 255);
+      rs.AddIntColumn("Port");
+      rs.AddIntColumn("Source_Id");
+      rs.AddTextColumn("Replica_UUID", 36);
+      for (const auto& r : server_.Replicas()) {
+        rs.rows.push_back({std::to_string(r.server_id), r.host, std::to_string(r.port),
+                           std::to_string(r.source_id), r.uuid});
+      }
+      o.result = std::move(rs);
+      return o;
+    }
+    case sql::ShowKind::kEngines: {
+      rs.AddTextColumn("Engine", 64);
+      rs.AddTextColumn("Support", 8);
+      rs.AddTextColumn("Comment", 80);
+      rs.AddTextColumn("Transactions", 3);
+      rs.AddTextColumn("XA", 3);
+      rs.AddTextColumn("Savepoints", 3);
+      rs.rows.push_back({"InnoDB", "DEFAULT", "sluice's InnoDB-like engine: transactions, row locks, MVCC",
+                         "YES", "YES", "YES"});
+      break;
+    }
+    case sql::ShowKind::kCharset: {
+      rs.AddTextColumn("Charset", 32);
+      rs.AddTextColumn("Description", 2048);
+      rs.AddTextColumn("Default collation", 64);
+      rs.AddIntColumn("Maxlen");
+      rs.rows.push_back({"ascii", "US ASCII", "ascii_general_ci", "1"});
+      rs.rows.push_back({"binary", "Binary pseudo charset", "binary", "1"});
+      rs.rows.push_back({"latin1", "cp1252 West European", "latin1_swedish_ci", "1"});
+      rs.rows.push_back({"utf8mb3", "UTF-8 Unicode", "utf8mb3_general_ci", "3"});
+      rs.rows.push_back({"utf8mb4", "UTF-8 Unicode", "utf8mb4_0900_ai_ci", "4"});
+      break;
+    }
+    case sql::ShowKind::kCollation: {
+      rs.AddTextColumn("Collation", 64);
+      rs.AddTextColumn("Charset", 32);
+      rs.AddIntColumn("Id");
+      rs.AddTextColumn("Default", 3);
+      rs.AddTextColumn("Compiled", 3);
+      rs.AddIntColumn("Sortlen");
+      rs.AddTextColumn("Pad_attribute", 9);
+      rs.rows.push_back({"ascii_general_ci", "ascii", "11", "Yes", "Yes", "1", "PAD SPACE"});
+      rs.rows.push_back({"binary", "binary", "63", "Yes", "Yes", "1", "NO PAD"});
+      rs.rows.push_back({"latin1_swedish_ci", "latin1", "8", "Yes", "Yes", "1", "PAD SPACE"});
+      rs.rows.push_back({"utf8mb3_general_ci", "utf8mb3", "33", "Yes", "Yes", "1", "PAD SPACE"});
+      rs.rows.push_back({"utf8mb4_0900_ai_ci", "utf8mb4", "255", "Yes", "Yes", "0", "NO PAD"});
+      rs.rows.push_back({"utf8mb4_bin", "utf8mb4", "46", "", "Yes", "1", "PAD SPACE"});
+      rs.rows.push_back({"utf8mb4_general_ci", "utf8mb4", "45", "", "Yes", "1", "PAD SPACE"});
+      break;
+    }
+    case sql::ShowKind::kPlugins: {
+      rs.AddTextColumn("Name", 64);
+      rs.AddTextColumn("Status", 10);
+      rs.AddTextColumn("Type", 80);
+      rs.AddTextColumn("Library", 4096);
+      rs.AddTextColumn("License", 80);
+      rs.rows.push_back({"mysql_native_password", "ACTIVE", "AUTHENTICATION", std::nullopt, "GPL"});
+      rs.rows.push_back({"caching_sha2_password", "ACTIVE", "AUTHENTICATION", std::nullopt, "GPL"});
+      rs.rows.push_back({"InnoDB", "ACTIVE", "STORAGE ENGINE", std::nullopt, "GPL"});
+      break;
+    }
+    case sql::ShowKind::kPrivileges: {
+      rs.AddTextColumn("Privilege", 64);
+      rs.AddTextColumn("Context", 64);
+      rs.AddTextColumn("Comment", 64);
+      for (int i = 0; i < acl::kNumStaticPrivs; ++i) {
+        rs.rows.push_back({std::string(acl::PrivName(static_cast<Priv>(i))), "Server Admin", ""});
+      }
+      for (const auto& d : server_.acl().DynamicPrivileges()) rs.rows.push_back({d, "Server Admin", ""});
+      break;
+    }
+  }
+  o.error = FilterRows(s, &rs, 0);
+  if (o.error.ok()) o.result = std::move(rs);
+  return o;
+}
+
+Outcome Executor::Statement::UserStatement(const sql::Stmt& st) {
+  Outcome o;
+  if (!Has(Priv::kCreateUser)) {
+    o.error = NeedPrivileges("CREATE USER");
+    return o;
+  }
+  std::vector<acl::Warning> warnings;
+  auto to_specs = [&](const std::vector<sql::UserAuth>& users, std::optional<bool> locked) {
+    std::vector<acl::UserSpec> specs;
+    for (const auto& u : users) {
+      acl::UserSpec spec;
+      auto name = ResolveUser(u.user).value();
+      spec.user = name.user;
+      spec.host = name.host;
+      spec.plugin = Lower(u.plugin);
+      spec.password = u.password;
+      spec.hash = u.auth_string;
+      spec.account_locked = locked;
+      specs.push_back(std::move(spec));
+    }
+    return specs;
+  };
+  switch (st.kind) {
+    case sql::StmtKind::kCreateUser: {
+      Count(cs().com_create_user);
+      const auto& s = st.As<sql::CreateUserStmt>();
+      o.error = server_.acl().CreateUser(to_specs(s.users, s.account_locked), s.if_not_exists, &warnings);
+      break;
+    }
+    case sql::StmtKind::kAlterUser: {
+      const auto& s = st.As<sql::AlterUserStmt>();
+      o.error = server_.acl().AlterUser(to_specs(s.users, s.account_locked), s.if_exists, &warnings);
+      break;
+    }
+    case sql::StmtKind::kDropUser: {
+      Count(cs().com_drop_user);
+      const auto& s = st.As<sql::DropUserStmt>();
+      std::vector<acl::AccountName> names;
+      for (const auto& u : s.users) names.push_back(ResolveUser(u).value());
+      o.error = server_.acl().DropUser(names, s.if_exists, &warnings);
+      break;
+    }
+    case sql::StmtKind::kRenameUser: {
+      const auto& s = st.As<sql::RenameUserStmt>();
+      std::vector<std::pair<acl::AccountName, acl::AccountName>> renames;
+      for (const auto& [from, to] : s.renames) {
+        renames.emplace_back(ResolveUser(from).value(), ResolveUser(to).value());
+      }
+      o.error = server_.acl().RenameUser(renames);
+      break;
+    }
+    default:
+      break;
+  }
+  AddAclWarnings(warnings);
+  return o;
+}
+
+Outcome Executor::Statement::Grant(const sql::GrantStmt& s) {
+  Outcome o;
+  acl::PrivLevel level;
+  std::string db;
+  switch (s.level.kind) {
+    case sql::PrivLevel::Kind::kGlobal:
+      level = acl::PrivLevel::Global();
+      break;
+    case sql::PrivLevel::Kind::kCurrentDb:
+    case sql::PrivLevel::Kind::kDatabase:
+      db = s.level.kind == sql::PrivLevel::Kind::kCurrentDb ? ctx_.db : s.level.db;
+      if (db.empty()) {
+        o.error = MakeError(er::kNoDb);
+        return o;
+      }
+      level = acl::PrivLevel::Db(db);
+      break;
+    case sql::PrivLevel::Kind::kTable:
+      o.error = MakeError(er::kNotSupportedYet, "table-level privileges");
+      return o;
+  }
+  // The grantor needs GRANT OPTION at that level (MySQL answers 1045 at
+  // the global level and 1044 at a database).
+  bool may = level.global ? (ctx_.account && ctx_.account->global_grant_option)
+                          : (ctx_.account && ctx_.account->HasGrantOptionOn(db));
+  if (!may) {
+    o.error = level.global ? MakeError(er::kAccessDenied, ctx_.priv_user, ctx_.priv_host, "YES")
+                           : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, db);
+    return o;
+  }
+  std::vector<acl::AccountName> users;
+  for (const auto& u : s.users) users.push_back(ResolveUser(u).value());
+  o.error = server_.acl().Grant(s.privileges, level, users, s.with_grant_option);
+  return o;
+}
+
+Outcome Executor::Statement::Revoke(const sql::RevokeStmt& s) {
+  Outcome o;
+  std::vector<acl::AccountName> users;
+  for (const auto& u : s.users) users.push_back(ResolveUser(u).value());
+  if (s.all_and_grant_option) {
+    if (!Has(Priv::kCreateUser)) {
+      o.error = NeedPrivileges("CREATE USER");
+      return o;
+    }
+    o.error = server_.acl().RevokeAllAndGrantOption(users);
+    return o;
+  }
+  acl::PrivLevel level;
+  std::string db;
+  switch (s.level.kind) {
+    case sql::PrivLevel::Kind::kGlobal:
+      level = acl::PrivLevel::Global();
+      break;
+    case sql::PrivLevel::Kind::kCurrentDb:
+    case sql::PrivLevel::Kind::kDatabase:
+      db = s.level.kind == sql::PrivLevel::Kind::kCurrentDb ? ctx_.db : s.level.db;
+      if (db.empty()) {
+        o.error = MakeError(er::kNoDb);
+        return o;
+      }
+      level = acl::PrivLevel::Db(db);
+      break;
+    case sql::PrivLevel::Kind::kTable:
+      o.error = MakeError(er::kNotSupportedYet, "table-level privileges");
+      return o;
+  }
+  bool may = level.global ? (ctx_.account && ctx_.account->global_grant_option)
+                          : (ctx_.account && ctx_.account->HasGrantOptionOn(db));
+  if (!may) {
+    o.error = level.global ? MakeError(er::kAccessDenied, ctx_.priv_user, ctx_.priv_host, "YES")
+                           : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, db);
+    return o;
+  }
+  o.error = server_.acl().Revoke(s.privileges, level, users);
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// Commands.
+
+namespace {
+
+std::string Ok(const SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {}) {
+  p::OkPacket ok;
+  ok.affected_rows = affected;
+  ok.last_insert_id = 0;
+  ok.status_flags = status;
+  ok.warnings = ctx.warning_count();
+  ok.info = std::move(info);
+  return p::EncodeOk(ok, ctx.capabilities);
+}
+
+}  // namespace
+
+uint16_t Executor::StatusFlags(const SessionContext& ctx) const {
+  uint16_t flags = 0;
+  if (ctx.vars) {
+    auto ac = server_.sys_vars().Get("autocommit", vars::GetScope::kSession, ctx.vars.get());
+    if (ac.ok() && ac->ToInt() != 0) flags |= p::SERVER_STATUS_AUTOCOMMIT;
+  } else {
+    flags |= p::SERVER_STATUS_AUTOCOMMIT;
+  }
+  if (ctx.in_transaction) flags |= p::SERVER_STATUS_IN_TRANS;
+  return flags;
+}
+
+Status Executor::UseDatabase(SessionContext& ctx, const std::string& db) {
+  bool access = db == "information_schema" ||
+                (ctx.account && (ctx.account->HasAnyDbAccess(db) ||
+                                 ctx.account->HasGlobal(Priv::kShowDatabases)));
+  if (!access) return MakeError(er::kDbAccessDenied, ctx.priv_user, ctx.priv_host, db);
+  if (!SchemaExists(db)) return MakeError(er::kBadDb, db);
+  ctx.db = db;
+  ctx.SetProcessDb(db);
+  return Status::OK();
+}
+
+void Executor::InitSession(SessionContext& ctx) {
+  ctx.vars = std::make_unique<vars::SessionVariables>(server_.sys_vars().NewSession());
+  ctx.status = std::make_shared<vars::SessionStatus>(server_.status_vars());
+  SessionContext* c = &ctx;
+  ctx.vars->BindComputed("warning_count", [c] { return sql::Value::UInt(c->warning_count()); });
+  ctx.vars->BindComputed("error_count", [c] { return sql::Value::UInt(c->error_count()); });
+  ctx.vars->BindComputed("pseudo_thread_id", [c] { return sql::Value::UInt(c->connection_id); });
+  ctx.vars->BindComputed("last_insert_id", [c] { return sql::Value::UInt(c->last_insert_id); });
+  ctx.status->BindComputed("Ssl_version", [c] { return c->secure_transport ? std::string(c->tls_version) : std::string(); });
+  ctx.status->BindComputed("Ssl_cipher", [c] { return c->secure_transport ? std::string(c->tls_cipher) : std::string(); });
+  ctx.status->BindComputed("Bytes_received", [c] { return std::to_string(c->bytes_received); });
+  ctx.status->BindComputed("Bytes_sent", [c] { return std::to_string(c->bytes_sent); });
+}
+
+void Executor::EndSession(SessionContext& ctx) {
+  if (ctx.status) {
+    ctx.status->Add(server_.core_status().bytes_received, ctx.bytes_received);
+    ctx.status->Add(server_.core_status().bytes_sent, ctx.bytes_sent);
+    ctx.status->Flush();
+  }
+}
+
+uint64_t Executor::GlobalUInt(std::string_view name, uint64_t fallback) const {
+  auto v = server_.sys_vars().Get(name, vars::GetScope::kGlobal, nullptr);
+  return v.ok() ? v->ToUInt() : fallback;
+}
+
+size_t Executor::MaxAllowedPacket(const SessionContext& ctx) const {
+  return GlobalUInt("max_allowed_packet", server_.options().max_allowed_packet);
+}
+uint64_t Executor::ConnectTimeout() const {
+  return GlobalUInt("connect_timeout", server_.options().connect_timeout);
+}
+uint64_t Executor::MaxConnections() const {
+  return GlobalUInt("max_connections", server_.options().max_connections);
+}
+bool Executor::RequireSecureTransport() const {
+  return GlobalUInt("require_secure_transport", server_.options().require_secure_transport) != 0;
+}
+uint64_t Executor::IdleTimeout(const SessionContext& ctx) const {
+  const char* name = (ctx.capabilities & p::CLIENT_INTERACTIVE) ? "interactive_timeout" : "wait_timeout";
+  if (ctx.vars) {
+    auto v = server_.sys_vars().Get(name, vars::GetScope::kSession, ctx.vars.get());
+    if (v.ok()) return std::max<uint64_t>(1, v->ToUInt());
+  }
+  return server_.options().wait_timeout;
+}
+
+Status Executor::RegisterVariables() {
+  const ServerOptions& o = server_.options();
+  vars::CoreVariableDefaults d;
+  d.version = kServerVersion;
+  d.version_comment = kVersionComment;
+  d.server_uuid = server_.server_uuid();
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  d.hostname = host;
+  d.port = o.port;
+  d.bind_address = o.bind_address;
+  d.datadir = std::filesystem::absolute(o.datadir).string() + "/";
+  d.log_error = o.log_error.empty() ? "stderr" : o.log_error;
+  d.plugin_dir = o.plugin_dir;
+  d.have_ssl = server_.tls_context() != nullptr;
+  if (!o.ssl_ca.empty()) d.ssl_ca = o.ssl_ca;
+  if (!o.ssl_cert.empty()) d.ssl_cert = o.ssl_cert;
+  if (!o.ssl_key.empty()) d.ssl_key = o.ssl_key;
+  if (!o.ssl_cert.empty()) {
+  } else {
+    d.ssl_ca = "ca.pem";
+    d.ssl_cert = "server-cert.pem";
+    d.ssl_key = "server-key.pem";
+  }
+  tzset();
+  d.system_time_zone = tzname[0] ? tzname[0] : "UTC";
+  auto& sv = server_.sys_vars();
+  SLUICE_RETURN_IF_ERROR(vars::RegisterCoreVariables(sv, d));
+  std::vector<Status> warnings;
+  auto set_start = [&](const char* name, const std::string& v) { return sv.SetStartupValue(name, v, &warnings); };
+  SLUICE_RETURN_IF_ERROR(set_start("server_id", std::to_string(o.server_id)));
+  SLUICE_RETURN_IF_ERROR(set_start("max_connections", std::to_string(o.max_connections)));
+  SLUICE_RETURN_IF_ERROR(set_start("max_allowed_packet", std::to_string(o.max_allowed_packet)));
+  SLUICE_RETURN_IF_ERROR(set_start("require_secure_transport", o.require_secure_transport ? "ON" : "OFF"));
+  SLUICE_RETURN_IF_ERROR(set_start("connect_timeout", std::to_string(o.connect_timeout)));
+  SLUICE_RETURN_IF_ERROR(set_start("wait_timeout", std::to_string(o.wait_timeout)));
+  SLUICE_RETURN_IF_ERROR(set_start("thread_cache_size", std::to_string(o.thread_cache_size)));
+  SLUICE_RETURN_IF_ERROR(set_start("default_authentication_plugin", o.default_authentication_plugin));
+  Status st = sv.LoadPersisted(o.datadir);
+  if (!st.ok()) SLUICE_LOG_WARNING(server_.log(), 13183, "{}", st.message());
+  return Status::OK();
+}
+
+Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
+  Response r;
+  const uint8_t command = static_cast<uint8_t>(packet[0]);
+  std::string_view body = packet.substr(1);
+  server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
+  const auto& cs = server_.core_status();
+  auto err = [&](const Status& st) { r.payloads.push_back(p::EncodeErr(st)); };
+  auto need_repl_slave = [&]() {
+    if (ctx.account && ctx.account->HasGlobal(Priv::kReplicationSlave)) return true;
+    err(NeedPrivileges("REPLICATION SLAVE"));
+    return false;
+  };
+  switch (command) {
+    case p::COM_PING:
+      ctx.status->Add(cs.com_admin_commands);
+      r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      break;
+    case p::COM_INIT_DB: {
+      ctx.status->Add(cs.com_change_db);
+      Status st = UseDatabase(ctx, std::string(body));
+      if (st.ok()) {
+        ctx.warnings.clear();
+        r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      } else {
+        err(st);
+      }
+      break;
+    }
+    case p::COM_QUERY:
+      r = Query(ctx, body);
+      break;
+    case p::COM_STATISTICS: {
+      ctx.status->Add(cs.com_admin_commands);
+      auto uptime = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::steady_clock::now() - server_.start_time()).count();
+      uint64_t questions = server_.status_vars().Total(cs.questions);
+      r.payloads.push_back(fmt::format(
+          "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Flush tables: 1  "
+          "Open tables: 0  Queries per second avg: {:.3f}",
+          uptime, server_.session_count(), questions,
+          uptime > 0 ? static_cast<double>(questions) / static_cast<double>(uptime) : 0.0));
+      break;
+    }
+    case p::COM_PROCESS_KILL: {
+      p::WireReader reader(body);
+      uint32_t id = 0;
+      if (!reader.ReadInt4(&id)) {
+        err(MakeError(er::kMalformedPacket));
+        break;
+      }
+      std::string sql = "KILL " + std::to_string(id);
+      r = Query(ctx, sql);
+      break;
+    }
+    case p::COM_FIELD_LIST:
+      // No tables exist yet, so every table is unknown.
+      err(MakeError(er::kNoSuchTable, ctx.db.empty() ? "" : ctx.db,
+                    std::string(body.substr(0, body.find('\0')))));
+      break;
+    case p::COM_SET_OPTION: {
+      p::WireReader reader(body);
+      uint16_t option = 0;
+      if (!reader.ReadInt2(&option) || option > 1) {
+        err(MakeError(er::kUnknownCom));
+        break;
+      }
+      if (option == 0) {
+        ctx.capabilities |= p::CLIENT_MULTI_STATEMENTS;
+      } else {
+        ctx.capabilities &= ~p::CLIENT_MULTI_STATEMENTS;
+      }
+      r.payloads.push_back(p::EncodeEof(ctx.warning_count(), StatusFlags(ctx)));
+      break;
+    }
+    case p::COM_RESET_CONNECTION:
+      ctx.user_vars.clear();
+      ctx.warnings.clear();
+      ctx.last_insert_id = 0;
+      ctx.in_transaction = false;
+      ctx.vars = std::make_unique<vars::SessionVariables>(server_.sys_vars().NewSession());
+      r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      break;
+    case p::COM_REGISTER_SLAVE: {
+      if (!need_repl_slave()) break;
+      p::WireReader reader(body);
+      Server::ReplicaInfo info;
+      uint8_t len = 0;
+      std::string_view host, user, pass;
+      uint16_t port = 0;
+      uint32_t rank = 0, source = 0;
+      bool ok = reader.ReadInt4(&info.server_id) && reader.ReadInt1(&len) && reader.ReadFixed(len, &host) &&
+                reader.ReadInt1(&len) && reader.ReadFixed(len, &user) && reader.ReadInt1(&len) &&
+                reader.ReadFixed(len, &pass) && reader.ReadInt2(&port);
+      if (!ok) {
+        err(MakeError(er::kMalformedPacket));
+        break;
+      }
+      if (reader.remaining() >= 8) {
+        reader.ReadInt4(&rank);
+        reader.ReadInt4(&source);
+      }
+      info.host = std::string(host);
+      info.port = port;
+      info.source_id = source ? source : static_cast<uint32_t>(GlobalUInt("server_id", 1));
+      info.connection_id = ctx.connection_id;
+      for (const char* key : {"replica_uuid", "slave_uuid"}) {
+        auto it = ctx.user_vars.find(key);
+        if (it != ctx.user_vars.end() && !it->second.is_null()) info.uuid = it->second.ToString();
+      }
+      server_.RegisterReplica(std::move(info));
+      r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      break;
+    }
+    case p::COM_BINLOG_DUMP:
+    case p::COM_BINLOG_DUMP_GTID:
+      if (!need_repl_slave()) break;
+      // The binary log is written by a later part; until then sluiced runs
+      // as mysqld with log_bin=OFF does.
+      r.payloads.push_back(p::EncodeErr(MakeError(er::kMasterFatalReadingBinlog, "Binary log is not open")));
+      r.close_connection = true;
+      break;
+    default:
+      err(MakeError(er::kUnknownCom));
+      break;
+  }
+  return r;
+}
+
+Response Executor::Query(SessionContext& ctx, std::string_view sql) {
+  Response r;
+  const auto& cs = server_.core_status();
+  ctx.status->Add(cs.questions);
+  ctx.SetCommand("Query", std::string(sql), "executing");
+  sql::ParseOptions popts;
+  auto mode = server_.sys_vars().GetFlags("sql_mode", vars::GetScope::kSession, ctx.vars.get());
+  if (mode.ok()) {
+    popts.lex.ansi_quotes = (mode.value() & vars::sql_mode::kAnsiQuotes) != 0;
+    popts.lex.no_backslash_escapes = (mode.value() & vars::sql_mode::kNoBackslashEscapes) != 0;
+    popts.pipes_as_concat = (mode.value() & vars::sql_mode::kPipesAsConcat) != 0;
+  }
+  sql::Parser parser(sql, popts);
+  bool multi = (ctx.capabilities & p::CLIENT_MULTI_STATEMENTS) != 0;
+  bool first = true;
+  while (!parser.AtEnd()) {
+    auto parsed = parser.Next();
+    if (!parsed.ok()) {
+      ctx.warnings.clear();
+      ctx.warnings.push_back({Warning::Level::kError, parsed.status().mysql_errno(), parsed.status().message()});
+      r.payloads.push_back(p::EncodeErr(parsed.status()));
+      break;
+    }
+    if (!first && !multi) {
+      // Without CLIENT_MULTI_STATEMENTS a second statement is a syntax error
+      // at its start, as MySQL reports it.
+      Status st = MakeError(er::kParse, std::string(sql.substr(parsed->begin, 80)), 1);
+      r.payloads.push_back(p::EncodeErr(st));
+      break;
+    }
+    first = false;
+    ctx.status->Add(cs.queries);
+    const sql::Stmt& st = *parsed->stmt;
+    bool keeps_diagnostics = st.kind == sql::StmtKind::kShow &&
+                             (st.As<sql::ShowStmt>().what == sql::ShowKind::kWarnings ||
+                              st.As<sql::ShowStmt>().what == sql::ShowKind::kErrors);
+    bool reads_diagnostics = false;
+    if (!keeps_diagnostics) {
+      // SELECT @@warning_count reads the previous statement's count.
+      reads_diagnostics = st.kind == sql::StmtKind::kSelect &&
+                          parsed->text.find("_count") != std::string_view::npos;
+      if (!reads_diagnostics) ctx.warnings.clear();
+    }
+    Statement runner(server_, *this, ctx);
+    Outcome o = runner.Run(parsed.value());
+    if (reads_diagnostics) ctx.warnings.clear();
+    if (ctx.kill_state() != KillState::kNone && o.error.ok() && !o.close_connection) {
+      o.error = MakeError(er::kQueryInterrupted);
+    }
+    if (!o.error.ok()) {
+      if (!o.close_connection) {
+        ctx.warnings.push_back({Warning::Level::kError, o.error.mysql_errno(), o.error.message()});
+      }
+      r.payloads.push_back(p::EncodeErr(o.error));
+      r.close_connection = o.close_connection;
+      break;
+    }
+    uint16_t flags = StatusFlags(ctx);
+    if (!parser.AtEnd()) flags |= p::SERVER_MORE_RESULTS_EXISTS;
+    if (o.result) {
+      auto packets = p::EncodeTextResultSet(o.result->columns, o.result->rows, ctx.capabilities, flags,
+                                            ctx.warning_count());
+      for (auto& pk : packets) r.payloads.push_back(std::move(pk));
+      ctx.row_count = -1;
+    } else {
+      r.payloads.push_back(Ok(ctx, flags, o.affected_rows, o.info));
+      ctx.row_count = static_cast<int64_t>(o.affected_rows);
+    }
+    if (o.close_connection) {
+      r.close_connection = true;
+      break;
+    }
+  }
+  ctx.SetCommand("Sleep", "");
+  return r;
+}
+
+}  // namespace sluice::server

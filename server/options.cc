@@ -1,0 +1,232 @@
+#include "server/options.h"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace sluice::server {
+namespace po = boost::program_options;
+namespace {
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Result<bool> ParseBool(const std::string& name, const std::string& v) {
+  std::string l = Lower(v);
+  if (l == "on" || l == "1" || l == "true" || l == "yes" || l.empty()) return true;
+  if (l == "off" || l == "0" || l == "false" || l == "no") return false;
+  return Status::InvalidArgument("option '" + name + "': boolean value '" + v + "' was not recognised");
+}
+
+Result<uint64_t> ParseSize(const std::string& name, const std::string& v, uint64_t min,
+                           uint64_t max) {
+  if (v.empty()) return Status::InvalidArgument("option '" + name + "' requires a value");
+  size_t pos = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(v, &pos);
+  } catch (...) {
+    return Status::InvalidArgument("option '" + name + "': invalid value '" + v + "'");
+  }
+  std::string rest = Lower(v.substr(pos));
+  uint64_t mult = 1;
+  if (rest == "k") mult = 1ull << 10;
+  else if (rest == "m") mult = 1ull << 20;
+  else if (rest == "g") mult = 1ull << 30;
+  else if (!rest.empty()) return Status::InvalidArgument("option '" + name + "': invalid value '" + v + "'");
+  uint64_t r = n * mult;
+  if (r < min || r > max) {
+    return Status::InvalidArgument("option '" + name + "': value " + v + " is out of range [" +
+                                   std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return r;
+}
+
+const std::set<std::string>& BoolOptions() {
+  static const std::set<std::string> k = {"require-secure-transport", "initialize",
+                                          "initialize-insecure", "help", "version", "verbose"};
+  return k;
+}
+
+// "--max_connections=5" -> "--max-connections=5"; "--skip-foo" -> "--foo=OFF";
+// bare boolean "--foo" -> "--foo=ON".
+std::string NormalizeArg(const std::string& arg) {
+  if (arg.rfind("--", 0) != 0) return arg;
+  std::string body = arg.substr(2);
+  size_t eq = body.find('=');
+  std::string name = body.substr(0, eq);
+  std::string value = eq == std::string::npos ? "" : body.substr(eq);
+  std::replace(name.begin(), name.end(), '_', '-');
+  if (name.rfind("skip-", 0) == 0 && BoolOptions().count(name.substr(5)) && value.empty()) {
+    return "--" + name.substr(5) + "=OFF";
+  }
+  if (BoolOptions().count(name) && value.empty()) return "--" + name + "=ON";
+  return "--" + name + value;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// Reads the [mysqld] and [sluiced] groups of a MySQL option file.
+Result<std::vector<std::string>> ReadOptionFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("Could not open required defaults file: " + path);
+  std::vector<std::string> args;
+  std::string line, group;
+  while (std::getline(in, line)) {
+    line = Trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '!') continue;
+    if (line[0] == '[') {
+      size_t close = line.find(']');
+      group = Lower(Trim(line.substr(1, close == std::string::npos ? std::string::npos : close - 1)));
+      continue;
+    }
+    if (group != "mysqld" && group != "sluiced") continue;
+    size_t eq = line.find('=');
+    std::string key = Trim(line.substr(0, eq));
+    if (eq == std::string::npos) {
+      args.push_back(NormalizeArg("--" + key));
+      continue;
+    }
+    std::string value = Trim(line.substr(eq + 1));
+    size_t hash = value.find(" #");
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    } else if (hash != std::string::npos) {
+      value = Trim(value.substr(0, hash));
+    }
+    args.push_back(NormalizeArg("--" + key + "=" + value));
+  }
+  return args;
+}
+
+}  // namespace
+
+Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::string* help_text) {
+  po::options_description desc("sluiced options (MySQL names; '-' and '_' are interchangeable)");
+  // Every option is read as a string and converted below, so that values
+  // get MySQL's forms (ON/OFF, 64M) and errors name the option.
+  auto s = [](const char* def = nullptr) {
+    auto* v = po::value<std::string>();
+    if (def) v->default_value(def);
+    return v;
+  };
+  desc.add_options()
+      ("help", s(), "Display this help and exit.")
+      ("verbose", s(), "With --help, print every option.")
+      ("version", s(), "Print the version and exit.")
+      ("defaults-file", s(), "Read options from this file only (groups [mysqld] and [sluiced]). Must be given first.")
+      ("initialize", s(), "Create the data directory with a random root password written to the error log, then exit.")
+      ("initialize-insecure", s(), "Create the data directory with an empty root password, then exit.")
+      ("port,P", s("3306"), "TCP port to listen on.")
+      ("bind-address", s("127.0.0.1"), "Address to listen on.")
+      ("datadir,h", s("./data"), "Data directory; initialised on first start if empty.")
+      ("server-id", s("1"), "This server's replication id (server_id).")
+      ("log-error", s(""), "Error log file; empty writes to stderr.")
+      ("plugin-dir", s(""), "Directory of plugin shared objects.")
+      ("plugin-load-add", po::value<std::vector<std::string>>()->composing(), "name=library.so plugin to load at start; may repeat.")
+      ("max-connections", s("151"), "Maximum concurrent client connections.")
+      ("max-allowed-packet", s("64M"), "Largest packet or statement accepted (1024 .. 1G).")
+      ("ssl-cert", s(""), "Server certificate (PEM); default: generated in the datadir.")
+      ("ssl-key", s(""), "Server private key (PEM).")
+      ("ssl-ca", s(""), "CA certificate (PEM).")
+      ("require-secure-transport", s("OFF"), "Refuse connections that do not use TLS.")
+      ("default-authentication-plugin", s("caching_sha2_password"), "Plugin for new accounts: caching_sha2_password or mysql_native_password.")
+      ("connect-timeout", s("10"), "Seconds to wait for a client's handshake.")
+      ("wait-timeout", s("28800"), "Seconds an idle connection may stay open.")
+      ("thread-cache-size", s("9"), "Idle statement threads kept for reuse.")
+      ("io-threads", s("0"), "Asio I/O threads (0: one per core).");
+
+  std::vector<std::string> cmdline;
+  std::string defaults_file;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = NormalizeArg(argv[i]);
+    if (a.rfind("--defaults-file=", 0) == 0) {
+      defaults_file = a.substr(16);
+      continue;
+    }
+    cmdline.push_back(a);
+  }
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(cmdline).options(desc).run(), vm);
+    if (!defaults_file.empty()) {
+      auto file_args = ReadOptionFile(defaults_file);
+      if (!file_args.ok()) return file_args.status();
+      po::store(po::command_line_parser(file_args.value()).options(desc).run(), vm);
+    }
+    po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    std::string name = e.get_option_name();
+    if (name.rfind("--", 0) == 0) name = name.substr(2);
+    return Status::InvalidArgument("unknown variable '" + name + "'.");
+  } catch (const po::error& e) {
+    return Status::InvalidArgument(e.what());
+  }
+
+  ServerOptions o;
+  auto str = [&](const char* name) { return vm.count(name) ? vm[name].as<std::string>() : std::string(); };
+  auto flag = [&](const char* name) -> Result<bool> {
+    if (!vm.count(name)) return false;
+    return ParseBool(name, vm[name].as<std::string>());
+  };
+#define SLUICE_TAKE(expr, target)            \
+  do {                                       \
+    auto _r = (expr);                        \
+    if (!_r.ok()) return _r.status();        \
+    target = static_cast<decltype(target)>(_r.value()); \
+  } while (0)
+  SLUICE_TAKE(flag("help"), o.help);
+  SLUICE_TAKE(flag("version"), o.version);
+  SLUICE_TAKE(flag("initialize"), o.initialize);
+  SLUICE_TAKE(flag("initialize-insecure"), o.initialize_insecure);
+  SLUICE_TAKE(ParseSize("port", str("port"), 0, 65535), o.port);
+  o.bind_address = str("bind-address");
+  o.datadir = str("datadir");
+  SLUICE_TAKE(ParseSize("server-id", str("server-id"), 0, 4294967295ull), o.server_id);
+  o.log_error = str("log-error");
+  o.plugin_dir = str("plugin-dir");
+  if (vm.count("plugin-load-add")) o.plugin_load_add = vm["plugin-load-add"].as<std::vector<std::string>>();
+  SLUICE_TAKE(ParseSize("max-connections", str("max-connections"), 1, 100000), o.max_connections);
+  SLUICE_TAKE(ParseSize("max-allowed-packet", str("max-allowed-packet"), 1024, 1ull << 30), o.max_allowed_packet);
+  o.ssl_cert = str("ssl-cert");
+  o.ssl_key = str("ssl-key");
+  o.ssl_ca = str("ssl-ca");
+  SLUICE_TAKE(flag("require-secure-transport"), o.require_secure_transport);
+  o.default_authentication_plugin = Lower(str("default-authentication-plugin"));
+  if (o.default_authentication_plugin != "caching_sha2_password" &&
+      o.default_authentication_plugin != "mysql_native_password") {
+    return Status::InvalidArgument("option 'default-authentication-plugin': unknown plugin '" +
+                                   o.default_authentication_plugin + "'");
+  }
+  SLUICE_TAKE(ParseSize("connect-timeout", str("connect-timeout"), 2, 31536000), o.connect_timeout);
+  SLUICE_TAKE(ParseSize("wait-timeout", str("wait-timeout"), 1, 31536000), o.wait_timeout);
+  SLUICE_TAKE(ParseSize("thread-cache-size", str("thread-cache-size"), 0, 16384), o.thread_cache_size);
+  SLUICE_TAKE(ParseSize("io-threads", str("io-threads"), 0, 256), o.io_threads);
+#undef SLUICE_TAKE
+  if ((!o.ssl_cert.empty()) != (!o.ssl_key.empty())) {
+    return Status::InvalidArgument("ssl-cert and ssl-key must be given together");
+  }
+  if (help_text) {
+    std::ostringstream os;
+    os << "sluiced  Ver " << kServerVersion << " for Linux (" << kVersionComment << ")\n"
+       << "Usage: sluiced [OPTIONS]\n\n"
+       << desc;
+    *help_text = os.str();
+  }
+  return o;
+}
+
+}  // namespace sluice::server

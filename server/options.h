@@ -1,0 +1,52 @@
+// server/options.h
+//
+// sluiced's start-up options, in MySQL's names. They come from the command
+// line and from an option file (--defaults-file, groups [mysqld] and
+// [sluiced]); the command line wins. Names accept '-' and '_' alike, as
+// mysqld does; boolean options take ON/OFF/1/0/TRUE/FALSE, and --skip-NAME
+// sets NAME to OFF. Sizes accept K, M and G suffixes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice::server {
+
+inline constexpr const char* kServerVersion = "8.0.36-sluice";
+inline constexpr const char* kVersionComment = "sluice MySQL-compatible replication primary";
+
+struct ServerOptions {
+  uint16_t port = 3306;
+  std::string bind_address = "127.0.0.1";
+  std::string datadir = "./data";
+  uint32_t server_id = 1;
+  std::string log_error;  // empty: stderr
+  std::string plugin_dir;  // empty: <binary dir>/../plugin
+  std::vector<std::string> plugin_load_add;
+  uint64_t max_connections = 151;
+  uint64_t max_allowed_packet = 64ull << 20;
+  std::string ssl_cert;
+  std::string ssl_key;
+  std::string ssl_ca;
+  bool require_secure_transport = false;
+  std::string default_authentication_plugin = "caching_sha2_password";
+  uint64_t connect_timeout = 10;
+  uint64_t wait_timeout = 28800;
+  uint64_t thread_cache_size = 9;
+  uint32_t io_threads = 0;  // 0: hardware concurrency
+
+  bool initialize = false;           // --initialize: random root password, then exit
+  bool initialize_insecure = false;  // --initialize-insecure: empty password, then exit
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv (and the option file it names). On --help, returns options
+// with help=true and fills *help_text. An unknown option or a bad value
+// fails with a message naming it.
+Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::string* help_text);
+
+}  // namespace sluice::server

@@ -1,0 +1,38 @@
+// server/run_on_worker.h
+//
+// co_await RunOnWorker(pool, fn): runs fn() on a WorkerPool thread and
+// resumes the awaiting coroutine on its own executor (the session's strand)
+// with fn's result. This is how a session keeps blocking work off the Asio
+// I/O threads. Include only from .cc files (it pulls in Asio).
+#pragma once
+
+#include <memory>
+#include <type_traits>
+
+#include "server/asio.h"
+#include "server/worker_pool.h"
+
+namespace sluice::server {
+
+template <typename F>
+auto RunOnWorker(WorkerPool& pool, F fn) -> asio::awaitable<std::invoke_result_t<F>> {
+  using R = std::invoke_result_t<F>;
+  auto ex = co_await asio::this_coro::executor;
+  co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(R)>(
+      [&pool, ex](auto handler, F f) {
+        // std::function needs a copyable callable; the handler is move-only.
+        using H = decltype(handler);
+        auto h = std::make_shared<H>(std::move(handler));
+        auto task = std::make_shared<F>(std::move(f));
+        auto run = [h, ex, task]() {
+          auto r = std::make_shared<R>((*task)());
+          asio::post(ex, [h, r]() mutable { (*h)(std::move(*r)); });
+        };
+        // After Stop() the pool refuses jobs: run inline so the coroutine
+        // still completes and the session can wind down.
+        if (!pool.Submit(run)) run();
+      },
+      asio::use_awaitable, std::move(fn));
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,309 @@
+#include "server/server.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "base/log.h"
+#include "base/mysql_error.h"
+#include "protocol/auth.h"
+#include "server/acl/access_control.h"
+#include "server/asio.h"
+#include "server/datadir.h"
+#include "server/executor.h"
+#include "server/session.h"
+#include "server/vars/core_status.h"
+#include "server/vars/status_vars.h"
+#include "server/vars/sys_vars.h"
+
+namespace sluice::server {
+namespace fs = std::filesystem;
+
+struct Server::Net {
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  asio::signal_set signals{io, SIGTERM, SIGINT};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::vector<std::thread> threads;
+};
+
+Server::Server(ServerOptions options)
+    : options_(std::move(options)), log_(base::GetLogger("server")) {}
+
+Server::~Server() { StopEverything(); }
+
+Status Server::InitializeDatadir(bool insecure) {
+  SLUICE_RETURN_IF_ERROR(CreateDatadir(options_.datadir));
+  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  if (!uuid.ok()) return uuid.status();
+  std::optional<std::string> password;
+  if (!insecure) password = RandomPassword();
+  acl::AccessControl::Options acl_options;
+  acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl::AccessControl acl(acl_options);
+  SLUICE_RETURN_IF_ERROR(acl.InitializeDatadir(options_.datadir, password));
+  if (password) {
+    SLUICE_LOG_NOTE(log_, 10454, "A temporary password is generated for root@localhost: {}", *password);
+    // Notes are below the default verbosity; this one must be seen.
+    log_->info("[MY-010454] [Server] A temporary password is generated for root@localhost: {}", *password);
+  } else {
+    SLUICE_LOG_WARNING(log_, 10453,
+                       "root@localhost is created with an empty password ! Please consider switching "
+                       "off the --initialize-insecure option.");
+  }
+  bool generated = false;
+  return EnsureCertificates(options_.datadir, &generated);
+}
+
+Status Server::LoadTls() {
+  std::string cert = options_.ssl_cert, key = options_.ssl_key, ca = options_.ssl_ca;
+  if (cert.empty()) {
+    bool generated = false;
+    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated));
+    if (generated) SLUICE_LOG_SYSTEM(log_, 10068, "CA certificate ca.pem is self signed.");
+    cert = (fs::path(options_.datadir) / "server-cert.pem").string();
+    key = (fs::path(options_.datadir) / "server-key.pem").string();
+    ca = (fs::path(options_.datadir) / "ca.pem").string();
+  }
+  auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  error_code ec;
+  ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                       asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use,
+                   ec);
+  ctx->use_certificate_chain_file(cert, ec);
+  if (ec) return Status::IOError("cannot load ssl-cert '" + cert + "': " + ec.message());
+  ctx->use_private_key_file(key, asio::ssl::context::pem, ec);
+  if (ec) return Status::IOError("cannot load ssl-key '" + key + "': " + ec.message());
+  if (!ca.empty()) {
+    ctx->load_verify_file(ca, ec);
+    if (ec) return Status::IOError("cannot load ssl-ca '" + ca + "': " + ec.message());
+  }
+  tls_context_ = std::move(ctx);
+
+  // caching_sha2_password's RSA pair lives in the datadir.
+  auto pem = ReadFile((fs::path(options_.datadir) / "private_key.pem").string());
+  if (!pem.ok()) return pem.status();
+  auto keys = protocol::RsaKeyPair::FromPrivatePem(pem.value());
+  if (!keys.ok()) return keys.status();
+  rsa_keys_ = std::make_unique<protocol::RsaKeyPair>(std::move(keys).value());
+  return Status::OK();
+}
+
+Status Server::Start() {
+  start_time_ = std::chrono::steady_clock::now();
+  SLUICE_LOG_SYSTEM(log_, 10116, "sluiced (sluiced {}) starting as process {}", kServerVersion, getpid());
+
+  if (options_.initialize || options_.initialize_insecure) {
+    if (!DatadirIsEmpty(options_.datadir)) {
+      return Status::InvalidArgument("--initialize specified but the data directory has files in it. Aborting.");
+    }
+    SLUICE_LOG_SYSTEM(log_, 13169, "sluiced (sluiced {}) initializing of server in progress as process {}",
+                      kServerVersion, getpid());
+    SLUICE_RETURN_IF_ERROR(InitializeDatadir(options_.initialize_insecure));
+    SLUICE_LOG_SYSTEM(log_, 13170, "sluiced (sluiced {}) initializing of server has completed", kServerVersion);
+    return Status::OK();
+  }
+  if (DatadirIsEmpty(options_.datadir)) {
+    SLUICE_RETURN_IF_ERROR(InitializeDatadir(/*insecure=*/true));
+  }
+  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  if (!uuid.ok()) return uuid.status();
+  server_uuid_ = uuid.value();
+
+  acl::AccessControl::Options acl_options;
+  acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_ = std::make_unique<acl::AccessControl>(acl_options);
+  SLUICE_RETURN_IF_ERROR(acl_->Open(options_.datadir));
+  SLUICE_RETURN_IF_ERROR(LoadTls());
+
+  sys_vars_ = std::make_unique<vars::SystemVariables>(vars::SystemVariables::Options{base::GetLogger("server")});
+  status_vars_ = std::make_unique<vars::StatusVariables>();
+  workers_ = std::make_unique<WorkerPool>(WorkerPool::Options{options_.thread_cache_size});
+  executor_ = std::make_unique<Executor>(*this);
+  SLUICE_RETURN_IF_ERROR(executor_->RegisterVariables());
+  vars::CoreStatusProviders providers;
+  providers.uptime_seconds = [this] {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                     std::chrono::steady_clock::now() - start_time_).count());
+  };
+  providers.threads_connected = [this] { return static_cast<uint64_t>(session_count()); };
+  providers.threads_running = [this] {
+    return static_cast<uint64_t>(std::max<int64_t>(0, threads_running.load()));
+  };
+  auto core = vars::RegisterCoreStatus(*status_vars_, providers);
+  if (!core.ok()) return core.status();
+  core_status_ = std::make_unique<vars::CoreStatus>(core.value());
+
+  net_ = std::make_unique<Net>();
+  error_code ec;
+  auto address = asio::ip::make_address(options_.bind_address == "*" ? "0.0.0.0" : options_.bind_address, ec);
+  if (ec) return Status::InvalidArgument("bind-address '" + options_.bind_address + "' is not an IP address");
+  tcp::endpoint endpoint(address, options_.port);
+  net_->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) net_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) net_->acceptor.bind(endpoint, ec);
+  if (!ec) net_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::IOError(fmt::format("Can't start server: Bind on TCP/IP port: {} ({}:{})",
+                                       ec.message(), options_.bind_address, options_.port));
+  }
+  net_->signals.async_wait([this](error_code ec, int sig) {
+    if (!ec) {
+      SLUICE_LOG_SYSTEM(log_, 10931, "Received signal {}: shutting down", sig);
+      RequestShutdown();
+    }
+  });
+  StartAccept();
+  net_->work.emplace(net_->io.get_executor());
+  unsigned n = options_.io_threads ? options_.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < n; ++i) {
+    net_->threads.emplace_back([this] { net_->io.run(); });
+  }
+  uint16_t port = net_->acceptor.local_endpoint(ec).port();
+  SLUICE_LOG_SYSTEM(log_, 10931, "sluiced: ready for connections. Version: '{}'  socket: ''  port: {}  {}.",
+                    kServerVersion, port, kVersionComment);
+  return Status::OK();
+}
+
+void Server::StartAccept() {
+  net_->acceptor.async_accept(asio::make_strand(net_->io), [this](error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !net_->acceptor.is_open()) return;
+      SLUICE_LOG_WARNING(log_, 10000, "accept failed: {}", ec.message());
+    } else {
+      socket.set_option(tcp::no_delay(true), ec);
+      auto session = std::make_shared<Session>(*this, std::move(socket), NextConnectionId());
+      AddSession(session);
+      session->Start();
+    }
+    StartAccept();
+  });
+}
+
+void Server::AddSession(const std::shared_ptr<Session>& s) {
+  std::lock_guard lock(sessions_mu_);
+  sessions_[s->id()] = s;
+  if (core_status_) core_status_->max_used_connections->UpdateMax(sessions_.size());
+}
+
+void Server::RemoveSession(uint32_t id) {
+  bool empty_now;
+  {
+    std::lock_guard lock(sessions_mu_);
+    sessions_.erase(id);
+    empty_now = sessions_.empty();
+  }
+  if (empty_now && shutting_down()) shutdown_cv_.notify_all();
+}
+
+size_t Server::session_count() const {
+  std::lock_guard lock(sessions_mu_);
+  return sessions_.size();
+}
+
+std::vector<ProcessInfo> Server::ProcessList() const {
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard lock(sessions_mu_);
+    for (const auto& [id, weak] : sessions_) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  std::vector<ProcessInfo> out;
+  out.reserve(live.size());
+  for (const auto& s : live) out.push_back(s->process_info());
+  return out;
+}
+
+Status Server::Kill(uint32_t id, bool connection) {
+  std::shared_ptr<Session> target;
+  {
+    std::lock_guard lock(sessions_mu_);
+    auto it = sessions_.find(id);
+    if (it != sessions_.end()) target = it->second.lock();
+  }
+  if (!target) return MakeError(er::kNoSuchThread, id);
+  target->Kill(connection);
+  return Status::OK();
+}
+
+void Server::RequestShutdown() {
+  {
+    std::lock_guard lock(shutdown_mu_);
+    shutting_down_.store(true, std::memory_order_release);
+  }
+  shutdown_cv_.notify_all();
+}
+
+void Server::WaitForShutdown() {
+  {
+    std::unique_lock lock(shutdown_mu_);
+    shutdown_cv_.wait(lock, [this] { return shutting_down(); });
+  }
+  StopEverything();
+}
+
+void Server::StopEverything() {
+  if (!net_) return;
+  shutting_down_.store(true, std::memory_order_release);
+  SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown in progress ({} connections open)", session_count());
+  // 1. Stop accepting.
+  asio::post(net_->io, [this] {
+    error_code ec;
+    net_->acceptor.close(ec);
+    net_->signals.cancel(ec);
+  });
+  // 2. Close every session; 3. wait for them to end, up to a deadline.
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard lock(sessions_mu_);
+    for (const auto& [id, weak] : sessions_) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+  }
+  for (auto& s : live) s->Shutdown();
+  live.clear();
+  {
+    std::unique_lock lock(shutdown_mu_);
+    shutdown_cv_.wait_for(lock, std::chrono::seconds(10), [this] { return session_count() == 0; });
+  }
+  // 4. Stop the I/O threads and the workers.
+  net_->work.reset();
+  net_->io.stop();
+  for (auto& t : net_->threads) t.join();
+  net_->threads.clear();
+  if (workers_) workers_->Stop();
+  net_.reset();
+  SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown complete (sluiced {}).", kServerVersion);
+}
+
+}  // namespace sluice::server
+
+namespace sluice::server {
+
+void Server::RegisterReplica(ReplicaInfo info) {
+  std::lock_guard lock(sessions_mu_);
+  replicas_[info.server_id] = std::move(info);
+}
+
+void Server::UnregisterReplicaOf(uint32_t connection_id) {
+  std::lock_guard lock(sessions_mu_);
+  for (auto it = replicas_.begin(); it != replicas_.end();) {
+    if (it->second.connection_id == connection_id) {
+      it = replicas_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::vector<Server::ReplicaInfo> Server::Replicas() const {
+  std::lock_guard lock(sessions_mu_);
+  std::vector<ReplicaInfo> out;
+  for (const auto& [id, r] : replicas_) out.push_back(r);
+  return out;
+}
+
+}  // namespace sluice::server

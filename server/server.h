@@ -1,0 +1,137 @@
+// server/server.h
+//
+// Server: sluiced's root object. It owns, and starts and stops in order,
+// the data directory state, the system/status variable registries, access
+// control, the statement worker pool, the Asio I/O threads with the
+// acceptor, and the registry of live sessions (process list, KILL).
+//
+// Thread-safety: Start() and WaitForShutdown() from the main thread;
+// everything else from any thread. Lock order: sessions_mu_ is a leaf.
+// Asio stays out of this header (see server/asio.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "server/options.h"
+#include "server/session_context.h"
+#include "server/worker_pool.h"
+
+namespace spdlog {
+class logger;
+}
+namespace boost::asio::ssl {
+class context;
+}
+namespace sluice::vars {
+class SystemVariables;
+class StatusVariables;
+struct CoreStatus;
+}  // namespace sluice::vars
+namespace sluice::acl {
+class AccessControl;
+}
+namespace sluice::protocol {
+class RsaKeyPair;
+}
+
+namespace sluice::server {
+
+class Session;
+class Executor;
+
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Initialises the datadir if empty, loads state, binds the listener and
+  // starts the threads. With --initialize[-insecure] it initialises and
+  // returns without listening.
+  Status Start();
+  // Blocks until SIGTERM/SIGINT or SHUTDOWN, then stops everything.
+  void WaitForShutdown();
+  // Thread-safe; returns at once.
+  void RequestShutdown();
+  bool shutting_down() const { return shutting_down_.load(std::memory_order_acquire); }
+
+  const ServerOptions& options() const { return options_; }
+  const std::string& server_uuid() const { return server_uuid_; }
+  std::chrono::steady_clock::time_point start_time() const { return start_time_; }
+  vars::SystemVariables& sys_vars() { return *sys_vars_; }
+  vars::StatusVariables& status_vars() { return *status_vars_; }
+  acl::AccessControl& acl() { return *acl_; }
+  WorkerPool& workers() { return *workers_; }
+  Executor& executor() { return *executor_; }
+  const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
+  // Null when TLS is not available.
+  boost::asio::ssl::context* tls_context() { return tls_context_.get(); }
+  std::shared_ptr<spdlog::logger> log() const { return log_; }
+
+  // Session registry.
+  void AddSession(const std::shared_ptr<Session>& s);
+  void RemoveSession(uint32_t id);
+  size_t session_count() const;
+  std::vector<ProcessInfo> ProcessList() const;
+  // KILL [QUERY|CONNECTION] id. 1094 for an unknown id.
+  Status Kill(uint32_t id, bool connection);
+  uint32_t NextConnectionId() { return next_connection_id_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Status counters (Connections, Questions, Com_*...); valid after Start().
+  const vars::CoreStatus& core_status() const { return *core_status_; }
+  std::atomic<int64_t> threads_running{0};
+
+  // Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
+  struct ReplicaInfo {
+    uint32_t server_id = 0;
+    std::string host;
+    uint16_t port = 0;
+    uint32_t source_id = 0;
+    std::string uuid;
+    uint32_t connection_id = 0;
+  };
+  void RegisterReplica(ReplicaInfo info);
+  void UnregisterReplicaOf(uint32_t connection_id);
+  std::vector<ReplicaInfo> Replicas() const;
+
+ private:
+  struct Net;  // Asio objects
+  Status InitializeDatadir(bool insecure);
+  Status LoadTls();
+  void StartAccept();
+  void StopEverything();
+
+  const ServerOptions options_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::chrono::steady_clock::time_point start_time_;
+  std::string server_uuid_;
+  std::unique_ptr<vars::SystemVariables> sys_vars_;
+  std::unique_ptr<vars::StatusVariables> status_vars_;
+  std::unique_ptr<acl::AccessControl> acl_;
+  std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
+  std::unique_ptr<boost::asio::ssl::context> tls_context_;
+  std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<Net> net_;
+
+  std::unique_ptr<vars::CoreStatus> core_status_;
+  std::atomic<bool> shutting_down_{false};
+  std::atomic<uint32_t> next_connection_id_{1};
+  std::mutex shutdown_mu_;
+  std::condition_variable shutdown_cv_;
+
+  mutable std::mutex sessions_mu_;
+  std::map<uint32_t, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(sessions_mu_)
+  std::map<uint32_t, ReplicaInfo> replicas_;             // GUARDED_BY(sessions_mu_); by server_id
+};
+
+}  // namespace sluice::server

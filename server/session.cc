@@ -1,0 +1,449 @@
+#include "server/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include "base/log.h"
+#include "base/mysql_error.h"
+#include "protocol/auth.h"
+#include "protocol/constants.h"
+#include "protocol/handshake.h"
+#include "protocol/packet.h"
+#include "protocol/response.h"
+#include "server/acl/access_control.h"
+#include "server/executor.h"
+#include "server/run_on_worker.h"
+#include "server/server.h"
+#include "server/vars/core_status.h"
+
+#define SLUICE_CO_RETURN_IF_ERROR(expr)  \
+  do {                                   \
+    ::sluice::Status _st = (expr);       \
+    if (!_st.ok()) co_return _st;        \
+  } while (0)
+
+namespace sluice::server {
+namespace p = sluice::protocol;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Pre-authentication packets are small; a larger one is refused before any
+// allocation, whatever max_allowed_packet says.
+constexpr size_t kMaxHandshakePacket = 1 << 20;
+
+bool IsLoopback(const std::string& ip) {
+  return ip == "127.0.0.1" || ip == "::1" || ip == "::ffff:127.0.0.1" || ip.rfind("127.", 0) == 0;
+}
+
+}  // namespace
+
+struct LoginRequest {
+  p::HandshakeResponse41 response;
+};
+
+Session::Session(Server& server, tcp::socket socket, uint32_t connection_id)
+    : server_(server), socket_(std::move(socket)), timer_(socket_.get_executor()) {
+  ctx_.connection_id = connection_id;
+  error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  if (!ec) {
+    auto addr = ep.address();
+    if (addr.is_v6() && addr.to_v6().is_v4_mapped()) {
+      addr = asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6());
+    }
+    remote_ip_ = addr.to_string();
+    ctx_.host = IsLoopback(remote_ip_) ? "localhost" : remote_ip_;
+    ctx_.peer = ctx_.host + ":" + std::to_string(ep.port());
+  }
+  ctx_.SetProcessIdentity("unauthenticated user", ctx_.peer, "");
+}
+
+Session::~Session() = default;
+
+void Session::Start() {
+  auto self = shared_from_this();
+  asio::co_spawn(socket_.get_executor(), Run(), [self](std::exception_ptr e) {
+    if (e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        SLUICE_LOG_ERROR(self->server_.log(), 1105, "connection {} ended by an internal error: {}",
+                         self->id(), ex.what());
+      }
+    }
+  });
+}
+
+void Session::Kill(bool connection) {
+  int want = static_cast<int>(connection ? KillState::kConnection : KillState::kQuery);
+  int cur = ctx_.killed.load();
+  while (cur < want && !ctx_.killed.compare_exchange_weak(cur, want)) {
+  }
+  if (connection) {
+    auto self = shared_from_this();
+    asio::post(socket_.get_executor(), [self] { self->CloseSocket(); });
+  }
+}
+
+void Session::Shutdown() { Kill(true); }
+
+void Session::CloseSocket() {
+  error_code ec;
+  timer_.cancel();
+  tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
+  if (s.is_open()) {
+    s.shutdown(tcp::socket::shutdown_both, ec);
+    s.close(ec);
+  }
+}
+
+void Session::ArmTimer(std::chrono::seconds timeout) {
+  timer_.expires_after(timeout);
+  std::weak_ptr<Session> weak = shared_from_this();
+  timer_.async_wait([weak](error_code ec) {
+    if (ec) return;  // cancelled: the operation finished in time
+    if (auto self = weak.lock()) {
+      self->timed_out_ = true;
+      error_code ignore;
+      tcp::socket& s = self->tls_ ? self->tls_->next_layer() : self->socket_;
+      s.cancel(ignore);
+    }
+  });
+}
+
+template <typename Buffers>
+asio::awaitable<size_t> Session::ReadExact(const Buffers& b, error_code& ec) {
+  if (tls_) co_return co_await asio::async_read(*tls_, b, asio::redirect_error(asio::use_awaitable, ec));
+  co_return co_await asio::async_read(socket_, b, asio::redirect_error(asio::use_awaitable, ec));
+}
+
+template <typename Buffers>
+asio::awaitable<size_t> Session::WriteAll(const Buffers& b, error_code& ec) {
+  if (tls_) co_return co_await asio::async_write(*tls_, b, asio::redirect_error(asio::use_awaitable, ec));
+  co_return co_await asio::async_write(socket_, b, asio::redirect_error(asio::use_awaitable, ec));
+}
+
+asio::awaitable<Result<std::string>> Session::ReadPacket(std::chrono::seconds timeout,
+                                                          bool new_command) {
+  if (new_command) next_seq_ = 0;
+  size_t limit = ctx_.account ? server_.options().max_allowed_packet : kMaxHandshakePacket;
+  if (ctx_.vars) limit = server_.executor().MaxAllowedPacket(ctx_);
+  p::PayloadAssembler assembler(limit);
+  assembler.Start(next_seq_);
+  const auto continuation_timeout = std::chrono::seconds(30);  // net_read_timeout
+  bool first = true;
+  while (!assembler.complete()) {
+    uint8_t header[p::kHeaderSize];
+    error_code ec;
+    timed_out_ = false;
+    ArmTimer(first ? timeout : continuation_timeout);
+    co_await ReadExact(asio::buffer(header), ec);
+    if (ec) {
+      timer_.cancel();
+      co_return Status::IOError(timed_out_ ? "timeout" : ec.message());
+    }
+    p::FrameHeader h = p::ParseFrameHeader(header);
+    Status st = assembler.OnHeader(h);
+    if (!st.ok()) {
+      timer_.cancel();
+      co_return st;
+    }
+    if (h.length > 0) {
+      std::string chunk(h.length, '\0');
+      if (first) ArmTimer(continuation_timeout);
+      co_await ReadExact(asio::buffer(chunk), ec);
+      if (ec) {
+        timer_.cancel();
+        co_return Status::IOError(timed_out_ ? "timeout" : ec.message());
+      }
+      ctx_.bytes_received += p::kHeaderSize + h.length;
+      assembler.AppendChunk(chunk);
+    } else {
+      assembler.AppendChunk({});
+    }
+    first = false;
+  }
+  timer_.cancel();
+  next_seq_ = assembler.next_seq();
+  co_return assembler.TakePayload();
+}
+
+asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& payloads) {
+  std::string out;
+  size_t total = 0;
+  for (const auto& pl : payloads) total += pl.size() + p::kHeaderSize;
+  out.reserve(total);
+  for (const auto& pl : payloads) p::AppendPacket(&out, &next_seq_, pl);
+  error_code ec;
+  co_await WriteAll(asio::buffer(out), ec);
+  if (ec) co_return Status::IOError(ec.message());
+  ctx_.bytes_sent += out.size();
+  co_return Status::OK();
+}
+
+asio::awaitable<Status> Session::WritePacket(std::string payload) {
+  std::vector<std::string> v;
+  v.push_back(std::move(payload));
+  co_return co_await WritePackets(v);
+}
+
+asio::awaitable<Status> Session::WriteError(const Status& st) {
+  bool p41 = ctx_.capabilities == 0 || (ctx_.capabilities & p::CLIENT_PROTOCOL_41);
+  co_return co_await WritePacket(p::EncodeErr(st, p41));
+}
+
+asio::awaitable<void> Session::Run() {
+  server_.core_status().connections->Add();
+  Status st = co_await Handshake();
+  if (st.ok()) {
+    co_await CommandLoop();
+  } else {
+    server_.core_status().aborted_connects->Add();
+  }
+  if (ctx_.vars) server_.executor().EndSession(ctx_);
+  server_.UnregisterReplicaOf(id());
+  CloseSocket();
+  server_.RemoveSession(id());
+}
+
+asio::awaitable<Status> Session::Handshake() {
+  const auto connect_timeout = std::chrono::seconds(server_.executor().ConnectTimeout());
+  if (server_.shutting_down()) {
+    Status st = MakeError(er::kServerShutdown);
+    co_await WritePacket(p::EncodeErr(st, false));
+    co_return st;
+  }
+  if (server_.session_count() > server_.executor().MaxConnections() + 1) {
+    Status st = MakeError(er::kConCount);
+    co_await WritePacket(p::EncodeErr(st, false));
+    co_return st;
+  }
+  uint32_t caps = p::kServerCapabilities;
+  if (server_.tls_context()) caps |= p::CLIENT_SSL;
+  scramble_ = p::GenerateScramble();
+  p::HandshakeV10 greeting;
+  greeting.server_version = kServerVersion;
+  greeting.connection_id = id();
+  greeting.scramble = scramble_;
+  greeting.capabilities = caps;
+  greeting.collation = p::kCollationUtf8mb4_0900_ai_ci;
+  greeting.status_flags = p::SERVER_STATUS_AUTOCOMMIT;
+  greeting.auth_plugin = server_.options().default_authentication_plugin;
+  next_seq_ = 0;
+  SLUICE_CO_RETURN_IF_ERROR(co_await WritePacket(p::EncodeHandshakeV10(greeting)));
+
+  auto packet = co_await ReadPacket(connect_timeout, false);
+  if (!packet.ok()) {
+    if (packet.status().mysql_errno() != 1105) co_await WriteError(packet.status());
+    co_return packet.status();
+  }
+  if (p::IsSslRequest(packet.value())) {
+    if (!server_.tls_context()) {
+      Status st = MakeError(er::kHandshake);
+      co_await WriteError(st);
+      co_return st;
+    }
+    tls_.emplace(std::move(socket_), *server_.tls_context());
+    error_code ec;
+    timed_out_ = false;
+    ArmTimer(connect_timeout);
+    co_await tls_->async_handshake(asio::ssl::stream_base::server,
+                                   asio::redirect_error(asio::use_awaitable, ec));
+    timer_.cancel();
+    if (ec) co_return Status::IOError("TLS handshake failed: " + ec.message());
+    ctx_.secure_transport = true;
+    ctx_.tls_version = SSL_get_version(tls_->native_handle());
+    ctx_.tls_cipher = SSL_get_cipher_name(tls_->native_handle());
+    server_.core_status().ssl_accepts->Add();
+    packet = co_await ReadPacket(connect_timeout, false);
+    if (!packet.ok()) {
+      if (packet.status().mysql_errno() != 1105) co_await WriteError(packet.status());
+      co_return packet.status();
+    }
+  }
+  auto response = p::ParseHandshakeResponse41(packet.value(), caps);
+  if (!response.ok()) {
+    co_await WriteError(response.status());
+    co_return response.status();
+  }
+  ctx_.capabilities = response->client_flags & caps;
+  ctx_.collation = response->collation;
+  LoginRequest req{std::move(response).value()};
+  co_return co_await Authenticate(req);
+}
+
+asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
+  const auto connect_timeout = std::chrono::seconds(server_.executor().ConnectTimeout());
+  const p::HandshakeResponse41& r = req.response;
+  acl::AccessControl& acl = server_.acl();
+  ctx_.user = r.user;
+  const char* using_password = r.auth_response.empty() ? "NO" : "YES";
+  auto deny = [&]() { return MakeError(er::kAccessDenied, ctx_.user, ctx_.host, using_password); };
+
+  acl::ClientHost client{remote_ip_, ctx_.host == "localhost" ? "localhost" : ""};
+  auto account = acl.FindAccountForLogin(r.user, client);
+  if (!account) {
+    Status st = deny();
+    SLUICE_LOG_NOTE(server_.log(), 10926, "Access denied for user '{}'@'{}' (unknown account)", r.user, ctx_.host);
+    co_await WriteError(st);
+    co_return st;
+  }
+
+  std::string client_plugin = r.client_plugin;
+  if (client_plugin.empty()) client_plugin = p::kNativePasswordPlugin;
+  std::string auth_data = r.auth_response;
+  const std::string& plugin = account->plugin;
+  if (client_plugin != plugin) {
+    if (!(ctx_.capabilities & p::CLIENT_PLUGIN_AUTH)) {
+      Status st = MakeError(er::kNotSupportedAuthMode);
+      co_await WriteError(st);
+      co_return st;
+    }
+    scramble_ = p::GenerateScramble();
+    SLUICE_CO_RETURN_IF_ERROR(co_await WritePacket(p::EncodeAuthSwitchRequest(plugin, scramble_)));
+    auto reply = co_await ReadPacket(connect_timeout, false);
+    if (!reply.ok()) co_return reply.status();
+    auth_data = std::move(reply).value();
+    using_password = auth_data.empty() || auth_data == std::string(1, '\0') ? "NO" : "YES";
+  }
+  if (auth_data.size() == 1 && auth_data[0] == '\0') auth_data.clear();
+
+  bool ok = false;
+  if (plugin == p::kNativePasswordPlugin) {
+    ok = acl.VerifyNativeReply(*account, scramble_, auth_data);
+  } else if (plugin == p::kCachingSha2Plugin) {
+    if (auth_data.empty() || account->auth_string.empty()) {
+      ok = auth_data.empty() && account->auth_string.empty();
+    } else {
+      switch (acl.VerifyCachingSha2Fast(*account, scramble_, auth_data)) {
+        case acl::Sha2FastAuth::kOk:
+          ok = true;
+          SLUICE_CO_RETURN_IF_ERROR(co_await WritePacket(p::EncodeAuthMoreData("\x03")));
+          break;
+        case acl::Sha2FastAuth::kMismatch:
+          ok = false;
+          break;
+        case acl::Sha2FastAuth::kNotCached: {
+          SLUICE_CO_RETURN_IF_ERROR(co_await WritePacket(p::EncodeAuthMoreData("\x04")));
+          auto reply = co_await ReadPacket(connect_timeout, false);
+          if (!reply.ok()) co_return reply.status();
+          std::string password;
+          bool have_password = false;
+          if (ctx_.secure_transport) {
+            password = std::move(reply).value();
+            have_password = true;
+          } else if (reply.value() == "\x02" || reply.value() == "\x01") {
+            // The client asks for our RSA public key, then sends the
+            // password XOR the scramble, RSA-OAEP encrypted.
+            SLUICE_CO_RETURN_IF_ERROR(
+                co_await WritePacket(p::EncodeAuthMoreData(server_.rsa_keys().public_pem())));
+            auto encrypted = co_await ReadPacket(connect_timeout, false);
+            if (!encrypted.ok()) co_return encrypted.status();
+            auto plain = server_.rsa_keys().DecryptOaep(encrypted.value());
+            if (plain.ok()) {
+              password = p::XorWithScramble(plain.value(), scramble_);
+              have_password = true;
+            }
+          } else if (reply.value().size() == 256 || reply.value().size() == 512) {
+            // Client already had the public key (--server-public-key-path).
+            auto plain = server_.rsa_keys().DecryptOaep(reply.value());
+            if (plain.ok()) {
+              password = p::XorWithScramble(plain.value(), scramble_);
+              have_password = true;
+            }
+          }
+          // A cleartext password over plain TCP is refused: it was exposed.
+          if (have_password) {
+            while (!password.empty() && password.back() == '\0') password.pop_back();
+            ok = acl.VerifyCleartext(*account, password);
+            if (ok) acl.CacheSha2Digest(*account, password);
+          }
+          break;
+        }
+      }
+    }
+  }
+  if (!ok) {
+    Status st = deny();
+    SLUICE_LOG_NOTE(server_.log(), 10926, "Access denied for user '{}'@'{}'", ctx_.user, ctx_.host);
+    co_await WriteError(st);
+    co_return st;
+  }
+  if (server_.executor().RequireSecureTransport() && !ctx_.secure_transport) {
+    Status st = MakeError(er::kSecureTransportRequired);
+    co_await WriteError(st);
+    co_return st;
+  }
+  if (account->locked) {
+    Status st = Status::MySQL(3118, "HY000",
+                              fmt::format("Access denied for user '{}'@'{}'. Account is locked.",
+                                          ctx_.user, ctx_.host));
+    co_await WriteError(st);
+    co_return st;
+  }
+  ctx_.account = account;
+  ctx_.acl_version = acl.version();
+  ctx_.priv_user = account->user;
+  ctx_.priv_host = account->host;
+  server_.executor().InitSession(ctx_);
+  ctx_.SetProcessIdentity(ctx_.user, ctx_.peer, "");
+  if ((ctx_.capabilities & p::CLIENT_CONNECT_WITH_DB) && !r.database.empty()) {
+    std::string db = r.database;
+    Status st = co_await RunOnWorker(server_.workers(), [this, db] {
+      return server_.executor().UseDatabase(ctx_, db);
+    });
+    if (!st.ok()) {
+      co_await WriteError(st);
+      co_return st;
+    }
+  }
+  p::OkPacket ok_packet;
+  ok_packet.status_flags = server_.executor().StatusFlags(ctx_);
+  SLUICE_CO_RETURN_IF_ERROR(co_await WritePacket(p::EncodeOk(ok_packet, ctx_.capabilities)));
+  ctx_.SetCommand("Sleep", "");
+  co_return Status::OK();
+}
+
+asio::awaitable<void> Session::CommandLoop() {
+  for (;;) {
+    if (ctx_.kill_state() == KillState::kConnection) co_return;
+    auto packet = co_await ReadPacket(std::chrono::seconds(server_.executor().IdleTimeout(ctx_)), true);
+    if (!packet.ok()) {
+      const Status& st = packet.status();
+      if (timed_out_) {
+        // MySQL 8.0.24+: tell the client why before closing.
+        next_seq_ = 0;
+        co_await WriteError(MakeError(er::kClientInteractionTimeout));
+        server_.core_status().aborted_clients->Add();
+      } else if (st.code() == Status::Code::kMySQL) {
+        co_await WriteError(st);  // 1153, 1156: then close, as mysqld does
+        server_.core_status().aborted_clients->Add();
+      } else if (ctx_.kill_state() != KillState::kConnection && !server_.shutting_down()) {
+        server_.core_status().aborted_clients->Add();
+      }
+      co_return;
+    }
+    std::string& pkt = packet.value();
+    if (pkt.empty()) {
+      co_await WriteError(MakeError(er::kMalformedPacket));
+      continue;
+    }
+    uint8_t command = static_cast<uint8_t>(pkt[0]);
+    if (command == p::COM_QUIT) co_return;
+    // A KILL QUERY aimed at the previous statement does not carry over.
+    int expected = static_cast<int>(KillState::kQuery);
+    ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
+    server_.threads_running.fetch_add(1, std::memory_order_relaxed);
+    Response response = co_await RunOnWorker(server_.workers(), [this, &pkt] {
+      return server_.executor().Dispatch(ctx_, pkt);
+    });
+    server_.threads_running.fetch_sub(1, std::memory_order_relaxed);
+    if (command == p::COM_STMT_CLOSE || command == p::COM_STMT_SEND_LONG_DATA) {
+      if (response.payloads.empty()) continue;  // these commands have no reply
+    }
+    Status st = co_await WritePackets(response.payloads);
+    if (!st.ok() || response.close_connection) co_return;
+  }
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,83 @@
+// server/session.h
+//
+// Session: one client connection. Its coroutine runs on the connection's
+// strand and does the I/O (handshake, TLS, authentication exchange, reading
+// commands, writing responses); every statement runs on a WorkerPool
+// thread (RunOnWorker), never on an I/O thread. One command at a time: the
+// coroutine awaits the worker, so the SQL state in `ctx_` is touched by one
+// thread at a time, handed over through the pool's queue and the strand.
+//
+// Other threads see a session only through Kill() and process_info(),
+// which are thread-safe. Lifetime: shared_ptr held by the coroutine; the
+// server's registry holds weak_ptrs.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "server/asio.h"
+#include "server/session_context.h"
+
+namespace sluice::server {
+
+class Server;
+struct LoginRequest;
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  // `server` must outlive the session (Server::Stop waits for sessions).
+  Session(Server& server, tcp::socket socket, uint32_t connection_id);
+  ~Session();
+
+  void Start();
+  uint32_t id() const { return ctx_.connection_id; }
+
+  // KILL QUERY (connection=false) interrupts the running statement; KILL
+  // CONNECTION also closes the connection. Safe from any thread.
+  void Kill(bool connection);
+  // Closes the connection at server shutdown. Safe from any thread.
+  void Shutdown();
+
+  ProcessInfo process_info() const { return ctx_.process_info(); }
+
+ private:
+  asio::awaitable<void> Run();
+  asio::awaitable<Status> Handshake();
+  asio::awaitable<Status> Authenticate(const LoginRequest& req);
+  asio::awaitable<void> CommandLoop();
+
+  // Reads one logical packet (all its chunks). `timeout` bounds the wait;
+  // the first chunk's sequence id must equal expected_seq_ (0 for a new
+  // command). Errors: network (session ends), 1153 too large, 1156 order.
+  asio::awaitable<Result<std::string>> ReadPacket(std::chrono::seconds timeout, bool new_command);
+  // Frames and writes payloads with consecutive sequence ids from next_seq_.
+  asio::awaitable<Status> WritePackets(const std::vector<std::string>& payloads);
+  asio::awaitable<Status> WritePacket(std::string payload);
+  asio::awaitable<Status> WriteError(const Status& st);
+
+  template <typename Buffers>
+  asio::awaitable<size_t> ReadExact(const Buffers& b, error_code& ec);
+  template <typename Buffers>
+  asio::awaitable<size_t> WriteAll(const Buffers& b, error_code& ec);
+  void ArmTimer(std::chrono::seconds timeout);
+  void CloseSocket();
+
+  Server& server_;
+  tcp::socket socket_;
+  std::optional<asio::ssl::stream<tcp::socket>> tls_;
+  asio::steady_timer timer_;
+  std::string remote_ip_;
+  std::string scramble_;
+  uint8_t next_seq_ = 0;
+  bool timed_out_ = false;
+
+  SessionContext ctx_;
+};
+
+}  // namespace sluice::server

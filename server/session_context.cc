@@ -1,0 +1,48 @@
+#include "server/session_context.h"
+
+#include "server/vars/status_vars.h"
+#include "server/vars/sys_vars.h"
+
+namespace sluice::server {
+
+SessionContext::SessionContext() { info_.since = std::chrono::steady_clock::now(); }
+SessionContext::~SessionContext() = default;
+
+ProcessInfo SessionContext::process_info() const {
+  std::lock_guard lock(info_mu_);
+  ProcessInfo copy = info_;
+  copy.id = connection_id;
+  return copy;
+}
+
+void SessionContext::SetCommand(std::string command, std::string info, std::string state) {
+  std::lock_guard lock(info_mu_);
+  info_.command = std::move(command);
+  info_.info = std::move(info);
+  info_.state = std::move(state);
+  info_.since = std::chrono::steady_clock::now();
+}
+
+void SessionContext::SetProcessIdentity(std::string user, std::string host, std::string db) {
+  std::lock_guard lock(info_mu_);
+  info_.user = std::move(user);
+  info_.host = std::move(host);
+  info_.db = std::move(db);
+}
+
+void SessionContext::SetProcessDb(std::string db) {
+  std::lock_guard lock(info_mu_);
+  info_.db = std::move(db);
+}
+
+uint16_t SessionContext::warning_count() const {
+  return static_cast<uint16_t>(std::min<size_t>(warnings.size(), 65535));
+}
+
+uint16_t SessionContext::error_count() const {
+  size_t n = 0;
+  for (const auto& w : warnings) n += w.level == Warning::Level::kError;
+  return static_cast<uint16_t>(std::min<size_t>(n, 65535));
+}
+
+}  // namespace sluice::server

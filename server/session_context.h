@@ -1,0 +1,101 @@
+// server/session_context.h
+//
+// SessionContext: the SQL-side state of one connection that statements
+// read and change (user, database, variables, warnings, kill flag), kept
+// apart from the session's I/O so the executor takes a narrow struct rather
+// than the connection.
+//
+// Thread-safety: the fields are touched by one thread at a time (the
+// session's coroutine or the worker running its statement). Exceptions,
+// safe from any thread: `killed`, and the process-list fields behind
+// `info_mu_` (read by SHOW PROCESSLIST in other sessions).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/sql/value.h"
+
+namespace sluice::vars {
+class SessionVariables;
+class SessionStatus;
+}  // namespace sluice::vars
+namespace sluice::acl {
+struct Account;
+}  // namespace sluice::acl
+
+namespace sluice::server {
+
+struct ProcessInfo {
+  uint32_t id = 0;
+  std::string user;
+  std::string host;  // "host:port"
+  std::string db;    // empty: NULL
+  std::string command = "Connect";
+  std::chrono::steady_clock::time_point since;  // of the current command/state
+  std::string state;
+  std::string info;  // the statement text; empty: NULL
+};
+
+struct Warning {
+  enum class Level : uint8_t { kNote, kWarning, kError };
+  Level level = Level::kWarning;
+  uint16_t code = 0;
+  std::string message;
+};
+
+enum class KillState : int { kNone = 0, kQuery = 1, kConnection = 2 };
+
+struct SessionContext {
+  SessionContext();
+  ~SessionContext();
+
+  uint32_t connection_id = 0;
+  uint32_t capabilities = 0;     // effective (server & client)
+  bool secure_transport = false; // TLS
+  std::string tls_version;       // "TLSv1.3" once TLS is up
+  std::string tls_cipher;
+  std::string user;              // as the client sent it
+  std::string host;              // "localhost" or the client address
+  std::string peer;              // "host:port" for the process list
+  std::string priv_user;         // the account that matched (CURRENT_USER())
+  std::string priv_host;
+  std::shared_ptr<const acl::Account> account;
+  uint64_t acl_version = 0;      // of AccessControl when `account` was resolved
+  std::string db;                // empty: none selected
+  uint16_t collation = 255;
+  std::unique_ptr<vars::SessionVariables> vars;
+  std::shared_ptr<vars::SessionStatus> status;
+  std::map<std::string, sql::Value> user_vars;  // keys lower-case
+  std::vector<Warning> warnings;                // of the last statement
+  uint64_t last_insert_id = 0;
+  int64_t row_count = -1;
+  uint64_t found_rows = 0;
+  bool in_transaction = false;
+  uint64_t bytes_received = 0;   // by the session's I/O
+  uint64_t bytes_sent = 0;
+
+  std::atomic<int> killed{0};  // KillState
+  KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }
+
+  // The process list row; thread-safe.
+  ProcessInfo process_info() const;
+  void SetCommand(std::string command, std::string info, std::string state = "");
+  void SetProcessIdentity(std::string user, std::string host, std::string db);
+  void SetProcessDb(std::string db);
+
+  uint16_t warning_count() const;
+  uint16_t error_count() const;
+
+ private:
+  mutable std::mutex info_mu_;
+  ProcessInfo info_;  // GUARDED_BY(info_mu_)
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,58 @@
+// server/worker_pool.h
+//
+// WorkerPool: the threads that run statements. Sessions hand it one job at
+// a time (a statement may block on row locks, commit waits or SLEEP), so
+// the pool grows when every thread is busy rather than queue a job behind a
+// blocked one: a fixed pool would let a lock waiter starve the holder's
+// COMMIT. Idle threads above `keep_idle` (thread_cache_size) exit after
+// `idle_timeout`.
+//
+// Thread-safety: Submit from any thread. Stop() joins every thread; jobs
+// submitted after Stop() are dropped (their owners see the shutdown).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace sluice::server {
+
+class WorkerPool {
+ public:
+  struct Options {
+    size_t keep_idle = 9;
+    std::chrono::milliseconds idle_timeout{60000};
+  };
+  explicit WorkerPool(Options options);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Runs `job` on a pool thread, starting one if none is idle. Returns false
+  // after Stop().
+  bool Submit(std::function<void()> job);
+  void Stop();
+
+  size_t threads_created() const;
+
+ private:
+  void WorkerLoop();
+
+  const Options options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;  // GUARDED_BY(mu_)
+  size_t idle_ = 0;                         // GUARDED_BY(mu_)
+  size_t live_ = 0;                         // GUARDED_BY(mu_)
+  size_t created_ = 0;                      // GUARDED_BY(mu_)
+  bool stopping_ = false;                   // GUARDED_BY(mu_)
+  std::vector<std::thread> threads_;        // GUARDED_BY(mu_); joined in Stop()
+  std::vector<std::thread::id> exited_;     // GUARDED_BY(mu_); finished, to join
+};
+
+}  // namespace sluice::server
