@@ -14,12 +14,15 @@
 
 namespace sluice::server {
 
+// Not itself a coroutine: GCC 12 mishandles by-value coroutine parameters
+// with non-trivial members (a captured std::string was freed twice), so the
+// job travels through async_initiate instead. Callers pass a named lambda.
 template <typename F>
-auto RunOnWorker(WorkerPool& pool, F fn) -> asio::awaitable<std::invoke_result_t<F>> {
+auto RunOnWorker(WorkerPool& pool, F fn) {
   using R = std::invoke_result_t<F>;
-  auto ex = co_await asio::this_coro::executor;
-  co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(R)>(
-      [&pool, ex](auto handler, F f) {
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(R)>(
+      [&pool](auto handler, F f) {
+        auto ex = asio::get_associated_executor(handler);
         // std::function needs a copyable callable; the handler is move-only.
         using H = decltype(handler);
         auto h = std::make_shared<H>(std::move(handler));

@@ -388,10 +388,9 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
   server_.executor().InitSession(ctx_);
   ctx_.SetProcessIdentity(ctx_.user, ctx_.peer, "");
   if ((ctx_.capabilities & p::CLIENT_CONNECT_WITH_DB) && !r.database.empty()) {
-    std::string db = r.database;
-    Status st = co_await RunOnWorker(server_.workers(), [this, db] {
-      return server_.executor().UseDatabase(ctx_, db);
-    });
+    const std::string* db = &r.database;
+    auto use_db = [this, db] { return server_.executor().UseDatabase(ctx_, *db); };
+    Status st = co_await RunOnWorker(server_.workers(), std::move(use_db));
     if (!st.ok()) {
       co_await WriteError(st);
       co_return st;
@@ -434,9 +433,8 @@ asio::awaitable<void> Session::CommandLoop() {
     int expected = static_cast<int>(KillState::kQuery);
     ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
     server_.threads_running.fetch_add(1, std::memory_order_relaxed);
-    Response response = co_await RunOnWorker(server_.workers(), [this, &pkt] {
-      return server_.executor().Dispatch(ctx_, pkt);
-    });
+    auto dispatch = [this, &pkt] { return server_.executor().Dispatch(ctx_, pkt); };
+    Response response = co_await RunOnWorker(server_.workers(), std::move(dispatch));
     server_.threads_running.fetch_sub(1, std::memory_order_relaxed);
     if (command == p::COM_STMT_CLOSE || command == p::COM_STMT_SEND_LONG_DATA) {
       if (response.payloads.empty()) continue;  // these commands have no reply
