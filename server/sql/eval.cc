@@ -1,9 +1,10 @@
 #include "server/sql/eval.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <regex>
+#include <string>
 
 #include "base/mysql_error.h"
 #include "server/sql/charset_internal.h"
@@ -427,15 +428,25 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
   if (text->is_null() || pattern->is_null()) return Value::Null();
   const bool cs = text->is_binary() || pattern->is_binary() ||
                   HasCaseSensitiveCollation(*e.args[0]) || HasCaseSensitiveCollation(*e.args[1]);
+  // libstdc++'s matcher recurses once or more per subject character and
+  // overflows a thread stack on long subjects, so inputs are capped until an
+  // ICU-like engine with MySQL's regexp_stack_limit replaces it.
+  constexpr size_t kMaxRegexpSubject = 512;
+  constexpr size_t kMaxRegexpPattern = 256;
+  const std::string subject = text->ToString();
+  const std::string pattern_text = pattern->ToString();
+  if (subject.size() > kMaxRegexpSubject || pattern_text.size() > kMaxRegexpPattern) {
+    return Status::MySQL(3698, "HY000", "Overflow in the regular expression backtrack stack.");
+  }
   auto flags = std::regex::ECMAScript;
   if (!cs) flags |= std::regex::icase;
   bool match = false;
   // std::regex reports bad patterns by throwing; keep that inside this call.
   try {
-    std::regex re(pattern->ToString(), flags);
-    match = std::regex_search(text->ToString(), re);
+    std::regex re(pattern_text, flags);
+    match = std::regex_search(subject, re);
   } catch (const std::regex_error&) {
-    return Status::MySQL(3692, "HY000", "Illegal argument to a regular expression.");
+    return Status::MySQL(3685, "HY000", "Illegal argument to a regular expression.");
   }
   return Value::Bool(match != e.negated);
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <deque>
 #include <string>
 #include <unordered_set>

@@ -1,8 +1,8 @@
 #include "server/sql/value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "server/sql/value_internal.h"
