@@ -616,8 +616,11 @@ Outcome Executor::Statement::Flush(const sql::FlushStmt& s) {
       case sql::FlushOption::kTablesWithReadLock:
         o.error = MakeError(er::kNotSupportedYet, "FLUSH TABLES WITH READ LOCK");
         return o;
+      case sql::FlushOption::kStatus:
+        if (ctx_.status) ctx_.status->Flush();
+        break;
       default:
-        break;  // logs, tables, status: nothing to flush yet
+        break;  // logs, tables, hosts: nothing to flush yet
     }
   }
   return o;
@@ -1346,8 +1349,10 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
     uint16_t flags = StatusFlags(ctx);
     if (!parser.AtEnd()) flags |= p::SERVER_MORE_RESULTS_EXISTS;
     if (o.result) {
+      // SHOW WARNINGS shows the diagnostics; it does not add to them.
+      uint16_t warnings = keeps_diagnostics ? 0 : ctx.warning_count();
       auto packets = p::EncodeTextResultSet(o.result->columns, o.result->rows, ctx.capabilities, flags,
-                                            ctx.warning_count());
+                                            warnings);
       for (auto& pk : packets) r.payloads.push_back(std::move(pk));
       ctx.row_count = -1;
     } else {
