@@ -44,9 +44,8 @@ Status Server::InitializeDatadir(bool insecure) {
   acl::AccessControl acl(acl_options);
   SLUICE_RETURN_IF_ERROR(acl.InitializeDatadir(options_.datadir, password));
   if (password) {
-    SLUICE_LOG_NOTE(log_, 10454, "A temporary password is generated for root@localhost: {}", *password);
-    // Notes are below the default verbosity; this one must be seen.
-    log_->info("[MY-010454] [Server] A temporary password is generated for root@localhost: {}", *password);
+    // mysqld logs this as a Note; it must be seen whatever the verbosity.
+    SLUICE_LOG_SYSTEM(log_, 10454, "A temporary password is generated for root@localhost: {}", *password);
   } else {
     SLUICE_LOG_WARNING(log_, 10453,
                        "root@localhost is created with an empty password ! Please consider switching "

@@ -37,6 +37,8 @@ bool IsLoopback(const std::string& ip) {
 
 }  // namespace
 
+// What a client sent to log in: HandshakeResponse41 or COM_CHANGE_USER
+// (whose reply is computed over the last scramble the client was sent).
 struct LoginRequest {
   p::HandshakeResponse41 response;
 };
@@ -429,6 +431,22 @@ asio::awaitable<void> Session::CommandLoop() {
     }
     uint8_t command = static_cast<uint8_t>(pkt[0]);
     if (command == p::COM_QUIT) co_return;
+    if (command == p::COM_CHANGE_USER) {
+      // Re-authenticates on this connection; on failure the connection
+      // closes, as mysqld does.
+      auto change = p::ParseChangeUser(std::string_view(pkt).substr(1), ctx_.capabilities);
+      if (!change.ok()) {
+        co_await WriteError(change.status());
+        continue;
+      }
+      server_.UnregisterReplicaOf(id());
+      if (ctx_.vars) server_.executor().EndSession(ctx_);
+      ctx_.ResetForChangeUser();
+      LoginRequest req{std::move(change).value()};
+      Status st = co_await Authenticate(req);
+      if (!st.ok()) co_return;
+      continue;
+    }
     // A KILL QUERY aimed at the previous statement does not carry over.
     int expected = static_cast<int>(KillState::kQuery);
     ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));

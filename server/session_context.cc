@@ -35,6 +35,22 @@ void SessionContext::SetProcessDb(std::string db) {
   info_.db = std::move(db);
 }
 
+void SessionContext::ResetForChangeUser() {
+  account.reset();
+  priv_user.clear();
+  priv_host.clear();
+  db.clear();
+  vars.reset();
+  status.reset();
+  user_vars.clear();
+  warnings.clear();
+  last_insert_id = 0;
+  row_count = -1;
+  found_rows = 0;
+  in_transaction = false;
+  SetProcessIdentity("unauthenticated user", peer, "");
+}
+
 uint16_t SessionContext::warning_count() const {
   return static_cast<uint16_t>(std::min<size_t>(warnings.size(), 65535));
 }

@@ -84,6 +84,9 @@ struct SessionContext {
   std::atomic<int> killed{0};  // KillState
   KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }
 
+  // COM_CHANGE_USER: forget the user, database, variables and diagnostics.
+  void ResetForChangeUser();
+
   // The process list row; thread-safe.
   ProcessInfo process_info() const;
   void SetCommand(std::string command, std::string info, std::string state = "");
