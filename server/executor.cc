@@ -191,7 +191,15 @@ class SessionEval : public sql::EvalContext {
   bool SleepFor(std::chrono::nanoseconds d) override {
     auto until = std::chrono::steady_clock::now() + d;
     while (std::chrono::steady_clock::now() < until) {
-      if (ctx_.kill_state() != KillState::kNone || server_.shutting_down()) return false;
+      KillState k = ctx_.kill_state();
+      if (k == KillState::kQuery) {
+        // MySQL: an interrupted SLEEP() returns 1 and, being all the query
+        // did, the query ends without an error. The KILL QUERY is spent.
+        int expected = static_cast<int>(KillState::kQuery);
+        ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
+        return false;
+      }
+      if (k != KillState::kNone || server_.shutting_down()) return false;
       auto left = until - std::chrono::steady_clock::now();
       std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(50)));
     }
