@@ -80,7 +80,13 @@ inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loa
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};
 inline constexpr Error kVariableIsReadonly{1621, "HY000", "{} variable '{}' is read-only. Use SET {} to assign the value"};
 inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
+inline constexpr Error kMustChangePassword{1820, "HY000",
+    "You must reset your password using ALTER USER statement before executing this statement."};
 inline constexpr Error kMalformedPacket{1835, "HY000", "Malformed communication packet."};
+inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
+    "Your password has expired. To log in you must change it using a client that supports expired "
+    "passwords."};
+inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for user '{}'@'{}'. Account is locked."};
 inline constexpr Error kSecureTransportRequired{3159, "HY000",
     "Connections using insecure transport are prohibited while --require_secure_transport=ON."};
 inline constexpr Error kUserDoesNotExist{3162, "HY000", "Authorization ID {} does not exist."};

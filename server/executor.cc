@@ -904,7 +904,18 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
 
 Outcome Executor::Statement::UserStatement(const sql::Stmt& st) {
   Outcome o;
-  if (!Has(Priv::kCreateUser)) {
+  // ALTER USER of one's own account (ALTER USER USER() IDENTIFIED BY ...)
+  // needs no privilege: it is how an expired password is changed.
+  bool self_only = false;
+  if (st.kind == sql::StmtKind::kAlterUser) {
+    self_only = true;
+    for (const auto& u : st.As<sql::AlterUserStmt>().users) {
+      auto name = ResolveUser(u.user).value();
+      if (name.user != ctx_.priv_user || name.host != ctx_.priv_host || !u.plugin.empty()) self_only = false;
+    }
+    if (st.As<sql::AlterUserStmt>().account_locked) self_only = false;
+  }
+  if (!self_only && !Has(Priv::kCreateUser)) {
     o.error = NeedPrivileges("CREATE USER");
     return o;
   }
@@ -1340,8 +1351,17 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
                           parsed->text.find("_count") != std::string_view::npos;
       if (!reads_diagnostics) ctx.warnings.clear();
     }
-    Statement runner(server_, *this, ctx);
-    Outcome o = runner.Run(parsed.value());
+    Outcome o;
+    if (ctx.account && ctx.account->password_expired && st.kind != sql::StmtKind::kAlterUser &&
+        st.kind != sql::StmtKind::kSetPassword && st.kind != sql::StmtKind::kSet) {
+      // The expired-password sandbox: only changing the password (and SET).
+      o.error = MakeError(er::kMustChangePassword);
+    } else {
+      Statement runner(server_, *this, ctx);
+      o = runner.Run(parsed.value());
+      // A password change lifts the sandbox for the next statement.
+      server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
+    }
     if (reads_diagnostics) ctx.warnings.clear();
     if (ctx.kill_state() != KillState::kNone && o.error.ok() && !o.close_connection) {
       o.error = MakeError(er::kQueryInterrupted);

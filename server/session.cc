@@ -377,9 +377,14 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
     co_return st;
   }
   if (account->locked) {
-    Status st = Status::MySQL(3118, "HY000",
-                              fmt::format("Access denied for user '{}'@'{}'. Account is locked.",
-                                          ctx_.user, ctx_.host));
+    Status st = MakeError(er::kAccountHasBeenLocked, ctx_.user, ctx_.host);
+    co_await WriteError(st);
+    co_return st;
+  }
+  if (account->password_expired && !(ctx_.capabilities & p::CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS)) {
+    // disconnect_on_expired_password=ON: a client that cannot run in the
+    // expired-password sandbox is refused.
+    Status st = MakeError(er::kMustChangePasswordLogin);
     co_await WriteError(st);
     co_return st;
   }

@@ -376,6 +376,8 @@ Status AccessControl::InitializeDatadir(const std::string& datadir,
   Result<std::string> auth = MakeAuthString(spec, root.plugin);
   if (!auth.ok()) return auth.status();
   root.auth_string = std::move(*auth);
+  // As mysqld --initialize: a generated password must be changed first.
+  root.password_expired = root_password.has_value();
   root.global_privs = PrivSet::All();
   root.global_grant_option = true;
   for (const std::string& d : dynamic_registry_) root.dynamic_privs.push_back({d, true});
@@ -597,7 +599,10 @@ Status AccessControl::AlterUser(const std::vector<UserSpec>& users, bool if_exis
     }
     Account& a = editor.Edit(i);
     a.plugin = std::move(plugin);
-    if (auth) a.auth_string = std::move(*auth);
+    if (auth) {
+      a.auth_string = std::move(*auth);
+      a.password_expired = false;
+    }
     if (spec.account_locked) a.locked = *spec.account_locked;
     touched.push_back(std::move(name));
   }
@@ -668,6 +673,7 @@ Status AccessControl::SetPassword(const AccountName& user, std::string_view pass
   Result<std::string> auth = MakeAuthString(spec, editor.Get(i).plugin);
   if (!auth.ok()) return auth.status();
   editor.Edit(i).auth_string = std::move(*auth);
+  editor.Edit(i).password_expired = false;
   return CommitLocked(editor, {name});
 }
 
@@ -802,7 +808,7 @@ Result<std::string> AccessControl::ShowCreateUser(const AccountName& user) const
   if (!a) return CannotUser("SHOW CREATE USER", {name});
   std::string out = "CREATE USER " + name.BackQuoted() + " IDENTIFIED WITH " + QuoteString(a->plugin);
   if (!a->auth_string.empty()) out += " AS " + QuoteString(a->auth_string);
-  out += " REQUIRE NONE PASSWORD EXPIRE DEFAULT ACCOUNT ";
+  out += a->password_expired ? " REQUIRE NONE PASSWORD EXPIRE ACCOUNT " : " REQUIRE NONE PASSWORD EXPIRE DEFAULT ACCOUNT ";
   out += a->locked ? "LOCK" : "UNLOCK";
   out += " PASSWORD HISTORY DEFAULT PASSWORD REUSE INTERVAL DEFAULT PASSWORD REQUIRE CURRENT DEFAULT";
   return out;

@@ -116,6 +116,28 @@ TEST_F(AccessControlTest, InitializeWithPasswordStoresSha2CryptHash) {
   fs::remove_all(tmpl);
 }
 
+TEST_F(AccessControlTest, GeneratedRootPasswordIsExpiredUntilChangedAndSurvivesReopen) {
+  char tmpl[] = "/tmp/sluice_acl_exp_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  {
+    AccessControl acl({});
+    ASSERT_TRUE(acl.InitializeDatadir(tmpl, "temp").ok());
+    EXPECT_TRUE(acl.Lookup({"root", "localhost"})->password_expired);
+  }
+  AccessControl reopened({});
+  ASSERT_TRUE(reopened.Open(tmpl).ok());
+  EXPECT_TRUE(reopened.Lookup({"root", "localhost"})->password_expired);
+  ASSERT_TRUE(reopened.SetPassword({"root", "localhost"}, "chosen").ok());
+  AccountRef root = reopened.Lookup({"root", "localhost"});
+  EXPECT_FALSE(root->password_expired);
+  EXPECT_TRUE(reopened.VerifyCleartext(*root, "chosen"));
+  fs::remove_all(tmpl);
+}
+
+TEST_F(AccessControlTest, InsecureInitializeLeavesRootUsable) {
+  EXPECT_FALSE(acl_->Lookup({"root", "localhost"})->password_expired);
+}
+
 TEST_F(AccessControlTest, InitializeRefusesAnInitializedDatadir) {
   AccessControl other({});
   Status s = other.InitializeDatadir(dir_, std::nullopt);

@@ -55,6 +55,9 @@ struct Account {
   std::string plugin;       // kCachingSha2Password or kNativePassword
   std::string auth_string;  // "$A$005$..." / "*HEX" / "" (no password). Secret: never log.
   bool locked = false;      // ACCOUNT LOCK: the server refuses the login (ER 3118)
+  // The password must be changed before anything else (ER 1820); a client
+  // that cannot handle that is refused at login (ER 1862).
+  bool password_expired = false;
 
   PrivSet global_privs;                       // ON *.*
   bool global_grant_option = false;           // WITH GRANT OPTION at *.*

@@ -67,6 +67,7 @@ std::string EncodeAccounts(const std::vector<AccountRef>& accounts) {
     out->set_plugin(a->plugin);
     out->set_auth_string(a->auth_string);
     out->set_locked(a->locked);
+    out->set_password_expired(a->password_expired);
     AddPrivNames(a->global_privs, out->mutable_global_privileges());
     out->set_global_grant_option(a->global_grant_option);
     for (const DynamicGrant& d : a->dynamic_privs) {
@@ -104,6 +105,7 @@ Result<std::vector<Account>> DecodeAccounts(std::string_view bytes) {
     a.plugin = in.plugin();
     a.auth_string = in.auth_string();
     a.locked = in.locked();
+    a.password_expired = in.password_expired();
     if (a.plugin != kCachingSha2Password && a.plugin != kNativePassword) {
       return Status::Corruption("acl.pb: unknown plugin '" + a.plugin + "'");
     }
