@@ -1161,8 +1161,12 @@ Status Executor::RegisterVariables() {
     d.ssl_cert = "server-cert.pem";
     d.ssl_key = "server-key.pem";
   }
-  tzset();
-  d.system_time_zone = tzname[0] ? tzname[0] : "UTC";
+  // localtime_r holds glibc's time-zone lock; reading tzname directly
+  // would race with the log thread's time formatting.
+  time_t now = time(nullptr);
+  struct tm local;
+  localtime_r(&now, &local);
+  d.system_time_zone = local.tm_zone ? local.tm_zone : "UTC";
   auto& sv = server_.sys_vars();
   SLUICE_RETURN_IF_ERROR(vars::RegisterCoreVariables(sv, d));
   std::vector<Status> warnings;

@@ -1,6 +1,7 @@
 // sluiced: the server's entry point. Parses options, sets up logging,
 // starts the Server and waits for SIGTERM, SIGINT or SHUTDOWN.
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <iostream>
 
@@ -11,6 +12,7 @@
 int main(int argc, char** argv) {
   // Block the shutdown signals in every thread; the server's signal_set
   // receives them through Asio.
+  tzset();  // once, before any thread formats a time
   std::string help;
   auto options = sluice::server::ParseOptions(argc, argv, &help);
   sluice::base::LogOptions log_options;
