@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -1151,6 +1152,12 @@ Status Executor::RegisterVariables() {
   d.datadir = std::filesystem::absolute(o.datadir).string() + "/";
   d.log_error = o.log_error.empty() ? "stderr" : o.log_error;
   d.plugin_dir = o.plugin_dir;
+  if (d.plugin_dir.empty()) {
+    // Beside the binary: build/bin/sluiced -> build/plugin/.
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) d.plugin_dir = (exe.parent_path().parent_path() / "plugin").string() + "/";
+  }
   d.have_ssl = server_.tls_context() != nullptr;
   if (!o.ssl_ca.empty()) d.ssl_ca = o.ssl_ca;
   if (!o.ssl_cert.empty()) d.ssl_cert = o.ssl_cert;
@@ -1219,7 +1226,8 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
       ctx.status->Add(cs.com_admin_commands);
       auto uptime = std::chrono::duration_cast<std::chrono::seconds>(
                         std::chrono::steady_clock::now() - server_.start_time()).count();
-      uint64_t questions = server_.status_vars().Total(cs.questions);
+      auto q = server_.status_vars().Get("Questions", vars::StatusScope::kGlobal, nullptr);
+      uint64_t questions = q.ok() ? std::strtoull(q->c_str(), nullptr, 10) : 0;
       r.payloads.push_back(fmt::format(
           "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Flush tables: 1  "
           "Open tables: 0  Queries per second avg: {:.3f}",

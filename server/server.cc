@@ -104,6 +104,12 @@ Status Server::Start() {
     SLUICE_LOG_SYSTEM(log_, 13170, "sluiced (sluiced {}) initializing of server has completed", kServerVersion);
     return Status::OK();
   }
+  if (!options_.plugin_load_add.empty()) {
+    // Plugins (semisync) arrive with their own part; refusing is clearer
+    // than starting without what the operator asked for.
+    return Status::NotSupported("--plugin-load-add: plugin loading is not supported yet ('" +
+                                options_.plugin_load_add.front() + "')");
+  }
   if (DatadirIsEmpty(options_.datadir)) {
     SLUICE_RETURN_IF_ERROR(InitializeDatadir(/*insecure=*/true));
   }

@@ -388,6 +388,13 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
     co_await WriteError(st);
     co_return st;
   }
+  if (server_.session_count() > server_.executor().MaxConnections() &&
+      !account->HasDynamicOrSuper("CONNECTION_ADMIN")) {
+    // The last of max_connections + 1 slots is kept for an administrator.
+    Status st = MakeError(er::kConCount);
+    co_await WriteError(st);
+    co_return st;
+  }
   ctx_.account = account;
   ctx_.acl_version = acl.version();
   ctx_.priv_user = account->user;

@@ -1,0 +1,82 @@
+"""Start-up options and limits that need a private sluiced: max_connections
+(with the extra slot kept for CONNECTION_ADMIN / SUPER, as mysqld keeps it),
+an unknown option, and an option file."""
+
+import os
+
+import harness as h
+
+_servers = []
+
+
+def start(name, extra=()):
+    srv = h.Server(h.temp_dir(name), extra=extra)
+    _servers.append(srv)
+    return srv.start()
+
+
+def teardown_module():
+    for srv in _servers:
+        srv.kill()
+
+
+def test_max_connections_keeps_one_slot_for_an_administrator():
+    srv = start("maxconn", extra=["--max-connections=2"])
+    admin = h.root(port=srv.port)
+    h.query(admin, "CREATE USER 'plain'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
+    held = [admin, h.connect("plain", "pw", port=srv.port)]
+    try:
+        # Two sessions are open: a third ordinary one is refused ...
+        h.expect_error(1040, h.connect, "plain", "pw", port=srv.port,
+                       what="third connection with max_connections=2")
+        # ... but an account with CONNECTION_ADMIN gets the extra slot,
+        extra = h.root(port=srv.port)
+        held.append(extra)
+        assert h.scalar(extra, "SELECT 1") == 1
+        # and there is only one extra slot.
+        h.expect_error(1040, h.root, port=srv.port, what="max_connections + 2")
+    finally:
+        for c in held:
+            h.close_quietly(c)
+    # Slots are given back when sessions close.
+    c = h.bounded_poll(lambda: _try_connect(srv.port), what="a slot after closing")
+    c.close()
+
+
+def _try_connect(port):
+    try:
+        return h.connect("plain", "pw", port=port)
+    except Exception:
+        return None
+
+
+def test_unknown_option_is_a_clear_startup_error():
+    d = h.temp_dir("badopt")
+    rc, stdout, stderr = h.run_cmd([h.SLUICED, f"--datadir={d}", "--port=1", "--no-such-option=5"],
+                                   timeout=30)
+    assert rc != 0
+    text = stdout + stderr
+    assert "unknown variable 'no-such-option=5'" in text or "unknown variable 'no-such-option" in text, text
+
+
+def test_option_file_groups():
+    d = h.temp_dir("cnf")
+    port = h.free_port()
+    cnf = os.path.join(os.path.dirname(d.rstrip("/")), "sluice-test.cnf")
+    with open(cnf, "w") as f:
+        f.write(f"[client]\nport=1\n[mysqld]\nport={port}\nserver_id=77\n"
+                f"[sluiced]\nmax-connections=33\n")
+    srv = h.Server(d, port=port, extra=[])
+    srv.argv = lambda: [h.SLUICED, f"--defaults-file={cnf}", f"--datadir={d}",
+                        f"--bind-address={h.HOST}", f"--log-error={srv.log_error}"]
+    _servers.append(srv)
+    srv.start()
+    c = h.root(port=port)
+    try:
+        assert h.query(c, "SELECT @@server_id, @@max_connections, @@port") == ((77, 33, port),)
+    finally:
+        c.close()
+
+
+if __name__ == "__main__":
+    h.main(globals())
