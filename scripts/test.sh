@@ -26,25 +26,24 @@ elif [ $ctest_rc -ne 0 ]; then
   tally 0 1
 fi
 
-echo "== mysql-test"
-mt_out=$(mysql-test/run.sh 2>&1); mt_rc=$?
-echo "$mt_out" | tail -60
-line=$(echo "$mt_out" | grep -E "^mysql-test: [0-9]+ passed, [0-9]+ failed" | tail -1)
-if [ -n "$line" ]; then
-  tally "$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')"
-elif [ $mt_rc -ne 0 ]; then
-  tally 0 1
-fi
+# run_suite <title> <summary prefix> <command...>: runs a suite that ends
+# with "<prefix>: N passed, N failed" and adds its counts.
+run_suite() {
+  local title=$1 prefix=$2; shift 2
+  echo "== $title"
+  local out rc line
+  out=$("$@" 2>&1); rc=$?
+  echo "$out" | tail -60
+  line=$(echo "$out" | grep -E "^$prefix: [0-9]+ passed, [0-9]+ failed" | tail -1)
+  if [ -n "$line" ]; then
+    tally "$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')"
+  elif [ $rc -ne 0 ]; then
+    tally 0 1
+  fi
+}
 
-echo "== client tests"
-ct_out=$(tests/clients/run.sh 2>&1); ct_rc=$?
-echo "$ct_out" | tail -60
-line=$(echo "$ct_out" | grep -E "^clients: [0-9]+ passed, [0-9]+ failed" | tail -1)
-if [ -n "$line" ]; then
-  tally "$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')" "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')"
-elif [ $ct_rc -ne 0 ]; then
-  tally 0 1
-fi
+run_suite mysql-test mysql-test mysql-test/run.sh
+run_suite "client tests" clients tests/clients/run.sh
 
 echo
 echo "$passed passed, $failed failed"

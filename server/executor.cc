@@ -239,6 +239,17 @@ class Executor::Statement {
     return ctx_.account && ctx_.account->HasDynamicOrSuper(name);
   }
   Result<sql::Value> Eval(const sql::Expr& e) { return sql::Evaluate(e, eval_); }
+  // LIMIT [offset,] count: absent parts leave *limit / *offset unchanged.
+  Status EvalLimit(const sql::Expr* limit_expr, const sql::Expr* offset_expr, uint64_t* limit,
+                   uint64_t* offset) {
+    for (auto [expr, out] : {std::pair{limit_expr, limit}, std::pair{offset_expr, offset}}) {
+      if (!expr) continue;
+      auto v = Eval(*expr);
+      if (!v.ok()) return v.status();
+      *out = v->ToUInt();
+    }
+    return Status::OK();
+  }
   Status Count(vars::SessionCounter c) {
     if (ctx_.status) ctx_.status->Add(c);
     return Status::OK();
@@ -259,6 +270,9 @@ class Executor::Statement {
   // SHOW helpers: LIKE / WHERE filtering over name/value rows.
   Status FilterRows(const sql::ShowStmt& s, ResultSet* rs, size_t like_column);
   Result<acl::AccountName> ResolveUser(const sql::UserSpec& u) const;
+  std::vector<acl::AccountName> ResolveUsers(const std::vector<sql::UserSpec>& users) const;
+  Status ResolvePrivLevel(const sql::PrivLevel& in, acl::PrivLevel* out) const;
+  Status CheckGrantOption(const acl::PrivLevel& level) const;
   void AddAclWarnings(const std::vector<acl::Warning>& w);
 
   Server& server_;
@@ -391,22 +405,8 @@ Outcome Executor::Statement::Select(const sql::SelectStmt& s) {
     emit = w->ToBool().value_or(false);
   }
   uint64_t limit = UINT64_MAX, offset = 0;
-  if (s.limit) {
-    auto l = Eval(*s.limit);
-    if (!l.ok()) {
-      o.error = l.status();
-      return o;
-    }
-    limit = l->ToUInt();
-  }
-  if (s.offset) {
-    auto off = Eval(*s.offset);
-    if (!off.ok()) {
-      o.error = off.status();
-      return o;
-    }
-    offset = off->ToUInt();
-  }
+  o.error = EvalLimit(s.limit.get(), s.offset.get(), &limit, &offset);
+  if (!o.error.ok()) return o;
   if (offset > 0 || limit == 0) emit = false;
   ResultSet rs;
   std::vector<std::optional<std::string>> row;
@@ -739,22 +739,8 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
         break;
       }
       uint64_t limit = UINT64_MAX, offset = 0;
-      if (s.limit) {
-        auto l = Eval(*s.limit);
-        if (!l.ok()) {
-          o.error = l.status();
-          return o;
-        }
-        limit = l->ToUInt();
-      }
-      if (s.offset) {
-        auto l = Eval(*s.offset);
-        if (!l.ok()) {
-          o.error = l.status();
-          return o;
-        }
-        offset = l->ToUInt();
-      }
+      o.error = EvalLimit(s.limit.get(), s.offset.get(), &limit, &offset);
+      if (!o.error.ok()) return o;
       rs.AddTextColumn("Level", 7);
       rs.AddIntColumn("Code");
       rs.AddTextColumn("Message", 512);
@@ -972,81 +958,60 @@ Outcome Executor::Statement::UserStatement(const sql::Stmt& st) {
   return o;
 }
 
+Status Executor::Statement::ResolvePrivLevel(const sql::PrivLevel& in, acl::PrivLevel* out) const {
+  switch (in.kind) {
+    case sql::PrivLevel::Kind::kGlobal:
+      *out = acl::PrivLevel::Global();
+      return Status::OK();
+    case sql::PrivLevel::Kind::kCurrentDb:
+    case sql::PrivLevel::Kind::kDatabase: {
+      std::string db = in.kind == sql::PrivLevel::Kind::kCurrentDb ? ctx_.db : in.db;
+      if (db.empty()) return MakeError(er::kNoDb);
+      *out = acl::PrivLevel::Db(std::move(db));
+      return Status::OK();
+    }
+    case sql::PrivLevel::Kind::kTable:
+      break;
+  }
+  return MakeError(er::kNotSupportedYet, "table-level privileges");
+}
+
+Status Executor::Statement::CheckGrantOption(const acl::PrivLevel& level) const {
+  // The grantor needs GRANT OPTION at that level; MySQL answers 1045 at the
+  // global level and 1044 at a database.
+  bool may = level.global ? (ctx_.account && ctx_.account->global_grant_option)
+                          : (ctx_.account && ctx_.account->HasGrantOptionOn(level.db));
+  if (may) return Status::OK();
+  return level.global ? MakeError(er::kAccessDenied, ctx_.priv_user, ctx_.priv_host, "YES")
+                      : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, level.db);
+}
+
+std::vector<acl::AccountName> Executor::Statement::ResolveUsers(const std::vector<sql::UserSpec>& users) const {
+  std::vector<acl::AccountName> out;
+  for (const auto& u : users) out.push_back(ResolveUser(u).value());
+  return out;
+}
+
 Outcome Executor::Statement::Grant(const sql::GrantStmt& s) {
   Outcome o;
   acl::PrivLevel level;
-  std::string db;
-  switch (s.level.kind) {
-    case sql::PrivLevel::Kind::kGlobal:
-      level = acl::PrivLevel::Global();
-      break;
-    case sql::PrivLevel::Kind::kCurrentDb:
-    case sql::PrivLevel::Kind::kDatabase:
-      db = s.level.kind == sql::PrivLevel::Kind::kCurrentDb ? ctx_.db : s.level.db;
-      if (db.empty()) {
-        o.error = MakeError(er::kNoDb);
-        return o;
-      }
-      level = acl::PrivLevel::Db(db);
-      break;
-    case sql::PrivLevel::Kind::kTable:
-      o.error = MakeError(er::kNotSupportedYet, "table-level privileges");
-      return o;
-  }
-  // The grantor needs GRANT OPTION at that level (MySQL answers 1045 at
-  // the global level and 1044 at a database).
-  bool may = level.global ? (ctx_.account && ctx_.account->global_grant_option)
-                          : (ctx_.account && ctx_.account->HasGrantOptionOn(db));
-  if (!may) {
-    o.error = level.global ? MakeError(er::kAccessDenied, ctx_.priv_user, ctx_.priv_host, "YES")
-                           : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, db);
-    return o;
-  }
-  std::vector<acl::AccountName> users;
-  for (const auto& u : s.users) users.push_back(ResolveUser(u).value());
-  o.error = server_.acl().Grant(s.privileges, level, users, s.with_grant_option);
+  o.error = ResolvePrivLevel(s.level, &level);
+  if (o.error.ok()) o.error = CheckGrantOption(level);
+  if (o.error.ok()) o.error = server_.acl().Grant(s.privileges, level, ResolveUsers(s.users), s.with_grant_option);
   return o;
 }
 
 Outcome Executor::Statement::Revoke(const sql::RevokeStmt& s) {
   Outcome o;
-  std::vector<acl::AccountName> users;
-  for (const auto& u : s.users) users.push_back(ResolveUser(u).value());
   if (s.all_and_grant_option) {
-    if (!Has(Priv::kCreateUser)) {
-      o.error = NeedPrivileges("CREATE USER");
-      return o;
-    }
-    o.error = server_.acl().RevokeAllAndGrantOption(users);
+    o.error = Has(Priv::kCreateUser) ? server_.acl().RevokeAllAndGrantOption(ResolveUsers(s.users))
+                                     : NeedPrivileges("CREATE USER");
     return o;
   }
   acl::PrivLevel level;
-  std::string db;
-  switch (s.level.kind) {
-    case sql::PrivLevel::Kind::kGlobal:
-      level = acl::PrivLevel::Global();
-      break;
-    case sql::PrivLevel::Kind::kCurrentDb:
-    case sql::PrivLevel::Kind::kDatabase:
-      db = s.level.kind == sql::PrivLevel::Kind::kCurrentDb ? ctx_.db : s.level.db;
-      if (db.empty()) {
-        o.error = MakeError(er::kNoDb);
-        return o;
-      }
-      level = acl::PrivLevel::Db(db);
-      break;
-    case sql::PrivLevel::Kind::kTable:
-      o.error = MakeError(er::kNotSupportedYet, "table-level privileges");
-      return o;
-  }
-  bool may = level.global ? (ctx_.account && ctx_.account->global_grant_option)
-                          : (ctx_.account && ctx_.account->HasGrantOptionOn(db));
-  if (!may) {
-    o.error = level.global ? MakeError(er::kAccessDenied, ctx_.priv_user, ctx_.priv_host, "YES")
-                           : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, db);
-    return o;
-  }
-  o.error = server_.acl().Revoke(s.privileges, level, users);
+  o.error = ResolvePrivLevel(s.level, &level);
+  if (o.error.ok()) o.error = CheckGrantOption(level);
+  if (o.error.ok()) o.error = server_.acl().Revoke(s.privileges, level, ResolveUsers(s.users));
   return o;
 }
 
