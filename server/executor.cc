@@ -386,10 +386,15 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
 Outcome Executor::Statement::Select(const sql::SelectStmt& s) {
   Outcome o;
   if (!s.from.empty()) {
+    // No tables exist before the storage engine; the privilege check still
+    // comes first, as in MySQL (1142 before 1146).
     const auto& t = s.from.front();
     std::string db = t.schema.empty() ? ctx_.db : t.schema;
     if (db.empty()) {
       o.error = MakeError(er::kNoDb);
+    } else if (Lower(db) != "information_schema" &&
+               !(ctx_.account && ctx_.account->HasDb(db, Priv::kSelect))) {
+      o.error = MakeError(er::kTableAccessDenied, "SELECT", ctx_.priv_user, ctx_.host, t.name);
     } else {
       o.error = MakeError(er::kNoSuchTable, db, t.name);
     }

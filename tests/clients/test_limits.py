@@ -78,5 +78,32 @@ def test_option_file_groups():
         c.close()
 
 
+def test_tls_material_from_options():
+    # Certificates made by another server's first start, handed over with
+    # --ssl-cert/--ssl-key/--ssl-ca: clients verify against that CA.
+    first = start("tls-src")
+    first.kill()
+    certs = first.datadir
+    srv = start("tls-opts", extra=[f"--ssl-cert={certs}/server-cert.pem",
+                                   f"--ssl-key={certs}/server-key.pem",
+                                   f"--ssl-ca={certs}/ca.pem"])
+    c = h.root(port=srv.port, tls=True, datadir=certs)
+    try:
+        assert h.query(c, "SELECT @@ssl_cert, @@ssl_ca") == ((f"{certs}/server-cert.pem", f"{certs}/ca.pem"),)
+        version = h.query(c, "SHOW SESSION STATUS LIKE 'Ssl_version'")[0][1]
+        assert version.startswith("TLSv1."), version
+    finally:
+        c.close()
+
+
+def test_missing_certificate_file_is_a_startup_error():
+    d = h.temp_dir("badcert")
+    rc, stdout, stderr = h.run_cmd([h.SLUICED, f"--datadir={d}", f"--port={h.free_port()}",
+                                    "--ssl-cert=/nonexistent/cert.pem", "--ssl-key=/nonexistent/key.pem"],
+                                   timeout=30)
+    assert rc != 0
+    assert "ssl-cert" in stdout + stderr, stdout + stderr
+
+
 if __name__ == "__main__":
     h.main(globals())
