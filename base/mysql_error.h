@@ -42,12 +42,16 @@ inline constexpr Error kEmptyQuery{1065, "42000", "Query was empty"};
 inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
 inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
 inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
+inline constexpr Error kWrongDbName{1102, "42000", "Incorrect database name '{}'"};
 inline constexpr Error kUnknown{1105, "HY000", "{}"};
 inline constexpr Error kUnknownCharacterSet{1115, "42000", "Unknown character set: '{}'"};
 inline constexpr Error kPasswordNoMatch{1133, "42000", "Can't find any matching row in the user table"};
 inline constexpr Error kNonexistingGrant{1141, "42000", "There is no such grant defined for user '{}' on host '{}'"};
 inline constexpr Error kTableAccessDenied{1142, "42000", "{} command denied to user '{}'@'{}' for table '{}'"};
 inline constexpr Error kNoSuchTable{1146, "42S02", "Table '{}.{}' doesn't exist"};
+inline constexpr Error kSyntaxError{1149, "42000",
+    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
+    "version for the right syntax to use"};
 inline constexpr Error kNetPacketTooLarge{1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"};
 inline constexpr Error kNetPacketsOutOfOrder{1156, "08S01", "Got packets out of order"};
 inline constexpr Error kNetReadError{1158, "08S01", "Got an error reading communication packets"};
@@ -68,20 +72,33 @@ inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
 inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
 inline constexpr Error kNotSupportedAuthMode{1251, "08004",
     "Client does not support authentication protocol requested by server; consider upgrading MySQL client"};
+inline constexpr Error kRevokeGrants{1269, "HY000", "Can't revoke all privileges for one or more of the requested users"};
 inline constexpr Error kUnknownCollation{1273, "HY000", "Unknown collation: '{}'"};
+inline constexpr Error kUnknownStorageEngine{1286, "42000", "Unknown storage engine '{}'"};
 inline constexpr Error kOptionPreventsStatement{1290, "HY000",
     "The MySQL server is running with the {} option so it cannot execute this statement"};
 inline constexpr Error kTruncatedWrongValue{1292, "22007", "Truncated incorrect {} value: '{}'"};
+inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect time zone: '{}'"};
 inline constexpr Error kSpDoesNotExist{1305, "42000", "FUNCTION {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
 inline constexpr Error kDivisionByZero{1365, "22012", "Division by 0"};
+inline constexpr Error kIllegalValueForType{1367, "22007", "Illegal {} '{}' value found during parsing"};
+inline constexpr Error kNoBinaryLogging{1381, "HY000", "You are not using binary logging"};
 inline constexpr Error kCannotUser{1396, "HY000", "Operation {} failed for {}"};
+inline constexpr Error kCantCreateUserWithGrant{1410, "42000", "You are not allowed to create a user with GRANT"};
+inline constexpr Error kTooBigScale{1425, "42000", "Too big scale {} specified for '{}'. Maximum is {}."};
+inline constexpr Error kTooBigPrecision{1426, "42000", "Too-big precision {} specified for '{}'. Maximum is {}."};
+inline constexpr Error kMBiggerThanD{1427, "42000",
+    "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{}')."};
+inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too long for {} (should be no longer than {})"};
 inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};
 inline constexpr Error kVariableIsReadonly{1621, "HY000", "{} variable '{}' is read-only. Use SET {} to assign the value"};
+inline constexpr Error kUnknownLocale{1649, "HY000", "Unknown locale: '{}'"};
 inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
 inline constexpr Error kMustChangePassword{1820, "HY000",
     "You must reset your password using ALTER USER statement before executing this statement."};
+inline constexpr Error kPasswordFormat{1827, "HY000", "The password hash doesn't have the expected format."};
 inline constexpr Error kMalformedPacket{1835, "HY000", "Malformed communication packet."};
 inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
     "Your password has expired. To log in you must change it using a client that supports expired "
@@ -90,6 +107,11 @@ inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for u
 inline constexpr Error kSecureTransportRequired{3159, "HY000",
     "Connections using insecure transport are prohibited while --require_secure_transport=ON."};
 inline constexpr Error kUserDoesNotExist{3162, "HY000", "Authorization ID {} does not exist."};
+inline constexpr Error kUserAlreadyExists{3163, "HY000", "Authorization ID {} already exists."};
+inline constexpr Error kVarDoesNotExist{3615, "HY000", "Variable {} does not exist in persisted config file"};
+inline constexpr Error kIllegalPrivilegeLevel{3619, "HY000", "Illegal privilege level specified for {}"};
+inline constexpr Error kRegexpIllegalArgument{3685, "HY000", "Illegal argument to a regular expression."};
+inline constexpr Error kRegexpStackOverflow{3698, "HY000", "Overflow in the regular expression backtrack stack."};
 inline constexpr Error kClientInteractionTimeout{4031, "HY000",
     "The client was disconnected by the server because of inactivity. See wait_timeout and "
     "interactive_timeout for configuring this behavior."};

@@ -797,7 +797,7 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       if (s.what == sql::ShowKind::kBinaryLogs) {
         Count(cs().com_show_binlogs);
         // As mysqld with log_bin=OFF; the binlog arrives with its own part.
-        o.error = Status::MySQL(1381, "HY000", "You are not using binary logging");
+        o.error = MakeError(er::kNoBinaryLogging);
         return o;
       }
       Count(cs().com_show_master_status);

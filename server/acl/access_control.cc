@@ -12,23 +12,7 @@
 namespace sluice::acl {
 namespace {
 
-// Errors not (yet) in base/mysql_error.h; same shape, MySQL's numbers and texts.
-constexpr er::Error kSyntaxError{1149, "42000",
-                                 "You have an error in your SQL syntax; check the manual that "
-                                 "corresponds to your MySQL server version for the right syntax "
-                                 "to use"};
-constexpr er::Error kRevokeGrants{1269, "HY000",
-                                  "Can't revoke all privileges for one or more of the requested "
-                                  "users"};
-constexpr er::Error kCantCreateUserWithGrant{1410, "42000",
-                                             "You are not allowed to create a user with GRANT"};
-constexpr er::Error kWrongStringLength{1470, "HY000",
-                                       "String '{}' is too long for {} (should be no longer than {})"};
-constexpr er::Error kPasswordFormat{1827, "HY000",
-                                    "The password hash doesn't have the expected format."};
-constexpr er::Error kUserAlreadyExists{3163, "HY000", "Authorization ID {} already exists."};
-constexpr er::Error kIllegalPrivilegeLevel{3619, "HY000", "Illegal privilege level specified for {}"};
-constexpr er::Error kWrongDbName{1102, "42000", "Incorrect database name '{}'"};
+
 
 constexpr size_t kMaxUserChars = 32;   // MySQL's USERNAME_CHAR_LENGTH
 constexpr size_t kMaxHostChars = 255;  // MySQL's HOSTNAME_LENGTH
@@ -52,10 +36,10 @@ size_t Utf8Chars(std::string_view s) {
 
 Status CheckNameLengths(const AccountName& name) {
   if (Utf8Chars(name.user) > kMaxUserChars) {
-    return MakeError(kWrongStringLength, name.user, "user name", kMaxUserChars);
+    return MakeError(er::kWrongStringLength, name.user, "user name", kMaxUserChars);
   }
   if (Utf8Chars(name.host) > kMaxHostChars) {
-    return MakeError(kWrongStringLength, name.host, "host name", kMaxHostChars);
+    return MakeError(er::kWrongStringLength, name.host, "host name", kMaxHostChars);
   }
   return Status::OK();
 }
@@ -133,7 +117,7 @@ struct ParsedPrivs {
 
 Result<ParsedPrivs> ParsePrivileges(const std::vector<std::string>& names, const PrivLevel& level,
                                     const std::vector<std::string>& registry, bool is_revoke) {
-  if (!level.global && level.db.empty()) return MakeError(kWrongDbName, level.db);
+  if (!level.global && level.db.empty()) return MakeError(er::kWrongDbName, level.db);
   ParsedPrivs out;
   for (const std::string& raw : names) {
     std::string name = NormalizePrivName(raw);
@@ -145,7 +129,7 @@ Result<ParsedPrivs> ParsePrivileges(const std::vector<std::string>& names, const
     }
     if (name == "USAGE") continue;
     if (name == "GRANT OPTION") {
-      if (!is_revoke) return MakeError(kSyntaxError);
+      if (!is_revoke) return MakeError(er::kSyntaxError);
       out.grant_option = true;
       continue;
     }
@@ -156,10 +140,10 @@ Result<ParsedPrivs> ParsePrivileges(const std::vector<std::string>& names, const
       out.statics |= PrivSet{*p};
       continue;
     }
-    if (!IsDynamicPrivName(name)) return MakeError(kSyntaxError);
-    if (!level.global) return MakeError(kIllegalPrivilegeLevel, name);
+    if (!IsDynamicPrivName(name)) return MakeError(er::kSyntaxError);
+    if (!level.global) return MakeError(er::kIllegalPrivilegeLevel, name);
     if (!std::binary_search(registry.begin(), registry.end(), name)) {
-      return MakeError(kSyntaxError);
+      return MakeError(er::kSyntaxError);
     }
     out.dynamics.push_back(std::move(name));
   }
@@ -525,13 +509,13 @@ Result<std::string> AccessControl::MakeAuthString(const UserSpec& spec,
     if (h.empty()) return std::string();
     if (plugin == kNativePassword) {
       if (h.size() != 41 || h[0] != '*' || !protocol::NativeHexToStage2(h).ok()) {
-        return MakeError(kPasswordFormat);
+        return MakeError(er::kPasswordFormat);
       }
       std::string upper = h;
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       return upper;
     }
-    if (!LooksLikeSha2Crypt(h)) return MakeError(kPasswordFormat);
+    if (!LooksLikeSha2Crypt(h)) return MakeError(er::kPasswordFormat);
     return h;
   }
   return std::string();
@@ -548,7 +532,7 @@ Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not
     SLUICE_RETURN_IF_ERROR(CheckNameLengths(name));
     if (editor.Find(name) >= 0) {
       if (if_not_exists) {
-        AddNote(&notes, MakeError(kUserAlreadyExists, name.Quoted()));
+        AddNote(&notes, MakeError(er::kUserAlreadyExists, name.Quoted()));
       } else {
         failed.push_back(name);
       }
@@ -687,7 +671,7 @@ Status AccessControl::Grant(const std::vector<std::string>& privileges, const Pr
   std::vector<int> targets;
   for (const AccountName& raw : users) {
     int i = editor.Find(Normalized(raw));
-    if (i < 0) return MakeError(kCantCreateUserWithGrant);
+    if (i < 0) return MakeError(er::kCantCreateUserWithGrant);
     targets.push_back(i);
   }
   for (int i : targets) {
@@ -754,7 +738,7 @@ Status AccessControl::RevokeAllAndGrantOption(const std::vector<AccountName>& us
   std::vector<int> targets;
   for (const AccountName& raw : users) {
     int i = editor.Find(Normalized(raw));
-    if (i < 0) return MakeError(kRevokeGrants);
+    if (i < 0) return MakeError(er::kRevokeGrants);
     targets.push_back(i);
   }
   for (int i : targets) {

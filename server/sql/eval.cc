@@ -436,7 +436,7 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
   const std::string subject = text->ToString();
   const std::string pattern_text = pattern->ToString();
   if (subject.size() > kMaxRegexpSubject || pattern_text.size() > kMaxRegexpPattern) {
-    return Status::MySQL(3698, "HY000", "Overflow in the regular expression backtrack stack.");
+    return MakeError(er::kRegexpStackOverflow);
   }
   auto flags = std::regex::ECMAScript;
   if (!cs) flags |= std::regex::icase;
@@ -446,7 +446,7 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
     std::regex re(pattern_text, flags);
     match = std::regex_search(subject, re);
   } catch (const std::regex_error&) {
-    return Status::MySQL(3685, "HY000", "Illegal argument to a regular expression.");
+    return MakeError(er::kRegexpIllegalArgument);
   }
   return Value::Bool(match != e.negated);
 }
@@ -671,20 +671,13 @@ Result<Value> CastToDecimal(const Value& v, const Expr& node, EvalContext& ctx) 
   const int precision = spec.precision >= 0 ? spec.precision : 10;
   const int scale = spec.scale >= 0 ? spec.scale : 0;
   if (precision > 65) {
-    return Status::MySQL(1426, "42000",
-                         fmt::format("Too-big precision {} specified for '{}'. Maximum is 65.",
-                                     precision, ExprToString(*node.args[0])));
+    return MakeError(er::kTooBigPrecision, precision, ExprToString(*node.args[0]), 65);
   }
   if (scale > Decimal::kMaxScale) {
-    return Status::MySQL(1425, "42000",
-                         fmt::format("Too big scale {} specified for '{}'. Maximum is 30.", scale,
-                                     ExprToString(*node.args[0])));
+    return MakeError(er::kTooBigScale, scale, ExprToString(*node.args[0]), 30);
   }
   if (scale > precision) {
-    return Status::MySQL(1427, "42000",
-                         fmt::format("For float(M,D), double(M,D) or decimal(M,D), M must be >= D "
-                                     "(column '{}').",
-                                     ExprToString(*node.args[0])));
+    return MakeError(er::kMBiggerThanD, ExprToString(*node.args[0]));
   }
   const int digits = std::min(std::max(precision, 1), Decimal::kMaxDigits);
   const __int128 max_mantissa = Pow10(digits) - 1;
@@ -769,9 +762,7 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
       if (spec.type == CastType::kDate) return Value::Typed(FormatDate(*dt), StringType::kDate);
       const int fsp = std::max(spec.scale, 0);
       if (fsp > 6) {
-        return Status::MySQL(1426, "42000",
-                             fmt::format("Too-big precision {} specified for '{}'. Maximum is 6.",
-                                         fsp, ExprToString(*node.args[0])));
+        return MakeError(er::kTooBigPrecision, fsp, ExprToString(*node.args[0]), 6);
       }
       DateTime r = RoundFraction(*dt, fsp, false);
       return Value::Typed(FormatDatetime(r, fsp), StringType::kDatetime);

@@ -161,9 +161,7 @@ Result<int> FractionalPrecision(Call& c, const char* fname) {
   int64_t fsp = c.args[0].ToInt();
   if (fsp < 0) return MakeError(er::kWrongArguments, fname);
   if (fsp > 6) {
-    return Status::MySQL(1426, "42000",
-                         fmt::format("Too-big precision {} specified for '{}'. Maximum is 6.", fsp,
-                                     fname));
+    return MakeError(er::kTooBigPrecision, fsp, fname, 6);
   }
   return static_cast<int>(fsp);
 }

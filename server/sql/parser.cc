@@ -526,14 +526,10 @@ Status Parser::Impl::ParseUser(UserSpec* user, bool allow_user_function) {
   // 'u'@'h' lexes as a string followed by the user variable @'h'.
   if (Peek().kind == TokenKind::kUserVar) user->host = AsciiLower(Take().text);
   if (Utf8Length(user->name) > kMaxUserNameChars) {
-    return Status::MySQL(1470, "HY000",
-                         "String '" + user->name + "' is too long for user name (should be no "
-                         "longer than 32)");
+    return MakeError(er::kWrongStringLength, user->name, "user name", 32);
   }
   if (user->host.size() > kMaxHostNameChars) {
-    return Status::MySQL(1470, "HY000",
-                         "String '" + user->host + "' is too long for host name (should be no "
-                         "longer than 255)");
+    return MakeError(er::kWrongStringLength, user->host, "host name", 255);
   }
   return Status::OK();
 }
@@ -1555,8 +1551,7 @@ Status Parser::Impl::ParseNumber(const Token& t, ExprPtr* out) {
       bool negative_exponent = epos != std::string::npos && epos + 1 < t.text.size() &&
                                t.text[epos + 1] == '-';
       if (!negative_exponent) {
-        return Status::MySQL(1367, "22007",
-                             "Illegal double '" + t.text + "' value found during parsing");
+        return MakeError(er::kIllegalValueForType, "double", t.text);
       }
       d = 0;
     }

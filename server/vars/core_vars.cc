@@ -20,13 +20,13 @@ constexpr double kMaxTimestamp = 32536771199.999999;
 
 // Errors MySQL sends that base/mysql_error.h does not list yet.
 Status UnknownTimeZone(std::string_view tz) {
-  return Status::MySQL(1298, "HY000", fmt::format("Unknown or incorrect time zone: '{}'", tz));
+  return MakeError(er::kUnknownTimeZone, tz);
 }
 Status UnknownStorageEngine(std::string_view engine) {
-  return Status::MySQL(1286, "42000", fmt::format("Unknown storage engine '{}'", engine));
+  return MakeError(er::kUnknownStorageEngine, engine);
 }
 Status UnknownLocale(std::string_view locale) {
-  return Status::MySQL(1649, "HY000", fmt::format("Unknown locale: '{}'", locale));
+  return MakeError(er::kUnknownLocale, locale);
 }
 
 bool IEquals(std::string_view a, std::string_view b) {

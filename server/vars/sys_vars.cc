@@ -55,7 +55,6 @@ using internal::VarDef;
 namespace {
 
 constexpr std::string_view kPersistFileName = "mysqld-auto.cnf";
-constexpr uint16_t kErVarDoesNotExist = 3615;  // ER_VAR_DOES_NOT_EXIST
 
 char LowerChar(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -1129,9 +1128,7 @@ Status SystemVariables::ResetPersist(std::optional<std::string_view> name, bool 
   if (name) {
     auto it = persisted_.find(Lower(*name));
     if (it == persisted_.end()) {
-      Status missing = Status::MySQL(
-          kErVarDoesNotExist, "HY000",
-          fmt::format("Variable {} does not exist in persisted config file", *name));
+      Status missing = MakeError(er::kVarDoesNotExist, *name);
       if (!if_exists) return missing;
       if (warnings != nullptr) warnings->push_back(std::move(missing));
       return Status::OK();
