@@ -1,0 +1,815 @@
+// storage/btree/btree.cc
+#include "storage/btree/btree.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "storage/btree/node_page.h"
+
+namespace sluice::storage {
+namespace {
+
+constexpr size_t kChildSize = 4;
+// The largest separator entry a split can push into a parent.
+constexpr size_t kMaxSeparatorEntry = EntrySize(BTree::kMaxKeySize, kChildSize);
+static_assert(4 * EntrySize(0, BTree::kMaxRecordSize) <= kNodeCapacity);
+static_assert(BTree::kMaxKeySize <= BTree::kMaxRecordSize);
+
+std::string EncodeChild(uint32_t page_no) {
+  std::string s(kChildSize, '\0');
+  StoreU32(s.data(), page_no);
+  return s;
+}
+
+uint32_t DecodeChild(std::string_view v) { return LoadU32(v.data()); }
+
+std::string DefaultKeyText(std::string_view key) {
+  bool printable = std::all_of(key.begin(), key.end(),
+                               [](char c) { return c >= 0x20 && c < 0x7f && c != '\''; });
+  if (printable) return std::string(key);
+  std::string out = "0x";
+  for (unsigned char c : key) out += fmt::format("{:02X}", c);
+  return out;
+}
+
+// The shortest s with left < s <= right. REQUIRES: left < right.
+std::string_view ShortestSeparator(std::string_view left, std::string_view right) {
+  size_t i = 0;
+  while (i < left.size() && i < right.size() && left[i] == right[i]) ++i;
+  return right.substr(0, std::min(right.size(), i + 1));
+}
+
+struct Rec {
+  std::string_view key;
+  std::string_view value;
+  size_t size() const { return EntrySize(key.size(), value.size()); }
+};
+
+// A node's records with (k, v) inserted at `pos`, or replacing slot `pos`.
+std::vector<Rec> GatherWith(const NodeView& node, int pos, std::string_view k, std::string_view v,
+                            bool replace = false) {
+  std::vector<Rec> recs;
+  recs.reserve(node.slot_count() + 1);
+  for (int i = 0; i < node.slot_count(); ++i) {
+    if (i == pos) {
+      recs.push_back({k, v});
+      if (replace) continue;
+    }
+    recs.push_back({node.key(i), node.value(i)});
+  }
+  if (pos == node.slot_count()) recs.push_back({k, v});
+  return recs;
+}
+
+size_t SumSizes(const std::vector<Rec>& recs, size_t begin, size_t end) {
+  size_t total = 0;
+  for (size_t i = begin; i < end; ++i) total += recs[i].size();
+  return total;
+}
+
+// Where to cut `recs` (which overflow one node) in two. For a leaf, the
+// left node keeps [0, m) and the right [m, n). For an internal node the
+// left keeps [0, m), recs[m] moves up and the right keeps (m, n).
+// Inserts at the far right (left) end of a level keep the old node full,
+// so ascending (descending) bulk loads fill pages instead of halving them.
+// Returns -1 if no cut fits (impossible with kMaxRecordSize).
+int ChooseSplit(const std::vector<Rec>& recs, int new_pos, bool leaf, bool at_left_end,
+                bool at_right_end) {
+  const int n = static_cast<int>(recs.size());
+  auto fits = [&](int m) {
+    if (leaf) {
+      return m >= 1 && m <= n - 1 && SumSizes(recs, 0, m) <= kNodeCapacity &&
+             SumSizes(recs, m, n) <= kNodeCapacity;
+    }
+    return m >= 1 && m <= n - 2 && SumSizes(recs, 0, m) <= kNodeCapacity &&
+           SumSizes(recs, m + 1, n) <= kNodeCapacity;
+  };
+  if (at_right_end && new_pos == n - 1 && fits(leaf ? n - 1 : n - 2)) return leaf ? n - 1 : n - 2;
+  if (at_left_end && new_pos == 0 && fits(1)) return 1;
+  const size_t total = SumSizes(recs, 0, n);
+  size_t acc = 0;
+  int m = 1;
+  for (; m < n; ++m) {
+    acc += recs[m - 1].size();
+    if (acc >= total / 2) break;
+  }
+  if (fits(m)) return m;
+  for (int delta = 1; delta < n; ++delta) {
+    if (fits(m - delta)) return m - delta;
+    if (fits(m + delta)) return m + delta;
+  }
+  return -1;
+}
+
+}  // namespace
+
+struct BTree::Bounds {
+  std::string lo, hi;
+  bool lo_inf = true, hi_inf = true;
+};
+
+struct BTree::PathLevel {
+  PageGuard page;
+  int child_idx = -1;  // which child of the level above this is
+  bool leftmost = true;
+  bool rightmost = true;
+};
+
+BTree::BTree(BufferPool* pool, uint32_t space_id, uint32_t root_page, Options options)
+    : pool_(pool),
+      space_id_(space_id),
+      root_page_(root_page),
+      index_id_((uint64_t{space_id} << 32) | root_page),
+      options_(std::move(options)) {}
+
+Result<std::unique_ptr<BTree>> BTree::Create(BufferPool* pool, uint32_t space_id, Options options) {
+  auto root = pool->NewPage(space_id, PageType::kBTreeNode);
+  if (!root.ok()) return root.status();
+  const uint32_t root_page = root->id().page;
+  NodeWriter(root->mutable_data()).Init((uint64_t{space_id} << 32) | root_page, 0);
+  return std::unique_ptr<BTree>(new BTree(pool, space_id, root_page, std::move(options)));
+}
+
+Result<std::unique_ptr<BTree>> BTree::Open(BufferPool* pool, uint32_t space_id, uint32_t root_page,
+                                           Options options) {
+  std::unique_ptr<BTree> tree(new BTree(pool, space_id, root_page, std::move(options)));
+  auto root = tree->FetchNode(root_page, LatchMode::kShared);
+  if (!root.ok()) return root.status();
+  tree->root_is_leaf_.store(NodeView(root->data()).is_leaf(), std::memory_order_relaxed);
+  return tree;
+}
+
+Status BTree::CheckRecord(std::string_view key, std::string_view value) const {
+  if (key.size() > kMaxKeySize) {
+    return Status::InvalidArgument(fmt::format(
+        "key of {} bytes for index '{}' exceeds the maximum key length of {} bytes", key.size(),
+        options_.index_name, kMaxKeySize));
+  }
+  if (key.size() + value.size() > kMaxRecordSize) {
+    return Status::NotSupported(fmt::format(
+        "record of {} bytes (key {}, value {}) for index '{}' exceeds {} bytes; records stored off "
+        "the page (overflow pages) are not implemented yet",
+        key.size() + value.size(), key.size(), value.size(), options_.index_name, kMaxRecordSize));
+  }
+  return Status::OK();
+}
+
+Status BTree::DuplicateKey(std::string_view key) const {
+  std::string text = options_.key_text ? options_.key_text(key) : DefaultKeyText(key);
+  // ER_DUP_ENTRY prints each argument with %-.192s.
+  if (text.size() > 192) text.resize(192);
+  std::string index = options_.index_name.substr(0, 192);
+  return Status::MySQL(1062, "23000", fmt::format("Duplicate entry '{}' for key '{}'", text, index));
+}
+
+Result<PageGuard> BTree::FetchNode(uint32_t page_no, LatchMode mode) const {
+  auto page = pool_->Fetch(PageId{space_id_, page_no}, mode);
+  if (!page.ok()) return page.status();
+  NodeView node(page->data());
+  if (page->type() != PageType::kBTreeNode || node.index_id() != index_id_) {
+    return Status::Corruption(fmt::format(
+        "space {} page {} is not a node of index '{}' (page type {}, index id {:#x}, expected {:#x})",
+        space_id_, page_no, options_.index_name, static_cast<unsigned>(page->type()),
+        node.index_id(), index_id_));
+  }
+  const size_t slots_end = kNodeSlotsOffset + kSlotSize * static_cast<size_t>(node.slot_count());
+  if (node.heap_top() > kPageSize || slots_end > node.heap_top() ||
+      node.garbage() > kPageSize - node.heap_top()) {
+    return Status::Corruption(fmt::format("space {} page {} of index '{}' has a bad node header",
+                                          space_id_, page_no, options_.index_name));
+  }
+  return page;
+}
+
+Result<PageGuard> BTree::DescendToLeaf(std::string_view key, Target target, LatchMode leaf_mode,
+                                       Bounds* bounds) const {
+  for (;;) {
+    const bool root_leaf_hint = root_is_leaf_.load(std::memory_order_relaxed);
+    const LatchMode root_mode =
+        leaf_mode == LatchMode::kExclusive && root_leaf_hint ? LatchMode::kExclusive : LatchMode::kShared;
+    auto root = FetchNode(root_page_, root_mode);
+    if (!root.ok()) return root.status();
+    if (bounds != nullptr) *bounds = Bounds();
+    PageGuard cur = std::move(*root);
+    if (NodeView(cur.data()).is_leaf()) {
+      if (root_mode == leaf_mode) return cur;
+      root_is_leaf_.store(true, std::memory_order_relaxed);  // retry with the right latch
+      continue;
+    }
+    if (root_leaf_hint) root_is_leaf_.store(false, std::memory_order_relaxed);
+    for (;;) {
+      NodeView node(cur.data());
+      int idx = 0;
+      switch (target) {
+        case Target::kKey: idx = node.UpperBound(key); break;
+        case Target::kBefore: idx = node.LowerBound(key); break;
+        case Target::kFirst: idx = 0; break;
+        case Target::kLast: idx = node.slot_count(); break;
+      }
+      if (bounds != nullptr) {
+        if (idx > 0) {
+          bounds->lo.assign(node.key(idx - 1));
+          bounds->lo_inf = false;
+        }
+        if (idx < node.slot_count()) {
+          bounds->hi.assign(node.key(idx));
+          bounds->hi_inf = false;
+        }
+      }
+      const int child_level = node.level() - 1;
+      auto child = FetchNode(node.child(idx), child_level == 0 ? leaf_mode : LatchMode::kShared);
+      if (!child.ok()) return child.status();
+      if (NodeView(child->data()).level() != child_level) {
+        return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
+                                              space_id_, child->id().page, options_.index_name));
+      }
+      cur = std::move(*child);  // latch coupling: the parent goes once the child is held
+      if (child_level == 0) return cur;
+    }
+  }
+}
+
+Result<bool> BTree::Get(std::string_view key, std::string* value) const {
+  auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kShared, nullptr);
+  if (!leaf.ok()) return leaf.status();
+  NodeView node(leaf->data());
+  const int pos = node.LowerBound(key);
+  if (pos == node.slot_count() || node.key(pos) != key) return false;
+  if (value != nullptr) value->assign(node.value(pos));
+  return true;
+}
+
+Status BTree::Insert(std::string_view key, std::string_view value) {
+  auto r = Write(key, value, WriteOp::kInsert, nullptr);
+  return r.ok() ? Status::OK() : r.status();
+}
+
+Result<bool> BTree::Upsert(std::string_view key, std::string_view value) {
+  auto r = Write(key, value, WriteOp::kUpsert, nullptr);
+  if (!r.ok()) return r.status();
+  return *r == WriteResult::kInserted;
+}
+
+Result<bool> BTree::Update(std::string_view key, std::string_view value, std::string* old_value) {
+  auto r = Write(key, value, WriteOp::kUpdate, old_value);
+  if (!r.ok()) return r.status();
+  return *r == WriteResult::kReplaced;
+}
+
+Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view value, WriteOp op,
+                                        std::string* old_value) {
+  SLUICE_RETURN_IF_ERROR(CheckRecord(key, value));
+  auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
+  if (!leaf.ok()) return leaf.status();
+  NodeView node(leaf->data());
+  const int pos = node.LowerBound(key);
+  const bool found = pos < node.slot_count() && node.key(pos) == key;
+  if (found && op == WriteOp::kInsert) return DuplicateKey(key);
+  if (!found && op == WriteOp::kUpdate) return WriteResult::kNotFound;
+  const size_t need = EntrySize(key.size(), value.size());
+  if (found) {
+    if (old_value != nullptr) old_value->assign(node.value(pos));
+    if (node.value(pos).size() == value.size()) {
+      NodeWriter(leaf->mutable_data()).OverwriteValue(pos, value);
+      return WriteResult::kReplaced;
+    }
+    if (node.available() + node.record_size(pos) + kSlotSize >= need) {
+      NodeWriter w(leaf->mutable_data());
+      w.Remove(pos);
+      bool ok = w.Insert(pos, key, value);
+      assert(ok);
+      (void)ok;
+      return WriteResult::kReplaced;
+    }
+  } else if (node.Fits(need)) {
+    NodeWriter(leaf->mutable_data()).Insert(pos, key, value);
+    return WriteResult::kInserted;
+  }
+  leaf->Release();
+  return WritePessimistic(key, value, op, old_value);
+}
+
+Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::string_view value,
+                                                   WriteOp op, std::string* old_value) {
+  std::lock_guard<std::mutex> smo(smo_mu_);
+  const size_t need = EntrySize(key.size(), value.size());
+
+  // Descend with exclusive latches, keeping only the part of the path a
+  // split can reach: below the deepest node that can take a separator.
+  std::vector<PathLevel> path;
+  {
+    auto root = FetchNode(root_page_, LatchMode::kExclusive);
+    if (!root.ok()) return root.status();
+    path.push_back(PathLevel{std::move(*root), -1, true, true});
+  }
+  for (;;) {
+    NodeView node(path.back().page.data());
+    if (node.is_leaf()) break;
+    const int idx = node.UpperBound(key);
+    auto child = FetchNode(node.child(idx), LatchMode::kExclusive);
+    if (!child.ok()) return child.status();
+    NodeView c(child->data());
+    if (c.level() != node.level() - 1) {
+      return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
+                                            space_id_, child->id().page, options_.index_name));
+    }
+    const bool leftmost = path.back().leftmost && idx == 0;
+    const bool rightmost = path.back().rightmost && idx == node.slot_count();
+    if (c.Fits(c.is_leaf() ? need : kMaxSeparatorEntry)) path.clear();
+    path.push_back(PathLevel{std::move(*child), idx, leftmost, rightmost});
+  }
+
+  PathLevel& leaf = path.back();
+  NodeView node(leaf.page.data());
+  int pos = node.LowerBound(key);
+  const bool found = pos < node.slot_count() && node.key(pos) == key;
+  if (found && op == WriteOp::kInsert) return DuplicateKey(key);
+  if (!found && op == WriteOp::kUpdate) return WriteResult::kNotFound;
+  const WriteResult result = found ? WriteResult::kReplaced : WriteResult::kInserted;
+  if (found) {
+    if (old_value != nullptr) old_value->assign(node.value(pos));
+    if (node.value(pos).size() == value.size()) {
+      NodeWriter(leaf.page.mutable_data()).OverwriteValue(pos, value);
+      return result;
+    }
+    if (node.available() + node.record_size(pos) + kSlotSize >= need) {
+      NodeWriter w(leaf.page.mutable_data());
+      w.Remove(pos);
+      w.Insert(pos, key, value);
+      return result;
+    }
+  } else if (node.Fits(need)) {
+    NodeWriter(leaf.page.mutable_data()).Insert(pos, key, value);
+    return result;
+  }
+
+  // A split is needed. Count the pages the cascade takes with a dry run of
+  // it (nothing changes under our latches, so the real run decides the
+  // same), and take them before changing anything: a failure to get them
+  // (no frame, I/O error) leaves the tree as it was.
+  size_t new_pages = 0;
+  {
+    std::string_view k = key, v = value;
+    std::string sep;
+    const std::string child(kChildSize, '\0');
+    for (size_t i = path.size(); i-- > 0;) {
+      const bool is_leaf = i + 1 == path.size();
+      const int at = is_leaf ? pos : path[i + 1].child_idx;
+      NodeView nv(path[i].page.data());
+      if (!is_leaf && nv.Fits(EntrySize(k.size(), v.size()))) break;
+      if (path[i].page.id().page == root_page_) {
+        new_pages += 2;
+        break;
+      }
+      ++new_pages;
+      std::vector<Rec> recs = GatherWith(nv, at, k, v, is_leaf && found);
+      const int m = ChooseSplit(recs, at, is_leaf, is_leaf ? nv.prev() == kInvalidPageNo : path[i].leftmost,
+                                is_leaf ? nv.next() == kInvalidPageNo : path[i].rightmost);
+      if (m < 0) {
+        return Status::Corruption(fmt::format("cannot split space {} page {} of index '{}'", space_id_,
+                                              path[i].page.id().page, options_.index_name));
+      }
+      std::string next_sep(is_leaf ? ShortestSeparator(recs[m - 1].key, recs[m].key) : recs[m].key);
+      sep = std::move(next_sep);
+      k = sep;
+      v = child;
+    }
+  }
+  std::vector<PageGuard> spare;
+  auto free_spare = [&]() {
+    for (auto& p : spare) (void)pool_->FreePage(std::move(p));
+    spare.clear();
+  };
+  for (size_t i = 0; i < new_pages; ++i) {
+    auto p = pool_->NewPage(space_id_, PageType::kBTreeNode);
+    if (!p.ok()) {
+      free_spare();
+      return p.status();
+    }
+    spare.push_back(std::move(*p));
+  }
+  PageGuard next_leaf;
+  if (node.next() != kInvalidPageNo) {
+    auto n = FetchNode(node.next(), LatchMode::kExclusive);
+    if (!n.ok()) {
+      free_spare();
+      return n.status();
+    }
+    next_leaf = std::move(*n);
+  }
+
+  if (found) NodeWriter(leaf.page.mutable_data()).Remove(pos);
+  std::string_view k = key, v = value;
+  std::string sep_key, sep_value;
+  for (size_t i = path.size(); i-- > 0;) {
+    PathLevel& level = path[i];
+    if (i + 1 < path.size()) pos = path[i + 1].child_idx;  // right after the child that split
+    NodeWriter w(level.page.mutable_data());
+    if (w.Insert(pos, k, v)) break;
+
+    char copy[kPageSize];
+    std::memcpy(copy, level.page.data(), kPageSize);
+    NodeView old(copy);
+    const bool is_leaf = old.is_leaf();
+    const bool is_root = level.page.id().page == root_page_;
+    std::vector<Rec> recs = GatherWith(old, pos, k, v);
+    const int m = ChooseSplit(recs, pos, is_leaf, is_leaf ? old.prev() == kInvalidPageNo : level.leftmost,
+                              is_leaf ? old.next() == kInvalidPageNo : level.rightmost);
+    if (m < 0 || spare.size() < (is_root ? 2u : 1u)) {
+      return Status::Corruption(fmt::format("cannot split space {} page {} of index '{}'", space_id_,
+                                            level.page.id().page, options_.index_name));
+    }
+    // Non-root: `level` keeps the left half and a new right sibling takes the
+    // rest. Root: both halves go to new pages, the root stays put.
+    PageGuard right = std::move(spare.back());
+    spare.pop_back();
+    PageGuard root_left;
+    if (is_root) {
+      root_left = std::move(spare.back());
+      spare.pop_back();
+    }
+    PageGuard& left_page = is_root ? root_left : level.page;
+    NodeWriter left(left_page.mutable_data());
+    NodeWriter rnode(right.mutable_data());
+    left.Init(index_id_, old.level());
+    rnode.Init(index_id_, old.level());
+    std::string new_sep;
+    if (is_leaf) {
+      for (int j = 0; j < m; ++j) left.Append(recs[j].key, recs[j].value);
+      for (int j = m; j < static_cast<int>(recs.size()); ++j) rnode.Append(recs[j].key, recs[j].value);
+      left.set_prev(old.prev());
+      left.set_next(right.id().page);
+      rnode.set_prev(left_page.id().page);
+      rnode.set_next(old.next());
+      if (next_leaf.valid()) NodeWriter(next_leaf.mutable_data()).set_prev(right.id().page);
+      new_sep.assign(ShortestSeparator(recs[m - 1].key, recs[m].key));
+    } else {
+      left.set_leftmost_child(old.leftmost_child());
+      for (int j = 0; j < m; ++j) left.Append(recs[j].key, recs[j].value);
+      rnode.set_leftmost_child(DecodeChild(recs[m].value));
+      for (int j = m + 1; j < static_cast<int>(recs.size()); ++j) rnode.Append(recs[j].key, recs[j].value);
+      new_sep.assign(recs[m].key);
+    }
+    if (is_root) {
+      NodeWriter root(level.page.mutable_data());
+      root.Init(index_id_, static_cast<uint16_t>(old.level() + 1));
+      root.set_leftmost_child(root_left.id().page);
+      root.Append(new_sep, EncodeChild(right.id().page));
+      root_is_leaf_.store(false, std::memory_order_relaxed);
+      break;
+    }
+    if (i == 0) {
+      return Status::Corruption(fmt::format("index '{}': split reached a node with no parent latched",
+                                            options_.index_name));
+    }
+    sep_key = std::move(new_sep);
+    sep_value = EncodeChild(right.id().page);
+    k = sep_key;
+    v = sep_value;
+  }
+  free_spare();  // none left when the dry run was right
+  return result;
+}
+
+Result<bool> BTree::Delete(std::string_view key, std::string* old_value) {
+  bool emptied = false;
+  {
+    auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
+    if (!leaf.ok()) return leaf.status();
+    NodeView node(leaf->data());
+    const int pos = node.LowerBound(key);
+    if (pos == node.slot_count() || node.key(pos) != key) return false;
+    if (old_value != nullptr) old_value->assign(node.value(pos));
+    NodeWriter(leaf->mutable_data()).Remove(pos);
+    emptied = node.slot_count() == 0 && leaf->id().page != root_page_;
+  }
+  if (emptied) SLUICE_RETURN_IF_ERROR(RemoveEmptyLeaf(key));
+  return true;
+}
+
+Status BTree::RemoveEmptyLeaf(std::string_view key) {
+  std::lock_guard<std::mutex> smo(smo_mu_);
+  std::vector<PathLevel> path;
+  {
+    auto root = FetchNode(root_page_, LatchMode::kExclusive);
+    if (!root.ok()) return root.status();
+    path.push_back(PathLevel{std::move(*root), -1, true, true});
+  }
+  for (;;) {
+    NodeView node(path.back().page.data());
+    if (node.is_leaf()) break;
+    const int idx = node.UpperBound(key);
+    auto child = FetchNode(node.child(idx), LatchMode::kExclusive);
+    if (!child.ok()) return child.status();
+    NodeView c(child->data());
+    if (c.level() != node.level() - 1) {
+      return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
+                                            space_id_, child->id().page, options_.index_name));
+    }
+    if (c.is_leaf() && c.slot_count() > 0) return Status::OK();  // refilled meanwhile
+    // A node with two or more children survives losing one: what is above
+    // it does not change.
+    if (!c.is_leaf() && c.slot_count() > 0) path.clear();
+    path.push_back(PathLevel{std::move(*child), idx, false, false});
+  }
+  if (path.size() < 2) return Status::OK();  // the root itself: stays, empty
+
+  PathLevel& leaf = path.back();
+  const uint32_t leaf_no = leaf.page.id().page;
+  const uint32_t prev_no = NodeView(leaf.page.data()).prev();
+  const uint32_t next_no = NodeView(leaf.page.data()).next();
+  PageGuard prev, next;
+  if (prev_no != kInvalidPageNo) {
+    // Latch order is left to right, so let go of the leaf and take its left
+    // neighbour first. The leaf cannot change meanwhile: writers reach it
+    // only through its parent, which we hold exclusively, and smo_mu_ keeps
+    // every other structure change out.
+    leaf.page.Release();
+    auto p = FetchNode(prev_no, LatchMode::kExclusive);
+    if (!p.ok()) return p.status();
+    auto l = FetchNode(leaf_no, LatchMode::kExclusive);
+    if (!l.ok()) return l.status();
+    if (NodeView(p->data()).next() != leaf_no) {
+      return Status::Corruption(fmt::format("index '{}': leaf {} does not link to its right neighbour {}",
+                                            options_.index_name, prev_no, leaf_no));
+    }
+    prev = std::move(*p);
+    leaf.page = std::move(*l);
+  }
+  if (NodeView(leaf.page.data()).slot_count() != 0) return Status::OK();
+  if (next_no != kInvalidPageNo) {
+    auto n = FetchNode(next_no, LatchMode::kExclusive);
+    if (!n.ok()) return n.status();
+    if (NodeView(n->data()).prev() != leaf_no) {
+      return Status::Corruption(fmt::format("index '{}': leaf {} does not link back to its left neighbour {}",
+                                            options_.index_name, next_no, leaf_no));
+    }
+    next = std::move(*n);
+  }
+
+  if (prev.valid()) NodeWriter(prev.mutable_data()).set_next(next_no);
+  if (next.valid()) NodeWriter(next.mutable_data()).set_prev(prev_no);
+  // Done with the neighbours; the root collapse below may latch one of them.
+  prev.Release();
+  next.Release();
+  std::vector<PageGuard> to_free;
+  to_free.push_back(std::move(leaf.page));
+  for (size_t i = path.size() - 1; i-- > 0;) {
+    PathLevel& parent = path[i];
+    NodeWriter w(parent.page.mutable_data());
+    const int idx = path[i + 1].child_idx;
+    if (w.slot_count() == 0) {
+      // Its only child is gone.
+      if (parent.page.id().page == root_page_) {
+        w.Init(index_id_, 0);  // the tree is empty again
+        root_is_leaf_.store(true, std::memory_order_relaxed);
+        break;
+      }
+      to_free.push_back(std::move(parent.page));
+      continue;
+    }
+    if (idx == 0) {
+      w.set_leftmost_child(w.child(1));
+      w.Remove(0);
+    } else {
+      w.Remove(idx - 1);
+    }
+    break;
+  }
+  // A root left with one child takes over the child's contents, so the
+  // tree gets shallower and the root page stays where it is.
+  if (path.front().page.valid() && path.front().page.id().page == root_page_) {
+    PageGuard& root = path.front().page;
+    while (!NodeView(root.data()).is_leaf() && NodeView(root.data()).slot_count() == 0) {
+      auto child = FetchNode(NodeView(root.data()).leftmost_child(), LatchMode::kExclusive);
+      if (!child.ok()) return child.status();
+      char* r = root.mutable_data();
+      std::memcpy(r + kPageHeaderSize, child->data() + kPageHeaderSize, kPageSize - kPageHeaderSize);
+      NodeWriter w(r);
+      if (w.is_leaf()) {
+        w.set_prev(kInvalidPageNo);
+        w.set_next(kInvalidPageNo);
+        root_is_leaf_.store(true, std::memory_order_relaxed);
+      }
+      to_free.push_back(std::move(*child));
+    }
+  }
+  Status first;
+  for (auto& page : to_free) {
+    Status s = pool_->FreePage(std::move(page));
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+// ------------------------------------------------------------------ Verify
+
+namespace {
+struct VerifyState {
+  int leaf_depth = -1;
+  uint32_t last_leaf = kInvalidPageNo;
+  uint32_t last_leaf_next = kInvalidPageNo;
+  BTree::VerifyStats stats;
+};
+}  // namespace
+
+Status BTree::Verify(VerifyStats* stats) const {
+  std::lock_guard<std::mutex> smo(smo_mu_);
+  auto root = FetchNode(root_page_, LatchMode::kShared);
+  if (!root.ok()) return root.status();
+  VerifyState state;
+  SLUICE_RETURN_IF_ERROR(VerifyNode(*root, nullptr, nullptr, 0, &state));
+  if (state.last_leaf_next != kInvalidPageNo) {
+    return Status::Corruption(fmt::format("index '{}': the last leaf {} links to page {}",
+                                          options_.index_name, state.last_leaf, state.last_leaf_next));
+  }
+  state.stats.height = state.leaf_depth + 1;
+  if (stats != nullptr) *stats = state.stats;
+  return Status::OK();
+}
+
+Status BTree::VerifyNode(const PageGuard& page, const std::string_view* lo,
+                         const std::string_view* hi, int depth, void* opaque) const {
+  VerifyState* state = static_cast<VerifyState*>(opaque);
+  const uint32_t page_no = page.id().page;
+  auto fail = [&](std::string_view what) {
+    return Status::Corruption(
+        fmt::format("index '{}' space {} page {}: {}", options_.index_name, space_id_, page_no, what));
+  };
+  NodeView node(page.data());
+  const int n = node.slot_count();
+  size_t heap_bytes = node.garbage();
+  for (int i = 0; i < n; ++i) {
+    const size_t off = node.record_offset(i);
+    if (off < node.heap_top() || off + kRecordHeaderSize > kPageSize ||
+        off + node.record_size(i) > kPageSize) {
+      return fail(fmt::format("slot {} points outside the record heap", i));
+    }
+    heap_bytes += node.record_size(i);
+    if (node.key(i).size() > kMaxKeySize) return fail(fmt::format("slot {} has an oversized key", i));
+    if (!node.is_leaf() && node.value(i).size() != kChildSize) {
+      return fail(fmt::format("separator {} has no child pointer", i));
+    }
+    if (i > 0 && !(node.key(i - 1) < node.key(i))) {
+      return fail(fmt::format("keys of slots {} and {} are out of order", i - 1, i));
+    }
+  }
+  if (heap_bytes != kPageSize - node.heap_top()) return fail("record heap accounting is off");
+  if (n > 0 && lo != nullptr && node.key(0) < *lo) return fail("first key is below its lower bound");
+  if (n > 0 && hi != nullptr && !(node.key(n - 1) < *hi)) return fail("last key is not below its upper bound");
+
+  if (node.is_leaf()) {
+    if (state->leaf_depth < 0) state->leaf_depth = depth;
+    if (state->leaf_depth != depth) return fail("leaves at different depths");
+    if (node.prev() != state->last_leaf) {
+      return fail(fmt::format("prev link is {}, the leaf before it is {}", node.prev(), state->last_leaf));
+    }
+    if (state->last_leaf != kInvalidPageNo && state->last_leaf_next != page_no) {
+      return fail(fmt::format("the leaf before it ({}) links to {}", state->last_leaf, state->last_leaf_next));
+    }
+    state->last_leaf = page_no;
+    state->last_leaf_next = node.next();
+    ++state->stats.leaf_pages;
+    state->stats.records += n;
+    if (n == 0 && page_no != root_page_) ++state->stats.empty_leaves;
+    return Status::OK();
+  }
+  ++state->stats.internal_pages;
+  for (int c = 0; c <= n; ++c) {
+    std::string_view child_lo, child_hi;
+    const std::string_view* clo = lo;
+    const std::string_view* chi = hi;
+    if (c > 0) {
+      child_lo = node.key(c - 1);
+      clo = &child_lo;
+    }
+    if (c < n) {
+      child_hi = node.key(c);
+      chi = &child_hi;
+    }
+    auto child = FetchNode(node.child(c), LatchMode::kShared);
+    if (!child.ok()) return child.status();
+    if (NodeView(child->data()).level() + 1 != node.level()) {
+      return fail(fmt::format("child {} (page {}) is at level {}", c, node.child(c),
+                              NodeView(child->data()).level()));
+    }
+    SLUICE_RETURN_IF_ERROR(VerifyNode(*child, clo, chi, depth + 1, state));
+  }
+  return Status::OK();
+}
+
+// -------------------------------------------------------------------- Drop
+
+Status BTree::Drop() {
+  std::lock_guard<std::mutex> smo(smo_mu_);
+  auto root = FetchNode(root_page_, LatchMode::kExclusive);
+  if (!root.ok()) return root.status();
+  return DropNode(std::move(*root));
+}
+
+Status BTree::DropNode(PageGuard page) {
+  NodeView node(page.data());
+  if (!node.is_leaf()) {
+    for (int c = 0; c <= node.slot_count(); ++c) {
+      auto child = FetchNode(node.child(c), LatchMode::kExclusive);
+      if (!child.ok()) return child.status();
+      SLUICE_RETURN_IF_ERROR(DropNode(std::move(*child)));
+    }
+  }
+  return pool_->FreePage(std::move(page));
+}
+
+// ------------------------------------------------------------------ Cursor
+
+BTree::Cursor::Cursor(const BTree* tree) : tree_(tree), leaf_(new char[kPageSize]) {}
+
+std::string_view BTree::Cursor::key() const { return NodeView(leaf_.get()).key(slot_); }
+std::string_view BTree::Cursor::value() const { return NodeView(leaf_.get()).value(slot_); }
+
+Status BTree::Cursor::Load(std::string_view key, Target target) {
+  Bounds bounds;
+  auto leaf = tree_->DescendToLeaf(key, target, LatchMode::kShared, &bounds);
+  if (!leaf.ok()) {
+    valid_ = false;
+    return leaf.status();
+  }
+  std::memcpy(leaf_.get(), leaf->data(), kPageSize);
+  lo_ = std::move(bounds.lo);
+  hi_ = std::move(bounds.hi);
+  lo_inf_ = bounds.lo_inf;
+  hi_inf_ = bounds.hi_inf;
+  return Status::OK();
+}
+
+// Moves to the next leaf range until the slot is on a record. Each step
+// starts at the previous leaf's upper bound, which strictly grows.
+Status BTree::Cursor::SkipForward() {
+  while (slot_ >= NodeView(leaf_.get()).slot_count()) {
+    if (hi_inf_) {
+      valid_ = false;
+      return Status::OK();
+    }
+    const std::string from = hi_;
+    SLUICE_RETURN_IF_ERROR(Load(from, Target::kKey));
+    slot_ = NodeView(leaf_.get()).LowerBound(from);
+  }
+  valid_ = true;
+  return Status::OK();
+}
+
+// Moves to earlier leaf ranges until the slot is on a record: each step
+// looks below the previous leaf's lower bound, which strictly falls.
+Status BTree::Cursor::SkipBackward() {
+  while (slot_ < 0) {
+    if (lo_inf_) {
+      valid_ = false;
+      return Status::OK();
+    }
+    const std::string below = lo_;
+    SLUICE_RETURN_IF_ERROR(Load(below, Target::kBefore));
+    slot_ = NodeView(leaf_.get()).LowerBound(below) - 1;
+  }
+  valid_ = true;
+  return Status::OK();
+}
+
+Status BTree::Cursor::SeekToFirst() {
+  SLUICE_RETURN_IF_ERROR(Load("", Target::kFirst));
+  slot_ = 0;
+  return SkipForward();
+}
+
+Status BTree::Cursor::SeekToLast() {
+  SLUICE_RETURN_IF_ERROR(Load("", Target::kLast));
+  slot_ = NodeView(leaf_.get()).slot_count() - 1;
+  return SkipBackward();
+}
+
+Status BTree::Cursor::Seek(std::string_view key) {
+  SLUICE_RETURN_IF_ERROR(Load(key, Target::kKey));
+  slot_ = NodeView(leaf_.get()).LowerBound(key);
+  return SkipForward();
+}
+
+Status BTree::Cursor::SeekForPrev(std::string_view key) {
+  SLUICE_RETURN_IF_ERROR(Load(key, Target::kKey));
+  slot_ = NodeView(leaf_.get()).UpperBound(key) - 1;
+  return SkipBackward();
+}
+
+Status BTree::Cursor::Next() {
+  assert(valid_);
+  ++slot_;
+  return SkipForward();
+}
+
+Status BTree::Cursor::Prev() {
+  assert(valid_);
+  --slot_;
+  return SkipBackward();
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,222 @@
+// storage/btree/btree.h
+//
+// BTree: a B+tree index over the buffer pool. Keys are byte strings compared
+// with memcmp (storage/btree/key_codec.h builds them from column values);
+// values are opaque bytes. A clustered index maps the primary key (or the
+// hidden 6-byte row id) to the row; a secondary index is another BTree whose
+// key is (secondary key bytes + primary key bytes) with an empty value (see
+// key_codec.h for unique secondary indexes). Several trees share one
+// tablespace; each is named by its root page, which never moves (a root
+// split moves the root's records into two new children).
+//
+// Nodes are slotted pages (node_page.h). Leaves are linked both ways. Node
+// splits go up to the root; a leaf emptied by deletes is unlinked and freed,
+// its parent shrinks, and a root left with one child absorbs it. Records
+// are at most kMaxRecordSize bytes (key + value, at least 4 per page);
+// larger ones are NotSupported until overflow pages exist.
+//
+// Thread-safety: every method may be called concurrently from any thread;
+// a Cursor is used by one thread at a time.
+//
+// Latching protocol (deadlock freedom rests on a single order: pages are
+// latched root to leaf, and left to right within a level; the allocation
+// pages NewPage/FreePage latch are innermost, one at a time; a page being
+// created is unreachable until its creator links it, so its latch is
+// outside the order):
+//   - Readers, and writers whose change fits in the leaf ("optimistic"),
+//     descend with latch coupling: shared latches on internal nodes, the
+//     parent released once the child is latched; the leaf is latched shared
+//     or exclusive. A change that needs a split (or a leaf that became
+//     empty) releases everything and retries "pessimistically":
+//   - Structure modifications are serialised per tree by smo_mu_ (like
+//     InnoDB's index SX lock: readers are not blocked by it). Under it the
+//     writer descends from the root with exclusive latches, releasing the
+//     ancestors of any node that cannot split (or empty) any further, so
+//     the latches it keeps cover every page the change touches. Readers
+//     therefore never see a half-split node or a dangling child pointer.
+//   - Freeing a leaf needs its left neighbour: the leaf is released and
+//     relatched after the neighbour, which is safe because its parent stays
+//     exclusively latched (no writer can reach it) and smo_mu_ is held.
+//   - Cursors hold no latch between calls (see Cursor), so a thread can
+//     hold a cursor and write to the same tree.
+// Lock order: smo_mu_ -> page latches (above) -> buffer pool internals.
+//
+// Redo/undo seams (not built yet): every page change happens inside one
+// public operation while the changed pages are exclusively latched, through
+// NodeWriter (node_page.h) and BufferPool::NewPage/FreePage — the places a
+// mini-transaction will log physiological redo records and stamp page LSNs
+// (PageGuard::set_page_lsn) before the latches are released. Undo/MVCC
+// build on Update/Delete's old_value and on values carrying trx id and roll
+// pointer (row format owned by storage/trx).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "storage/buffer/buffer_pool.h"
+
+namespace sluice::storage {
+
+struct BTreeOptions {
+  // Names the index in ER_DUP_ENTRY, e.g. "t1.PRIMARY" (MySQL 8.0 style).
+  std::string index_name = "PRIMARY";
+  // Renders an encoded key as the entry text of ER_DUP_ENTRY ("1-abc").
+  // Empty: printable bytes as they are, anything else in hex.
+  std::function<std::string(std::string_view key)> key_text;
+};
+
+class BTree {
+ private:
+  // How a descent picks the child of an internal node.
+  enum class Target : uint8_t {
+    kKey,     // the child whose range holds the key
+    kBefore,  // the child holding the largest keys below the key
+    kFirst,   // the leftmost child
+    kLast,    // the rightmost child
+  };
+
+ public:
+  // InnoDB's limit for a key with 16 KiB pages (MySQL refuses longer index
+  // definitions with ER_TOO_LONG_KEY at CREATE time).
+  static constexpr size_t kMaxKeySize = 3072;
+  // Key + value. Four records of this size fit in a page.
+  static constexpr size_t kMaxRecordSize = 4000;
+
+  using Options = BTreeOptions;
+
+  // Creates an empty tree (one empty root leaf) in `space_id`.
+  // `pool` must outlive the tree.
+  static Result<std::unique_ptr<BTree>> Create(BufferPool* pool, uint32_t space_id,
+                                               Options options = {});
+  // Opens the tree whose root is `root_page`. Corruption when that page is
+  // not this tree's root node.
+  static Result<std::unique_ptr<BTree>> Open(BufferPool* pool, uint32_t space_id,
+                                             uint32_t root_page, Options options = {});
+
+  BTree(const BTree&) = delete;
+  BTree& operator=(const BTree&) = delete;
+
+  uint32_t space_id() const { return space_id_; }
+  uint32_t root_page() const { return root_page_; }
+
+  // Adds (key, value). ER_DUP_ENTRY (1062, SQLSTATE 23000, "Duplicate entry
+  // '<key text>' for key '<index name>'") when the key exists.
+  // InvalidArgument when the key is longer than kMaxKeySize; NotSupported
+  // when key + value exceed kMaxRecordSize.
+  Status Insert(std::string_view key, std::string_view value);
+
+  // Inserts or replaces. True when the key was new.
+  Result<bool> Upsert(std::string_view key, std::string_view value);
+
+  // Replaces the value of an existing key; false (and no change) when the
+  // key is absent. `old_value`, when given, receives the previous value.
+  Result<bool> Update(std::string_view key, std::string_view value,
+                      std::string* old_value = nullptr);
+
+  // Removes `key`; false when absent. A leaf left empty is then freed; if
+  // that fails (I/O), the error is returned although the key is gone, and
+  // the tree stays valid with the empty leaf in place.
+  Result<bool> Delete(std::string_view key, std::string* old_value = nullptr);
+
+  // True and the value when present.
+  Result<bool> Get(std::string_view key, std::string* value) const;
+
+  // An ordered cursor. It copies the leaf it stands on and holds no latch
+  // between calls, so it sees each leaf as of the moment it reached it:
+  // a key it already passed may have changed, and a later key is read when
+  // the cursor gets there. Keys never repeat or go out of order. Moving
+  // past a leaf re-descends from the root to the next key range.
+  class Cursor {
+   public:
+    Cursor(Cursor&&) = default;
+    Cursor& operator=(Cursor&&) = default;
+
+    // Each move returns OK and sets Valid() to whether the cursor is on a
+    // record, or returns the error (Valid() false).
+    Status SeekToFirst();
+    Status SeekToLast();
+    Status Seek(std::string_view key);         // first key >= key
+    Status SeekForPrev(std::string_view key);  // last key <= key
+    Status Next();                             // REQUIRES: Valid()
+    Status Prev();                             // REQUIRES: Valid()
+
+    bool Valid() const { return valid_; }
+    // REQUIRES: Valid(). Views good until the next move.
+    std::string_view key() const;
+    std::string_view value() const;
+
+   private:
+    friend class BTree;
+    explicit Cursor(const BTree* tree);
+    Status Load(std::string_view key, Target target);
+    Status SkipForward();
+    Status SkipBackward();
+
+    const BTree* tree_;
+    std::unique_ptr<char[]> leaf_;  // copy of the current leaf page
+    int slot_ = 0;
+    bool valid_ = false;
+    std::string lo_, hi_;  // the leaf's key range [lo_, hi_) when reached
+    bool lo_inf_ = true, hi_inf_ = true;
+  };
+  Cursor NewCursor() const { return Cursor(this); }
+
+  struct VerifyStats {
+    int height = 0;  // 1 for a lone root leaf
+    uint64_t leaf_pages = 0;
+    uint64_t internal_pages = 0;
+    uint64_t records = 0;
+    uint64_t empty_leaves = 0;  // leaves besides the root with no record
+  };
+  // Walks the whole tree and checks: node headers and slot directories,
+  // strictly increasing keys in every node, every key inside the range its
+  // parent's separators give it, child levels, all leaves at one depth, and
+  // the leaf chain's prev/next links in key order. Corruption, naming the
+  // page, on the first violation. Blocks structure changes while it runs.
+  Status Verify(VerifyStats* stats = nullptr) const;
+
+  // Frees every page of the tree (DROP INDEX). The tree is unusable after.
+  // REQUIRES: no concurrent use.
+  Status Drop();
+
+ private:
+  enum class WriteOp : uint8_t { kInsert, kUpsert, kUpdate };
+  enum class WriteResult : uint8_t { kInserted, kReplaced, kNotFound };
+  struct Bounds;
+  struct PathLevel;
+
+  BTree(BufferPool* pool, uint32_t space_id, uint32_t root_page, Options options);
+
+  Status CheckRecord(std::string_view key, std::string_view value) const;
+  Status DuplicateKey(std::string_view key) const;
+  Result<PageGuard> FetchNode(uint32_t page_no, LatchMode mode) const;
+  Result<PageGuard> DescendToLeaf(std::string_view key, Target target, LatchMode leaf_mode,
+                                  Bounds* bounds) const;
+  Result<WriteResult> Write(std::string_view key, std::string_view value, WriteOp op,
+                            std::string* old_value);
+  Result<WriteResult> WritePessimistic(std::string_view key, std::string_view value, WriteOp op,
+                                       std::string* old_value);
+  Status RemoveEmptyLeaf(std::string_view key);
+  Status VerifyNode(const PageGuard& node, const std::string_view* lo, const std::string_view* hi,
+                    int depth, void* state) const;
+  Status DropNode(PageGuard node);
+
+  BufferPool* const pool_;
+  const uint32_t space_id_;
+  const uint32_t root_page_;
+  const uint64_t index_id_;
+  const Options options_;
+  // Serialises structure modifications (splits, leaf frees) and Verify.
+  mutable std::mutex smo_mu_;
+  // Whether the root was a leaf last time we looked; picks the root's latch
+  // mode for writers. A stale hint costs a retry, never correctness.
+  mutable std::atomic<bool> root_is_leaf_{true};
+};
+
+}  // namespace sluice::storage
