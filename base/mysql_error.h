@@ -27,6 +27,9 @@ struct Error {
 inline constexpr Error kDbCreateExists{1007, "HY000", "Can't create database '{}'; database exists"};
 inline constexpr Error kDbDropExists{1008, "HY000", "Can't drop database '{}'; database doesn't exist"};
 inline constexpr Error kConCount{1040, "08004", "Too many connections"};
+inline constexpr Error kOutOfResources{1041, "HY000",
+    "Out of memory; check if mysqld or some other process uses all available memory; if not, you may "
+    "have to use 'ulimit' to allow mysqld to use more memory or you can add more swap space ({})"};
 inline constexpr Error kHandshake{1043, "08S01", "Bad handshake"};
 inline constexpr Error kDbAccessDenied{1044, "42000", "Access denied for user '{}'@'{}' to database '{}'"};
 inline constexpr Error kAccessDenied{1045, "28000", "Access denied for user '{}'@'{}' (using password: {})"};
@@ -35,6 +38,7 @@ inline constexpr Error kUnknownCom{1047, "08S01", "Unknown command"};
 inline constexpr Error kBadDb{1049, "42000", "Unknown database '{}'"};
 inline constexpr Error kServerShutdown{1053, "08S01", "Server shutdown in progress"};
 inline constexpr Error kBadField{1054, "42S22", "Unknown column '{}' in '{}'"};
+inline constexpr Error kDupEntry{1062, "23000", "Duplicate entry '{}' for key '{}'"};
 inline constexpr Error kParse{1064, "42000",
     "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
     "version for the right syntax to use near '{}' at line {}"};

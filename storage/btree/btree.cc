@@ -1,4 +1,5 @@
 // storage/btree/btree.cc
+#include "base/mysql_error.h"
 #include "storage/btree/btree.h"
 
 #include <algorithm>
@@ -162,7 +163,7 @@ Status BTree::DuplicateKey(std::string_view key) const {
   // ER_DUP_ENTRY prints each argument with %-.192s.
   if (text.size() > 192) text.resize(192);
   std::string index = options_.index_name.substr(0, 192);
-  return Status::MySQL(1062, "23000", fmt::format("Duplicate entry '{}' for key '{}'", text, index));
+  return MakeError(er::kDupEntry, text, index);
 }
 
 Result<PageGuard> BTree::FetchNode(uint32_t page_no, LatchMode mode) const {

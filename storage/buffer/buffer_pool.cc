@@ -1,4 +1,5 @@
 // storage/buffer/buffer_pool.cc
+#include "base/mysql_error.h"
 #include "storage/buffer/buffer_pool.h"
 
 #include <pthread.h>
@@ -102,12 +103,7 @@ size_t PowerOfTwoAtLeast(size_t n) {
 
 Status OutOfFrames(size_t frames) {
   // ER_OUT_OF_RESOURCES; the text is MySQL's.
-  return Status::MySQL(1041, "HY000",
-                       fmt::format("Out of memory; check if mysqld or some other process uses all "
-                                   "available memory; if not, you may have to use 'ulimit' to "
-                                   "allow mysqld to use more memory or you can add more swap space "
-                                   "(all {} buffer pool pages are pinned)",
-                                   frames));
+  return MakeError(er::kOutOfResources, fmt::format("all {} buffer pool pages are pinned", frames));
 }
 
 // Scratch page for write-backs, so the page latch is held only for a copy.
