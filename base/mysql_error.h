@@ -61,7 +61,9 @@ inline constexpr Error kNetPacketsOutOfOrder{1156, "08S01", "Got packets out of 
 inline constexpr Error kNetReadError{1158, "08S01", "Got an error reading communication packets"};
 inline constexpr Error kNetReadInterrupted{1159, "08S01", "Got timeout reading communication packets"};
 inline constexpr Error kUnknownSystemVariable{1193, "HY000", "Unknown system variable '{}'"};
+inline constexpr Error kLockWaitTimeout{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"};
 inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
+inline constexpr Error kLockDeadlock{1213, "40001", "Deadlock found when trying to get lock; try restarting transaction"};
 inline constexpr Error kWrongUsage{1221, "HY000", "Incorrect usage of {} and {}"};
 inline constexpr Error kSpecificAccessDenied{1227, "42000",
     "Access denied; you need (at least one of) the {} privilege(s) for this operation"};

@@ -25,6 +25,7 @@
 #include "server/vars/core_vars.h"
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
+#include "storage/lock/lock_manager.h"
 
 namespace sluice::server {
 namespace p = sluice::protocol;
@@ -837,6 +838,37 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       rs.rows.push_back({"InnoDB", "DEFAULT", "sluice's InnoDB-like engine: transactions, row locks, MVCC",
                          "YES", "YES", "YES"});
       break;
+    }
+    case sql::ShowKind::kEngineStatus: {
+      if (Lower(s.engine) != "innodb") {
+        o.error = MakeError(er::kUnknownStorageEngine, s.engine);
+        return o;
+      }
+      if (!Has(Priv::kProcess)) {
+        o.error = NeedPrivileges("PROCESS");
+        return o;
+      }
+      storage::LockCounters c = server_.lock_manager().Counters();
+      std::string text = fmt::format(
+          "\n=====================================\n"
+          "INNODB MONITOR OUTPUT (sluice lock manager)\n"
+          "=====================================\n"
+          "------------------------\nLATEST DETECTED DEADLOCK\n------------------------\n{}\n"
+          "------------\nTRANSACTIONS\n------------\n"
+          "Row lock waits: {}, current waits: {}, time waited: {} ms (avg {} ms, max {} ms)\n"
+          "Deadlocks: {}, lock wait timeouts: {}\n"
+          "Lock schedule: {}\n"
+          "----------------------------\nEND OF INNODB MONITOR OUTPUT\n"
+          "============================\n",
+          server_.lock_manager().LatestDeadlockText(), c.row_lock_waits, c.row_lock_current_waits,
+          c.row_lock_time_ms, c.row_lock_time_avg_ms, c.row_lock_time_max_ms, c.deadlocks,
+          c.lock_timeouts, storage::SchedulePolicyName(server_.lock_manager().config().schedule()));
+      rs.AddTextColumn("Type", 10);
+      rs.AddTextColumn("Name", 10);
+      rs.AddTextColumn("Status", 65535);
+      rs.rows.push_back({"InnoDB", "", text});
+      o.result = std::move(rs);
+      return o;
     }
     case sql::ShowKind::kCharset: {
       rs.AddTextColumn("Charset", 32);

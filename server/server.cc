@@ -12,6 +12,8 @@
 #include "server/asio.h"
 #include "server/datadir.h"
 #include "server/executor.h"
+#include "server/lock_vars.h"
+#include "storage/lock/lock_manager.h"
 #include "server/session.h"
 #include "server/vars/core_status.h"
 #include "server/vars/status_vars.h"
@@ -127,7 +129,11 @@ Status Server::Start() {
   status_vars_ = std::make_unique<vars::StatusVariables>();
   workers_ = std::make_unique<WorkerPool>(WorkerPool::Options{options_.thread_cache_size});
   executor_ = std::make_unique<Executor>(*this);
+  lock_manager_ = std::make_unique<storage::LockManager>();
   SLUICE_RETURN_IF_ERROR(executor_->RegisterVariables());
+  SLUICE_RETURN_IF_ERROR(RegisterLockVariables(*sys_vars_, *status_vars_, *lock_manager_));
+  // Persisted values of the variables registered just now apply here.
+  ApplyLockVariables(*sys_vars_, *lock_manager_);
   vars::CoreStatusProviders providers;
   providers.uptime_seconds = [this] {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(

@@ -41,6 +41,9 @@ class AccessControl;
 namespace sluice::protocol {
 class RsaKeyPair;
 }
+namespace sluice::storage {
+class LockManager;
+}
 
 namespace sluice::server {
 
@@ -72,6 +75,8 @@ class Server {
   acl::AccessControl& acl() { return *acl_; }
   WorkerPool& workers() { return *workers_; }
   Executor& executor() { return *executor_; }
+  // Row and table locks; the storage engine takes them through this.
+  storage::LockManager& lock_manager() { return *lock_manager_; }
   const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
   // Null when TLS is not available.
   boost::asio::ssl::context* tls_context() { return tls_context_.get(); }
@@ -119,6 +124,7 @@ class Server {
   std::unique_ptr<acl::AccessControl> acl_;
   std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
+  std::unique_ptr<storage::LockManager> lock_manager_;
   std::unique_ptr<WorkerPool> workers_;
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Net> net_;

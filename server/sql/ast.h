@@ -289,6 +289,7 @@ enum class ShowKind : uint8_t {
   kBinaryLogs,    // SHOW BINARY LOGS / SHOW MASTER LOGS
   kReplicas,      // SHOW REPLICAS / SHOW SLAVE HOSTS
   kEngines,
+  kEngineStatus,  // SHOW ENGINE <engine> STATUS
   kCharset,
   kCollation,
   kPlugins,
@@ -306,6 +307,7 @@ struct ShowStmt : Stmt {
   ExprPtr limit;                        // WARNINGS / ERRORS LIMIT
   ExprPtr offset;
   std::optional<UserSpec> user;         // GRANTS FOR / CREATE USER
+  std::string engine;                   // ENGINE <engine> STATUS
 };
 
 // ---- session and server control

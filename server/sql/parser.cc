@@ -967,6 +967,11 @@ Status Parser::Impl::ParseShow(std::unique_ptr<Stmt>* out) {
     s->what = ShowKind::kEngines;
   } else if (AcceptKeyword("ENGINES")) {
     s->what = ShowKind::kEngines;
+  } else if (AcceptKeyword("ENGINE")) {
+    // SHOW ENGINE <name> STATUS
+    SLUICE_RETURN_IF_ERROR(ParseName(&s->engine));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("STATUS"));
+    s->what = ShowKind::kEngineStatus;
   } else if ((PeekKeyword("CHARACTER") && PeekKeyword("SET", 1)) || PeekKeyword("CHARSET")) {
     if (Take().IsKeyword("CHARACTER")) Take();
     s->what = ShowKind::kCharset;

@@ -356,6 +356,7 @@ TEST(ParserTest, ShowEveryForm) {
   };
   const Case cases[] = {
       {"SHOW PROCESSLIST", ShowKind::kProcesslist},
+      {"SHOW ENGINE INNODB STATUS", ShowKind::kEngineStatus},
       {"SHOW FULL PROCESSLIST", ShowKind::kProcesslist},
       {"SHOW DATABASES", ShowKind::kDatabases},
       {"SHOW SCHEMAS LIKE 'a%'", ShowKind::kDatabases},

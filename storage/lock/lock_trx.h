@@ -1,0 +1,130 @@
+// storage/lock/lock_trx.h
+//
+// LockTrx: one transaction as the lock manager sees it (a "locker"). The
+// engine's transaction object holds one, from LockManager::CreateTrx(), and
+// passes it to every lock call, so the lock paths never look a transaction
+// up in a shared table. It owns the transaction's lock requests (a private
+// pool, reused across transactions) and lists them, so ReleaseAll is
+// O(locks held).
+//
+// Ownership: LockTrxPtr returns the object to its manager's pool when
+// destroyed (releasing any locks still held). The manager keeps every
+// LockTrx it ever made until it is destroyed itself ("type-stable" memory):
+// a deadlock check may follow a stale wait-for pointer and must still read a
+// LockTrx. So: the LockManager must outlive every LockTrxPtr.
+//
+// Threads: one thread at a time drives a LockTrx (the session running the
+// transaction); it may move between threads between calls. Other threads
+// read only its atomics (id, weight, waiting state) and, under the lock
+// manager's latches, the requests it has queued.
+//
+// Reuse: a session may keep one LockTrx for many transactions; set_id() for
+// the next one after ReleaseAll().
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "storage/lock/lock_internal.h"
+#include "storage/lock/lock_types.h"
+
+namespace sluice::storage {
+
+class LockManager;
+
+class alignas(lock_internal::kCacheLinePair) LockTrx {
+ public:
+  ~LockTrx();
+  LockTrx(const LockTrx&) = delete;
+  LockTrx& operator=(const LockTrx&) = delete;
+
+  // The transaction id shown in reports. REQUIRES: holds no locks to change it.
+  uint64_t id() const { return id_.load(std::memory_order_relaxed); }
+  void set_id(uint64_t id) { id_.store(id, std::memory_order_relaxed); }
+
+  // The connection (processlist id), for deadlock reports.
+  uint64_t thread_id() const { return thread_id_.load(std::memory_order_relaxed); }
+  void set_thread_id(uint64_t id) { thread_id_.store(id, std::memory_order_relaxed); }
+
+  // Added to the number of locks held to weigh a transaction when choosing a
+  // deadlock victim (InnoDB: undo records; heavier for non-transactional
+  // changes). The lighter transaction is rolled back.
+  uint64_t weight_hint() const { return weight_hint_.load(std::memory_order_relaxed); }
+  void set_weight_hint(uint64_t w) { weight_hint_.store(w, std::memory_order_relaxed); }
+
+  // Granted locks held (table and record).
+  uint64_t lock_count() const { return n_locks_.load(std::memory_order_relaxed); }
+
+  // True while a request of this transaction waits.
+  bool waiting() const { return wait_request_.load(std::memory_order_relaxed) != nullptr; }
+
+  // The CATS weight last computed by the background detector (how many
+  // transactions, itself included, wait behind this one);
+  // INFORMATION_SCHEMA.INNODB_TRX.TRX_SCHEDULE_WEIGHT. 0 when not waiting or
+  // not yet computed.
+  uint64_t schedule_weight() const { return schedule_weight_.load(std::memory_order_relaxed); }
+
+ private:
+  friend class LockManager;
+  using Request = lock_internal::LockRequest;
+
+  LockTrx() = default;
+
+  // Owner-only helpers.
+  Request* NewRequest();
+  void FreeRequest(Request* r);
+  bool TableCovered(TableId table, LockMode mode) const;
+  void NoteTableGranted(TableId table, LockMode mode);
+  void ForgetTable(TableId table, LockMode mode);
+
+  // --- Owner thread only ---------------------------------------------------
+  lock_internal::TrxLockList locks_;  // granted, plus at most one waiting
+  Request* free_requests_ = nullptr;  // linked by t_next
+  std::vector<std::unique_ptr<void, lock_internal::LinesDeleter>> request_chunks_;  // Request arrays
+  struct HeldTable {
+    TableId table;
+    uint8_t modes;  // bit per LockMode granted
+  };
+  std::vector<HeldTable> tables_;  // lets repeated IS/IX skip the shard
+  LockTrx* pool_next_ = nullptr;   // LockManager's free list (under its pool mutex)
+
+  // --- Read by other threads -----------------------------------------------
+  std::atomic<uint64_t> id_{0};
+  std::atomic<uint64_t> thread_id_{0};
+  std::atomic<uint64_t> weight_hint_{0};
+  std::atomic<uint64_t> n_locks_{0};
+  std::atomic<uint64_t> schedule_weight_{0};
+  // Written under the waiting request's shard latch (or the global latch
+  // exclusive); read without a latch by inline deadlock checks (which verify
+  // under the exclusive latch before acting).
+  std::atomic<Request*> wait_request_{nullptr};
+  std::atomic<LockTrx*> blocking_trx_{nullptr};  // one transaction the wait is for
+
+  // --- The wait handshake: GUARDED_BY(wait_mu_) ---------------------------
+  // Lock order: global latch -> shard latch -> wait_mu_. The waiting thread
+  // holds only wait_mu_ while it sleeps.
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
+  lock_internal::WaitOutcome outcome_ = lock_internal::WaitOutcome::kNone;
+  // Mirrors "outcome_ is final" for a waiter that spins before it sleeps;
+  // written with outcome_ (release), read without wait_mu_ (acquire).
+  std::atomic<bool> decided_{false};
+
+  void SetOutcomeLocked(lock_internal::WaitOutcome o) {  // REQUIRES(wait_mu_)
+    outcome_ = o;
+    decided_.store(o != lock_internal::WaitOutcome::kWaiting && o != lock_internal::WaitOutcome::kNone,
+                   std::memory_order_release);
+  }
+};
+
+struct LockTrxDeleter {
+  LockManager* manager = nullptr;
+  void operator()(LockTrx* trx) const;
+};
+using LockTrxPtr = std::unique_ptr<LockTrx, LockTrxDeleter>;
+
+}  // namespace sluice::storage
