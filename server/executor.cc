@@ -1140,6 +1140,13 @@ uint64_t Executor::IdleTimeout(const SessionContext& ctx) const {
   return server_.options().wait_timeout;
 }
 
+uint64_t Executor::NetTimeout(const SessionContext& ctx, bool write) const {
+  const char* name = write ? "net_write_timeout" : "net_read_timeout";
+  auto v = server_.sys_vars().Get(name, ctx.vars ? vars::GetScope::kSession : vars::GetScope::kGlobal,
+                                  ctx.vars.get());
+  return v.ok() ? std::max<uint64_t>(1, v->ToUInt()) : (write ? 60 : 30);
+}
+
 Status Executor::RegisterVariables() {
   const ServerOptions& o = server_.options();
   vars::CoreVariableDefaults d;

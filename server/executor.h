@@ -50,6 +50,7 @@ class Executor {
   uint64_t MaxConnections() const;
   bool RequireSecureTransport() const;
   uint64_t IdleTimeout(const SessionContext& ctx) const;  // wait_ or interactive_timeout
+  uint64_t NetTimeout(const SessionContext& ctx, bool write) const;  // net_read/write_timeout
   uint16_t StatusFlags(const SessionContext& ctx) const;
 
  private:

@@ -132,7 +132,8 @@ asio::awaitable<Result<std::string>> Session::ReadPacket(std::chrono::seconds ti
   if (ctx_.vars) limit = server_.executor().MaxAllowedPacket(ctx_);
   p::PayloadAssembler assembler(limit);
   assembler.Start(next_seq_);
-  const auto continuation_timeout = std::chrono::seconds(30);  // net_read_timeout
+  // net_read_timeout bounds the rest of a packet once its first byte came.
+  const auto continuation_timeout = std::chrono::seconds(server_.executor().NetTimeout(ctx_, /*write=*/false));
   bool first = true;
   while (!assembler.complete()) {
     uint8_t header[p::kHeaderSize];
@@ -177,8 +178,13 @@ asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& pa
   out.reserve(total);
   for (const auto& pl : payloads) p::AppendPacket(&out, &next_seq_, pl);
   error_code ec;
+  // net_write_timeout: a client that stops reading does not hold the
+  // session (and its buffered response) forever.
+  timed_out_ = false;
+  ArmTimer(std::chrono::seconds(server_.executor().NetTimeout(ctx_, /*write=*/true)));
   co_await WriteAll(asio::buffer(out), ec);
-  if (ec) co_return Status::IOError(ec.message());
+  timer_.cancel();
+  if (ec) co_return Status::IOError(timed_out_ ? "timeout writing to the client" : ec.message());
   ctx_.bytes_sent += out.size();
   co_return Status::OK();
 }

@@ -105,5 +105,26 @@ def test_missing_certificate_file_is_a_startup_error():
     assert "ssl-cert" in stdout + stderr, stdout + stderr
 
 
+def test_client_that_stops_reading_is_dropped_after_net_write_timeout():
+    # A client asks for a 60 MB result and never reads it: the server's
+    # write blocks once the socket buffers fill, and net_write_timeout ends
+    # the session instead of holding it (and the buffered result) forever.
+    srv = start("stalled-reader")
+    c = h.raw_login("root", port=srv.port)
+    c.query("SET SESSION net_write_timeout = 2")
+    cid = int(c.query("SELECT CONNECTION_ID()")[0][0])
+    c.send_packet(bytes([0x03]) + b"SELECT REPEAT('a', 60000000)", seq=0)
+    admin = h.root(port=srv.port)
+    try:
+        def gone():
+            ids = [int(r[0]) for r in h.query(admin, "SHOW PROCESSLIST")]
+            return cid not in ids
+        h.bounded_poll(gone, rounds=300, interval=0.1, what="stalled session dropped")
+        assert h.scalar(admin, "SELECT 1") == 1
+    finally:
+        admin.close()
+        c.sock.close()
+
+
 if __name__ == "__main__":
     h.main(globals())
