@@ -467,24 +467,29 @@ std::shared_ptr<spdlog::logger> LoggerOrDefault(const std::shared_ptr<spdlog::lo
 
 // ---- VariableSpec factories ----
 
-VariableSpec VariableSpec::Bool(std::string name, VarScope scope, bool def, std::string help) {
+namespace {
+
+// The fields every factory sets; each factory adds its type's own.
+VariableSpec BaseSpec(std::string name, VarType type, VarScope scope, sql::Value def,
+                      std::string help) {
   VariableSpec s;
   s.name = std::move(name);
-  s.type = VarType::kBool;
+  s.type = type;
   s.scope = scope;
   s.help = std::move(help);
-  s.default_value = sql::Value::Bool(def);
+  s.default_value = std::move(def);
   return s;
+}
+
+}  // namespace
+
+VariableSpec VariableSpec::Bool(std::string name, VarScope scope, bool def, std::string help) {
+  return BaseSpec(std::move(name), VarType::kBool, scope, sql::Value::Bool(def), std::move(help));
 }
 
 VariableSpec VariableSpec::Int(std::string name, VarScope scope, int64_t def, int64_t min,
                                int64_t max, std::string help) {
-  VariableSpec s;
-  s.name = std::move(name);
-  s.type = VarType::kInt;
-  s.scope = scope;
-  s.help = std::move(help);
-  s.default_value = sql::Value::Int(def);
+  VariableSpec s = BaseSpec(std::move(name), VarType::kInt, scope, sql::Value::Int(def), std::move(help));
   s.int_min = min;
   s.int_max = max;
   return s;
@@ -492,12 +497,7 @@ VariableSpec VariableSpec::Int(std::string name, VarScope scope, int64_t def, in
 
 VariableSpec VariableSpec::UInt(std::string name, VarScope scope, uint64_t def, uint64_t min,
                                 uint64_t max, std::string help) {
-  VariableSpec s;
-  s.name = std::move(name);
-  s.type = VarType::kUInt;
-  s.scope = scope;
-  s.help = std::move(help);
-  s.default_value = sql::Value::UInt(def);
+  VariableSpec s = BaseSpec(std::move(name), VarType::kUInt, scope, sql::Value::UInt(def), std::move(help));
   s.uint_min = min;
   s.uint_max = max;
   return s;
@@ -505,12 +505,8 @@ VariableSpec VariableSpec::UInt(std::string name, VarScope scope, uint64_t def, 
 
 VariableSpec VariableSpec::Double(std::string name, VarScope scope, double def, double min,
                                   double max, std::string help) {
-  VariableSpec s;
-  s.name = std::move(name);
-  s.type = VarType::kDouble;
-  s.scope = scope;
-  s.help = std::move(help);
-  s.default_value = sql::Value::Double(def);
+  VariableSpec s = BaseSpec(std::move(name), VarType::kDouble, scope, sql::Value::Double(def),
+                            std::move(help));
   s.double_min = min;
   s.double_max = max;
   return s;
@@ -518,37 +514,24 @@ VariableSpec VariableSpec::Double(std::string name, VarScope scope, double def, 
 
 VariableSpec VariableSpec::Enum(std::string name, VarScope scope, std::vector<std::string> values,
                                 std::string def, std::string help) {
-  VariableSpec s;
-  s.name = std::move(name);
-  s.type = VarType::kEnum;
-  s.scope = scope;
-  s.help = std::move(help);
+  VariableSpec s = BaseSpec(std::move(name), VarType::kEnum, scope, sql::Value::String(std::move(def)),
+                            std::move(help));
   s.names = std::move(values);
-  s.default_value = sql::Value::String(std::move(def));
   return s;
 }
 
 VariableSpec VariableSpec::Set(std::string name, VarScope scope, std::vector<std::string> flags,
                                std::string def, std::string help) {
-  VariableSpec s;
-  s.name = std::move(name);
-  s.type = VarType::kSet;
-  s.scope = scope;
-  s.help = std::move(help);
+  VariableSpec s = BaseSpec(std::move(name), VarType::kSet, scope, sql::Value::String(std::move(def)),
+                            std::move(help));
   s.names = std::move(flags);
-  s.default_value = sql::Value::String(std::move(def));
   return s;
 }
 
 VariableSpec VariableSpec::String(std::string name, VarScope scope, std::optional<std::string> def,
                                   std::string help) {
-  VariableSpec s;
-  s.name = std::move(name);
-  s.type = VarType::kString;
-  s.scope = scope;
-  s.help = std::move(help);
-  s.default_value = def ? sql::Value::String(std::move(*def)) : sql::Value::Null();
-  return s;
+  return BaseSpec(std::move(name), VarType::kString, scope,
+                  def ? sql::Value::String(std::move(*def)) : sql::Value::Null(), std::move(help));
 }
 
 // ---- SessionVariables ----
