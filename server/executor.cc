@@ -1158,7 +1158,8 @@ Status Executor::RegisterVariables() {
   d.hostname = host;
   d.port = o.port;
   d.bind_address = o.bind_address;
-  d.datadir = std::filesystem::absolute(o.datadir).string() + "/";
+  d.datadir = std::filesystem::absolute(o.datadir).lexically_normal().string();
+  if (d.datadir.empty() || d.datadir.back() != '/') d.datadir += "/";
   d.log_error = o.log_error.empty() ? "stderr" : o.log_error;
   d.plugin_dir = o.plugin_dir;
   if (d.plugin_dir.empty()) {

@@ -159,13 +159,27 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
     cmdline.push_back(a);
   }
 
+  // As mysqld: an option given twice takes its last value (scripts append
+  // to defaults); --plugin-load-add accumulates.
+  auto keep_last = [](std::vector<std::string> args) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (auto it = args.rbegin(); it != args.rend(); ++it) {
+      std::string name = it->substr(0, it->find('='));
+      if (it->rfind("--", 0) == 0 && name != "--plugin-load-add" && !seen.insert(name).second) continue;
+      out.push_back(*it);
+    }
+    return std::vector<std::string>(out.rbegin(), out.rend());
+  };
+  cmdline = keep_last(std::move(cmdline));
+
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(cmdline).options(desc).run(), vm);
     if (!defaults_file.empty()) {
       auto file_args = ReadOptionFile(defaults_file);
       if (!file_args.ok()) return file_args.status();
-      po::store(po::command_line_parser(file_args.value()).options(desc).run(), vm);
+      po::store(po::command_line_parser(keep_last(std::move(file_args).value())).options(desc).run(), vm);
     }
     po::notify(vm);
   } catch (const po::unknown_option& e) {

@@ -34,6 +34,13 @@ TEST(OptionsTest, UnderscoresDashesAndSizeSuffixes) {
   EXPECT_TRUE(o->require_secure_transport);
 }
 
+TEST(OptionsTest, RepeatedOptionTakesItsLastValue) {
+  auto o = Parse({"--port=3306", "--port=4406", "--max_connections=5", "--max-connections=6"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->port, 4406);
+  EXPECT_EQ(o->max_connections, 6u);
+}
+
 TEST(OptionsTest, SkipPrefixTurnsBooleanOff) {
   auto o = Parse({"--skip-require-secure-transport"});
   ASSERT_TRUE(o.ok());
