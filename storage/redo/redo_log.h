@@ -1,0 +1,183 @@
+// storage/redo/redo_log.h
+//
+// RedoLog: the storage engine's write-ahead log. Callers append opaque
+// payloads and get back the log sequence number (LSN) just past their
+// record; a commit then waits until its LSN is durable as
+// innodb_flush_log_at_trx_commit says (see Durability). Concurrent waiters
+// share one write+fsync (group commit, leader/follower as in leveldb
+// DBImpl::Write). Checkpoint(lsn) records where recovery may start; Open()
+// replays every intact record from the last checkpoint, in LSN order, and
+// truncates a torn tail.
+//
+// Files, in directory `dir`, all I/O through storage::FileSystem:
+//   redo.log  one growing file. LSN == byte offset in it. A record is
+//             [crc32 u32][length u32][type u8][payload: length bytes],
+//             little-endian. The crc (zlib crc32) covers the record's start
+//             LSN (8 bytes LE, not stored), length, type and payload, so a
+//             stale or misplaced record never passes. Type 0 is invalid.
+//             Because the file only grows, a record never wraps; a torn or
+//             partial record fails its length/crc check and recovery
+//             truncates the file there.
+//             TODO: reclaiming space before the checkpoint (recycling fixed
+//             files, or punching/rotating) is not done; the file grows.
+//   redo.ctl  two 512-byte slots; a slot is
+//             [magic u64][seq u64][checkpoint_lsn u64][crc32 u32 of the
+//             first 24 bytes]. Checkpoint writes slot (seq % 2) with the next
+//             seq and syncs, so a torn write leaves the other slot intact;
+//             Open takes the valid slot with the highest seq.
+//
+// LSNs: Append returns the END LSN of the record. A record's start LSN is
+// end - FramedSize(payload.size()). A checkpoint LSN must be a record
+// boundary (a start LSN, or an end LSN returned by Append) that is already
+// durable (<= flushed_lsn()); the buffer pool's oldest modification must be
+// the START LSN of the oldest record whose change is not yet on disk.
+//
+// Errors: a failed write or fsync (of either file) is sticky: it is recorded
+// and every later Append, WaitFlushed, FlushUpTo and Checkpoint fails with
+// the same Status; nothing is retried.
+//
+// Threads: one background flusher (owned here, joined in the destructor)
+// writes and fsyncs everything appended about once per
+// Options::flush_interval (modes 0 and 2).
+//
+// Thread-safety: every method may be called from any thread.
+// Lock order: ckpt_mu_ -> mu_. No mutex is held during file I/O except
+// ckpt_mu_ (which only serializes checkpoints).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "base/status.h"
+#include "storage/io/file_system.h"
+
+namespace sluice::storage {
+
+// innodb_flush_log_at_trx_commit.
+enum class Durability : uint8_t {
+  kNone = 0,         // 0: nothing at commit; background write+fsync ~1/s
+  kSyncEachCommit = 1,  // 1: written and fsynced before the commit returns
+  kWriteEachCommit = 2, // 2: written to the OS at commit; fsync ~1/s
+};
+
+class RedoLog {
+ public:
+  struct Options {
+    // Background write+fsync period (modes 0 and 2). Zero: no background
+    // thread (tests drive FlushUpTo themselves).
+    std::chrono::milliseconds flush_interval{1000};
+    // Append writes the buffer out (no fsync) when it reaches this size and
+    // no flush is in progress.
+    size_t buffer_size = 4u << 20;
+  };
+
+  struct Record {
+    uint64_t start_lsn;
+    uint64_t end_lsn;
+    uint8_t type;
+    std::string_view payload;
+  };
+  // Called by Open for each intact record from the checkpoint on, in LSN
+  // order. A non-OK return aborts Open with that Status.
+  using RecordCallback = std::function<Status(const Record&)>;
+
+  struct Stats {
+    uint64_t writes = 0;          // log file writes (each may hold many records)
+    uint64_t fsyncs = 0;          // log file syncs
+    uint64_t commits_served = 0;  // WaitFlushed calls that returned OK in mode 1
+  };
+
+  // Bytes a record with a payload of `payload_size` takes in the log.
+  static constexpr uint64_t kRecordHeaderSize = 9;
+  static constexpr uint64_t FramedSize(uint64_t payload_size) {
+    return kRecordHeaderSize + payload_size;
+  }
+  static constexpr uint8_t kDefaultType = 1;
+  static constexpr uint32_t kMaxPayload = 64u << 20;
+
+  // Opens (creating when missing) the log in `dir` on `fs`, which must
+  // outlive the RedoLog, replays it through `on_record` and truncates a torn
+  // tail. Corruption when the control file has no valid slot or its
+  // checkpoint is past the end of the log.
+  static Result<std::unique_ptr<RedoLog>> Open(FileSystem* fs, const std::string& dir,
+                                               const Options& options,
+                                               const RecordCallback& on_record);
+
+  ~RedoLog();
+  RedoLog(const RedoLog&) = delete;
+  RedoLog& operator=(const RedoLog&) = delete;
+
+  // Appends one record (type != 0) to the in-memory buffer; returns its end
+  // LSN. Fails with the sticky error once a write or fsync failed.
+  Result<uint64_t> Append(std::string_view payload, uint8_t type = kDefaultType);
+
+  // Waits until `lsn` is as durable as `durability` asks (see Durability).
+  // InvalidArgument when lsn is past current_lsn().
+  Status WaitFlushed(uint64_t lsn, Durability durability);
+
+  // Writes and fsyncs the log through at least `lsn` (the buffer pool's
+  // write-ahead check). Does not count as a commit.
+  Status FlushUpTo(uint64_t lsn);
+
+  // Durably records that recovery may start at `lsn` (a record boundary,
+  // <= flushed_lsn(), >= the last checkpoint).
+  Status Checkpoint(uint64_t lsn);
+
+  // Writes and fsyncs everything appended; stops the background flusher.
+  // Later calls still work (they just flush in the caller's thread).
+  Status Close();
+
+  uint64_t current_lsn() const;     // end of the last appended record
+  uint64_t written_lsn() const;     // handed to the OS
+  uint64_t flushed_lsn() const;     // fsynced
+  uint64_t checkpoint_lsn() const;  // last durable checkpoint
+  Stats stats() const;
+  Status error() const;  // the sticky error, or OK
+
+ private:
+  RedoLog(FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<File> log,
+          std::unique_ptr<File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn, uint64_t ctl_seq);
+
+  // Called with mu_ held and no leader active: becomes the leader, writes the
+  // pending buffer (and fsyncs when `sync` or a waiter asked for it) with mu_
+  // released, then publishes the result and wakes everyone.
+  Status LeadFlush(std::unique_lock<std::mutex>& lk, bool sync);
+  // Waits (leading when nobody is) until written_lsn_ (sync: flushed_lsn_)
+  // reaches lsn. mu_ held.
+  Status WaitLocked(std::unique_lock<std::mutex>& lk, uint64_t lsn, bool sync);
+  void BackgroundLoop();
+  void StopBackground();
+
+  FileSystem* const fs_;
+  const std::string dir_;
+  const Options options_;
+  const std::unique_ptr<File> log_;
+  const std::unique_ptr<File> ctl_;
+
+  std::mutex ckpt_mu_;
+  uint64_t ctl_seq_;  // GUARDED_BY(ckpt_mu_)
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;       // flush finished / stop requested
+  std::string pending_;              // GUARDED_BY(mu_): bytes [written_lsn_, current_lsn_)
+  uint64_t current_lsn_;             // GUARDED_BY(mu_)
+  uint64_t written_lsn_;             // GUARDED_BY(mu_)
+  uint64_t flushed_lsn_;             // GUARDED_BY(mu_)
+  uint64_t sync_requested_lsn_ = 0;  // GUARDED_BY(mu_): highest LSN a mode-1 waiter wants
+  uint64_t checkpoint_lsn_;          // GUARDED_BY(mu_)
+  bool leader_active_ = false;       // GUARDED_BY(mu_)
+  bool stop_ = false;                // GUARDED_BY(mu_)
+  Status error_;                     // GUARDED_BY(mu_): sticky
+  Stats stats_;                      // GUARDED_BY(mu_)
+
+  std::thread background_;
+};
+
+}  // namespace sluice::storage
