@@ -442,6 +442,9 @@ asio::awaitable<void> Session::CommandLoop() {
       }
       co_return;
     }
+    // KILL CONNECTION may land while the next command was already in flight:
+    // the connection ends without running it.
+    if (ctx_.kill_state() == KillState::kConnection) co_return;
     std::string& pkt = packet.value();
     if (pkt.empty()) {
       co_await WriteError(MakeError(er::kMalformedPacket));
