@@ -35,19 +35,36 @@ inline constexpr Error kDbAccessDenied{1044, "42000", "Access denied for user '{
 inline constexpr Error kAccessDenied{1045, "28000", "Access denied for user '{}'@'{}' (using password: {})"};
 inline constexpr Error kNoDb{1046, "3D000", "No database selected"};
 inline constexpr Error kUnknownCom{1047, "08S01", "Unknown command"};
+inline constexpr Error kBadNull{1048, "23000", "Column '{}' cannot be null"};
 inline constexpr Error kBadDb{1049, "42000", "Unknown database '{}'"};
+inline constexpr Error kTableExists{1050, "42S01", "Table '{}' already exists"};
+inline constexpr Error kBadTable{1051, "42S02", "Unknown table '{}'"};
 inline constexpr Error kServerShutdown{1053, "08S01", "Server shutdown in progress"};
 inline constexpr Error kBadField{1054, "42S22", "Unknown column '{}' in '{}'"};
+inline constexpr Error kDupFieldName{1060, "42S21", "Duplicate column name '{}'"};
+inline constexpr Error kDupKeyName{1061, "42000", "Duplicate key name '{}'"};
 inline constexpr Error kDupEntry{1062, "23000", "Duplicate entry '{}' for key '{}'"};
+inline constexpr Error kWrongFieldSpec{1063, "42000", "Incorrect column specifier for column '{}'"};
 inline constexpr Error kParse{1064, "42000",
     "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
     "version for the right syntax to use near '{}' at line {}"};
 inline constexpr Error kEmptyQuery{1065, "42000", "Query was empty"};
+inline constexpr Error kMultiplePriKey{1068, "42000", "Multiple primary key defined"};
+inline constexpr Error kTooLongKey{1071, "42000", "Specified key was too long; max key length is {} bytes"};
+inline constexpr Error kKeyColumnDoesNotExist{1072, "42000", "Key column '{}' doesn't exist in table"};
+inline constexpr Error kTooBigFieldLength{1074, "42000",
+    "Column length too big for column '{}' (max = {}); use BLOB or TEXT instead"};
+inline constexpr Error kWrongAutoKey{1075, "42000",
+    "Incorrect table definition; there can be only one auto column and it must be defined as a key"};
+inline constexpr Error kWrongSubKey{1089, "HY000",
+    "Incorrect prefix key; the used key part isn't a string, the used length is longer than the key "
+    "part, or the storage engine doesn't support unique prefix keys"};
 inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
 inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
 inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
 inline constexpr Error kWrongDbName{1102, "42000", "Incorrect database name '{}'"};
 inline constexpr Error kUnknown{1105, "HY000", "{}"};
+inline constexpr Error kTableMustHaveColumns{1113, "42000", "A table must have at least 1 column"};
 inline constexpr Error kUnknownCharacterSet{1115, "42000", "Unknown character set: '{}'"};
 inline constexpr Error kPasswordNoMatch{1133, "42000", "Can't find any matching row in the user table"};
 inline constexpr Error kNonexistingGrant{1141, "42000", "There is no such grant defined for user '{}' on host '{}'"};
@@ -60,6 +77,8 @@ inline constexpr Error kNetPacketTooLarge{1153, "08S01", "Got a packet bigger th
 inline constexpr Error kNetPacketsOutOfOrder{1156, "08S01", "Got packets out of order"};
 inline constexpr Error kNetReadError{1158, "08S01", "Got an error reading communication packets"};
 inline constexpr Error kNetReadInterrupted{1159, "08S01", "Got timeout reading communication packets"};
+inline constexpr Error kBlobKeyWithoutLength{1170, "42000",
+    "BLOB/TEXT column '{}' used in key specification without a key length"};
 inline constexpr Error kUnknownSystemVariable{1193, "HY000", "Unknown system variable '{}'"};
 inline constexpr Error kLockWaitTimeout{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"};
 inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
@@ -78,6 +97,7 @@ inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
 inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
 inline constexpr Error kNotSupportedAuthMode{1251, "08004",
     "Client does not support authentication protocol requested by server; consider upgrading MySQL client"};
+inline constexpr Error kWarnDataOutOfRange{1264, "22003", "Out of range value for column '{}' at row {}"};
 inline constexpr Error kRevokeGrants{1269, "HY000", "Can't revoke all privileges for one or more of the requested users"};
 inline constexpr Error kUnknownCollation{1273, "HY000", "Unknown collation: '{}'"};
 inline constexpr Error kUnknownStorageEngine{1286, "42000", "Unknown storage engine '{}'"};
@@ -88,9 +108,12 @@ inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect tim
 inline constexpr Error kSpDoesNotExist{1305, "42000", "FUNCTION {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
 inline constexpr Error kDivisionByZero{1365, "22012", "Division by 0"};
+inline constexpr Error kTruncatedWrongValueForField{1366, "HY000",
+    "Incorrect {} value: '{}' for column '{}' at row {}"};
 inline constexpr Error kIllegalValueForType{1367, "22007", "Illegal {} '{}' value found during parsing"};
 inline constexpr Error kNoBinaryLogging{1381, "HY000", "You are not using binary logging"};
 inline constexpr Error kCannotUser{1396, "HY000", "Operation {} failed for {}"};
+inline constexpr Error kDataTooLong{1406, "22001", "Data too long for column '{}' at row {}"};
 inline constexpr Error kCantCreateUserWithGrant{1410, "42000", "You are not allowed to create a user with GRANT"};
 inline constexpr Error kTooBigScale{1425, "42000", "Too big scale {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kTooBigPrecision{1426, "42000", "Too-big precision {} specified for '{}'. Maximum is {}."};

@@ -1,0 +1,479 @@
+#include "storage/catalog/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <set>
+
+#include "base/mysql_error.h"
+#include "catalog.pb.h"  // generated from catalog.proto; private to this file
+
+namespace sluice::storage {
+
+namespace {
+
+// File framing: [magic 8]["len" u64 LE][crc32 u32 LE][payload: len bytes].
+constexpr char kMagic[8] = {'S', 'L', 'U', 'C', 'A', 'T', '0', '1'};
+constexpr size_t kHeaderSize = 8 + 8 + 4;
+
+uint32_t Crc32(std::string_view data) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char b : data) {
+    crc ^= b;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+void PutLE(std::string* out, uint64_t v, size_t width) {
+  for (size_t i = 0; i < width; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+uint64_t GetLE(const char* p, size_t width) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < width; ++i) v |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  return v;
+}
+
+std::string JoinPath(const std::string& dir, std::string_view name) {
+  if (!dir.empty() && dir.back() == '/') return dir + std::string(name);
+  return dir + "/" + std::string(name);
+}
+
+}  // namespace
+
+// Conversions between the C++ definitions and catalogpb.
+struct CatalogCodec {
+  static void ToProto(const ColumnDef& c, catalogpb::Column* p) {
+    p->set_name(c.name);
+    p->set_ordinal(c.ordinal);
+    p->set_type(static_cast<catalogpb::ColumnType>(c.type));
+    p->set_is_unsigned(c.is_unsigned);
+    p->set_length(c.length);
+    p->set_precision(c.precision);
+    p->set_scale(c.scale);
+    p->set_fsp(c.fsp);
+    p->set_nullable(c.nullable);
+    p->set_has_default(c.default_kind == ColumnDef::DefaultKind::kValue);
+    p->set_default_value(c.default_value);
+    p->set_default_is_null(c.default_kind == ColumnDef::DefaultKind::kNull);
+    p->set_default_current_timestamp(c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp);
+    p->set_on_update_current_timestamp(c.on_update_current_timestamp);
+    p->set_auto_increment(c.auto_increment);
+    p->set_charset(c.charset);
+    p->set_collation(c.collation);
+    for (const std::string& v : c.enum_values) p->add_enum_values(v);
+  }
+
+  static Result<ColumnDef> FromProto(const catalogpb::Column& p) {
+    ColumnDef c;
+    if (p.type() < catalogpb::TINYINT || p.type() > catalogpb::ENUM) {
+      return Status::Corruption("catalog: column " + p.name() + " has unknown type " +
+                                std::to_string(p.type()));
+    }
+    c.name = p.name();
+    c.ordinal = p.ordinal();
+    c.type = static_cast<ColumnType>(p.type());
+    c.is_unsigned = p.is_unsigned();
+    c.length = p.length();
+    c.precision = p.precision();
+    c.scale = p.scale();
+    c.fsp = p.fsp();
+    c.nullable = p.nullable();
+    if (p.has_default()) {
+      c.default_kind = ColumnDef::DefaultKind::kValue;
+    } else if (p.default_is_null()) {
+      c.default_kind = ColumnDef::DefaultKind::kNull;
+    } else if (p.default_current_timestamp()) {
+      c.default_kind = ColumnDef::DefaultKind::kCurrentTimestamp;
+    }
+    c.default_value = p.default_value();
+    c.on_update_current_timestamp = p.on_update_current_timestamp();
+    c.auto_increment = p.auto_increment();
+    c.charset = p.charset();
+    c.collation = p.collation();
+    c.enum_values.assign(p.enum_values().begin(), p.enum_values().end());
+    return c;
+  }
+
+  static void ToProto(const TableDef& t, catalogpb::Table* p) {
+    p->set_id(t.id);
+    p->set_schema(t.schema);
+    p->set_name(t.name);
+    for (const ColumnDef& c : t.columns) ToProto(c, p->add_columns());
+    for (const IndexDef& i : t.indexes) {
+      catalogpb::Index* pi = p->add_indexes();
+      pi->set_id(i.id);
+      pi->set_name(i.name);
+      pi->set_unique(i.unique);
+      pi->set_kind(i.kind == IndexKind::kClustered ? catalogpb::Index::CLUSTERED
+                                                   : catalogpb::Index::SECONDARY);
+      pi->set_root_page(i.root_page);
+      for (const KeyPart& k : i.parts) {
+        catalogpb::KeyPart* pk = pi->add_parts();
+        pk->set_column_ordinal(k.column);
+        pk->set_prefix_length(k.prefix_length);
+        pk->set_desc(k.desc);
+      }
+    }
+    p->set_space_id(t.space_id);
+    p->set_auto_increment_next(t.auto_increment_next);
+    p->set_next_row_id(t.next_row_id);
+    p->mutable_options()->set_comment(t.options.comment);
+    p->mutable_options()->set_charset(t.options.charset);
+    p->mutable_options()->set_collation(t.options.collation);
+  }
+
+  static Result<TableDef> FromProto(const catalogpb::Table& p) {
+    TableDef t;
+    t.id = p.id();
+    t.schema = p.schema();
+    t.name = p.name();
+    for (const catalogpb::Column& pc : p.columns()) {
+      Result<ColumnDef> c = FromProto(pc);
+      if (!c.ok()) return c.status();
+      if (c->ordinal != t.columns.size()) return Status::Corruption("catalog: bad column ordinal in " + t.name);
+      t.columns.push_back(std::move(*c));
+    }
+    for (const catalogpb::Index& pi : p.indexes()) {
+      IndexDef i;
+      i.id = pi.id();
+      i.name = pi.name();
+      i.unique = pi.unique();
+      i.kind = pi.kind() == catalogpb::Index::CLUSTERED ? IndexKind::kClustered : IndexKind::kSecondary;
+      i.root_page = pi.root_page();
+      for (const catalogpb::KeyPart& pk : pi.parts()) {
+        if (pk.column_ordinal() >= t.columns.size()) {
+          return Status::Corruption("catalog: key part out of range in " + t.name + "." + i.name);
+        }
+        KeyPart k;
+        k.column = pk.column_ordinal();
+        k.column_name = t.columns[k.column].name;
+        k.prefix_length = pk.prefix_length();
+        k.desc = pk.desc();
+        i.parts.push_back(std::move(k));
+      }
+      t.indexes.push_back(std::move(i));
+    }
+    if (t.indexes.empty() || t.indexes.front().kind != IndexKind::kClustered) {
+      return Status::Corruption("catalog: table " + t.name + " has no clustered index");
+    }
+    t.space_id = p.space_id();
+    t.auto_increment_next = p.auto_increment_next();
+    t.next_row_id = p.next_row_id();
+    t.options.comment = p.options().comment();
+    t.options.charset = p.options().charset();
+    t.options.collation = p.options().collation();
+    return t;
+  }
+
+  static std::string Serialize(const CatalogSnapshot& s) {
+    catalogpb::CatalogFile f;
+    f.set_version(kCatalogFormatVersion);
+    f.set_next_table_id(s.next_table_id_);
+    f.set_next_space_id(s.next_space_id_);
+    f.set_next_index_id(s.next_index_id_);
+    for (const auto& [name, db] : s.databases_) {
+      catalogpb::Database* pd = f.add_databases();
+      pd->set_name(db.name);
+      pd->set_default_charset(db.default_charset);
+      pd->set_default_collation(db.default_collation);
+    }
+    for (const auto& [id, t] : s.by_id_) ToProto(*t, f.add_tables());
+    std::string payload;
+    f.SerializeToString(&payload);
+    std::string out(kMagic, sizeof(kMagic));
+    PutLE(&out, payload.size(), 8);
+    PutLE(&out, Crc32(payload), 4);
+    out += payload;
+    return out;
+  }
+
+  static Result<std::shared_ptr<CatalogSnapshot>> Parse(std::string_view bytes) {
+    if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+      return Status::Corruption("catalog: bad header");
+    }
+    const uint64_t len = GetLE(bytes.data() + 8, 8);
+    const uint32_t crc = static_cast<uint32_t>(GetLE(bytes.data() + 16, 4));
+    if (len != bytes.size() - kHeaderSize) return Status::Corruption("catalog: bad length");
+    std::string_view payload = bytes.substr(kHeaderSize);
+    if (Crc32(payload) != crc) return Status::Corruption("catalog: checksum mismatch");
+    catalogpb::CatalogFile f;
+    if (!f.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+      return Status::Corruption("catalog: unparsable protobuf");
+    }
+    if (f.version() != kCatalogFormatVersion) {
+      return Status::Corruption("catalog: unsupported version " + std::to_string(f.version()));
+    }
+    auto s = std::make_shared<CatalogSnapshot>();
+    s->next_table_id_ = f.next_table_id();
+    s->next_space_id_ = f.next_space_id();
+    s->next_index_id_ = f.next_index_id();
+    for (const catalogpb::Database& pd : f.databases()) {
+      DatabaseDef db{pd.name(), pd.default_charset(), pd.default_collation()};
+      s->databases_.emplace(db.name, std::move(db));
+    }
+    for (const catalogpb::Table& pt : f.tables()) {
+      Result<TableDef> t = FromProto(pt);
+      if (!t.ok()) return t.status();
+      auto ptr = std::make_shared<const TableDef>(std::move(*t));
+      s->by_name_[{ptr->schema, ptr->name}] = ptr;
+      s->by_id_[ptr->id] = ptr;
+    }
+    return s;
+  }
+};
+
+// ---- CatalogSnapshot ----
+
+const DatabaseDef* CatalogSnapshot::FindDatabase(std::string_view name) const {
+  auto it = databases_.find(name);
+  return it == databases_.end() ? nullptr : &it->second;
+}
+
+CatalogSnapshot::TablePtr CatalogSnapshot::FindTable(std::string_view schema, std::string_view name) const {
+  auto it = by_name_.find({std::string(schema), std::string(name)});
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+CatalogSnapshot::TablePtr CatalogSnapshot::FindTableById(uint64_t id) const {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::vector<CatalogSnapshot::TablePtr> CatalogSnapshot::TablesIn(std::string_view schema) const {
+  std::vector<TablePtr> out;
+  for (auto it = by_name_.lower_bound({std::string(schema), std::string()});
+       it != by_name_.end() && it->first.first == schema; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<std::string> CatalogSnapshot::DatabaseNames() const {
+  std::vector<std::string> out;
+  for (const auto& [name, db] : databases_) out.push_back(name);
+  return out;
+}
+
+// ---- Catalog ----
+
+Catalog::Catalog(FileSystem* fs, std::string datadir)
+    : fs_(fs),
+      datadir_(std::move(datadir)),
+      path_(JoinPath(datadir_, kCatalogFileName)),
+      tmp_path_(JoinPath(datadir_, kCatalogTempFileName)) {}
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datadir) {
+  std::unique_ptr<Catalog> cat(new Catalog(fs, std::move(datadir)));
+  SLUICE_RETURN_IF_ERROR(fs->CreateDir(cat->datadir_));
+  Result<bool> tmp_exists = fs->Exists(cat->tmp_path_);
+  if (!tmp_exists.ok()) return tmp_exists.status();
+  if (*tmp_exists) SLUICE_RETURN_IF_ERROR(fs->Remove(cat->tmp_path_));
+  Result<bool> exists = fs->Exists(cat->path_);
+  if (!exists.ok()) return exists.status();
+  if (!*exists) {
+    std::lock_guard<std::mutex> lock(cat->ddl_mu_);
+    cat->current_.store(std::make_shared<const CatalogSnapshot>());
+    SLUICE_RETURN_IF_ERROR(cat->CommitLocked(std::make_shared<CatalogSnapshot>()));
+    return cat;
+  }
+  Result<std::unique_ptr<File>> file = fs->Open(cat->path_, OpenMode::kReadOnly);
+  if (!file.ok()) return file.status();
+  Result<uint64_t> size = (*file)->Size();
+  if (!size.ok()) return size.status();
+  std::string bytes(*size, '\0');
+  Result<size_t> n = (*file)->ReadAt(0, bytes.data(), bytes.size());
+  if (!n.ok()) return n.status();
+  bytes.resize(*n);
+  Result<std::shared_ptr<CatalogSnapshot>> snap = CatalogCodec::Parse(bytes);
+  if (!snap.ok()) return snap.status();
+  cat->current_.store(std::move(*snap));
+  return cat;
+}
+
+std::shared_ptr<CatalogSnapshot> Catalog::CopyCurrent() const {
+  return std::make_shared<CatalogSnapshot>(*current_.load());
+}
+
+Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
+  if (!sticky_error_.ok()) return sticky_error_;
+  const std::string bytes = CatalogCodec::Serialize(*next);
+  {
+    Result<std::unique_ptr<File>> tmp = fs_->Open(tmp_path_, OpenMode::kOpenOrCreate);
+    if (!tmp.ok()) return tmp.status();
+    SLUICE_RETURN_IF_ERROR((*tmp)->Truncate(0));
+    SLUICE_RETURN_IF_ERROR((*tmp)->WriteAt(0, bytes));
+    SLUICE_RETURN_IF_ERROR((*tmp)->Sync());
+  }
+  // Before the rename the old file is intact; after it the new one is.
+  SLUICE_RETURN_IF_ERROR(fs_->Rename(tmp_path_, path_));
+  Status st = fs_->SyncDir(datadir_);
+  if (!st.ok()) {
+    // The rename may or may not be durable: stop DDL until a restart.
+    sticky_error_ = st;
+    return st;
+  }
+  current_.store(std::move(next));
+  return Status::OK();
+}
+
+Status Catalog::CreateDatabase(const DatabaseDef& db) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  if (next->FindDatabase(db.name) != nullptr) return MakeError(er::kDbCreateExists, db.name);
+  next->databases_.emplace(db.name, db);
+  return CommitLocked(std::move(next));
+}
+
+Status Catalog::DropDatabase(std::string_view name, std::vector<uint32_t>* dropped_spaces) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  auto it = next->databases_.find(name);
+  if (it == next->databases_.end()) return MakeError(er::kDbDropExists, name);
+  next->databases_.erase(it);
+  std::vector<uint32_t> spaces;
+  for (const CatalogSnapshot::TablePtr& t : next->TablesIn(name)) {
+    spaces.push_back(t->space_id);
+    next->by_name_.erase({t->schema, t->name});
+    next->by_id_.erase(t->id);
+  }
+  SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+  if (dropped_spaces != nullptr) *dropped_spaces = std::move(spaces);
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  if (next->FindDatabase(table.schema) == nullptr) return MakeError(er::kBadDb, table.schema);
+  if (next->FindTable(table.schema, table.name) != nullptr) {
+    return MakeError(er::kTableExists, table.name);
+  }
+  SLUICE_RETURN_IF_ERROR(NormalizeTableDef(&table));
+  table.id = next->next_table_id_++;
+  table.space_id = next->next_space_id_++;
+  for (IndexDef& i : table.indexes) {
+    i.id = next->next_index_id_++;
+    i.root_page = 0;
+  }
+  auto ptr = std::make_shared<const TableDef>(std::move(table));
+  next->by_name_[{ptr->schema, ptr->name}] = ptr;
+  next->by_id_[ptr->id] = ptr;
+  SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+  return ptr;
+}
+
+Status Catalog::DropTable(std::string_view schema, std::string_view name, uint32_t* space_id) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  CatalogSnapshot::TablePtr t = next->FindTable(schema, name);
+  if (t == nullptr) return MakeError(er::kBadTable, std::string(schema) + "." + std::string(name));
+  next->by_name_.erase({t->schema, t->name});
+  next->by_id_.erase(t->id);
+  SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+  if (space_id != nullptr) *space_id = t->space_id;
+  return Status::OK();
+}
+
+Status Catalog::RenameTable(std::string_view from_schema, std::string_view from_name,
+                            std::string_view to_schema, std::string_view to_name) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  CatalogSnapshot::TablePtr t = next->FindTable(from_schema, from_name);
+  if (t == nullptr) return MakeError(er::kNoSuchTable, from_schema, from_name);
+  if (next->FindDatabase(to_schema) == nullptr) return MakeError(er::kBadDb, to_schema);
+  if (next->FindTable(to_schema, to_name) != nullptr) return MakeError(er::kTableExists, to_name);
+  auto renamed = std::make_shared<TableDef>(*t);
+  renamed->schema = std::string(to_schema);
+  renamed->name = std::string(to_name);
+  next->by_name_.erase({t->schema, t->name});
+  next->by_name_[{renamed->schema, renamed->name}] = renamed;
+  next->by_id_[renamed->id] = renamed;
+  return CommitLocked(std::move(next));
+}
+
+Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view schema, std::string_view name,
+                                                            TableDef new_def) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
+  if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
+  new_def.schema = old->schema;
+  new_def.name = old->name;
+  SLUICE_RETURN_IF_ERROR(NormalizeTableDef(&new_def));
+  new_def.id = old->id;
+  new_def.space_id = old->space_id;
+  new_def.next_row_id = old->next_row_id;
+  new_def.auto_increment_next = std::max(old->auto_increment_next, new_def.auto_increment_next);
+  auto same_parts = [](const IndexDef& a, const IndexDef& b) {
+    if (a.parts.size() != b.parts.size() || a.unique != b.unique || a.kind != b.kind) return false;
+    for (size_t i = 0; i < a.parts.size(); ++i) {
+      // Compare by column name: ordinals move when columns are added/dropped.
+      const KeyPart& x = a.parts[i];
+      const KeyPart& y = b.parts[i];
+      if (x.prefix_length != y.prefix_length || x.desc != y.desc ||
+          x.column_name.size() != y.column_name.size() ||
+          !std::equal(x.column_name.begin(), x.column_name.end(), y.column_name.begin(),
+                      [](char p, char q) {
+                        return std::tolower(static_cast<unsigned char>(p)) ==
+                               std::tolower(static_cast<unsigned char>(q));
+                      })) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (IndexDef& i : new_def.indexes) {
+    const IndexDef* kept = old->FindIndex(i.name);
+    if (kept != nullptr && same_parts(*kept, i)) {
+      i.id = kept->id;
+      i.root_page = kept->root_page;
+    } else {
+      i.id = next->next_index_id_++;
+      i.root_page = 0;
+    }
+  }
+  auto ptr = std::make_shared<const TableDef>(std::move(new_def));
+  next->by_name_[{ptr->schema, ptr->name}] = ptr;
+  next->by_id_[ptr->id] = ptr;
+  SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+  return ptr;
+}
+
+Status Catalog::SetIndexRoot(uint64_t table_id, uint64_t index_id, uint32_t root_page) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  CatalogSnapshot::TablePtr t = next->FindTableById(table_id);
+  if (t == nullptr) return Status::InvalidArgument("catalog: no table id " + std::to_string(table_id));
+  auto changed = std::make_shared<TableDef>(*t);
+  auto it = std::find_if(changed->indexes.begin(), changed->indexes.end(),
+                         [&](const IndexDef& i) { return i.id == index_id; });
+  if (it == changed->indexes.end()) {
+    return Status::InvalidArgument("catalog: no index id " + std::to_string(index_id));
+  }
+  it->root_page = root_page;
+  next->by_name_[{changed->schema, changed->name}] = changed;
+  next->by_id_[changed->id] = changed;
+  return CommitLocked(std::move(next));
+}
+
+Status Catalog::SetCounters(uint64_t table_id, uint64_t auto_increment_next, uint64_t next_row_id) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  CatalogSnapshot::TablePtr t = next->FindTableById(table_id);
+  if (t == nullptr) return Status::InvalidArgument("catalog: no table id " + std::to_string(table_id));
+  auto changed = std::make_shared<TableDef>(*t);
+  changed->auto_increment_next = std::max(changed->auto_increment_next, auto_increment_next);
+  changed->next_row_id = std::max(changed->next_row_id, next_row_id);
+  next->by_name_[{changed->schema, changed->name}] = changed;
+  next->by_id_[changed->id] = changed;
+  return CommitLocked(std::move(next));
+}
+
+std::vector<uint32_t> Catalog::ReferencedSpaces() const {
+  std::set<uint32_t> ids;
+  for (const auto& [id, t] : snapshot()->by_id_) ids.insert(t->space_id);
+  return std::vector<uint32_t>(ids.begin(), ids.end());
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,151 @@
+// storage/catalog/catalog.h
+//
+// The data dictionary: databases and tables (columns, indexes, space ids,
+// index root pages, counters), persisted as one Protobuf file,
+// <datadir>/catalog.pb, through the FileSystem seam.
+//
+// Snapshots: readers call snapshot() and get an immutable CatalogSnapshot
+// (shared_ptr); a DDL builds a new snapshot, writes it to disk and swaps it
+// in. Readers never block and never see a half-applied DDL.
+//
+// Atomic DDL: every change rewrites the whole file: write catalog.pb.tmp,
+// Sync, Rename over catalog.pb, SyncDir. A crash at any point leaves the old
+// or the new catalog on disk, never a mix; the in-memory snapshot changes
+// only after the file is durable. If the rename succeeded but SyncDir
+// failed, the on-disk state is unknown: the catalog turns read-only (every
+// later DDL fails with the same error) until a restart re-reads the file.
+//
+// Data side: the catalog knows space ids, not files. After a crash the
+// engine must make tablespaces agree with the catalog (drop spaces no table
+// references: a crash between creating a space and committing CREATE TABLE,
+// or between committing DROP TABLE and removing the space).
+// TODO(storage, #4): the engine calls ReferencedSpaces() at recovery, after
+// Open(), and removes every tablespace file whose id is not in the list;
+// ALTER that rebuilds into a new space does the same with the old one.
+//
+// Names (lower_case_table_names=0): database and table names are
+// case-sensitive; column and index names are case-insensitive.
+//
+// Thread-safety: every method may be called from any thread. DDL methods
+// serialize on ddl_mu_ (held across the file write: they block on disk);
+// snapshot() and the lookups never block.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "storage/catalog/table_def.h"
+#include "storage/io/file_system.h"
+
+namespace sluice::storage {
+
+inline constexpr uint32_t kCatalogFormatVersion = 1;
+inline constexpr std::string_view kCatalogFileName = "catalog.pb";
+inline constexpr std::string_view kCatalogTempFileName = "catalog.pb.tmp";
+
+// One immutable version of the catalog.
+class CatalogSnapshot {
+ public:
+  using TablePtr = std::shared_ptr<const TableDef>;
+
+  // nullptr when missing. Case-sensitive names.
+  const DatabaseDef* FindDatabase(std::string_view name) const;
+  TablePtr FindTable(std::string_view schema, std::string_view name) const;
+  TablePtr FindTableById(uint64_t id) const;
+  // Sorted by name.
+  std::vector<TablePtr> TablesIn(std::string_view schema) const;
+  std::vector<std::string> DatabaseNames() const;
+  size_t table_count() const { return by_id_.size(); }
+
+  uint64_t next_table_id() const { return next_table_id_; }
+  uint32_t next_space_id() const { return next_space_id_; }
+  uint64_t next_index_id() const { return next_index_id_; }
+
+ private:
+  friend class Catalog;
+  friend struct CatalogCodec;
+
+  std::map<std::string, DatabaseDef, std::less<>> databases_;
+  std::map<std::pair<std::string, std::string>, TablePtr> by_name_;
+  std::map<uint64_t, TablePtr> by_id_;
+  uint64_t next_table_id_ = 1;
+  uint32_t next_space_id_ = 1;
+  uint64_t next_index_id_ = 1;
+};
+
+class Catalog {
+ public:
+  // Loads <datadir>/catalog.pb, or creates an empty catalog (and the file)
+  // when there is none. A leftover catalog.pb.tmp (a DDL that crashed before
+  // its rename) is removed. Corruption when the file is damaged.
+  // `fs` must outlive the Catalog.
+  static Result<std::unique_ptr<Catalog>> Open(FileSystem* fs, std::string datadir);
+
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  std::shared_ptr<const CatalogSnapshot> snapshot() const { return current_.load(); }
+
+  // 1007 when it exists.
+  Status CreateDatabase(const DatabaseDef& db);
+  // 1008 when missing. Drops the database's tables too; returns their space
+  // ids in *dropped_spaces (may be null) for the engine to delete.
+  Status DropDatabase(std::string_view name, std::vector<uint32_t>* dropped_spaces = nullptr);
+
+  // Validates (NormalizeTableDef), assigns the table id, the space id and
+  // index ids, and persists. 1049 unknown database, 1050 exists, and the
+  // validation errors. Returns the stored definition.
+  Result<std::shared_ptr<const TableDef>> CreateTable(TableDef table);
+  // 1051 "Unknown table 'db.t'" when missing. *space_id (may be null) gets
+  // the dropped table's space for the engine to delete.
+  Status DropTable(std::string_view schema, std::string_view name, uint32_t* space_id = nullptr);
+  // 1146 when the source is missing, 1049 when the target database is,
+  // 1050 when the target exists.
+  Status RenameTable(std::string_view from_schema, std::string_view from_name,
+                     std::string_view to_schema, std::string_view to_name);
+  // Replaces a table's definition (ALTER TABLE). The table keeps its id,
+  // space id and counters (auto_increment_next becomes the larger of old
+  // and new). An index that keeps its name and key parts keeps its id and
+  // root page; others get new ids and root page 0 (the engine builds them).
+  // 1146 when missing, plus the validation errors.
+  Result<std::shared_ptr<const TableDef>> AlterTable(std::string_view schema, std::string_view name,
+                                                     TableDef new_def);
+
+  // Records an index's root page once the engine has created it.
+  // InvalidArgument when the table or index is unknown.
+  Status SetIndexRoot(uint64_t table_id, uint64_t index_id, uint32_t root_page);
+  // Persists counters (e.g. at checkpoint); each only moves forward.
+  Status SetCounters(uint64_t table_id, uint64_t auto_increment_next, uint64_t next_row_id);
+
+  // Every space id a table references, sorted. The engine deletes other
+  // tablespace files at recovery (see the file comment).
+  std::vector<uint32_t> ReferencedSpaces() const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  Catalog(FileSystem* fs, std::string datadir);
+
+  // Writes `next` to disk (atomically) and publishes it.
+  Status CommitLocked(std::shared_ptr<CatalogSnapshot> next);
+  std::shared_ptr<CatalogSnapshot> CopyCurrent() const;
+
+  FileSystem* const fs_;  // borrowed
+  const std::string datadir_;
+  const std::string path_;
+  const std::string tmp_path_;
+
+  std::mutex ddl_mu_;        // serializes DDL (and the file writes)
+  Status sticky_error_;      // GUARDED_BY(ddl_mu_)
+  std::atomic<std::shared_ptr<const CatalogSnapshot>> current_;
+};
+
+}  // namespace sluice::storage

@@ -1,0 +1,129 @@
+// storage/catalog/table_def.h
+//
+// Plain C++ descriptions of databases, tables, columns and indexes: what the
+// SQL layer builds for CREATE TABLE and what the engine reads to lay out
+// rows and index keys. The Protobuf form (catalog.proto) is private to
+// catalog.cc.
+//
+// Thread-safety: values. Shared as shared_ptr<const TableDef> in catalog
+// snapshots; never modified once published.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace sluice::storage {
+
+// Values match catalogpb::ColumnType (on-disk): never renumber.
+enum class ColumnType : uint8_t {
+  kTinyInt = 1, kSmallInt = 2, kMediumInt = 3, kInt = 4, kBigInt = 5,
+  kDecimal = 6, kFloat = 7, kDouble = 8,
+  kChar = 9, kVarChar = 10, kBinary = 11, kVarBinary = 12,
+  kTinyText = 13, kText = 14, kMediumText = 15, kLongText = 16,
+  kTinyBlob = 17, kBlob = 18, kMediumBlob = 19, kLongBlob = 20,
+  kDate = 21, kTime = 22, kDateTime = 23, kTimestamp = 24, kYear = 25, kEnum = 26,
+};
+
+bool IsIntegerType(ColumnType t);
+bool IsTextType(ColumnType t);    // CHAR, VARCHAR, *TEXT (have a charset)
+bool IsBinaryType(ColumnType t);  // BINARY, VARBINARY, *BLOB
+bool IsBlobOrText(ColumnType t);  // *TEXT, *BLOB (need a key prefix)
+std::string_view ColumnTypeName(ColumnType t);  // "INT", "VARCHAR", ...
+
+struct ColumnDef {
+  enum class DefaultKind : uint8_t { kNone, kValue, kNull, kCurrentTimestamp };
+
+  std::string name;
+  uint32_t ordinal = 0;  // assigned by the catalog: position in `columns`
+  ColumnType type = ColumnType::kInt;
+  bool is_unsigned = false;
+  uint32_t length = 0;     // CHAR/VARCHAR chars; BINARY/VARBINARY bytes
+  uint32_t precision = 0;  // DECIMAL; 0 = MySQL's default 10
+  uint32_t scale = 0;      // DECIMAL
+  uint32_t fsp = 0;        // TIME/DATETIME/TIMESTAMP, 0..6
+  bool nullable = true;
+  DefaultKind default_kind = DefaultKind::kNone;
+  std::string default_value;  // text form, when default_kind == kValue
+  bool on_update_current_timestamp = false;
+  bool auto_increment = false;
+  std::string charset;    // empty: the table's
+  std::string collation;  // empty: the charset's default
+  std::vector<std::string> enum_values;
+};
+
+struct KeyPart {
+  std::string column_name;  // what the SQL layer gives; resolved by the catalog
+  uint32_t column = 0;      // ordinal, filled in by the catalog
+  uint32_t prefix_length = 0;  // 0 = whole column
+  bool desc = false;
+};
+
+enum class IndexKind : uint8_t { kClustered = 1, kSecondary = 2 };
+
+inline constexpr std::string_view kPrimaryKeyName = "PRIMARY";
+inline constexpr std::string_view kHiddenClusteredName = "GEN_CLUST_INDEX";
+
+struct IndexDef {
+  uint64_t id = 0;  // assigned by the catalog, unique in the catalog
+  std::string name;
+  bool unique = false;
+  // kClustered marks the PRIMARY KEY (name "PRIMARY"). The catalog adds a
+  // clustered GEN_CLUST_INDEX with no parts when a table has no PRIMARY KEY.
+  IndexKind kind = IndexKind::kSecondary;
+  std::vector<KeyPart> parts;
+  uint32_t root_page = 0;  // 0 = not built yet (set by Catalog::SetIndexRoot)
+};
+
+struct TableOptions {
+  std::string comment;
+  std::string charset = "utf8mb4";
+  std::string collation = "utf8mb4_0900_ai_ci";
+};
+
+struct TableDef {
+  uint64_t id = 0;        // assigned by the catalog
+  std::string schema;
+  std::string name;
+  std::vector<ColumnDef> columns;
+  std::vector<IndexDef> indexes;  // after validation: clustered first
+  uint32_t space_id = 0;          // assigned by the catalog
+  uint64_t auto_increment_next = 1;
+  uint64_t next_row_id = 1;
+  TableOptions options;
+
+  // After validation indexes[0] is the clustered index.
+  const IndexDef& clustered() const { return indexes.front(); }
+  // True when the clustered index is GEN_CLUST_INDEX (6-byte row id key).
+  bool has_hidden_row_id() const { return !indexes.empty() && indexes.front().parts.empty(); }
+  // Case-insensitive, as MySQL column names. nullptr when missing.
+  const ColumnDef* FindColumn(std::string_view name) const;
+  const IndexDef* FindIndex(std::string_view name) const;  // case-insensitive
+};
+
+struct DatabaseDef {
+  std::string name;
+  std::string default_charset = "utf8mb4";
+  std::string default_collation = "utf8mb4_0900_ai_ci";
+};
+
+// Checks `table` and fills in what MySQL derives: ordinals, key-part column
+// ordinals, NOT NULL on PRIMARY KEY columns, DECIMAL's default precision,
+// column charsets from the table, a GEN_CLUST_INDEX when there is no PRIMARY
+// KEY, and the clustered index first. Index ids, the table id and space id
+// are left to the catalog. Errors (MySQL numbers): 1060 duplicate column,
+// 1061 duplicate key name, 1063 AUTO_INCREMENT on a non-numeric column,
+// 1068 several primary keys, 1071 key longer than 3072 bytes, 1072 key
+// column missing, 1075 bad AUTO_INCREMENT, 1170 BLOB/TEXT key without a
+// prefix, 1425/1426/1427 DECIMAL scale/precision, 1074 CHAR longer than 255,
+// 1113 no columns, 1426 for fsp > 6.
+Status NormalizeTableDef(TableDef* table);
+
+// Largest number of bytes a key part can take (for the 3072-byte limit):
+// characters times the charset's maximum bytes per character for text.
+uint32_t MaxKeyPartBytes(const ColumnDef& column, uint32_t prefix_length);
+
+}  // namespace sluice::storage

@@ -1,0 +1,160 @@
+#include "storage/trx/trx_sys.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+
+namespace sluice::storage {
+
+struct TrxSys::Shard {
+  std::mutex mu;
+  std::vector<TrxId> active;        // GUARDED_BY(mu); unsorted
+  std::vector<TrxId> view_limits;   // GUARDED_BY(mu); low limits of open views (multiset)
+  // Keeps shards on separate cache lines.
+  alignas(64) char pad[1] = {};
+};
+
+namespace {
+void EraseOne(std::vector<TrxId>& v, TrxId x) {
+  auto it = std::find(v.begin(), v.end(), x);
+  assert(it != v.end());
+  if (it == v.end()) return;
+  *it = v.back();
+  v.pop_back();
+}
+}  // namespace
+
+Trx::~Trx() {
+  // A transaction dropped while active is a bug in the caller; end it so the
+  // registry does not keep its id forever.
+  if (state_ == State::kActive) {
+    assert(false && "Trx destroyed while active");
+    (void)sys_->Rollback(*this);
+  }
+}
+
+TrxSys::TrxSys(const Options& options)
+    : options_(options),
+      shards_(new Shard[std::max<size_t>(options.num_shards, 1)]),
+      next_id_(std::max<TrxId>(options.first_id, 1)) {}
+
+TrxSys::TrxSys() : TrxSys(Options{}) {}
+TrxSys::~TrxSys() = default;
+
+TrxSys::Shard& TrxSys::ShardOf(const Trx& trx) const { return shards_[trx.shard_]; }
+
+std::unique_ptr<Trx> TrxSys::Begin(IsolationLevel isolation) {
+  size_t n = std::max<size_t>(options_.num_shards, 1);
+  size_t shard = next_shard_.fetch_add(1, std::memory_order_relaxed) % n;
+  return std::unique_ptr<Trx>(new Trx(this, isolation, shard));
+}
+
+Result<TrxId> TrxSys::AssignId(Trx& trx) {
+  if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
+  if (trx.id_ != kNoTrxId) return trx.id_;
+  Shard& s = ShardOf(trx);
+  std::lock_guard<std::mutex> l(s.mu);
+  // Drawn under the shard mutex: see the header for why views depend on it.
+  TrxId id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  if (id > kMaxTrxId) return Status::MySQL(1105, "HY000", "transaction ids exhausted");
+  s.active.push_back(id);
+  trx.id_ = id;
+  if (trx.view_) trx.view_->set_creator(id);
+  return id;
+}
+
+const ReadView* TrxSys::GetReadView(Trx& trx) {
+  assert(trx.state_ == Trx::State::kActive);
+  if (trx.isolation_ == IsolationLevel::kReadUncommitted) return nullptr;
+  if (trx.view_) return &*trx.view_;
+  size_t n = std::max<size_t>(options_.num_shards, 1);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(n);
+  for (size_t i = 0; i < n; ++i) locks.emplace_back(shards_[i].mu);
+  TrxId low_limit = next_id_.load(std::memory_order_relaxed);
+  std::vector<TrxId> active;
+  for (size_t i = 0; i < n; ++i) {
+    for (TrxId id : shards_[i].active) {
+      if (id != trx.id_) active.push_back(id);
+    }
+  }
+  trx.view_.emplace(trx.id_, low_limit, std::move(active));
+  ShardOf(trx).view_limits.push_back(low_limit);
+  return &*trx.view_;
+}
+
+void TrxSys::CloseViewLocked(Shard& shard, Trx& trx) {
+  if (!trx.view_) return;
+  EraseOne(shard.view_limits, trx.view_->low_limit_id());
+  trx.view_.reset();
+}
+
+void TrxSys::EndStatement(Trx& trx) {
+  if (trx.isolation_ != IsolationLevel::kReadCommitted || !trx.view_) return;
+  Shard& s = ShardOf(trx);
+  std::lock_guard<std::mutex> l(s.mu);
+  CloseViewLocked(s, trx);
+}
+
+void TrxSys::EndLocked(Shard& shard, Trx& trx) {
+  if (trx.id_ != kNoTrxId) EraseOne(shard.active, trx.id_);
+  CloseViewLocked(shard, trx);
+}
+
+Result<uint64_t> TrxSys::Commit(Trx& trx) {
+  if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
+  Shard& s = ShardOf(trx);
+  std::lock_guard<std::mutex> l(s.mu);
+  if (trx.id_ != kNoTrxId) {
+    // Same counter as ids: a view whose low limit is above this number was
+    // made after this commit (both happen under this shard's mutex).
+    trx.commit_no_ = next_id_.fetch_add(1, std::memory_order_relaxed);
+  }
+  EndLocked(s, trx);
+  trx.state_ = Trx::State::kCommitted;
+  return trx.commit_no_;
+}
+
+Status TrxSys::Rollback(Trx& trx) {
+  if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
+  Shard& s = ShardOf(trx);
+  std::lock_guard<std::mutex> l(s.mu);
+  EndLocked(s, trx);
+  trx.state_ = Trx::State::kRolledBack;
+  return Status::OK();
+}
+
+TrxId TrxSys::PurgeLimit() const {
+  size_t n = std::max<size_t>(options_.num_shards, 1);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(n);
+  for (size_t i = 0; i < n; ++i) locks.emplace_back(shards_[i].mu);
+  TrxId limit = next_id_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < n; ++i) {
+    for (TrxId v : shards_[i].view_limits) limit = std::min(limit, v);
+  }
+  return limit;
+}
+
+std::vector<TrxId> TrxSys::ActiveIds() const {
+  size_t n = std::max<size_t>(options_.num_shards, 1);
+  std::vector<TrxId> out;
+  for (size_t i = 0; i < n; ++i) {
+    std::lock_guard<std::mutex> l(shards_[i].mu);
+    out.insert(out.end(), shards_[i].active.begin(), shards_[i].active.end());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+size_t TrxSys::open_views() const {
+  size_t n = std::max<size_t>(options_.num_shards, 1);
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::lock_guard<std::mutex> l(shards_[i].mu);
+    total += shards_[i].view_limits.size();
+  }
+  return total;
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,102 @@
+// storage/trx/undo_log.h
+//
+// Where undo records live. UndoLog is one transaction's append-only list of
+// undo records: Append returns the roll pointer the engine stores in the
+// changed clustered record; position() is a savepoint (statement start,
+// SAVEPOINT); RollbackTo hands records back newest-first for the engine to
+// apply to the B+tree, then forgets them. UndoStore holds every log, so that
+// consistent reads can Fetch any transaction's record by roll pointer until
+// purge frees it.
+//
+// MemUndoStore is the in-memory implementation used until undo pages exist;
+// a page-backed, redo-logged store will implement the same interfaces (its
+// roll pointers will carry page number and offset).
+//
+// Thread-safety: an UndoLog is driven by its transaction's thread only
+// (Append, RollbackTo, Mark*). UndoStore methods may be called concurrently
+// with each other and with any log's owner.
+// Lock order (MemUndoStore): map_mu_ -> LogData::mu.
+// Ownership: the store must outlive its logs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+#include "base/status.h"
+#include "storage/trx/trx_types.h"
+#include "storage/trx/undo_record.h"
+
+namespace sluice::storage {
+
+// A savepoint: the number of undo records written so far.
+using UndoPos = uint64_t;
+
+class UndoLog {
+ public:
+  virtual ~UndoLog() = default;
+
+  // Stores `rec` with undo_no = position() and returns its roll pointer
+  // (with the insert flag for kInsert). InvalidArgument once the log ended.
+  virtual Result<RollPtr> Append(UndoRecord rec) = 0;
+
+  virtual UndoPos position() const = 0;
+
+  // Hands every record with undo_no >= `pos` to `apply`, newest first, and
+  // drops each one after `apply` returns OK. Stops at the first error and
+  // returns it; the failed record and older ones stay, so it can be retried.
+  // InvalidArgument when `pos` > position().
+  using ApplyFn = std::function<Status(const UndoRecord& rec, RollPtr roll_ptr)>;
+  virtual Status RollbackTo(UndoPos pos, const ApplyFn& apply) = 0;
+
+  // Transaction end. After MarkCommitted the records stay readable until
+  // the store purges past `commit_no`; after MarkRolledBack (REQUIRES: all
+  // records rolled back) the log can be freed at once.
+  virtual void MarkCommitted(uint64_t commit_no) = 0;
+  virtual void MarkRolledBack() = 0;
+};
+
+class UndoStore {
+ public:
+  virtual ~UndoStore() = default;
+
+  // A new, empty log for transaction `trx`.
+  virtual Result<std::unique_ptr<UndoLog>> CreateLog(TrxId trx) = 0;
+
+  // The record at `roll_ptr`. Corruption when it does not exist (purged,
+  // rolled back, or never written): a correct caller never asks for one.
+  virtual Result<UndoRecord> Fetch(RollPtr roll_ptr) const = 0;
+
+  // Frees the logs of transactions rolled back, or committed with a commit
+  // number < `purge_limit` (TrxSys::PurgeLimit()). Returns how many.
+  // TODO(trx): delete-marked clustered records must be removed by the
+  // engine's purge before their undo goes (#4).
+  virtual size_t Purge(TrxId purge_limit) = 0;
+};
+
+class MemUndoStore final : public UndoStore {
+ public:
+  MemUndoStore() = default;
+  MemUndoStore(const MemUndoStore&) = delete;
+  MemUndoStore& operator=(const MemUndoStore&) = delete;
+  ~MemUndoStore() override;
+
+  Result<std::unique_ptr<UndoLog>> CreateLog(TrxId trx) override;
+  Result<UndoRecord> Fetch(RollPtr roll_ptr) const override;
+  size_t Purge(TrxId purge_limit) override;
+
+  size_t log_count() const;
+
+ private:
+  struct LogData;
+  class Log;
+
+  mutable std::shared_mutex map_mu_;
+  uint64_t next_slot_ = 1;                            // GUARDED_BY(map_mu_)
+  std::map<uint64_t, std::shared_ptr<LogData>> logs_;  // GUARDED_BY(map_mu_)
+};
+
+}  // namespace sluice::storage
