@@ -1,0 +1,413 @@
+#include "storage/engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "storage/io/mem_file_system.h"
+
+namespace sluice::storage {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr char kDir[] = "/data";
+
+ColumnDef Col(std::string name, ColumnType type, bool nullable = true) {
+  ColumnDef c;
+  c.name = std::move(name);
+  c.type = type;
+  c.nullable = nullable;
+  return c;
+}
+
+IndexDef Idx(std::string name, std::vector<std::string> cols, bool primary) {
+  IndexDef i;
+  i.name = std::move(name);
+  i.kind = primary ? IndexKind::kClustered : IndexKind::kSecondary;
+  for (auto& c : cols) i.parts.push_back(KeyPart{c, 0, 0, false});
+  return i;
+}
+
+// t1(id BIGINT PRIMARY KEY, v VARCHAR(32), n BIGINT NULL, KEY(v))
+TableDef T1() {
+  TableDef t;
+  t.schema = "db";
+  t.name = "t1";
+  t.columns.push_back(Col("id", ColumnType::kBigInt, false));
+  ColumnDef v = Col("v", ColumnType::kVarChar);
+  v.length = 32;
+  t.columns.push_back(v);
+  t.columns.push_back(Col("n", ColumnType::kBigInt));
+  t.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  t.indexes.push_back(Idx("v_idx", {"v"}, false));
+  return t;
+}
+
+Row R(int64_t id, std::string v, int64_t n) { return Row{id, std::move(v), n}; }
+Row Pk(int64_t id) { return Row{id}; }
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    OpenEngine();
+    ASSERT_TRUE(engine_->CreateDatabase(DatabaseDef{"db"}).ok());
+    auto def = engine_->CreateTable(T1());
+    ASSERT_TRUE(def.ok()) << def.status().ToString();
+    t1_ = (*def)->id;
+  }
+
+  void OpenEngine() {
+    auto e = Engine::Open(&fs_, kDir, Engine::Options{size_t{8} << 20});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(e).value();
+  }
+
+  std::optional<Row> Get(EngineTrx& trx, int64_t id) {
+    auto r = engine_->Get(trx, t1_, Pk(id));
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::nullopt;
+  }
+
+  void InsertCommitted(std::vector<Row> rows) {
+    auto trx = engine_->Begin();
+    for (auto& row : rows) ASSERT_TRUE(engine_->Insert(*trx, t1_, row).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+
+  MemFileSystem fs_;
+  std::unique_ptr<Engine> engine_;
+  uint64_t t1_ = 0;
+};
+
+TEST_F(EngineTest, InsertGetUpdateDeleteInOneTransaction) {
+  auto trx = engine_->Begin();
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(1, "a", 10)).ok());
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(2, "b", 20)).ok());
+  EXPECT_EQ(Get(*trx, 1), R(1, "a", 10));
+  auto up = engine_->Update(*trx, t1_, Pk(1), R(1, "aa", 11));
+  ASSERT_TRUE(up.ok() && *up);
+  EXPECT_EQ(Get(*trx, 1), R(1, "aa", 11));
+  auto del = engine_->Delete(*trx, t1_, Pk(2));
+  ASSERT_TRUE(del.ok() && *del);
+  EXPECT_EQ(Get(*trx, 2), std::nullopt);
+  auto del_again = engine_->Delete(*trx, t1_, Pk(2));
+  ASSERT_TRUE(del_again.ok());
+  EXPECT_FALSE(*del_again);
+  auto up_missing = engine_->Update(*trx, t1_, Pk(3), R(3, "c", 3));
+  ASSERT_TRUE(up_missing.ok());
+  EXPECT_FALSE(*up_missing);
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 1), R(1, "aa", 11));
+  EXPECT_EQ(Get(*reader, 2), std::nullopt);
+}
+
+TEST_F(EngineTest, RepeatableReadDoesNotSeeUncommittedOrLaterCommittedChanges) {
+  InsertCommitted({R(1, "a", 1)});
+  auto reader = engine_->Begin(IsolationLevel::kRepeatableRead);
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));  // the view is taken here
+  auto writer = engine_->Begin();
+  ASSERT_TRUE(engine_->Update(*writer, t1_, Pk(1), R(1, "b", 2)).ok());
+  ASSERT_TRUE(engine_->Insert(*writer, t1_, R(2, "new", 2)).ok());
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));
+  EXPECT_EQ(Get(*reader, 2), std::nullopt);
+  ASSERT_TRUE(engine_->Commit(*writer).ok());
+  engine_->EndStatement(*reader);
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));
+  EXPECT_EQ(Get(*reader, 2), std::nullopt);
+  auto writer2 = engine_->Begin();
+  ASSERT_TRUE(engine_->Delete(*writer2, t1_, Pk(1)).ok());
+  ASSERT_TRUE(engine_->Commit(*writer2).ok());
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+  auto fresh = engine_->Begin();
+  EXPECT_EQ(Get(*fresh, 1), std::nullopt);
+  EXPECT_EQ(Get(*fresh, 2), R(2, "new", 2));
+}
+
+TEST_F(EngineTest, ReadCommittedSeesCommittedChangesAtNextStatement) {
+  InsertCommitted({R(1, "a", 1)});
+  auto reader = engine_->Begin(IsolationLevel::kReadCommitted);
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));
+  engine_->EndStatement(*reader);
+  auto writer = engine_->Begin();
+  ASSERT_TRUE(engine_->Update(*writer, t1_, Pk(1), R(1, "b", 2)).ok());
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));  // uncommitted: not seen
+  engine_->EndStatement(*reader);
+  ASSERT_TRUE(engine_->Commit(*writer).ok());
+  EXPECT_EQ(Get(*reader, 1), R(1, "b", 2));
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+}
+
+TEST_F(EngineTest, RollbackRestoresInsertedUpdatedAndDeletedRows) {
+  InsertCommitted({R(1, "a", 1), R(2, "b", 2)});
+  auto trx = engine_->Begin();
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(3, "c", 3)).ok());
+  ASSERT_TRUE(engine_->Update(*trx, t1_, Pk(1), R(1, "changed", 100)).ok());
+  ASSERT_TRUE(engine_->Delete(*trx, t1_, Pk(2)).ok());
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(2, "reinserted", 5)).ok());  // over the delete mark
+  ASSERT_TRUE(engine_->Rollback(*trx).ok());
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));
+  EXPECT_EQ(Get(*reader, 2), R(2, "b", 2));
+  EXPECT_EQ(Get(*reader, 3), std::nullopt);
+  // Locks were released: another writer gets the rows at once.
+  auto writer = engine_->Begin();
+  writer->set_lock_wait_timeout(0ms);
+  EXPECT_TRUE(engine_->Update(*writer, t1_, Pk(1), R(1, "x", 0)).ok());
+  EXPECT_TRUE(engine_->Commit(*writer).ok());
+}
+
+TEST_F(EngineTest, RollbackToSavepointUndoesOnlyLaterChanges) {
+  auto trx = engine_->Begin();
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(1, "a", 1)).ok());
+  const UndoPos sp = engine_->Savepoint(*trx);
+  ASSERT_TRUE(engine_->Update(*trx, t1_, Pk(1), R(1, "b", 2)).ok());
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(2, "c", 3)).ok());
+  ASSERT_TRUE(engine_->RollbackToSavepoint(*trx, sp).ok());
+  EXPECT_EQ(Get(*trx, 1), R(1, "a", 1));
+  EXPECT_EQ(Get(*trx, 2), std::nullopt);
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 1), R(1, "a", 1));
+}
+
+TEST_F(EngineTest, DuplicatePrimaryKeyFailsWith1062) {
+  InsertCommitted({R(1, "a", 1)});
+  auto trx = engine_->Begin();
+  auto dup = engine_->Insert(*trx, t1_, R(1, "again", 2));
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().mysql_errno(), 1062);
+  EXPECT_NE(dup.status().ToString().find("t1.PRIMARY"), std::string::npos) << dup.status().ToString();
+  // A deleted key can be inserted again.
+  ASSERT_TRUE(engine_->Delete(*trx, t1_, Pk(1)).ok());
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(1, "again", 2)).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 1), R(1, "again", 2));
+}
+
+TEST_F(EngineTest, UpdateChangingPrimaryKeyMovesTheRow) {
+  InsertCommitted({R(1, "a", 1), R(2, "b", 2)});
+  auto trx = engine_->Begin();
+  auto clash = engine_->Update(*trx, t1_, Pk(1), R(2, "x", 0));
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().mysql_errno(), 1062);
+  EXPECT_EQ(Get(*trx, 1), R(1, "a", 1));  // the failed statement left nothing
+  auto moved = engine_->Update(*trx, t1_, Pk(1), R(5, "a", 1));
+  ASSERT_TRUE(moved.ok() && *moved);
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 1), std::nullopt);
+  EXPECT_EQ(Get(*reader, 5), R(5, "a", 1));
+}
+
+TEST_F(EngineTest, SecondWriterOfSameRowTimesOutWith1205) {
+  InsertCommitted({R(1, "a", 1)});
+  auto first = engine_->Begin();
+  ASSERT_TRUE(engine_->Update(*first, t1_, Pk(1), R(1, "first", 1)).ok());
+  auto second = engine_->Begin();
+  second->set_lock_wait_timeout(100ms);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = engine_->Update(*second, t1_, Pk(1), R(1, "second", 2));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().mysql_errno(), 1205);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 90ms);
+  // Same for a second insert of a key another transaction inserted.
+  ASSERT_TRUE(engine_->Insert(*first, t1_, R(7, "x", 7)).ok());
+  auto ins = engine_->Insert(*second, t1_, R(7, "y", 7));
+  ASSERT_FALSE(ins.ok());
+  EXPECT_EQ(ins.status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Commit(*first).ok());
+  auto after = engine_->Update(*second, t1_, Pk(1), R(1, "second", 2));
+  ASSERT_TRUE(after.ok() && *after);
+  ASSERT_TRUE(engine_->Commit(*second).ok());
+}
+
+TEST_F(EngineTest, TwoTransactionDeadlockFailsOneWith1213) {
+  InsertCommitted({R(1, "a", 1), R(2, "b", 2)});
+  auto t_a = engine_->Begin();
+  auto t_b = engine_->Begin();
+  t_a->set_lock_wait_timeout(20s);
+  t_b->set_lock_wait_timeout(20s);
+  ASSERT_TRUE(engine_->Update(*t_a, t1_, Pk(1), R(1, "A", 1)).ok());
+  ASSERT_TRUE(engine_->Update(*t_b, t1_, Pk(2), R(2, "B", 2)).ok());
+  Status status_a;
+  std::thread th([&] {
+    auto r = engine_->Update(*t_a, t1_, Pk(2), R(2, "A", 2));
+    status_a = r.status();
+    if (!r.ok()) {
+      ASSERT_TRUE(engine_->Rollback(*t_a).ok());
+    }
+  });
+  while (engine_->lock_manager().Census().waiting == 0) std::this_thread::sleep_for(1ms);
+  auto r_b = engine_->Update(*t_b, t1_, Pk(1), R(1, "B", 1));
+  if (!r_b.ok()) {
+    ASSERT_TRUE(engine_->Rollback(*t_b).ok());
+  }
+  th.join();
+  const int deadlocks = (status_a.mysql_errno() == 1213) + (r_b.status().mysql_errno() == 1213);
+  EXPECT_EQ(deadlocks, 1) << status_a.ToString() << " / " << r_b.status().ToString();
+  EXPECT_TRUE(status_a.ok() || r_b.ok());
+  if (t_a->active()) {
+    ASSERT_TRUE(engine_->Commit(*t_a).ok());
+  }
+  if (t_b->active()) {
+    ASSERT_TRUE(engine_->Commit(*t_b).ok());
+  }
+  auto reader = engine_->Begin();
+  const std::string winner = status_a.ok() ? "A" : "B";
+  EXPECT_EQ(Get(*reader, 1), R(1, winner, 1));
+  EXPECT_EQ(Get(*reader, 2), R(2, winner, 2));
+}
+
+TEST_F(EngineTest, ScanReturnsVisibleRowsInKeyOrder) {
+  InsertCommitted({R(3, "c", 3), R(1, "a", 1), R(2, "b", 2)});
+  auto reader = engine_->Begin();
+  auto writer = engine_->Begin();
+  ASSERT_TRUE(engine_->Delete(*writer, t1_, Pk(2)).ok());
+  ASSERT_TRUE(engine_->Insert(*writer, t1_, R(4, "d", 4)).ok());
+  ASSERT_TRUE(engine_->Get(*reader, t1_, Pk(1)).ok());  // take the view
+  ASSERT_TRUE(engine_->Commit(*writer).ok());
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(engine_->Scan(*reader, t1_, [&](const Row& row) {
+    ids.push_back(std::get<int64_t>(row[0]));
+    return true;
+  }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3}));
+  auto fresh = engine_->Begin();
+  ids.clear();
+  ASSERT_TRUE(engine_->Scan(*fresh, t1_, [&](const Row& row) {
+    ids.push_back(std::get<int64_t>(row[0]));
+    return true;
+  }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{1, 3, 4}));
+}
+
+TEST_F(EngineTest, ReopenAfterCleanCloseFindsCommittedRows) {
+  TableDef hidden;
+  hidden.schema = "db";
+  hidden.name = "h";
+  hidden.columns.push_back(Col("x", ColumnType::kInt));
+  auto hdef = engine_->CreateTable(hidden);
+  ASSERT_TRUE(hdef.ok()) << hdef.status().ToString();
+  const uint64_t h = (*hdef)->id;
+  TableDef ai;
+  ai.schema = "db";
+  ai.name = "ai";
+  ColumnDef id = Col("id", ColumnType::kBigInt, false);
+  id.auto_increment = true;
+  ai.columns.push_back(id);
+  ai.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  auto adef = engine_->CreateTable(ai);
+  ASSERT_TRUE(adef.ok()) << adef.status().ToString();
+  const uint64_t a = (*adef)->id;
+
+  InsertCommitted({R(1, "a", 1), R(2, "b", 2)});
+  {
+    auto trx = engine_->Begin();
+    auto r1 = engine_->Insert(*trx, h, Row{int64_t{42}});
+    ASSERT_TRUE(r1.ok());
+    EXPECT_EQ(*r1, 1u);
+    auto a1 = engine_->Insert(*trx, a, Row{RowValue()});
+    ASSERT_TRUE(a1.ok()) << a1.status().ToString();
+    EXPECT_EQ(*a1, 1u);
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(engine_->Update(*trx, t1_, Pk(1), R(1, "updated", 9)).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->Close().ok());
+  engine_.reset();
+
+  OpenEngine();
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 1), R(1, "updated", 9));
+  EXPECT_EQ(Get(*reader, 2), R(2, "b", 2));
+  auto hrow = engine_->Get(*reader, h, Row{uint64_t{1}});
+  ASSERT_TRUE(hrow.ok());
+  EXPECT_EQ(*hrow, (Row{int64_t{42}}));
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+  // Counters and trx ids continue after the stored ones.
+  auto trx = engine_->Begin();
+  auto r2 = engine_->Insert(*trx, h, Row{int64_t{43}});
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(*r2, 2u);
+  auto a2 = engine_->Insert(*trx, a, Row{RowValue()});
+  ASSERT_TRUE(a2.ok());
+  EXPECT_EQ(*a2, 2u);
+  ASSERT_TRUE(engine_->Update(*trx, t1_, Pk(2), R(2, "new", 0)).ok());
+  auto other = engine_->Begin();
+  EXPECT_EQ(Get(*other, 2), R(2, "b", 2));  // the new trx's change is invisible
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  ASSERT_TRUE(engine_->Commit(*other).ok());
+}
+
+TEST_F(EngineTest, DropTableRemovesItsTablespace) {
+  InsertCommitted({R(1, "a", 1)});
+  const uint32_t space = engine_->FindTable("db", "t1")->space_id;
+  ASSERT_TRUE(engine_->DropTable("db", "t1").ok());
+  EXPECT_EQ(engine_->FindTable("db", "t1"), nullptr);
+  EXPECT_FALSE(*fs_.Exists("/data/space_" + std::to_string(space) + ".ibd"));
+  auto again = engine_->DropTable("db", "t1");
+  EXPECT_EQ(again.mysql_errno(), 1051);
+}
+
+TEST_F(EngineTest, ConcurrentReadersSeeWholeTransactionsOnly) {
+  // Writers insert pairs (k, k + 100000) in one transaction, or roll them
+  // back, or delete a committed pair; readers' snapshots always hold whole
+  // pairs.
+  constexpr int kWriters = 4;
+  constexpr int kTrxPerWriter = 150;
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < kTrxPerWriter; ++i) {
+        const int64_t k = w * 10000 + i;
+        auto trx = engine_->Begin();
+        bool ok = engine_->Insert(*trx, t1_, R(k, std::string(30, 'x'), k)).ok() &&
+                  engine_->Insert(*trx, t1_, R(k + 100000, "pair", k)).ok();
+        if (i % 5 == 4 && i > 0) {  // delete the previous pair too
+          auto d1 = engine_->Delete(*trx, t1_, Pk(k - 1));
+          auto d2 = engine_->Delete(*trx, t1_, Pk(k - 1 + 100000));
+          ok = ok && d1.ok() && d2.ok();
+        }
+        if (!ok) failures++;
+        if (i % 3 == 0) {
+          if (!engine_->Rollback(*trx).ok()) failures++;
+        } else if (!engine_->Commit(*trx).ok()) {
+          failures++;
+        }
+      }
+    });
+  }
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&] {
+      while (!done.load()) {
+        auto trx = engine_->Begin();
+        int64_t low = 0, high = 0;
+        Status s = engine_->Scan(*trx, t1_, [&](const Row& row) {
+          (std::get<int64_t>(row[0]) < 100000 ? low : high)++;
+          return true;
+        });
+        if (!s.ok() || low != high) failures++;
+        (void)engine_->Commit(*trx);
+      }
+    });
+  }
+  for (int w = 0; w < kWriters; ++w) threads[w].join();
+  done = true;
+  for (size_t i = kWriters; i < threads.size(); ++i) threads[i].join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(engine_->lock_manager().Census().granted, 0u);
+}
+
+}  // namespace
+}  // namespace sluice::storage
