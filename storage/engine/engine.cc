@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <utility>
 
 #include "base/mysql_error.h"
@@ -61,6 +62,30 @@ std::string ValueText(const RowValue& v) {
   return "NULL";
 }
 
+bool KeyHasNull(const IndexDef& idx, const Row& row) {
+  for (const KeyPart& p : idx.parts) {
+    if (IsNull(row[p.column])) return true;
+  }
+  return false;
+}
+
+std::string KeyText(const IndexDef& idx, const Row& row) {
+  std::string text;
+  for (const KeyPart& p : idx.parts) {
+    if (!text.empty()) text += "-";
+    text += ValueText(row[p.column]);
+  }
+  return text;
+}
+
+// The pseudo-record locked for a UNIQUE secondary value.
+std::string UniqueLockKey(const IndexDef& idx, std::string_view ikey) {
+  std::string k("\xff\xffU", 3);
+  PutBigEndian(idx.id, 8, &k);
+  k.append(ikey);
+  return k;
+}
+
 bool IsZeroOrNull(const RowValue& v) {
   if (IsNull(v)) return true;
   if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v) == 0;
@@ -82,7 +107,8 @@ struct StoredRecord {
 struct Engine::TableHandle {
   std::shared_ptr<const TableDef> def;
   std::unique_ptr<BTree> clustered;
-  std::vector<std::unique_ptr<BTree>> secondary;  // built, not maintained yet (v0)
+  // secondary[i] is the tree of def->indexes[i + 1]; null when not built.
+  std::vector<std::unique_ptr<BTree>> secondary;
   int auto_inc_column = -1;
   std::mutex mu;
   uint64_t auto_inc_next = 1;  // GUARDED_BY(mu)
@@ -324,6 +350,7 @@ Status Engine::Commit(EngineTrx& trx) {
   Result<uint64_t> commit_no = trx_sys_->Commit(*trx.trx_);
   if (!commit_no.ok()) return commit_no.status();
   if (trx.undo_) trx.undo_->MarkCommitted(*commit_no);
+  trx.sec_added_.clear();
   locks_->ReleaseAll(*trx.lock_trx_);
   undo_store_->Purge(trx_sys_->PurgeLimit());
   return Status::OK();
@@ -333,9 +360,10 @@ Status Engine::Rollback(EngineTrx& trx) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   if (trx.undo_) {
     SLUICE_RETURN_IF_ERROR(
-        trx.undo_->RollbackTo(0, [this](const UndoRecord& rec, RollPtr) { return ApplyUndo(rec); }));
+        trx.undo_->RollbackTo(0, [this, &trx](const UndoRecord& rec, RollPtr rp) { return ApplyUndo(trx, rec, rp); }));
     trx.undo_->MarkRolledBack();
   }
+  trx.sec_added_.clear();
   SLUICE_RETURN_IF_ERROR(trx_sys_->Rollback(*trx.trx_));
   locks_->ReleaseAll(*trx.lock_trx_);
   undo_store_->Purge(trx_sys_->PurgeLimit());
@@ -351,16 +379,29 @@ Status Engine::RollbackToSavepoint(EngineTrx& trx, UndoPos pos) {
   if (!trx.undo_) {
     return pos == 0 ? Status::OK() : Status::InvalidArgument("engine: savepoint past the undo log");
   }
-  return trx.undo_->RollbackTo(pos, [this](const UndoRecord& rec, RollPtr) { return ApplyUndo(rec); });
+  return trx.undo_->RollbackTo(pos,
+                               [this, &trx](const UndoRecord& rec, RollPtr rp) { return ApplyUndo(trx, rec, rp); });
 }
 
 void Engine::EndStatement(EngineTrx& trx) {
   if (trx.active()) trx_sys_->EndStatement(*trx.trx_);
 }
 
-Status Engine::ApplyUndo(const UndoRecord& rec) {
+Status Engine::ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr) {
   Result<std::shared_ptr<TableHandle>> t = FindHandle(rec.table_id);
   if (!t.ok()) return t.status();
+  // The secondary entries this change added (absent ones are fine: a
+  // retried undo, or a write that failed).
+  auto added = trx.sec_added_.find(roll_ptr.raw());
+  if (added != trx.sec_added_.end()) {
+    for (const auto& [index, entry] : added->second) {
+      BTree* tree = index >= 1 && index <= (*t)->secondary.size() ? (*t)->secondary[index - 1].get() : nullptr;
+      if (tree == nullptr) return Status::Corruption("engine: undo of a secondary entry of an unknown index");
+      Result<bool> gone = tree->Delete(entry);
+      if (!gone.ok()) return gone.status();
+    }
+    trx.sec_added_.erase(added);
+  }
   if (rec.type == UndoType::kInsert) {
     Result<bool> gone = (*t)->clustered->Delete(rec.primary_key);
     return gone.status();  // absent is fine: the insert itself failed
@@ -502,6 +543,134 @@ Status Engine::Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(
   return Status::OK();
 }
 
+Status Engine::LockAndCheckUnique(EngineTrx& trx, const TableHandle& t, const std::string& key,
+                                  const Row* old_row, const Row* new_row) {
+  const TableDef& def = *t.def;
+  for (size_t i = 1; i < def.indexes.size(); ++i) {
+    const IndexDef& idx = def.indexes[i];
+    if (!idx.unique || t.secondary[i - 1] == nullptr) continue;
+    std::optional<std::string> old_ikey, new_ikey;
+    if (old_row != nullptr && !KeyHasNull(idx, *old_row)) {
+      Result<std::string> k = EncodeIndexKey(def, idx, *old_row);
+      if (!k.ok()) return k.status();
+      old_ikey = std::move(k).value();
+    }
+    if (new_row != nullptr && !KeyHasNull(idx, *new_row)) {
+      Result<std::string> k = EncodeIndexKey(def, idx, *new_row);
+      if (!k.ok()) return k.status();
+      new_ikey = std::move(k).value();
+    }
+    if (old_ikey && new_ikey && *old_ikey == *new_ikey) continue;  // unchanged
+    if (old_ikey) SLUICE_RETURN_IF_ERROR(LockKey(trx, t, UniqueLockKey(idx, *old_ikey)));
+    if (!new_ikey) continue;
+    SLUICE_RETURN_IF_ERROR(LockKey(trx, t, UniqueLockKey(idx, *new_ikey)));
+    BTree::Cursor c = t.secondary[i - 1]->NewCursor();
+    SLUICE_RETURN_IF_ERROR(c.Seek(*new_ikey));
+    while (c.Valid() && c.key().starts_with(*new_ikey)) {
+      const std::string other(c.key().substr(new_ikey->size()));
+      if (other != key) {
+        Result<std::optional<StoredRecord>> cur = ReadLatest(t, other);
+        if (!cur.ok()) return cur.status();
+        if (cur->has_value() && !(*cur)->delete_marked) {
+          Result<Row> row = DecodeRow(def, (*cur)->row);
+          if (!row.ok()) return row.status();
+          Result<std::string> k = EncodeIndexKey(def, idx, *row);
+          if (!k.ok()) return k.status();
+          if (*k == *new_ikey) {
+            return MakeError(er::kDupEntry, KeyText(idx, *new_row), def.name + "." + idx.name);
+          }
+        }
+      }
+      SLUICE_RETURN_IF_ERROR(c.Next());
+    }
+  }
+  return Status::OK();
+}
+
+Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const std::string& key,
+                                   const Row* old_row, const Row& new_row, RollPtr roll_ptr) {
+  const TableDef& def = *t.def;
+  for (size_t i = 1; i < def.indexes.size(); ++i) {
+    BTree* tree = t.secondary[i - 1].get();
+    if (tree == nullptr) continue;
+    const IndexDef& idx = def.indexes[i];
+    Result<std::string> ikey = EncodeIndexKey(def, idx, new_row);
+    if (!ikey.ok()) return ikey.status();
+    if (old_row != nullptr) {
+      Result<std::string> old_ikey = EncodeIndexKey(def, idx, *old_row);
+      if (!old_ikey.ok()) return old_ikey.status();
+      if (*old_ikey == *ikey) continue;  // this index's key did not change
+    }
+    std::string entry = std::move(ikey).value() + key;
+    Result<bool> added = tree->Upsert(entry, "");
+    if (!added.ok()) return added.status();
+    if (*added) trx.sec_added_[roll_ptr.raw()].emplace_back(i, std::move(entry));
+  }
+  return Status::OK();
+}
+
+Status Engine::IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view index_name, const Row& key,
+                           const std::function<bool(const Row&)>& fn) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
+  if (!th.ok()) return th.status();
+  const TableHandle& t = **th;
+  const TableDef& def = *t.def;
+  auto same_name = [](std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  size_t index = 0;
+  for (size_t i = 1; i < def.indexes.size(); ++i) {
+    if (same_name(def.indexes[i].name, index_name)) index = i;
+  }
+  if (index == 0 || t.secondary[index - 1] == nullptr) {
+    return Status::InvalidArgument(fmt::format("engine: no secondary index '{}' on {}", index_name, def.name));
+  }
+  const IndexDef& idx = def.indexes[index];
+  if (key.size() != idx.parts.size()) return Status::InvalidArgument("engine: wrong number of index key values");
+  Row sparse(def.columns.size());
+  for (size_t i = 0; i < idx.parts.size(); ++i) {
+    RowValue v = key[i];
+    if (!IsNull(v)) SLUICE_RETURN_IF_ERROR(CheckColumnValue(def.columns[idx.parts[i].column], &v, 1));
+    sparse[idx.parts[i].column] = std::move(v);
+  }
+  Result<std::string> ikey = EncodeIndexKey(def, idx, sparse);
+  if (!ikey.ok()) return ikey.status();
+  (void)trx_sys_->GetReadView(*trx.trx_);  // the view before the read
+  BTree::Cursor c = t.secondary[index - 1]->NewCursor();
+  SLUICE_RETURN_IF_ERROR(c.Seek(*ikey));
+  while (c.Valid() && c.key().starts_with(*ikey)) {
+    const std::string pk(c.key().substr(ikey->size()));
+    Result<std::optional<Row>> row = std::optional<Row>();
+    for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
+      std::string value;
+      Result<bool> found = t.clustered->Get(pk, &value);
+      if (!found.ok()) return found.status();
+      if (!*found) {
+        row = std::optional<Row>();
+        break;
+      }
+      row = VisibleRow(trx, t, value);
+      if (row.ok() || row.status().code() != Status::Code::kCorruption) break;
+    }
+    if (!row.ok()) return row.status();
+    if (row->has_value()) {
+      // Entries are not versioned: the visible version must still have the key.
+      Result<std::string> k = EncodeIndexKey(def, idx, **row);
+      if (!k.ok()) return k.status();
+      if (*k == *ikey && !fn(**row)) break;
+    }
+    SLUICE_RETURN_IF_ERROR(c.Next());
+  }
+  return Status::OK();
+}
+
 Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row) {
   const TableDef& def = *t.def;
   Result<std::string> enc = EncodeRow(def, row);
@@ -516,6 +685,7 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
     }
     return MakeError(er::kDupEntry, text, def.name + "." + def.clustered().name);
   }
+  SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, nullptr, &row));
   UndoRecord u;
   u.table_id = def.id;
   u.primary_key = key;
@@ -523,7 +693,8 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
     u.type = UndoType::kInsert;
     Result<RollPtr> rp = trx.undo_->Append(std::move(u));
     if (!rp.ok()) return rp.status();
-    return t.clustered->Insert(key, MakeRecord(trx.id(), *rp, false, *enc));
+    SLUICE_RETURN_IF_ERROR(t.clustered->Insert(key, MakeRecord(trx.id(), *rp, false, *enc)));
+    return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
   }
   // Over a delete-marked record of the same key: an update of it.
   const StoredRecord& old = **cur;
@@ -535,10 +706,16 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
   Result<RollPtr> rp = trx.undo_->Append(std::move(u));
   if (!rp.ok()) return rp.status();
   Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, false, *enc));
-  return updated.status();
+  if (!updated.ok()) return updated.status();
+  // The delete-marked row's entries were kept; existing ones stay as they are.
+  return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
 }
 
 Status Engine::DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const StoredRecord& cur) {
+  // The secondary entries stay (see engine.h); the unique values are locked.
+  Result<Row> old_row = DecodeRow(*t.def, cur.row);
+  if (!old_row.ok()) return old_row.status();
+  SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, &*old_row, nullptr));
   UndoRecord u;
   u.type = UndoType::kDeleteMark;
   u.table_id = t.def->id;
@@ -584,7 +761,13 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row) {
   Result<std::string> key = EncodeClusteredKey(def, row, row_id);
   if (!key.ok()) return key.status();
   SLUICE_RETURN_IF_ERROR(PrepareWrite(trx, t, *key));
-  SLUICE_RETURN_IF_ERROR(InsertLocked(trx, t, *key, row));
+  const UndoPos sp = trx.undo_->position();
+  Status s = InsertLocked(trx, t, *key, row);
+  if (!s.ok()) {
+    Status r = RollbackToSavepoint(trx, sp);
+    if (!r.ok()) return r;
+    return s;
+  }
   return generated;
 }
 
@@ -624,6 +807,9 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   }
   Result<std::string> enc = EncodeRow(def, new_row);
   if (!enc.ok()) return enc.status();
+  Result<Row> old_row = DecodeRow(def, (*cur)->row);
+  if (!old_row.ok()) return old_row.status();
+  SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, *key, &*old_row, &new_row));
   UndoRecord u;
   u.type = UndoType::kUpdate;
   u.table_id = def.id;
@@ -632,10 +818,18 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   u.prev_roll_ptr = (*cur)->roll_ptr;
   u.prev_delete_marked = false;
   u.before_image.push_back(UndoColumn{0, (*cur)->row});
+  const UndoPos sp = trx.undo_->position();
   Result<RollPtr> rp = trx.undo_->Append(std::move(u));
   if (!rp.ok()) return rp.status();
   Result<bool> updated = t.clustered->Update(*key, MakeRecord(trx.id(), *rp, false, *enc));
-  if (!updated.ok()) return updated.status();
+  Status s = updated.status();
+  // Only the indexes whose key changed get a new entry; the old entry stays.
+  if (s.ok()) s = AddSecondaryEntries(trx, t, *key, &*old_row, new_row, *rp);
+  if (!s.ok()) {
+    Status r = RollbackToSavepoint(trx, sp);
+    if (!r.ok()) return r;
+    return s;
+  }
   return true;
 }
 

@@ -36,10 +36,35 @@
 // (Get, Scan) take no locks. No gap/next-key locks yet: no phantom
 // protection for locking reads.
 //
-// Not yet: secondary index maintenance (CreateTable builds the secondary
-// trees and records their roots, but Insert/Update/Delete do not write
-// them), purge of delete-marked records (they stay; a later insert of the
-// same key reuses them), locking reads, crash recovery, XA.
+// Secondary indexes: every entry, UNIQUE or not, is the B+tree key
+// EncodeIndexKey(row) + clustered key with an empty value (deliberately not
+// key_codec.h's key -> pk form for UNIQUE indexes: because entries are not
+// versioned, an index value may have several entries at once, live and
+// stale, see below). Insert adds the row's entries; Update adds entries
+// only for the indexes whose key changed; Delete (delete-mark) changes no
+// entry. An entry a committed change made stale (the old value of an
+// updated key, the entry of a deleted row) is KEPT, because an older read
+// view may still need it to find the old version; only purge (not yet
+// written) may remove it. So the secondary trees are a superset of the
+// visible rows' keys, and IndexLookup re-checks each candidate: it builds
+// the version its read view sees from the clustered record and returns it
+// only when that version still has the looked-up key. Rollback (and
+// RollbackToSavepoint) removes exactly the entries the undone changes
+// added (EngineTrx remembers them per undo record; an entry that existed
+// already is left alone), so the trees end as they were.
+// UNIQUE secondary indexes: a row whose key has a NULL part is never a
+// duplicate (MySQL). For a non-NULL key value the writer takes an X lock
+// on a pseudo-record hashed from (index id, key value) (same RecordId
+// scheme as below) and then scans the value's entries: a duplicate is an
+// entry of another row whose latest clustered record is not delete-marked
+// and still has that value -> 1062 "Duplicate entry '<v1-v2>' for key
+// '<table>.<index>'", and the statement is undone. Delete and Update also
+// lock the unique values they remove, so a value freed by an uncommitted
+// transaction is not reused until it commits (or rolls back: then 1062).
+//
+// Not yet: purge of delete-marked records and stale secondary entries
+// (they stay; a later insert of the same key reuses them), locking reads,
+// crash recovery, XA.
 //
 // Thread-safety: Engine methods may be called concurrently from any thread,
 // each EngineTrx by one thread at a time. DDL (CreateTable/DropTable) must
@@ -110,6 +135,10 @@ class EngineTrx {
   LockTrxPtr lock_trx_;
   std::unique_ptr<UndoLog> undo_;  // created at the first write
   std::optional<std::chrono::milliseconds> lock_wait_timeout_;
+  // Secondary entries added by each of this transaction's undo records
+  // (roll pointer -> (index ordinal in TableDef::indexes, entry key)):
+  // what undoing that record removes. Cleared at commit/rollback.
+  std::unordered_map<uint64_t, std::vector<std::pair<size_t, std::string>>> sec_added_;
 };
 
 class Engine {
@@ -185,6 +214,14 @@ class Engine {
   // when `fn` returns false. No locks.
   Status Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(const Row&)>& fn);
 
+  // The rows `trx`'s read view sees whose key in secondary index
+  // `index_name` (case-insensitive; not PRIMARY) equals `key` (one value
+  // per key part, in part order; a NULL matches NULL, as IS NULL), in
+  // clustered key order; stops early when `fn` returns false. No locks.
+  // InvalidArgument for an unknown table/index or a wrong value count.
+  Status IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view index_name, const Row& key,
+                     const std::function<bool(const Row&)>& fn);
+
   LockManager& lock_manager() { return *locks_; }
   TrxSys& trx_sys() { return *trx_sys_; }
   BufferPool& buffer_pool() { return *pool_; }
@@ -211,7 +248,16 @@ class Engine {
   Status InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row);
   Status DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key,
                           const StoredRecord& cur);
-  Status ApplyUndo(const UndoRecord& rec);
+  // Locks the UNIQUE secondary values `old_row` (may be null) drops and
+  // `new_row` (may be null) adds, and returns 1062 when a value `new_row`
+  // adds belongs to another live row. `key`: the row's clustered key.
+  Status LockAndCheckUnique(EngineTrx& trx, const TableHandle& t, const std::string& key,
+                            const Row* old_row, const Row* new_row);
+  // Adds `new_row`'s secondary entries (only those whose key differs from
+  // `old_row`'s when given), remembering the new ones under `roll_ptr`.
+  Status AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const std::string& key,
+                             const Row* old_row, const Row& new_row, RollPtr roll_ptr);
+  Status ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr);
   Status EndTrx(EngineTrx& trx, bool commit);
 
   FileSystem* const fs_;

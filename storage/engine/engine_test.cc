@@ -409,5 +409,224 @@ TEST_F(EngineTest, ConcurrentReadersSeeWholeTransactionsOnly) {
   EXPECT_EQ(engine_->lock_manager().Census().granted, 0u);
 }
 
+// --- secondary indexes ---
+
+// The ids (column 0) of the rows IndexLookup returns, in clustered order.
+std::vector<int64_t> LookupIds(Engine& e, EngineTrx& trx, uint64_t table, std::string index, Row key) {
+  std::vector<int64_t> ids;
+  Status s = e.IndexLookup(trx, table, index, key, [&](const Row& row) {
+    ids.push_back(std::get<int64_t>(row[0]));
+    return true;
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return ids;
+}
+
+using Ids = std::vector<int64_t>;
+
+// t2(id BIGINT PRIMARY KEY, u VARCHAR(32) NULL, w BIGINT NULL, UNIQUE KEY uw(u, w))
+TableDef T2() {
+  TableDef t;
+  t.schema = "db";
+  t.name = "t2";
+  t.columns.push_back(Col("id", ColumnType::kBigInt, false));
+  ColumnDef u = Col("u", ColumnType::kVarChar);
+  u.length = 32;
+  t.columns.push_back(u);
+  t.columns.push_back(Col("w", ColumnType::kBigInt));
+  t.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  IndexDef uw = Idx("uw", {"u", "w"}, false);
+  uw.unique = true;
+  t.indexes.push_back(uw);
+  return t;
+}
+
+TEST_F(EngineTest, SecondaryIndexFindsInsertedRows) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 20), R(3, "a", 30)});
+  auto trx = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), (Ids{1, 3}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "V_IDX", {std::string("b")}), (Ids{2}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("zz")}), Ids{});
+  // Rows are returned whole.
+  std::vector<Row> rows;
+  ASSERT_TRUE(engine_->IndexLookup(*trx, t1_, "v_idx", {std::string("b")}, [&](const Row& r) {
+    rows.push_back(r);
+    return true;
+  }).ok());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], R(2, "b", 20));
+  EXPECT_FALSE(engine_->IndexLookup(*trx, t1_, "nope", {std::string("a")}, [](const Row&) { return true; }).ok());
+  EXPECT_FALSE(engine_->IndexLookup(*trx, t1_, "v_idx", {}, [](const Row&) { return true; }).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(EngineTest, UpdateOfIndexedColumnMovesTheEntry) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 20)});
+  {
+    auto trx = engine_->Begin();
+    auto up = engine_->Update(*trx, t1_, Pk(1), R(1, "c", 11));
+    ASSERT_TRUE(up.ok() && *up);
+    // Unindexed column only: the entry stays where it is.
+    up = engine_->Update(*trx, t1_, Pk(2), R(2, "b", 21));
+    ASSERT_TRUE(up.ok() && *up);
+    EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), Ids{});
+    EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("c")}), (Ids{1}));
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  auto trx = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), Ids{});
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("c")}), (Ids{1}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("b")}), (Ids{2}));
+  // Changing it back finds the row under "a" again; a PK change moves it.
+  auto up = engine_->Update(*trx, t1_, Pk(1), R(1, "a", 12));
+  ASSERT_TRUE(up.ok() && *up);
+  up = engine_->Update(*trx, t1_, Pk(2), R(7, "b", 22));
+  ASSERT_TRUE(up.ok() && *up);
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), (Ids{1}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("c")}), Ids{});
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("b")}), (Ids{7}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(EngineTest, RollbackRestoresSecondaryIndexState) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 20)});
+  auto trx = engine_->Begin();
+  ASSERT_TRUE(engine_->Insert(*trx, t1_, R(3, "a", 30)).ok());
+  const UndoPos sp = engine_->Savepoint(*trx);
+  auto up = engine_->Update(*trx, t1_, Pk(1), R(1, "x", 10));
+  ASSERT_TRUE(up.ok() && *up);
+  auto del = engine_->Delete(*trx, t1_, Pk(2));
+  ASSERT_TRUE(del.ok() && *del);
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), (Ids{3}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("x")}), (Ids{1}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("b")}), Ids{});
+  ASSERT_TRUE(engine_->RollbackToSavepoint(*trx, sp).ok());
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), (Ids{1, 3}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("x")}), Ids{});
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("b")}), (Ids{2}));
+  up = engine_->Update(*trx, t1_, Pk(2), R(2, "y", 20));
+  ASSERT_TRUE(up.ok() && *up);
+  ASSERT_TRUE(engine_->Rollback(*trx).ok());
+
+  auto r = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *r, t1_, "v_idx", {std::string("a")}), (Ids{1}));
+  EXPECT_EQ(LookupIds(*engine_, *r, t1_, "v_idx", {std::string("b")}), (Ids{2}));
+  EXPECT_EQ(LookupIds(*engine_, *r, t1_, "v_idx", {std::string("x")}), Ids{});
+  EXPECT_EQ(LookupIds(*engine_, *r, t1_, "v_idx", {std::string("y")}), Ids{});
+  ASSERT_TRUE(engine_->Commit(*r).ok());
+  // Deleting then committing keeps lookups correct.
+  auto d = engine_->Begin();
+  del = engine_->Delete(*d, t1_, Pk(1));
+  ASSERT_TRUE(del.ok() && *del);
+  ASSERT_TRUE(engine_->Commit(*d).ok());
+  auto r2 = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *r2, t1_, "v_idx", {std::string("a")}), Ids{});
+  ASSERT_TRUE(engine_->Commit(*r2).ok());
+}
+
+TEST_F(EngineTest, UniqueSecondaryIndexFailsWith1062AndAllowsNulls) {
+  auto def = engine_->CreateTable(T2());
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  const uint64_t t2 = (*def)->id;
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{1}, std::string("a"), int64_t{1}}).ok());
+    ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{2}, std::string("a"), int64_t{2}}).ok());
+    // NULLs never collide.
+    ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{3}, std::string("n"), RowValue{}}).ok());
+    ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{4}, std::string("n"), RowValue{}}).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  auto trx = engine_->Begin();
+  auto dup = engine_->Insert(*trx, t2, Row{int64_t{5}, std::string("a"), int64_t{1}});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().mysql_errno(), 1062);
+  EXPECT_EQ(dup.status().message(), "Duplicate entry 'a-1' for key 't2.uw'");
+  // The failed statement left nothing behind.
+  EXPECT_FALSE(engine_->Get(*trx, t2, Pk(5))->has_value());
+  EXPECT_EQ(LookupIds(*engine_, *trx, t2, "uw", {std::string("a"), int64_t{1}}), (Ids{1}));
+  // An update into a taken value fails too and keeps the row.
+  auto up = engine_->Update(*trx, t2, Pk(2), Row{int64_t{2}, std::string("a"), int64_t{1}});
+  ASSERT_FALSE(up.ok());
+  EXPECT_EQ(up.status().mysql_errno(), 1062);
+  auto row2 = engine_->Get(*trx, t2, Pk(2));
+  ASSERT_TRUE(row2.ok() && row2->has_value());
+  EXPECT_EQ(**row2, (Row{int64_t{2}, std::string("a"), int64_t{2}}));
+  EXPECT_EQ(LookupIds(*engine_, *trx, t2, "uw", {std::string("a"), int64_t{2}}), (Ids{2}));
+  // NULL lookups (IS NULL) find both rows.
+  EXPECT_EQ(LookupIds(*engine_, *trx, t2, "uw", {std::string("n"), RowValue{}}), (Ids{3, 4}));
+  // A value freed by a delete (or an update) can be reused, in the same trx.
+  auto del = engine_->Delete(*trx, t2, Pk(1));
+  ASSERT_TRUE(del.ok() && *del);
+  ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{6}, std::string("a"), int64_t{1}}).ok());
+  up = engine_->Update(*trx, t2, Pk(2), Row{int64_t{2}, std::string("b"), int64_t{2}});
+  ASSERT_TRUE(up.ok() && *up);
+  ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{7}, std::string("a"), int64_t{2}}).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  auto r = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *r, t2, "uw", {std::string("a"), int64_t{1}}), (Ids{6}));
+  EXPECT_EQ(LookupIds(*engine_, *r, t2, "uw", {std::string("a"), int64_t{2}}), (Ids{7}));
+  EXPECT_EQ(LookupIds(*engine_, *r, t2, "uw", {std::string("b"), int64_t{2}}), (Ids{2}));
+  dup = engine_->Insert(*r, t2, Row{int64_t{8}, std::string("a"), int64_t{2}});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().mysql_errno(), 1062);
+  ASSERT_TRUE(engine_->Commit(*r).ok());
+}
+
+TEST_F(EngineTest, UniqueValueFreedByUncommittedDeleteWaits) {
+  auto def = engine_->CreateTable(T2());
+  ASSERT_TRUE(def.ok());
+  const uint64_t t2 = (*def)->id;
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(engine_->Insert(*trx, t2, Row{int64_t{1}, std::string("a"), int64_t{1}}).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  auto a = engine_->Begin();
+  auto del = engine_->Delete(*a, t2, Pk(1));
+  ASSERT_TRUE(del.ok() && *del);
+  auto b = engine_->Begin();
+  b->set_lock_wait_timeout(50ms);
+  auto ins = engine_->Insert(*b, t2, Row{int64_t{2}, std::string("a"), int64_t{1}});
+  ASSERT_FALSE(ins.ok());
+  EXPECT_EQ(ins.status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Rollback(*a).ok());
+  ins = engine_->Insert(*b, t2, Row{int64_t{2}, std::string("a"), int64_t{1}});
+  ASSERT_FALSE(ins.ok());
+  EXPECT_EQ(ins.status().mysql_errno(), 1062);
+  ASSERT_TRUE(engine_->Rollback(*b).ok());
+}
+
+TEST_F(EngineTest, RepeatableReadIndexLookupSeesOldRowAfterIndexedColumnUpdate) {
+  InsertCommitted({R(1, "a", 10)});
+  auto reader = engine_->Begin(IsolationLevel::kRepeatableRead);
+  EXPECT_EQ(LookupIds(*engine_, *reader, t1_, "v_idx", {std::string("a")}), (Ids{1}));
+  {
+    auto w = engine_->Begin();
+    auto up = engine_->Update(*w, t1_, Pk(1), R(1, "b", 10));
+    ASSERT_TRUE(up.ok() && *up);
+    ASSERT_TRUE(engine_->Commit(*w).ok());
+  }
+  {
+    auto w = engine_->Begin();
+    ASSERT_TRUE(engine_->Insert(*w, t1_, R(2, "a", 20)).ok());
+    ASSERT_TRUE(engine_->Commit(*w).ok());
+  }
+  // The old version is still found under "a", and not under "b".
+  std::vector<Row> rows;
+  ASSERT_TRUE(engine_->IndexLookup(*reader, t1_, "v_idx", {std::string("a")}, [&](const Row& r) {
+    rows.push_back(r);
+    return true;
+  }).ok());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], R(1, "a", 10));
+  EXPECT_EQ(LookupIds(*engine_, *reader, t1_, "v_idx", {std::string("b")}), Ids{});
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+  auto fresh = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *fresh, t1_, "v_idx", {std::string("a")}), (Ids{2}));
+  EXPECT_EQ(LookupIds(*engine_, *fresh, t1_, "v_idx", {std::string("b")}), (Ids{1}));
+  ASSERT_TRUE(engine_->Commit(*fresh).ok());
+}
+
 }  // namespace
 }  // namespace sluice::storage
