@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cctype>
 #include <utility>
 
@@ -509,6 +510,7 @@ Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const 
     if (!found.ok()) return found.status();
     if (!*found) return std::optional<Row>();
     Result<std::optional<Row>> row = VisibleRow(trx, **t, value);
+    if (row.ok() && row->has_value()) Count(kRowsRead);
     if (row.ok() || row.status().code() != Status::Code::kCorruption) return row;
     last = row.status();
   }
@@ -516,12 +518,28 @@ Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const 
 }
 
 Status Engine::Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(const Row&)>& fn) {
+  return ScanFrom(trx, table_id, nullptr, 0, fn);
+}
+
+Status Engine::ScanRange(EngineTrx& trx, uint64_t table_id, const Row& from_pk, uint64_t limit,
+                         const std::function<bool(const Row&)>& fn) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
+  if (!t.ok()) return t.status();
+  Result<std::string> key = KeyFromPk(*(*t)->def, from_pk);
+  if (!key.ok()) return key.status();
+  return ScanFrom(trx, table_id, &*key, limit, fn);
+}
+
+Status Engine::ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* start, uint64_t limit,
+                        const std::function<bool(const Row&)>& fn) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return t.status();
   (void)trx_sys_->GetReadView(*trx.trx_);
   BTree::Cursor c = (*t)->clustered->NewCursor();
-  SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
+  SLUICE_RETURN_IF_ERROR(start == nullptr ? c.SeekToFirst() : c.Seek(*start));
+  uint64_t returned = 0;
   while (c.Valid()) {
     Result<std::optional<Row>> row = VisibleRow(trx, **t, c.value());
     for (int attempt = 0; !row.ok() && row.status().code() == Status::Code::kCorruption &&
@@ -536,10 +554,21 @@ Status Engine::Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(
       }
       row = VisibleRow(trx, **t, value);
     }
-    if (!row.ok()) return row.status();
-    if (row->has_value() && !fn(**row)) break;
-    SLUICE_RETURN_IF_ERROR(c.Next());
+    if (!row.ok()) {
+      Count(kRowsRead, returned);
+      return row.status();
+    }
+    if (row->has_value()) {
+      ++returned;
+      if (!fn(**row) || returned == limit) break;
+    }
+    Status s = c.Next();
+    if (!s.ok()) {
+      Count(kRowsRead, returned);
+      return s;
+    }
   }
+  Count(kRowsRead, returned);
   return Status::OK();
 }
 
@@ -664,7 +693,10 @@ Status Engine::IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view i
       // Entries are not versioned: the visible version must still have the key.
       Result<std::string> k = EncodeIndexKey(def, idx, **row);
       if (!k.ok()) return k.status();
-      if (*k == *ikey && !fn(**row)) break;
+      if (*k == *ikey) {
+        Count(kRowsRead);
+        if (!fn(**row)) break;
+      }
     }
     SLUICE_RETURN_IF_ERROR(c.Next());
   }
@@ -768,6 +800,7 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row) {
     if (!r.ok()) return r;
     return s;
   }
+  Count(kRowsInserted);
   return generated;
 }
 
@@ -803,6 +836,7 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
       if (!r.ok()) return r;
       return s;
     }
+    Count(kRowsUpdated);
     return true;
   }
   Result<std::string> enc = EncodeRow(def, new_row);
@@ -830,6 +864,7 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
     if (!r.ok()) return r;
     return s;
   }
+  Count(kRowsUpdated);
   return true;
 }
 
@@ -845,7 +880,35 @@ Result<bool> Engine::Delete(EngineTrx& trx, uint64_t table_id, const Row& pk) {
   if (!cur.ok()) return cur.status();
   if (!cur->has_value() || (*cur)->delete_marked) return false;
   SLUICE_RETURN_IF_ERROR(DeleteMarkLocked(trx, t, *key, **cur));
+  Count(kRowsDeleted);
   return true;
+}
+
+namespace {
+// A thread's counter shard: threads take shards round-robin at first use.
+size_t ThreadCounterShard() {
+  static std::atomic<size_t> next{0};
+  thread_local const size_t shard = next.fetch_add(1, std::memory_order_relaxed);
+  return shard;
+}
+}  // namespace
+
+void Engine::Count(CounterId id, uint64_t n) {
+  if (n == 0) return;
+  counter_shards_[ThreadCounterShard() % kCounterShards].v[id].fetch_add(n, std::memory_order_relaxed);
+}
+
+EngineCounters Engine::Counters() const {
+  uint64_t sum[kNumCounters] = {};
+  for (size_t i = 0; i < kCounterShards; ++i) {
+    for (size_t c = 0; c < kNumCounters; ++c) sum[c] += counter_shards_[i].v[c].load(std::memory_order_relaxed);
+  }
+  EngineCounters out;
+  out.innodb_rows_inserted = sum[kRowsInserted];
+  out.innodb_rows_read = sum[kRowsRead];
+  out.innodb_rows_updated = sum[kRowsUpdated];
+  out.innodb_rows_deleted = sum[kRowsDeleted];
+  return out;
 }
 
 }  // namespace sluice::storage

@@ -90,6 +90,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -106,6 +107,28 @@
 namespace sluice::storage {
 
 class Engine;
+
+// Row counters, named as MySQL's status variables. Counted when the
+// operation succeeds (a rolled-back change stays counted, as in InnoDB).
+//   Innodb_rows_inserted: rows Insert() added
+//   Innodb_rows_read:     rows returned by Get/Scan/ScanRange/IndexLookup
+//   Innodb_rows_updated:  rows Update() changed (returned true)
+//   Innodb_rows_deleted:  rows Delete() delete-marked (returned true)
+struct EngineCounters {
+  uint64_t innodb_rows_inserted = 0;
+  uint64_t innodb_rows_read = 0;
+  uint64_t innodb_rows_updated = 0;
+  uint64_t innodb_rows_deleted = 0;
+
+  // (MySQL status variable name, value) pairs, e.g. {"Innodb_rows_read", 42}.
+  std::vector<std::pair<std::string_view, uint64_t>> AsStatusVars() const {
+    return {{"Innodb_rows_inserted", innodb_rows_inserted},
+            {"Innodb_rows_read", innodb_rows_read},
+            {"Innodb_rows_updated", innodb_rows_updated},
+            {"Innodb_rows_deleted", innodb_rows_deleted}};
+  }
+};
+
 namespace engine_internal {
 struct StoredRecord;  // a parsed clustered record (engine.cc)
 }  // namespace engine_internal
@@ -214,6 +237,12 @@ class Engine {
   // when `fn` returns false. No locks.
   Status Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(const Row&)>& fn);
 
+  // Like Scan, but starts at the first row whose PRIMARY KEY is >= `from_pk`
+  // (key-part values as for Get; for a table without PRIMARY KEY, the
+  // hidden row id) and returns at most `limit` rows (0 = no limit).
+  Status ScanRange(EngineTrx& trx, uint64_t table_id, const Row& from_pk, uint64_t limit,
+                   const std::function<bool(const Row&)>& fn);
+
   // The rows `trx`'s read view sees whose key in secondary index
   // `index_name` (case-insensitive; not PRIMARY) equals `key` (one value
   // per key part, in part order; a NULL matches NULL, as IS NULL), in
@@ -221,6 +250,10 @@ class Engine {
   // InvalidArgument for an unknown table/index or a wrong value count.
   Status IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view index_name, const Row& key,
                      const std::function<bool(const Row&)>& fn);
+
+  // The row counters summed over all shards (a racy but monotonic snapshot
+  // while other threads work).
+  EngineCounters Counters() const;
 
   LockManager& lock_manager() { return *locks_; }
   TrxSys& trx_sys() { return *trx_sys_; }
@@ -259,6 +292,20 @@ class Engine {
                              const Row* old_row, const Row& new_row, RollPtr roll_ptr);
   Status ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr);
   Status EndTrx(EngineTrx& trx, bool commit);
+  // Scan / ScanRange: from the first key >= `start` (nullptr: the first
+  // key), at most `limit` rows (0: all).
+  Status ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* start, uint64_t limit,
+                  const std::function<bool(const Row&)>& fn);
+
+  // Row counters: sharded so that concurrent threads do not bump one
+  // cache line; a thread always uses the same shard (engine.cc), and
+  // Counters() sums them.
+  enum CounterId : size_t { kRowsInserted, kRowsRead, kRowsUpdated, kRowsDeleted, kNumCounters };
+  struct alignas(64) CounterShard {
+    std::atomic<uint64_t> v[kNumCounters] = {};
+  };
+  static constexpr size_t kCounterShards = 64;
+  void Count(CounterId id, uint64_t n = 1);
 
   FileSystem* const fs_;
   const std::string datadir_;
@@ -272,6 +319,8 @@ class Engine {
 
   mutable std::shared_mutex tables_mu_;
   std::unordered_map<uint64_t, std::shared_ptr<TableHandle>> tables_;  // GUARDED_BY(tables_mu_)
+
+  std::unique_ptr<CounterShard[]> counter_shards_ = std::make_unique<CounterShard[]>(kCounterShards);
 };
 
 }  // namespace sluice::storage

@@ -628,5 +628,89 @@ TEST_F(EngineTest, RepeatableReadIndexLookupSeesOldRowAfterIndexedColumnUpdate) 
   ASSERT_TRUE(engine_->Commit(*fresh).ok());
 }
 
+TEST_F(EngineTest, RowCountersMatchTheOperations) {
+  EngineCounters c0 = engine_->Counters();
+  EXPECT_EQ(c0.innodb_rows_inserted, 0u);
+  EXPECT_EQ(c0.innodb_rows_read, 0u);
+  EXPECT_EQ(c0.innodb_rows_updated, 0u);
+  EXPECT_EQ(c0.innodb_rows_deleted, 0u);
+  InsertCommitted({R(1, "a", 1), R(2, "b", 2), R(3, "a", 3), R(4, "c", 4)});
+  auto trx = engine_->Begin();
+  EXPECT_EQ(Get(*trx, 1), R(1, "a", 1));  // read 1
+  EXPECT_EQ(Get(*trx, 9), std::nullopt);   // a miss reads nothing
+  ASSERT_TRUE(*engine_->Update(*trx, t1_, Pk(2), R(2, "bb", 2)));
+  ASSERT_FALSE(*engine_->Update(*trx, t1_, Pk(9), R(9, "x", 9)));  // not counted
+  ASSERT_TRUE(*engine_->Delete(*trx, t1_, Pk(4)));
+  ASSERT_FALSE(*engine_->Delete(*trx, t1_, Pk(4)));  // not counted
+  EXPECT_FALSE(engine_->Insert(*trx, t1_, R(1, "dup", 0)).ok());  // 1062: not counted
+  int scanned = 0;
+  ASSERT_TRUE(engine_->Scan(*trx, t1_, [&](const Row&) { return ++scanned, true; }).ok());
+  EXPECT_EQ(scanned, 3);  // read 3 (4 is deleted)
+  int stopped = 0;
+  ASSERT_TRUE(engine_->Scan(*trx, t1_, [&](const Row&) { return ++stopped, false; }).ok());
+  EXPECT_EQ(stopped, 1);  // read 1
+  int found = 0;
+  ASSERT_TRUE(engine_->IndexLookup(*trx, t1_, "v_idx", Row{std::string("a")}, [&](const Row&) {
+    return ++found, true;
+  }).ok());
+  EXPECT_EQ(found, 2);  // read 2
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+
+  EngineCounters c = engine_->Counters();
+  EXPECT_EQ(c.innodb_rows_inserted, 4u);
+  EXPECT_EQ(c.innodb_rows_read, 1u + 3u + 1u + 2u);
+  EXPECT_EQ(c.innodb_rows_updated, 1u);
+  EXPECT_EQ(c.innodb_rows_deleted, 1u);
+  auto vars = c.AsStatusVars();
+  ASSERT_EQ(vars.size(), 4u);
+  EXPECT_EQ(vars[0].first, "Innodb_rows_inserted");
+  EXPECT_EQ(vars[1].first, "Innodb_rows_read");
+  EXPECT_EQ(vars[1].second, 7u);
+  EXPECT_EQ(vars[2].first, "Innodb_rows_updated");
+  EXPECT_EQ(vars[3].first, "Innodb_rows_deleted");
+}
+
+TEST_F(EngineTest, RowCountersSumAcrossThreads) {
+  constexpr int kThreads = 4, kPerThread = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto trx = engine_->Begin();
+        const int64_t id = t * 1000 + i;
+        ASSERT_TRUE(engine_->Insert(*trx, t1_, R(id, "x", i)).ok());
+        ASSERT_TRUE(engine_->Get(*trx, t1_, Pk(id)).ok());
+        ASSERT_TRUE(engine_->Commit(*trx).ok());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EngineCounters c = engine_->Counters();
+  EXPECT_EQ(c.innodb_rows_inserted, uint64_t{kThreads * kPerThread});
+  EXPECT_EQ(c.innodb_rows_read, uint64_t{kThreads * kPerThread});
+}
+
+TEST_F(EngineTest, ScanRangeStartsAtTheKeyAndStopsAtTheLimit) {
+  InsertCommitted({R(10, "a", 1), R(20, "b", 2), R(30, "c", 3), R(40, "d", 4), R(50, "e", 5)});
+  auto del = engine_->Begin();
+  ASSERT_TRUE(*engine_->Delete(*del, t1_, Pk(30)));
+  ASSERT_TRUE(engine_->Commit(*del).ok());
+  auto trx = engine_->Begin();
+  auto ids = [&](int64_t from, uint64_t limit) {
+    std::vector<int64_t> out;
+    EXPECT_TRUE(engine_->ScanRange(*trx, t1_, Pk(from), limit, [&](const Row& r) {
+      out.push_back(std::get<int64_t>(r[0]));
+      return true;
+    }).ok());
+    return out;
+  };
+  EXPECT_EQ(ids(15, 2), (std::vector<int64_t>{20, 40}));  // skips the deleted 30
+  EXPECT_EQ(ids(20, 0), (std::vector<int64_t>{20, 40, 50}));
+  EXPECT_EQ(ids(51, 5), (std::vector<int64_t>{}));
+  EXPECT_EQ(ids(0, 1), (std::vector<int64_t>{10}));
+  EXPECT_FALSE(engine_->ScanRange(*trx, t1_, Row{}, 1, [](const Row&) { return true; }).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
 }  // namespace
 }  // namespace sluice::storage
