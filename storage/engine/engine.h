@@ -268,6 +268,8 @@ class Engine {
   Engine(FileSystem* fs, std::string datadir);
 
   Status OpenTable(std::shared_ptr<const TableDef> def);
+  // Frees undo no read view needs; rate-limited per thread (see .cc).
+  void MaybePurge(const EngineTrx& trx);
   Result<std::shared_ptr<TableHandle>> FindHandle(uint64_t table_id) const;
   std::string SpacePath(uint32_t space_id) const;
   Result<std::string> KeyFromPk(const TableDef& def, const Row& pk) const;
