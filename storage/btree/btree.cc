@@ -166,6 +166,16 @@ Status BTree::DuplicateKey(std::string_view key) const {
   return MakeError(er::kDupEntry, text, index);
 }
 
+Result<PageGuard> BTree::FetchChild(const NodeView& parent, int idx, LatchMode mode) const {
+  auto child = FetchNode(parent.child(idx), mode);
+  if (!child.ok()) return child.status();
+  if (NodeView(child->data()).level() != parent.level() - 1) {
+    return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
+                                          space_id_, child->id().page, options_.index_name));
+  }
+  return child;
+}
+
 Result<PageGuard> BTree::FetchNode(uint32_t page_no, LatchMode mode) const {
   auto page = pool_->Fetch(PageId{space_id_, page_no}, mode);
   if (!page.ok()) return page.status();
@@ -221,12 +231,8 @@ Result<PageGuard> BTree::DescendToLeaf(std::string_view key, Target target, Latc
         }
       }
       const int child_level = node.level() - 1;
-      auto child = FetchNode(node.child(idx), child_level == 0 ? leaf_mode : LatchMode::kShared);
+      auto child = FetchChild(node, idx, child_level == 0 ? leaf_mode : LatchMode::kShared);
       if (!child.ok()) return child.status();
-      if (NodeView(child->data()).level() != child_level) {
-        return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
-                                              space_id_, child->id().page, options_.index_name));
-      }
       cur = std::move(*child);  // latch coupling: the parent goes once the child is held
       if (child_level == 0) return cur;
     }
@@ -310,13 +316,9 @@ Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::st
     NodeView node(path.back().page.data());
     if (node.is_leaf()) break;
     const int idx = node.UpperBound(key);
-    auto child = FetchNode(node.child(idx), LatchMode::kExclusive);
+    auto child = FetchChild(node, idx, LatchMode::kExclusive);
     if (!child.ok()) return child.status();
     NodeView c(child->data());
-    if (c.level() != node.level() - 1) {
-      return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
-                                            space_id_, child->id().page, options_.index_name));
-    }
     const bool leftmost = path.back().leftmost && idx == 0;
     const bool rightmost = path.back().rightmost && idx == node.slot_count();
     if (c.Fits(c.is_leaf() ? need : kMaxSeparatorEntry)) path.clear();
@@ -503,13 +505,9 @@ Status BTree::RemoveEmptyLeaf(std::string_view key) {
     NodeView node(path.back().page.data());
     if (node.is_leaf()) break;
     const int idx = node.UpperBound(key);
-    auto child = FetchNode(node.child(idx), LatchMode::kExclusive);
+    auto child = FetchChild(node, idx, LatchMode::kExclusive);
     if (!child.ok()) return child.status();
     NodeView c(child->data());
-    if (c.level() != node.level() - 1) {
-      return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
-                                            space_id_, child->id().page, options_.index_name));
-    }
     if (c.is_leaf() && c.slot_count() > 0) return Status::OK();  // refilled meanwhile
     // A node with two or more children survives losing one: what is above
     // it does not change.

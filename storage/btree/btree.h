@@ -63,6 +63,8 @@
 
 namespace sluice::storage {
 
+class NodeView;  // node_page.h, private to the module
+
 struct BTreeOptions {
   // Names the index in ER_DUP_ENTRY, e.g. "t1.PRIMARY" (MySQL 8.0 style).
   std::string index_name = "PRIMARY";
@@ -196,6 +198,9 @@ class BTree {
   Status CheckRecord(std::string_view key, std::string_view value) const;
   Status DuplicateKey(std::string_view key) const;
   Result<PageGuard> FetchNode(uint32_t page_no, LatchMode mode) const;
+  // Child `idx` of `parent`, latched in `mode`; Corruption when it is not
+  // one level below its parent.
+  Result<PageGuard> FetchChild(const NodeView& parent, int idx, LatchMode mode) const;
   Result<PageGuard> DescendToLeaf(std::string_view key, Target target, LatchMode leaf_mode,
                                   Bounds* bounds) const;
   Result<WriteResult> Write(std::string_view key, std::string_view value, WriteOp op,
