@@ -387,6 +387,13 @@ UndoPos Engine::Savepoint(const EngineTrx& trx) const {
   return trx.undo_ ? trx.undo_->position() : 0;
 }
 
+Status Engine::UndoFailedStatement(EngineTrx& trx, UndoPos sp, Status failure) {
+  // A failed statement leaves nothing behind; if even the undo fails, that
+  // is the error the caller must see.
+  Status undo = RollbackToSavepoint(trx, sp);
+  return undo.ok() ? failure : undo;
+}
+
 Status Engine::RollbackToSavepoint(EngineTrx& trx, UndoPos pos) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   if (!trx.undo_) {
@@ -807,11 +814,7 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row) {
   SLUICE_RETURN_IF_ERROR(PrepareWrite(trx, t, *key));
   const UndoPos sp = trx.undo_->position();
   Status s = InsertLocked(trx, t, *key, row);
-  if (!s.ok()) {
-    Status r = RollbackToSavepoint(trx, sp);
-    if (!r.ok()) return r;
-    return s;
-  }
+  if (!s.ok()) return UndoFailedStatement(trx, sp, std::move(s));
   Count(kRowsInserted);
   return generated;
 }
@@ -843,11 +846,7 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
     Status s = DeleteMarkLocked(trx, t, *key, **cur);
     if (s.ok()) s = LockKey(trx, t, new_key);
     if (s.ok()) s = InsertLocked(trx, t, new_key, new_row);
-    if (!s.ok()) {
-      Status r = RollbackToSavepoint(trx, sp);
-      if (!r.ok()) return r;
-      return s;
-    }
+    if (!s.ok()) return UndoFailedStatement(trx, sp, std::move(s));
     Count(kRowsUpdated);
     return true;
   }
@@ -871,11 +870,7 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   Status s = updated.status();
   // Only the indexes whose key changed get a new entry; the old entry stays.
   if (s.ok()) s = AddSecondaryEntries(trx, t, *key, &*old_row, new_row, *rp);
-  if (!s.ok()) {
-    Status r = RollbackToSavepoint(trx, sp);
-    if (!r.ok()) return r;
-    return s;
-  }
+  if (!s.ok()) return UndoFailedStatement(trx, sp, std::move(s));
   Count(kRowsUpdated);
   return true;
 }

@@ -268,6 +268,9 @@ class Engine {
   Engine(FileSystem* fs, std::string datadir);
 
   Status OpenTable(std::shared_ptr<const TableDef> def);
+  // Rolls the statement back to `sp` after `failure` (not OK); returns
+  // `failure`, or the rollback's own error.
+  Status UndoFailedStatement(EngineTrx& trx, UndoPos sp, Status failure);
   // Frees undo no read view needs; rate-limited per thread (see .cc).
   void MaybePurge(const EngineTrx& trx);
   Result<std::shared_ptr<TableHandle>> FindHandle(uint64_t table_id) const;
