@@ -521,6 +521,29 @@ Result<std::string> AccessControl::MakeAuthString(const UserSpec& spec,
   return std::string();
 }
 
+// IF [NOT] EXISTS turns a per-account failure into a note.
+void AccessControl::NoteOrFail(bool tolerate, Status note, const AccountName& name,
+                               std::vector<Warning>* notes, std::vector<AccountName>* failed) {
+  if (tolerate) {
+    AddNote(notes, std::move(note));
+  } else {
+    failed->push_back(name);
+  }
+}
+
+// A statement over several accounts is all-or-nothing: 1396 naming every
+// account that failed, else one atomic write of the table, then the notes.
+Status AccessControl::FinishLocked(Editor& editor, const char* operation,
+                                   const std::vector<AccountName>& failed,
+                                   const std::vector<AccountName>& touched,
+                                   const std::vector<Warning>& notes,
+                                   std::vector<Warning>* warnings) {
+  if (!failed.empty()) return CannotUser(operation, failed);
+  if (!touched.empty()) SLUICE_RETURN_IF_ERROR(CommitLocked(editor, touched));
+  if (warnings != nullptr) warnings->insert(warnings->end(), notes.begin(), notes.end());
+  return Status::OK();
+}
+
 Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not_exists,
                                  std::vector<Warning>* warnings) {
   std::lock_guard<std::mutex> lock(write_mu_);
@@ -531,11 +554,7 @@ Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not
     AccountName name = Normalized({spec.user, spec.host});
     SLUICE_RETURN_IF_ERROR(CheckNameLengths(name));
     if (editor.Find(name) >= 0) {
-      if (if_not_exists) {
-        AddNote(&notes, MakeError(er::kUserAlreadyExists, name.Quoted()));
-      } else {
-        failed.push_back(name);
-      }
+      NoteOrFail(if_not_exists, MakeError(er::kUserAlreadyExists, name.Quoted()), name, &notes, &failed);
       continue;
     }
     Account a;
@@ -550,10 +569,7 @@ Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not
     editor.Add(std::move(a));
     touched.push_back(std::move(name));
   }
-  if (!failed.empty()) return CannotUser("CREATE USER", failed);
-  if (!touched.empty()) SLUICE_RETURN_IF_ERROR(CommitLocked(editor, touched));
-  if (warnings != nullptr) warnings->insert(warnings->end(), notes.begin(), notes.end());
-  return Status::OK();
+  return FinishLocked(editor, "CREATE USER", failed, touched, notes, warnings);
 }
 
 Status AccessControl::AlterUser(const std::vector<UserSpec>& users, bool if_exists,
@@ -566,11 +582,7 @@ Status AccessControl::AlterUser(const std::vector<UserSpec>& users, bool if_exis
     AccountName name = Normalized({spec.user, spec.host});
     int i = editor.Find(name);
     if (i < 0) {
-      if (if_exists) {
-        AddNote(&notes, MakeError(er::kUserDoesNotExist, name.Quoted()));
-      } else {
-        failed.push_back(name);
-      }
+      NoteOrFail(if_exists, MakeError(er::kUserDoesNotExist, name.Quoted()), name, &notes, &failed);
       continue;
     }
     std::string plugin = spec.plugin.empty() ? editor.Get(i).plugin : LowerAscii(spec.plugin);
@@ -590,10 +602,7 @@ Status AccessControl::AlterUser(const std::vector<UserSpec>& users, bool if_exis
     if (spec.account_locked) a.locked = *spec.account_locked;
     touched.push_back(std::move(name));
   }
-  if (!failed.empty()) return CannotUser("ALTER USER", failed);
-  if (!touched.empty()) SLUICE_RETURN_IF_ERROR(CommitLocked(editor, touched));
-  if (warnings != nullptr) warnings->insert(warnings->end(), notes.begin(), notes.end());
-  return Status::OK();
+  return FinishLocked(editor, "ALTER USER", failed, touched, notes, warnings);
 }
 
 Status AccessControl::DropUser(const std::vector<AccountName>& users, bool if_exists,
@@ -606,20 +615,13 @@ Status AccessControl::DropUser(const std::vector<AccountName>& users, bool if_ex
     AccountName name = Normalized(raw);
     int i = editor.Find(name);
     if (i < 0) {
-      if (if_exists) {
-        AddNote(&notes, MakeError(er::kUserDoesNotExist, name.Quoted()));
-      } else {
-        failed.push_back(name);
-      }
+      NoteOrFail(if_exists, MakeError(er::kUserDoesNotExist, name.Quoted()), name, &notes, &failed);
       continue;
     }
     editor.Remove(i);
     touched.push_back(std::move(name));
   }
-  if (!failed.empty()) return CannotUser("DROP USER", failed);
-  if (!touched.empty()) SLUICE_RETURN_IF_ERROR(CommitLocked(editor, touched));
-  if (warnings != nullptr) warnings->insert(warnings->end(), notes.begin(), notes.end());
-  return Status::OK();
+  return FinishLocked(editor, "DROP USER", failed, touched, notes, warnings);
 }
 
 Status AccessControl::RenameUser(
@@ -641,9 +643,7 @@ Status AccessControl::RenameUser(
     touched.push_back(std::move(from));
     touched.push_back(std::move(to));
   }
-  if (!failed.empty()) return CannotUser("RENAME USER", failed);
-  if (touched.empty()) return Status::OK();
-  return CommitLocked(editor, touched);
+  return FinishLocked(editor, "RENAME USER", failed, touched, {}, nullptr);
 }
 
 Status AccessControl::SetPassword(const AccountName& user, std::string_view password) {

@@ -242,6 +242,11 @@ class AccessControl {
   // nothing is published. Clears the fast-auth entries of `touched`.
   // REQUIRES: write_mu_ held.
   Status CommitLocked(Editor& editor, const std::vector<AccountName>& touched);
+  Status FinishLocked(Editor& editor, const char* operation, const std::vector<AccountName>& failed,
+                      const std::vector<AccountName>& touched, const std::vector<Warning>& notes,
+                      std::vector<Warning>* warnings);
+  static void NoteOrFail(bool tolerate, Status note, const AccountName& name,
+                         std::vector<Warning>* notes, std::vector<AccountName>* failed);
   // Loads path_ into a new snapshot and publishes it; a missing file is an
   // empty table when `missing_ok`. REQUIRES: write_mu_.
   Status LoadLocked(bool missing_ok);
