@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "storage/btree/node_page.h"
+#include "storage/buffer/mtr.h"
 
 namespace sluice::storage {
 namespace {
@@ -127,10 +128,16 @@ BTree::BTree(BufferPool* pool, uint32_t space_id, uint32_t root_page, Options op
       options_(std::move(options)) {}
 
 Result<std::unique_ptr<BTree>> BTree::Create(BufferPool* pool, uint32_t space_id, Options options) {
-  auto root = pool->NewPage(space_id, PageType::kBTreeNode);
-  if (!root.ok()) return root.status();
-  const uint32_t root_page = root->id().page;
-  NodeWriter(root->mutable_data()).Init((uint64_t{space_id} << 32) | root_page, 0);
+  assert(!Mtr::InMtr(pool));
+  Mtr mtr(pool);  // the allocation and the empty root: one redo record
+  uint32_t root_page;
+  {
+    auto root = pool->NewPage(space_id, PageType::kBTreeNode);
+    if (!root.ok()) return root.status();
+    root_page = root->id().page;
+    NodeWriter(root->mutable_data()).Init((uint64_t{space_id} << 32) | root_page, 0);
+  }
+  SLUICE_RETURN_IF_ERROR(mtr.Commit());
   return std::unique_ptr<BTree>(new BTree(pool, space_id, root_page, std::move(options)));
 }
 
@@ -269,19 +276,46 @@ Result<bool> BTree::Update(std::string_view key, std::string_view value, std::st
 Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view value, WriteOp op,
                                         std::string* old_value) {
   SLUICE_RETURN_IF_ERROR(CheckRecord(key, value));
+  assert(!Mtr::InMtr(pool_));  // an enclosing mtr would hold latches across smo_mu_
+  {
+    // Mtr 1: the leaf alone. An attempt that needs a split changed nothing,
+    // so committing it leaves this thread holding no latch before smo_mu_.
+    Mtr mtr(pool_);
+    auto r = WriteOptimistic(key, value, op, old_value);
+    Status committed = mtr.Commit();
+    if (!r.ok()) return r.status();
+    if (r->has_value()) {
+      if (!committed.ok()) return committed;
+      return **r;
+    }
+  }
+  // Mtr 2: the whole structure change (every split level, the new pages
+  // and their allocation, the next leaf's back link) is one redo record.
+  std::lock_guard<std::mutex> smo(smo_mu_);
+  Mtr mtr(pool_);
+  auto r = WritePessimistic(key, value, op, old_value);
+  Status committed = mtr.Commit();
+  if (!r.ok()) return r.status();
+  if (!committed.ok()) return committed;
+  return *r;
+}
+
+Result<std::optional<BTree::WriteResult>> BTree::WriteOptimistic(std::string_view key,
+                                                                 std::string_view value, WriteOp op,
+                                                                 std::string* old_value) {
   auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
   if (!leaf.ok()) return leaf.status();
   NodeView node(leaf->data());
   const int pos = node.LowerBound(key);
   const bool found = pos < node.slot_count() && node.key(pos) == key;
   if (found && op == WriteOp::kInsert) return DuplicateKey(key);
-  if (!found && op == WriteOp::kUpdate) return WriteResult::kNotFound;
+  if (!found && op == WriteOp::kUpdate) return std::optional<WriteResult>(WriteResult::kNotFound);
   const size_t need = EntrySize(key.size(), value.size());
   if (found) {
     if (old_value != nullptr) old_value->assign(node.value(pos));
     if (node.value(pos).size() == value.size()) {
       NodeWriter(leaf->mutable_data()).OverwriteValue(pos, value);
-      return WriteResult::kReplaced;
+      return std::optional<WriteResult>(WriteResult::kReplaced);
     }
     if (node.available() + node.record_size(pos) + kSlotSize >= need) {
       NodeWriter w(leaf->mutable_data());
@@ -289,19 +323,17 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
       bool ok = w.Insert(pos, key, value);
       assert(ok);
       (void)ok;
-      return WriteResult::kReplaced;
+      return std::optional<WriteResult>(WriteResult::kReplaced);
     }
   } else if (node.Fits(need)) {
     NodeWriter(leaf->mutable_data()).Insert(pos, key, value);
-    return WriteResult::kInserted;
+    return std::optional<WriteResult>(WriteResult::kInserted);
   }
-  leaf->Release();
-  return WritePessimistic(key, value, op, old_value);
+  return std::optional<WriteResult>();  // needs a split; nothing changed
 }
 
 Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::string_view value,
                                                    WriteOp op, std::string* old_value) {
-  std::lock_guard<std::mutex> smo(smo_mu_);
   const size_t need = EntrySize(key.size(), value.size());
 
   // Descend with exclusive latches, keeping only the part of the path a
@@ -381,6 +413,15 @@ Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::st
       v = child;
     }
   }
+  // The next leaf (its back link changes) before the new pages: page 0
+  // and the bitmaps NewPage latches stay in this thread's mtr until it
+  // commits, so they must be the last latches taken (buffer_pool.h).
+  PageGuard next_leaf;
+  if (node.next() != kInvalidPageNo) {
+    auto n = FetchNode(node.next(), LatchMode::kExclusive);
+    if (!n.ok()) return n.status();
+    next_leaf = std::move(*n);
+  }
   std::vector<PageGuard> spare;
   auto free_spare = [&]() {
     for (auto& p : spare) (void)pool_->FreePage(std::move(p));
@@ -393,15 +434,6 @@ Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::st
       return p.status();
     }
     spare.push_back(std::move(*p));
-  }
-  PageGuard next_leaf;
-  if (node.next() != kInvalidPageNo) {
-    auto n = FetchNode(node.next(), LatchMode::kExclusive);
-    if (!n.ok()) {
-      free_spare();
-      return n.status();
-    }
-    next_leaf = std::move(*n);
   }
 
   if (found) NodeWriter(leaf.page.mutable_data()).Remove(pos);
@@ -478,23 +510,38 @@ Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::st
 }
 
 Result<bool> BTree::Delete(std::string_view key, std::string* old_value) {
+  assert(!Mtr::InMtr(pool_));  // an enclosing mtr would hold latches across smo_mu_
   bool emptied = false;
   {
-    auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
-    if (!leaf.ok()) return leaf.status();
-    NodeView node(leaf->data());
-    const int pos = node.LowerBound(key);
-    if (pos == node.slot_count() || node.key(pos) != key) return false;
-    if (old_value != nullptr) old_value->assign(node.value(pos));
-    NodeWriter(leaf->mutable_data()).Remove(pos);
-    emptied = node.slot_count() == 0 && leaf->id().page != root_page_;
+    // Mtr 1: the record's removal from its leaf, committed (the leaf
+    // released) before smo_mu_ is taken below.
+    Mtr mtr(pool_);
+    {
+      auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
+      if (!leaf.ok()) return leaf.status();
+      NodeView node(leaf->data());
+      const int pos = node.LowerBound(key);
+      if (pos == node.slot_count() || node.key(pos) != key) return false;
+      if (old_value != nullptr) old_value->assign(node.value(pos));
+      NodeWriter(leaf->mutable_data()).Remove(pos);
+      emptied = node.slot_count() == 0 && leaf->id().page != root_page_;
+    }
+    SLUICE_RETURN_IF_ERROR(mtr.Commit());
   }
-  if (emptied) SLUICE_RETURN_IF_ERROR(RemoveEmptyLeaf(key));
+  if (emptied) {
+    // Mtr 2: unlinking and freeing the leaf, the parents that lose it, the
+    // root's absorption of a lone child, and the frees: one redo record.
+    std::lock_guard<std::mutex> smo(smo_mu_);
+    Mtr mtr(pool_);
+    Status s = RemoveEmptyLeaf(key);
+    Status committed = mtr.Commit();
+    SLUICE_RETURN_IF_ERROR(s);
+    SLUICE_RETURN_IF_ERROR(committed);
+  }
   return true;
 }
 
 Status BTree::RemoveEmptyLeaf(std::string_view key) {
-  std::lock_guard<std::mutex> smo(smo_mu_);
   std::vector<PathLevel> path;
   {
     auto root = FetchNode(root_page_, LatchMode::kExclusive);
@@ -516,26 +563,67 @@ Status BTree::RemoveEmptyLeaf(std::string_view key) {
   }
   if (path.size() < 2) return Status::OK();  // the root itself: stays, empty
 
+  // What changes, decided before anything else is latched. path[1..] below
+  // path[0] have one child each, so they go with the leaf; path[0] loses
+  // its pointer to path[1] (a root without any child left becomes an empty
+  // leaf). A root left with one child absorbs it, and that child's only
+  // child, and so on: the tree gets shallower, the root page stays put.
+  PathLevel& top = path.front();
+  const bool top_is_root = top.page.id().page == root_page_;
+  const int top_slots = NodeView(top.page.data()).slot_count();
+  const int removed_idx = path[1].child_idx;
+  const bool root_emptied = top_is_root && top_slots == 0;
+  const bool collapse = top_is_root && top_slots == 1;
+
   PathLevel& leaf = path.back();
   const uint32_t leaf_no = leaf.page.id().page;
   const uint32_t prev_no = NodeView(leaf.page.data()).prev();
   const uint32_t next_no = NodeView(leaf.page.data()).next();
+
+  // Latch order: top down, then the leaves left to right. So the internal
+  // nodes the root absorbs come first, with the leaf let go (it is
+  // relatched after its left neighbour). The leaf cannot change meanwhile:
+  // writers reach it only through its parent, which we hold exclusively,
+  // and smo_mu_ keeps every other structure change out. Nothing has been
+  // changed in this mtr yet, so the release really unlatches it (a changed
+  // page would stay latched in the mtr's memo).
+  if (collapse || prev_no != kInvalidPageNo) leaf.page.Release();
+  std::vector<PageGuard> absorbed;  // internal nodes, top down
+  uint32_t absorbed_leaf = kInvalidPageNo;
+  if (collapse) {
+    NodeView r(top.page.data());
+    uint32_t child = r.child(removed_idx == 0 ? 1 : 0);
+    for (int level = r.level() - 1;; --level) {
+      if (level == 0) {
+        absorbed_leaf = child;  // the leaf's neighbour: latched below
+        break;
+      }
+      auto c = FetchNode(child, LatchMode::kExclusive);
+      if (!c.ok()) return c.status();
+      NodeView cv(c->data());
+      if (cv.level() != level) {
+        return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
+                                              space_id_, child, options_.index_name));
+      }
+      const bool more = cv.slot_count() == 0;
+      child = cv.leftmost_child();
+      absorbed.push_back(std::move(*c));
+      if (!more) break;
+    }
+  }
   PageGuard prev, next;
   if (prev_no != kInvalidPageNo) {
-    // Latch order is left to right, so let go of the leaf and take its left
-    // neighbour first. The leaf cannot change meanwhile: writers reach it
-    // only through its parent, which we hold exclusively, and smo_mu_ keeps
-    // every other structure change out.
-    leaf.page.Release();
     auto p = FetchNode(prev_no, LatchMode::kExclusive);
     if (!p.ok()) return p.status();
-    auto l = FetchNode(leaf_no, LatchMode::kExclusive);
-    if (!l.ok()) return l.status();
     if (NodeView(p->data()).next() != leaf_no) {
       return Status::Corruption(fmt::format("index '{}': leaf {} does not link to its right neighbour {}",
                                             options_.index_name, prev_no, leaf_no));
     }
     prev = std::move(*p);
+  }
+  if (!leaf.page.valid()) {
+    auto l = FetchNode(leaf_no, LatchMode::kExclusive);
+    if (!l.ok()) return l.status();
     leaf.page = std::move(*l);
   }
   if (NodeView(leaf.page.data()).slot_count() != 0) return Status::OK();
@@ -548,54 +636,42 @@ Status BTree::RemoveEmptyLeaf(std::string_view key) {
     }
     next = std::move(*n);
   }
+  if (absorbed_leaf != kInvalidPageNo && absorbed_leaf != prev_no && absorbed_leaf != next_no) {
+    return Status::Corruption(fmt::format("index '{}': the root's last leaf {} is not a neighbour of leaf {}",
+                                          options_.index_name, absorbed_leaf, leaf_no));
+  }
 
+  // Every page is latched: change them.
   if (prev.valid()) NodeWriter(prev.mutable_data()).set_next(next_no);
   if (next.valid()) NodeWriter(next.mutable_data()).set_prev(prev_no);
-  // Done with the neighbours; the root collapse below may latch one of them.
-  prev.Release();
-  next.Release();
   std::vector<PageGuard> to_free;
   to_free.push_back(std::move(leaf.page));
-  for (size_t i = path.size() - 1; i-- > 0;) {
-    PathLevel& parent = path[i];
-    NodeWriter w(parent.page.mutable_data());
-    const int idx = path[i + 1].child_idx;
-    if (w.slot_count() == 0) {
-      // Its only child is gone.
-      if (parent.page.id().page == root_page_) {
-        w.Init(index_id_, 0);  // the tree is empty again
-        root_is_leaf_.store(true, std::memory_order_relaxed);
-        break;
-      }
-      to_free.push_back(std::move(parent.page));
-      continue;
-    }
-    if (idx == 0) {
-      w.set_leftmost_child(w.child(1));
-      w.Remove(0);
-    } else {
-      w.Remove(idx - 1);
-    }
-    break;
+  for (size_t i = path.size() - 1; i-- > 1;) to_free.push_back(std::move(path[i].page));
+  NodeWriter w(top.page.mutable_data());
+  if (root_emptied) {
+    w.Init(index_id_, 0);  // the tree is empty again
+    root_is_leaf_.store(true, std::memory_order_relaxed);
+  } else if (removed_idx == 0) {
+    w.set_leftmost_child(w.child(1));
+    w.Remove(0);
+  } else {
+    w.Remove(removed_idx - 1);
   }
-  // A root left with one child takes over the child's contents, so the
-  // tree gets shallower and the root page stays where it is.
-  if (path.front().page.valid() && path.front().page.id().page == root_page_) {
-    PageGuard& root = path.front().page;
-    while (!NodeView(root.data()).is_leaf() && NodeView(root.data()).slot_count() == 0) {
-      auto child = FetchNode(NodeView(root.data()).leftmost_child(), LatchMode::kExclusive);
-      if (!child.ok()) return child.status();
-      char* r = root.mutable_data();
-      std::memcpy(r + kPageHeaderSize, child->data() + kPageHeaderSize, kPageSize - kPageHeaderSize);
-      NodeWriter w(r);
-      if (w.is_leaf()) {
-        w.set_prev(kInvalidPageNo);
-        w.set_next(kInvalidPageNo);
-        root_is_leaf_.store(true, std::memory_order_relaxed);
-      }
-      to_free.push_back(std::move(*child));
+  if (collapse) {
+    auto absorb = [&](PageGuard& child) {
+      std::memcpy(top.page.mutable_data() + kPageHeaderSize, child.data() + kPageHeaderSize,
+                  kPageSize - kPageHeaderSize);
+      to_free.push_back(std::move(child));
+    };
+    for (PageGuard& c : absorbed) absorb(c);
+    if (absorbed_leaf != kInvalidPageNo) {
+      absorb(absorbed_leaf == prev_no ? prev : next);
+      w.set_prev(kInvalidPageNo);
+      w.set_next(kInvalidPageNo);
+      root_is_leaf_.store(true, std::memory_order_relaxed);
     }
   }
+  // Last: the frees latch the allocation pages (with a logger, at commit).
   Status first;
   for (auto& page : to_free) {
     Status s = pool_->FreePage(std::move(page));
@@ -703,10 +779,19 @@ Status BTree::VerifyNode(const PageGuard& page, const std::string_view* lo,
 // -------------------------------------------------------------------- Drop
 
 Status BTree::Drop() {
+  assert(!Mtr::InMtr(pool_));
   std::lock_guard<std::mutex> smo(smo_mu_);
-  auto root = FetchNode(root_page_, LatchMode::kExclusive);
-  if (!root.ok()) return root.status();
-  return DropNode(std::move(*root));
+  // One mtr: the whole tree's pages become free at once (its frees are
+  // applied to the bitmaps at commit, after every node latch is gone).
+  Mtr mtr(pool_);
+  Status s;
+  {
+    auto root = FetchNode(root_page_, LatchMode::kExclusive);
+    s = root.ok() ? DropNode(std::move(*root)) : root.status();
+  }
+  Status committed = mtr.Commit();
+  SLUICE_RETURN_IF_ERROR(s);
+  return committed;
 }
 
 Status BTree::DropNode(PageGuard page) {

@@ -20,9 +20,10 @@
 //
 // Latching protocol (deadlock freedom rests on a single order: pages are
 // latched root to leaf, and left to right within a level; the allocation
-// pages NewPage/FreePage latch are innermost, one at a time; a page being
-// created is unreachable until its creator links it, so its latch is
-// outside the order):
+// pages NewPage/FreePage latch are innermost (buffer_pool.h): NewPage is
+// called after every node latch a change needs is taken, and frees reach
+// the bitmaps when the mtr commits; a page being created is unreachable
+// until its creator links it, so its latch is outside the order):
 //   - Readers, and writers whose change fits in the leaf ("optimistic"),
 //     descend with latch coupling: shared latches on internal nodes, the
 //     parent released once the child is latched; the leaf is latched shared
@@ -37,17 +38,39 @@
 //   - Freeing a leaf needs its left neighbour: the leaf is released and
 //     relatched after the neighbour, which is safe because its parent stays
 //     exclusively latched (no writer can reach it) and smo_mu_ is held.
+//     When the root will absorb its last child, the internal nodes it
+//     absorbs are latched (top down) before the leaves, and a leaf it
+//     absorbs is the freed leaf's neighbour, already latched: a thread never
+//     takes an internal node while holding a leaf (the modified neighbours
+//     stay latched until the mtr commits).
 //   - Cursors hold no latch between calls (see Cursor), so a thread can
 //     hold a cursor and write to the same tree.
 // Lock order: smo_mu_ -> page latches (above) -> buffer pool internals.
 //
-// Redo/undo seams (not built yet): every page change happens inside one
-// public operation while the changed pages are exclusively latched, through
-// NodeWriter (node_page.h) and BufferPool::NewPage/FreePage — the places a
-// mini-transaction will log physiological redo records and stamp page LSNs
-// (PageGuard::set_page_lsn) before the latches are released. Undo/MVCC
-// build on Update/Delete's old_value and on values carrying trx id and roll
-// pointer (row format owned by storage/trx).
+// Redo (storage/buffer/mtr.h): every public mutating method runs its page
+// changes in mini-transactions; with a logger installed in the pool each
+// mtr is one redo record and keeps the pages it changed latched until it
+// commits. Mtr boundaries (each a complete, consistent change of the tree):
+//   Create: the root's allocation and initialisation.
+//   Insert/Upsert/Update (Write): mtr 1 is the latch-coupled descent and the
+//     change in the leaf. If the leaf must split, that attempt changed
+//     nothing; mtr 1 commits (holding nothing) and then, under smo_mu_,
+//     mtr 2 covers the whole split: the leaf, its new right sibling, every
+//     parent level that splits or takes a separator (a root split's two new
+//     children), the next leaf's back link, and the allocation pages.
+//   Delete: mtr 1 removes the record from its leaf and commits; if the
+//     leaf is now empty, mtr 2 under smo_mu_ unlinks it (neighbours' links),
+//     shrinks or frees the parents, lets the root absorb a lone child and
+//     frees the pages (bitmaps and page 0 at commit).
+//   Drop: one mtr frees every page of the tree.
+// So a thread never waits for smo_mu_, nor starts a descent from the root,
+// while its mtr holds latches; within an mtr pages are latched in the
+// protocol's order, a page is released (and relatched after its left
+// neighbour) only while unmodified, and allocation pages come last.
+// Callers must not wrap these methods in their own Mtr of the same pool
+// (they would join it and hold latches across smo_mu_; debug builds assert).
+// Undo/MVCC build on Update/Delete's old_value and on values carrying trx
+// id and roll pointer (row format owned by storage/trx).
 #pragma once
 
 #include <atomic>
@@ -55,6 +78,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -205,8 +229,14 @@ class BTree {
                                   Bounds* bounds) const;
   Result<WriteResult> Write(std::string_view key, std::string_view value, WriteOp op,
                             std::string* old_value);
+  // The change within the leaf, latch-coupled; nullopt (nothing changed)
+  // when the leaf must split.
+  Result<std::optional<WriteResult>> WriteOptimistic(std::string_view key, std::string_view value,
+                                                     WriteOp op, std::string* old_value);
+  // REQUIRES: smo_mu_ held; inside an Mtr that holds nothing yet.
   Result<WriteResult> WritePessimistic(std::string_view key, std::string_view value, WriteOp op,
                                        std::string* old_value);
+  // REQUIRES: smo_mu_ held; inside an Mtr that holds nothing yet.
   Status RemoveEmptyLeaf(std::string_view key);
   Status VerifyNode(const PageGuard& node, const std::string_view* lo, const std::string_view* hi,
                     int depth, void* state) const;

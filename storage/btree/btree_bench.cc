@@ -7,7 +7,9 @@
 // its index, so inserts never collide.
 //
 //   sluice-btree-bench [--rows=N] [--threads=1,2] [--value_size=B]
-//                      [--scan_len=L] [--pool_mb=M] [--dir=PATH] [--mem]
+//                      [--scan_len=L] [--pool_mb=M] [--dir=PATH] [--mem] [--mtr_log]
+// --mtr_log installs a mini-transaction logger (storage/buffer/mtr.h) that
+// only counts the redo bytes, to measure the cost of capturing page diffs.
 //
 // Prints one line per phase: "<phase> threads=T ops=N seconds=S ops/s=R".
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -37,6 +40,7 @@ struct Flags {
   size_t pool_mb = 256;
   std::string dir;
   bool mem = false;
+  bool mtr_log = false;
 };
 
 bool Parse(int argc, char** argv, Flags* f) {
@@ -68,6 +72,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->dir = v;
     } else if (a == "--mem") {
       f->mem = true;
+    } else if (a == "--mtr_log") {
+      f->mtr_log = true;
     } else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return false;
@@ -118,6 +124,17 @@ int Run(const Flags& flags) {
     (void)fs->Remove(path);
     BufferPool::Options po;
     po.pool_size_bytes = flags.pool_mb << 20;
+    std::mutex log_mu;
+    uint64_t log_lsn = 0, log_records = 0;
+    if (flags.mtr_log) {
+      po.mtr_log = [&](std::string_view payload, const std::function<void(uint64_t)>& stamp) {
+        std::lock_guard<std::mutex> lock(log_mu);
+        log_lsn += 9 + payload.size();  // RedoLog's framing
+        ++log_records;
+        stamp(log_lsn);
+        return Status::OK();
+      };
+    }
     BufferPool pool(po);
     auto space = Tablespace::Create(fs.get(), path, 1);
     if (!space.ok()) {
@@ -141,6 +158,11 @@ int Run(const Flags& flags) {
     });
     const int64_t total = per_thread * nthreads;
     Report("point_insert", nthreads, total, secs);
+    if (flags.mtr_log) {
+      std::printf("  mtr_log records=%llu bytes=%llu bytes/insert=%.1f\n",
+                  static_cast<unsigned long long>(log_records), static_cast<unsigned long long>(log_lsn),
+                  static_cast<double>(log_lsn) / total);
+    }
 
     secs = RunThreads(nthreads, [&](int id) {
       std::mt19937_64 rng(id + 100);

@@ -13,76 +13,11 @@
 
 #include <fmt/format.h>
 
+#include "storage/buffer/buffer_frame.h"
+#include "storage/buffer/mtr.h"
+#include "storage/redo/redo_log.h"  // RedoLog::FramedSize (header only)
+
 namespace sluice::storage {
-
-// A frame moves through these states; transitions happen under the mutex of
-// the shard that maps (or is about to map) it, or while one thread owns it.
-//   kFree    on free_frames_
-//   kOwned   held by one thread between free_frames_ (or eviction) and a shard
-//   kLoading mapped; the loading thread holds the latch exclusively
-//   kValid   mapped; contents are the page
-//   kFailed  unmapped after a failed read; freed by its last unpin
-enum class FrameState : uint8_t { kFree, kOwned, kLoading, kValid, kFailed };
-
-// The page latch: a reader-writer lock preferring writers, so a stream of
-// readers cannot starve a structure change waiting for a node. Reset()
-// re-creates it when its frame takes another page: tools that key locks by
-// address (TSan) must not carry one page's lock order over to the next.
-// Acquiring a latch the thread already holds exclusively is a bug: abort.
-class Latch {
- public:
-  Latch() { Init(); }
-  ~Latch() { pthread_rwlock_destroy(&rw_); }
-  Latch(const Latch&) = delete;
-  Latch& operator=(const Latch&) = delete;
-
-  void lock() { Check(pthread_rwlock_wrlock(&rw_), "exclusive"); }
-  bool try_lock() { return pthread_rwlock_trywrlock(&rw_) == 0; }
-  void unlock() { Check(pthread_rwlock_unlock(&rw_), "release"); }
-  void lock_shared() { Check(pthread_rwlock_rdlock(&rw_), "shared"); }
-  void unlock_shared() { unlock(); }
-  bool try_lock_shared() { return pthread_rwlock_tryrdlock(&rw_) == 0; }
-  // REQUIRES: nobody holds or waits for it.
-  void Reset() {
-    pthread_rwlock_destroy(&rw_);
-    Init();
-  }
-
- private:
-  void Init() {
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&rw_, &attr);
-    pthread_rwlockattr_destroy(&attr);
-  }
-  static void Check(int rc, const char* what) {
-    if (rc != 0) {
-      std::fprintf(stderr, "sluice: page latch (%s): %s\n", what, std::strerror(rc));
-      std::abort();
-    }
-  }
-
-  pthread_rwlock_t rw_;
-};
-
-struct BufferFrame {
-  Latch latch;              // the page latch: guards *data
-  std::mutex io_mu;         // one write-back of this frame at a time
-  // Packed PageId. Changed only by the thread that owns the frame (or under
-  // its shard mutex while unmapped); read anywhere, checked against the
-  // shard map under the shard mutex before it is trusted.
-  std::atomic<uint64_t> id{0};
-  // Raised only under the mutex of the shard that maps the frame, so a
-  // thread holding that mutex and seeing 0 knows nobody can pin it.
-  std::atomic<uint32_t> pin{0};
-  std::atomic<FrameState> state{FrameState::kFree};
-  std::atomic<bool> ref{false};  // CLOCK second-chance bit
-  std::atomic<bool> dirty{false};
-  std::atomic<uint64_t> oldest_modification{0};
-  char* data = nullptr;  // fixed at construction
-  Status load_error;     // set by the loader, under the exclusive latch, with kFailed
-};
 
 struct BufferPool::Shard {
   std::mutex mu;
@@ -125,8 +60,11 @@ PageGuard& PageGuard::operator=(PageGuard&& other) noexcept {
     id_ = other.id_;
     mode_ = other.mode_;
     dirty_marked_ = other.dirty_marked_;
+    borrowed_ = other.borrowed_;
     other.frame_ = nullptr;
     other.data_ = nullptr;
+    other.dirty_marked_ = false;
+    other.borrowed_ = false;
   }
   return *this;
 }
@@ -135,16 +73,25 @@ void PageGuard::MarkDirty() {
   assert(mode_ == LatchMode::kExclusive);
   pool_->MarkDirty(frame_);
   dirty_marked_ = true;
+  if (pool_->logging_) Mtr::OnMarkDirty(*this);
 }
 
-void PageGuard::set_page_lsn(uint64_t lsn) {
-  StoreU64(mutable_data() + kPageLsnOffset, lsn);
-  uint64_t expected = 0;
-  frame_->oldest_modification.compare_exchange_strong(expected, lsn, std::memory_order_relaxed);
+void PageGuard::set_page_lsn(uint64_t start_lsn, uint64_t end_lsn) {
+  (void)mutable_data();
+  BufferPool::StampFrame(frame_, start_lsn, end_lsn);
 }
 
 void PageGuard::Release() {
   if (frame_ == nullptr) return;
+  if (borrowed_ || (dirty_marked_ && pool_->logging_)) {
+    if (Mtr::OnRelease(*this)) {
+      frame_ = nullptr;
+      data_ = nullptr;
+      dirty_marked_ = false;
+      borrowed_ = false;
+      return;
+    }
+  }
   if (mode_ == LatchMode::kExclusive) {
     frame_->latch.unlock();
   } else {
@@ -154,12 +101,14 @@ void PageGuard::Release() {
   frame_ = nullptr;
   data_ = nullptr;
   dirty_marked_ = false;
+  borrowed_ = false;
 }
 
 // --------------------------------------------------------------- BufferPool
 
 BufferPool::BufferPool(Options options)
     : options_(std::move(options)),
+      logging_(static_cast<bool>(options_.mtr_log)),
       num_frames_(FramesFor(options_.pool_size_bytes)),
       memory_(static_cast<char*>(std::aligned_alloc(4096, num_frames_ * kPageSize)), &std::free),
       frames_(new BufferFrame[num_frames_]),
@@ -197,7 +146,17 @@ Result<PageGuard> BufferPool::Fetch(PageId id, LatchMode mode) {
   return FetchInternal(id, mode, /*create=*/false);
 }
 
-Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool create) {
+Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool create, FetchHow how) {
+  if (logging_ && how != FetchHow::kNoMtr) {
+    // A page this thread's mtr holds: hand out the frame it already has
+    // latched (exclusively) instead of latching it again.
+    if (Mtr* mtr = Mtr::ActiveFor(this)) {
+      if (Mtr::Entry* e = mtr->FindHeld(id)) {
+        ++e->borrows;
+        return PageGuard(this, e->frame, e->data, id, mode, /*borrowed=*/true);
+      }
+    }
+  }
   Shard& shard = ShardFor(id);
   const uint64_t key = id.Packed();
   bool counted = false;
@@ -215,7 +174,14 @@ Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool crea
     }
     if (frame != nullptr) {
       // Blocks while another thread reads the page in: it holds the latch.
-      if (mode == LatchMode::kExclusive) {
+      if (how == FetchHow::kPoll) {
+        // See the lock order in buffer_pool.h: whoever else holds it lets
+        // go without waiting for us. Try-locks record no lock order.
+        while (!(mode == LatchMode::kExclusive ? frame->latch.try_lock()
+                                               : frame->latch.try_lock_shared())) {
+          std::this_thread::yield();
+        }
+      } else if (mode == LatchMode::kExclusive) {
         frame->latch.lock();
       } else {
         frame->latch.lock_shared();
@@ -438,7 +404,12 @@ Result<bool> BufferPool::WriteBack(BufferFrame* frame, bool wait) {
   if (frame->dirty.exchange(false, std::memory_order_acq_rel)) {
     pages_dirty_.fetch_sub(1, std::memory_order_relaxed);
   }
-  const uint64_t oldest = frame->oldest_modification.exchange(0, std::memory_order_relaxed);
+  // The oldest modification moves aside until the write is done, so that
+  // OldestModification (what a checkpoint may advance to) keeps counting
+  // it; changes made meanwhile start a new one.
+  const uint64_t oldest = frame->oldest_modification.load(std::memory_order_relaxed);
+  frame->flushing_oldest.store(oldest, std::memory_order_release);
+  frame->oldest_modification.store(0, std::memory_order_release);
   frame->latch.unlock_shared();
 
   const PageId id = PageId::FromPacked(frame->id.load(std::memory_order_relaxed));
@@ -451,12 +422,18 @@ Result<bool> BufferPool::WriteBack(BufferFrame* frame, bool wait) {
   }
   if (!s.ok()) {
     MarkDirty(frame);
-    uint64_t cur = 0;
     if (oldest != 0) {
-      frame->oldest_modification.compare_exchange_strong(cur, oldest, std::memory_order_relaxed);
+      // Back to the older of the two (a change made meanwhile may have set one).
+      uint64_t cur = frame->oldest_modification.load(std::memory_order_relaxed);
+      while ((cur == 0 || cur > oldest) &&
+             !frame->oldest_modification.compare_exchange_weak(cur, oldest, std::memory_order_release,
+                                                               std::memory_order_relaxed)) {
+      }
     }
+    frame->flushing_oldest.store(0, std::memory_order_release);
     return s;
   }
+  frame->flushing_oldest.store(0, std::memory_order_release);
   data_writes_.fetch_add(1, std::memory_order_relaxed);
   pages_flushed_.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -578,9 +555,9 @@ void ClearBit(char* bitmap, uint32_t i) {
 
 }  // namespace
 
-// Page 0 and the bitmap pages are latched one at a time, with no other
-// allocation latch held: whatever the caller holds, these are always the
-// innermost latches, so allocation can never be part of a latch cycle.
+// Page 0, then bitmap pages (see the lock order in buffer_pool.h): whatever
+// the caller holds, these are always the innermost latches, so allocation
+// can never be part of a latch cycle.
 Result<PageGuard> BufferPool::NewPage(uint32_t space_id, PageType type) {
   uint32_t page_no = kInvalidPageNo;
   {
@@ -623,6 +600,7 @@ Result<PageGuard> BufferPool::NewPage(uint32_t space_id, PageType type) {
     (void)MarkPageFree(space_id, page_no);  // best effort; a failure leaks the page
     return page.status();
   }
+  if (logging_) Mtr::OnNewPage(*page);  // before its first change: no before-image needed
   InitPage(page->mutable_data(), page->id(), type);
   pages_created_.fetch_add(1, std::memory_order_relaxed);
   return page;
@@ -642,7 +620,8 @@ Result<uint32_t> BufferPool::ClaimFreePageInGroups(uint32_t space_id) {
       group = LoadU32(header->data() + kSpacePagesPerGroupOffset);
     }
     for (uint64_t first = group; first < page_count; first += group) {
-      auto bitmap = Fetch(PageId{space_id, static_cast<uint32_t>(first)}, LatchMode::kExclusive);
+      auto bitmap = FetchInternal(PageId{space_id, static_cast<uint32_t>(first)}, LatchMode::kExclusive,
+                                  false, AllocationPageFetch(space_id));
       if (!bitmap.ok()) return bitmap.status();
       if (bitmap->type() != PageType::kSpaceBitmap) continue;  // never written: nothing free
       const int bit = FindSetBit(bitmap->data() + kSpaceBitmapOffset, group);
@@ -654,6 +633,13 @@ Result<uint32_t> BufferPool::ClaimFreePageInGroups(uint32_t space_id) {
   }
   return Status::Corruption(
       fmt::format("the free page count of tablespace {} is ahead of its bitmaps", space_id));
+}
+
+BufferPool::FetchHow BufferPool::AllocationPageFetch(uint32_t space_id) const {
+  if (!logging_) return FetchHow::kNormal;
+  Mtr* mtr = Mtr::ActiveFor(this);
+  return mtr != nullptr && mtr->FindHeld(PageId{space_id, 0}) != nullptr ? FetchHow::kPoll
+                                                                         : FetchHow::kNormal;
 }
 
 Status BufferPool::MarkPageFree(uint32_t space_id, uint32_t page_no) {
@@ -672,43 +658,36 @@ Status BufferPool::MarkPageFree(uint32_t space_id, uint32_t page_no) {
     return Status::Corruption(
         fmt::format("page {} of tablespace {} is freed twice", page_no, space_id));
   };
+  // Page 0 first, then the bitmap page: the order NewPage takes them in.
+  auto header = Fetch(PageId{space_id, 0}, LatchMode::kExclusive);
+  if (!header.ok()) return header.status();
+  if (page_no >= LoadU32(header->data() + kSpacePageCountOffset)) {
+    return Status::InvalidArgument(
+        fmt::format("page {} of tablespace {} was never allocated", page_no, space_id));
+  }
   if (first != 0) {
-    {
-      auto header = Fetch(PageId{space_id, 0}, LatchMode::kShared);
-      if (!header.ok()) return header.status();
-      if (page_no >= LoadU32(header->data() + kSpacePageCountOffset)) {
-        return Status::InvalidArgument(
-            fmt::format("page {} of tablespace {} was never allocated", page_no, space_id));
-      }
-    }
-    auto bitmap = Fetch(PageId{space_id, first}, LatchMode::kExclusive);
+    // We hold page 0 exclusively; inside an mtr the bitmap is polled for.
+    auto bitmap = FetchInternal(PageId{space_id, first}, LatchMode::kExclusive, false,
+                                logging_ && Mtr::InMtr(this) ? FetchHow::kPoll : FetchHow::kNormal);
     if (!bitmap.ok()) return bitmap.status();
-    char* b = bitmap->mutable_data();
     if (bitmap->type() == PageType::kUnwritten) {
-      InitPage(b, bitmap->id(), PageType::kSpaceBitmap);
+      InitPage(bitmap->mutable_data(), bitmap->id(), PageType::kSpaceBitmap);
     } else if (bitmap->type() != PageType::kSpaceBitmap) {
       return Status::Corruption(fmt::format("page {} of tablespace {} should be an allocation bitmap",
                                             first, space_id));
     }
-    if (TestBit(b + kSpaceBitmapOffset, bit)) return double_free();
-    SetBit(b + kSpaceBitmapOffset, bit);
+    if (TestBit(bitmap->data() + kSpaceBitmapOffset, bit)) return double_free();
+    SetBit(bitmap->mutable_data() + kSpaceBitmapOffset, bit);
+  } else {
+    if (TestBit(header->data() + kSpaceBitmapOffset, bit)) return double_free();
+    SetBit(header->mutable_data() + kSpaceBitmapOffset, bit);
   }
-  auto header = Fetch(PageId{space_id, 0}, LatchMode::kExclusive);
-  if (!header.ok()) return header.status();
   char* h = header->mutable_data();
-  if (first == 0) {
-    if (page_no >= LoadU32(h + kSpacePageCountOffset)) {
-      return Status::InvalidArgument(
-          fmt::format("page {} of tablespace {} was never allocated", page_no, space_id));
-    }
-    if (TestBit(h + kSpaceBitmapOffset, bit)) return double_free();
-    SetBit(h + kSpaceBitmapOffset, bit);
-  }
   StoreU32(h + kSpaceFreeCountOffset, LoadU32(h + kSpaceFreeCountOffset) + 1);
   return Status::OK();
 }
 
-void BufferPool::DiscardPage(PageGuard page) {
+bool BufferPool::DiscardPage(PageGuard page) {
   BufferFrame* frame = page.frame_;
   const uint64_t key = page.id().Packed();
   Shard& shard = ShardFor(page.id());
@@ -731,12 +710,14 @@ void BufferPool::DiscardPage(PageGuard page) {
   }
   if (!discarded) {
     page.Release();
-    return;
+    return false;
   }
   frame->latch.unlock();
   frame->pin.store(0, std::memory_order_relaxed);
   page.frame_ = nullptr;  // already unlatched and unpinned
+  page.dirty_marked_ = false;
   PutFreeFrame(frame);
+  return true;
 }
 
 Status BufferPool::FreePage(PageGuard page) {
@@ -744,9 +725,89 @@ Status BufferPool::FreePage(PageGuard page) {
     return Status::InvalidArgument("FreePage needs an exclusively latched page");
   }
   const PageId id = page.id();
-  // The page's contents are dead: drop its frame rather than write it.
-  DiscardPage(std::move(page));
-  return MarkPageFree(id.space, id.page);
+  Tablespace* space = FindSpace(id.space);
+  if (space == nullptr) {
+    return Status::InvalidArgument(fmt::format("tablespace {} is not open", id.space));
+  }
+  if (id.page % space->pages_per_group() == 0) {
+    return Status::InvalidArgument(fmt::format(
+        "page {} of tablespace {} holds the space header or an allocation bitmap", id.page, id.space));
+  }
+  Mtr* mtr = logging_ ? Mtr::ActiveFor(this) : nullptr;
+  if (mtr == nullptr) {
+    // The page's contents are dead: drop its frame rather than write it.
+    DiscardPage(std::move(page));
+    return MarkPageFree(id.space, id.page);
+  }
+  BufferFrame* frame = page.frame_;
+  if (page.borrowed_) {
+    // The memo's latch and pin pass to this guard, and back to the memo
+    // below if the frame cannot be dropped.
+    Mtr::Entry* e = mtr->Find(frame);
+    if (e != nullptr) {
+      --e->borrows;
+      e->held = false;
+    }
+    page.borrowed_ = false;
+    page.dirty_marked_ = true;
+  }
+  if (DiscardPage(std::move(page))) {
+    // Nothing of the page is logged: its changes in this mtr died with it.
+    if (Mtr::Entry* e = mtr->Find(frame)) mtr->DropEntry(e);
+  }
+  // Else a write-back pins the frame: the page stays in the memo and its
+  // changes are logged as usual, so the stale copy that may still be
+  // written is covered by the redo (write-ahead).
+  mtr->frees_.push_back(id);  // marked free by Commit
+  return Status::OK();
+}
+
+void BufferPool::ReleaseHeld(BufferFrame* frame) {
+  frame->latch.unlock();
+  Unpin(frame);
+}
+
+void BufferPool::StampFrame(BufferFrame* frame, uint64_t start_lsn, uint64_t end_lsn) {
+  StoreU64(frame->data + kPageLsnOffset, end_lsn);
+  uint64_t expected = 0;  // stored + 1: see BufferFrame
+  frame->oldest_modification.compare_exchange_strong(expected, start_lsn + 1, std::memory_order_relaxed);
+}
+
+void BufferPool::ReportMtrViolation(const char* what, PageId id) {
+  const uint64_t n = mtr_violations_.fetch_add(1, std::memory_order_relaxed);
+  if (n < 10) {
+    std::fprintf(stderr, "sluice: mini-transaction rule broken: %s (space %u page %u)\n", what, id.space,
+                 id.page);
+  }
+#ifndef NDEBUG
+  std::abort();
+#endif
+}
+
+Status BufferPool::ApplyRedo(std::string_view payload, uint64_t end_lsn,
+                             const std::function<bool(uint32_t space_id)>& space_known) {
+  auto records = ParseMtrPayload(payload);
+  if (!records.ok()) return records.status();
+  const uint64_t framed = RedoLog::FramedSize(payload.size());
+  const uint64_t start_lsn = end_lsn >= framed ? end_lsn - framed : 0;
+  for (const MtrPageRecord& rec : *records) {
+    if (FindSpace(rec.id.space) == nullptr) continue;  // dropped
+    if (space_known && !space_known(rec.id.space)) continue;
+    // An init page is not read: it may be past the end of the file, and its
+    // old contents do not matter. Any other page is read (a page past the
+    // end of the file reads as zeros, as it was before its first change).
+    auto page = FetchInternal(rec.id, LatchMode::kExclusive, rec.init, FetchHow::kNoMtr);
+    if (!page.ok()) return page.status();
+    if (!rec.init && page->page_lsn() >= end_lsn) continue;  // already on disk
+    char* d = page->data_;
+    if (rec.init) std::memset(d, 0, kPageSize);
+    for (const MtrPageRecord::Range& r : rec.ranges) {
+      std::memcpy(d + r.offset, r.bytes.data(), r.bytes.size());
+    }
+    StampFrame(page->frame_, start_lsn, end_lsn);
+    MarkDirty(page->frame_);  // not through the guard: nothing is logged
+  }
+  return Status::OK();
 }
 
 Result<BufferPool::SpaceUsage> BufferPool::GetSpaceUsage(uint32_t space_id) {
@@ -759,14 +820,17 @@ Result<BufferPool::SpaceUsage> BufferPool::GetSpaceUsage(uint32_t space_id) {
 }
 
 uint64_t BufferPool::OldestModification() const {
-  uint64_t oldest = 0;
+  uint64_t oldest = 0;  // + 1, as stored
   for (size_t i = 0; i < num_frames_; ++i) {
     const BufferFrame& f = frames_[i];
-    if (!f.dirty.load(std::memory_order_acquire)) continue;
-    uint64_t lsn = f.oldest_modification.load(std::memory_order_relaxed);
-    if (lsn != 0 && (oldest == 0 || lsn < oldest)) oldest = lsn;
+    // Read in this order: WriteBack sets flushing_oldest before it clears
+    // oldest_modification.
+    for (uint64_t v : {f.oldest_modification.load(std::memory_order_acquire),
+                       f.flushing_oldest.load(std::memory_order_acquire)}) {
+      if (v != 0 && (oldest == 0 || v < oldest)) oldest = v;
+    }
   }
-  return oldest;
+  return oldest == 0 ? kNoModification : oldest - 1;
 }
 
 BufferPoolStats BufferPool::GetStats() const {

@@ -18,13 +18,23 @@
 //
 // Lock order (outermost first):
 //   caller's page latches (B-tree: root to leaf, left to right)
-//     -> one allocation page (page 0 or a bitmap page), alone: NewPage and
-//        FreePage never hold two of them, nor take any other latch while
-//        holding one, so they can be called with any latches held
+//     -> page 0 of a space (space header and first allocation bitmap)
+//     -> that space's bitmap pages
 //   frame latch -> shard mutex -> free-frame mutex
 //   Frame::io_mu -> frame latch (try-lock only when evicting)
 //   The spaces mutex is a leaf; no mutex is held while waiting for a latch
 //   or doing I/O.
+// Allocation pages: NewPage latches page 0, then (when group 0 has no free
+// page) the bitmap pages; FreePage marks a page free with page 0 latched
+// before its bitmap page. Without a logger each is released before the call
+// returns. With a logger (see Mtr) the modified ones stay latched until the
+// mtr commits, so a thread that allocates or frees holds page 0 for the
+// rest of its mtr, which serialises allocation per space; FreePage defers
+// its bitmap change to Mtr::Commit, and NewPage is called after the
+// caller's other latches are taken, so page 0 and the bitmaps are always the
+// innermost page latches. A thread holding page 0 exclusively in its mtr
+// takes bitmap pages by try-latch polling (only write-backs, which hold
+// nothing else, can hold them then), so no order among bitmaps is needed.
 // Callers never latch page 0 or a bitmap page themselves.
 //
 // Blocking: Fetch blocks on the page latch (held by another guard or by the
@@ -34,11 +44,14 @@
 // When every frame is pinned, Fetch waits up to Options::free_frame_timeout
 // for an unpin and then fails with ER_OUT_OF_RESOURCES (1041).
 //
-// Redo seams: PageGuard::set_page_lsn() stamps the page LSN (and records
-// the page's oldest modification); Options::write_ahead_check runs before
-// any dirty page is written, so the redo log can be flushed up to the page's
-// LSN first (write-ahead logging); OldestModification() is what a
-// checkpoint may advance to.
+// Redo: with Options::mtr_log set, every page change happens inside a
+// mini-transaction (storage/buffer/mtr.h) that logs it as a physical page
+// diff and stamps the page LSN and the page's oldest modification (the
+// START lsn of its first record not yet on disk); ApplyRedo replays those
+// records at recovery. Options::write_ahead_check runs before any dirty
+// page is written, so the redo log can be flushed up to the page's LSN
+// first (write-ahead logging); OldestModification() is what a checkpoint
+// may advance to. Without mtr_log nothing is logged (tests, tools).
 #pragma once
 
 #include <atomic>
@@ -50,6 +63,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -82,7 +96,8 @@ struct BufferPoolStats {
 };
 
 class BufferPool;
-struct BufferFrame;  // buffer_pool.cc
+class Mtr;           // mtr.h
+struct BufferFrame;  // buffer_frame.h
 
 // A pinned, latched page. Movable, not copyable; releases on destruction.
 // A guard must not outlive its BufferPool.
@@ -110,17 +125,25 @@ class PageGuard {
   }
   // REQUIRES: mode() == kExclusive.
   void MarkDirty();
-  // Stamps the LSN of the redo record that describes this page's change.
+  // Stamps the LSN of the redo record that describes this page's change
+  // and, when the page has none, its oldest modification (the record's
+  // start LSN; the one-argument form uses `lsn` for both).
   // REQUIRES: mode() == kExclusive.
-  void set_page_lsn(uint64_t lsn);
+  void set_page_lsn(uint64_t lsn) { set_page_lsn(lsn, lsn); }
+  void set_page_lsn(uint64_t start_lsn, uint64_t end_lsn);
 
-  // Unlatches and unpins; the guard becomes invalid. Idempotent.
+  // Unlatches and unpins; the guard becomes invalid. Idempotent. Inside an
+  // Mtr (pool with a logger), a page this guard modified stays latched and
+  // pinned in the mtr's memo until it commits, and a borrowed guard (a
+  // Fetch of a page already in the memo) just returns it there.
   void Release();
 
  private:
   friend class BufferPool;
-  PageGuard(BufferPool* pool, BufferFrame* frame, char* data, PageId id, LatchMode mode)
-      : pool_(pool), frame_(frame), data_(data), id_(id), mode_(mode) {}
+  friend class Mtr;
+  PageGuard(BufferPool* pool, BufferFrame* frame, char* data, PageId id, LatchMode mode,
+            bool borrowed = false)
+      : pool_(pool), frame_(frame), data_(data), id_(id), mode_(mode), borrowed_(borrowed) {}
 
   BufferPool* pool_ = nullptr;
   BufferFrame* frame_ = nullptr;
@@ -128,6 +151,7 @@ class PageGuard {
   PageId id_;
   LatchMode mode_ = LatchMode::kShared;
   bool dirty_marked_ = false;
+  bool borrowed_ = false;  // the frame's latch and pin belong to the thread's Mtr
 };
 
 class BufferPool {
@@ -143,8 +167,18 @@ class BufferPool {
     std::function<Status(uint64_t page_lsn)> write_ahead_check;
     // How long a Fetch waits for a frame when every frame is pinned.
     std::chrono::milliseconds free_frame_timeout{10000};
+    // The mini-transaction logger (storage/buffer/mtr.h). Called by
+    // Mtr::Commit with the mtr's payload while its pages are latched; it
+    // appends the payload as one redo record (of type kMtrRecordType) and,
+    // before returning OK, calls `stamp` with the record's end LSN, which
+    // stamps the pages. Empty: no logging, Mtr is a no-op.
+    std::function<Status(std::string_view payload,
+                         const std::function<void(uint64_t end_lsn)>& stamp)>
+        mtr_log;
   };
   static constexpr size_t kMinFrames = 8;
+  // The redo record type the engine logs mtr payloads with.
+  static constexpr uint8_t kMtrRecordType = 2;
 
   explicit BufferPool(Options options);
   // Does not write dirty pages: call FlushAll first to keep them.
@@ -174,10 +208,31 @@ class BufferPool {
   Result<PageGuard> NewPage(uint32_t space_id, PageType type);
 
   // Marks the page free in its space's bitmap and drops the guard (and the
-  // page's cached copy). Corruption when it is already free.
+  // page's cached copy). Corruption when it is already free. Inside an Mtr
+  // the bitmap change is made by Mtr::Commit, which reports a double free.
   // REQUIRES: `page` is exclusive and no other reference to the page
   // remains in the caller's structures.
   Status FreePage(PageGuard page);
+
+  // Replays one mtr redo record (storage/buffer/mtr.h) whose end LSN is
+  // `end_lsn`: for each page entry of a space that is open here (and, when
+  // `space_known` is given, for which it returns true; others belong to
+  // dropped tables and are skipped), the page is fetched exclusively (an
+  // init page without reading it) and, unless its page LSN is already >=
+  // end_lsn (an init page is always applied: records are replayed in LSN
+  // order, so later ones rebuild anything newer), zero-filled when init,
+  // patched, stamped with end_lsn (oldest modification: the record's start
+  // LSN) and marked dirty. Never logs, even when the pool has a logger.
+  // Corruption for a malformed payload or a page that fails its checksum
+  // (there is no doublewrite buffer yet, so a torn page cannot be repaired).
+  Status ApplyRedo(std::string_view payload, uint64_t end_lsn,
+                   const std::function<bool(uint32_t space_id)>& space_known = {});
+
+  // Whether Options::mtr_log is set.
+  bool logging() const { return logging_; }
+  // Page changes made outside an Mtr while a logger is installed (bugs; see
+  // mtr.h). Debug builds abort on the first.
+  uint64_t mtr_violations() const { return mtr_violations_.load(std::memory_order_relaxed); }
 
   // Pages the space has allocated at least once (its page_count, page 0
   // and bitmap pages included) and how many of those are free.
@@ -192,8 +247,14 @@ class BufferPool {
   // REQUIRES: the calling thread holds no page latch.
   Status FlushAll();
 
-  // The smallest oldest-modification LSN among dirty pages (set by
-  // set_page_lsn), or 0 when no dirty page has one.
+  // The smallest oldest-modification LSN (set by set_page_lsn or an mtr's
+  // stamp: the start LSN of the oldest record whose change is not on disk)
+  // among pages whose changes are not written yet (a write in flight still
+  // counts), or kNoModification when there is none. LSN 0 is a valid
+  // value (the log's first record starts there). A checkpoint may advance
+  // to min(the log's end LSN read BEFORE this call, this), once the
+  // tablespaces are synced.
+  static constexpr uint64_t kNoModification = UINT64_MAX;
   uint64_t OldestModification() const;
 
   BufferPoolStats GetStats() const;
@@ -201,13 +262,23 @@ class BufferPool {
 
  private:
   friend class PageGuard;
+  friend class Mtr;
   struct Shard;
+  // How FetchInternal takes a page.
+  enum class FetchHow : uint8_t {
+    kNormal,   // a page in the thread's Mtr memo comes back borrowed
+    kPoll,     // as kNormal, but latch by try-lock polling (allocation pages under page 0)
+    kNoMtr,    // ignore any Mtr (ApplyRedo)
+  };
 
   Shard& ShardFor(PageId id) const;
   // Takes `id` pinned and latched in `mode`; with `create`, a page that is
   // not cached is not read but zero-filled (a page beyond the space's
   // page_count) and marked dirty.
-  Result<PageGuard> FetchInternal(PageId id, LatchMode mode, bool create);
+  Result<PageGuard> FetchInternal(PageId id, LatchMode mode, bool create,
+                                  FetchHow how = FetchHow::kNormal);
+  // How to latch an allocation page other than page 0 of `space_id`.
+  FetchHow AllocationPageFetch(uint32_t space_id) const;
   // A frame owned by the caller (in no shard, not on the free-frame list).
   Result<BufferFrame*> GetFrame();
   // OK(true) when `frame` was evicted and is now owned by the caller.
@@ -220,14 +291,22 @@ class BufferPool {
   // claimed one from the free count.
   Result<uint32_t> ClaimFreePageInGroups(uint32_t space_id);
   Status MarkPageFree(uint32_t space_id, uint32_t page_no);
-  // Unmaps the page's frame when only `page` pins it, else just releases.
-  void DiscardPage(PageGuard page);
+  // Unmaps the page's frame when only `page` pins it (true), else just
+  // releases the guard (false).
+  bool DiscardPage(PageGuard page);
+  // Drops a latch (exclusive) and pin the Mtr memo held.
+  void ReleaseHeld(BufferFrame* frame);
+  // Sets the page LSN to end_lsn and, when it has none, the frame's oldest
+  // modification to start_lsn. REQUIRES: the frame is latched exclusively.
+  static void StampFrame(BufferFrame* frame, uint64_t start_lsn, uint64_t end_lsn);
+  void ReportMtrViolation(const char* what, PageId id);
   void Unpin(BufferFrame* frame);
   void MarkDirty(BufferFrame* frame);
   Tablespace* FindSpace(uint32_t space_id) const;
   Status FlushSpaces(const std::vector<uint32_t>* only);
 
   const Options options_;
+  const bool logging_;
   const size_t num_frames_;
   std::unique_ptr<char, void (*)(void*)> memory_;  // num_frames_ pages
   std::unique_ptr<BufferFrame[]> frames_;
@@ -251,6 +330,7 @@ class BufferPool {
   std::atomic<uint64_t> data_reads_{0};
   std::atomic<uint64_t> data_writes_{0};
   std::atomic<uint64_t> data_fsyncs_{0};
+  std::atomic<uint64_t> mtr_violations_{0};
 };
 
 }  // namespace sluice::storage

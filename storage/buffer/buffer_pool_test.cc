@@ -261,7 +261,7 @@ TEST_F(BufferPoolTest, WriteAheadCheckSeesThePageLsnBeforeTheWrite) {
   EXPECT_EQ(pool_->OldestModification(), 1234u);
   refuse = false;
   ASSERT_TRUE(pool_->FlushAll().ok());
-  EXPECT_EQ(pool_->OldestModification(), 0u);
+  EXPECT_EQ(pool_->OldestModification(), BufferPool::kNoModification);
 }
 
 TEST_F(BufferPoolTest, ReadFailureIsReportedAndLeaksNoFrame) {
