@@ -113,12 +113,16 @@ inline constexpr Error kTruncatedWrongValueForField{1366, "HY000",
 inline constexpr Error kIllegalValueForType{1367, "22007", "Illegal {} '{}' value found during parsing"};
 inline constexpr Error kNoBinaryLogging{1381, "HY000", "You are not using binary logging"};
 inline constexpr Error kCannotUser{1396, "HY000", "Operation {} failed for {}"};
+inline constexpr Error kXaerNota{1397, "XAE04", "XAER_NOTA: Unknown XID"};
+inline constexpr Error kXaerRmfail{1399, "XAE07",
+                                   "XAER_RMFAIL: The command cannot be executed when global transaction is in the  {} state"};
 inline constexpr Error kDataTooLong{1406, "22001", "Data too long for column '{}' at row {}"};
 inline constexpr Error kCantCreateUserWithGrant{1410, "42000", "You are not allowed to create a user with GRANT"};
 inline constexpr Error kTooBigScale{1425, "42000", "Too big scale {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kTooBigPrecision{1426, "42000", "Too-big precision {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kMBiggerThanD{1427, "42000",
     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{}')."};
+inline constexpr Error kXaerDupid{1440, "XAE08", "XAER_DUPID: The XID already exists"};
 inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too long for {} (should be no longer than {})"};
 inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};

@@ -40,6 +40,7 @@ struct Config {
   size_t buffer_pool_mb = 256;
   double insert_max_seconds = 60;
   uint64_t scan_rows = 100;
+  int flush_log_at_trx_commit = 1;  // innodb_flush_log_at_trx_commit
 };
 
 struct PhaseResult {
@@ -121,6 +122,7 @@ ThreadRunResults RunAt(int threads, const Config& cfg, FileSystem* fs, const std
   ThreadRunResults out;
   Engine::Options opts;
   opts.buffer_pool_bytes = cfg.buffer_pool_mb << 20;
+  opts.durability = static_cast<Durability>(cfg.flush_log_at_trx_commit);
   auto opened = Engine::Open(fs, datadir, opts);
   if (!opened.ok()) Die("open", opened.status());
   std::unique_ptr<Engine> engine = std::move(opened).value();
@@ -236,14 +238,18 @@ int Main(int argc, char** argv) {
       cfg.insert_max_seconds = std::strtod(next(), nullptr);
     } else if (a == "--scan-rows") {
       cfg.scan_rows = std::strtoull(next(), nullptr, 10);
+    } else if (a == "--flush-log-at-trx-commit") {
+      cfg.flush_log_at_trx_commit = std::atoi(next());
     } else {
       std::fprintf(stderr,
                    "usage: sluice-engine-bench [--rows N (200000)] [--seconds S (3)] [--buffer-pool-mb M (256)]\n"
-                   "                           [--insert-max-seconds S (60)] [--scan-rows N (100)]\n");
+                   "                           [--insert-max-seconds S (60)] [--scan-rows N (100)]\n"
+                   "                           [--flush-log-at-trx-commit 0|1|2 (1)]\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (cfg.rows < 2 || cfg.seconds <= 0 || cfg.buffer_pool_mb == 0 || cfg.scan_rows == 0) {
+  if (cfg.rows < 2 || cfg.seconds <= 0 || cfg.buffer_pool_mb == 0 || cfg.scan_rows == 0 ||
+      cfg.flush_log_at_trx_commit < 0 || cfg.flush_log_at_trx_commit > 2) {
     std::fprintf(stderr, "sluice-engine-bench: bad option value\n");
     return 2;
   }
@@ -255,9 +261,9 @@ int Main(int argc, char** argv) {
   }
   const std::string root = tmpl;
   std::unique_ptr<FileSystem> fs = NewPosixFileSystem();
-  std::printf("# rows=%llu seconds=%g buffer-pool-mb=%zu scan-rows=%llu datadir=%s\n",
+  std::printf("# rows=%llu seconds=%g buffer-pool-mb=%zu scan-rows=%llu flush-log-at-trx-commit=%d datadir=%s\n",
               static_cast<unsigned long long>(cfg.rows), cfg.seconds, cfg.buffer_pool_mb,
-              static_cast<unsigned long long>(cfg.scan_rows), root.c_str());
+              static_cast<unsigned long long>(cfg.scan_rows), cfg.flush_log_at_trx_commit, root.c_str());
   std::fflush(stdout);
   ThreadRunResults r1 = RunAt(1, cfg, fs.get(), root + "/t1");
   ThreadRunResults r2 = RunAt(2, cfg, fs.get(), root + "/t2");

@@ -2,6 +2,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -698,6 +700,30 @@ Result<std::string> EncodeIndexKey(const TableDef& table, const IndexDef& index,
     SLUICE_RETURN_IF_ERROR(AppendKeyPart(table.columns[part.column], part, row[part.column], &key));
   }
   return key;
+}
+
+Result<std::optional<int64_t>> DecodeLeadingIntKeyPart(const ColumnDef& c, std::string_view key) {
+  switch (c.type) {
+    case ColumnType::kTinyInt: case ColumnType::kSmallInt: case ColumnType::kMediumInt:
+    case ColumnType::kInt: case ColumnType::kBigInt:
+      break;
+    default:
+      return Status::InvalidArgument("row codec: " + c.name + " is not an integer column");
+  }
+  KeyDecoder d(key);
+  if (c.nullable) {
+    Result<bool> null = d.IsNull();
+    if (!null.ok()) return null.status();
+    if (*null) return std::optional<int64_t>();
+  }
+  if (c.is_unsigned) {
+    Result<uint64_t> u = d.Uint(IntWidth(c.type));
+    if (!u.ok()) return u.status();
+    return std::optional<int64_t>(static_cast<int64_t>(std::min<uint64_t>(*u, INT64_MAX)));
+  }
+  Result<int64_t> i = d.Int(IntWidth(c.type));
+  if (!i.ok()) return i.status();
+  return std::optional<int64_t>(*i);
 }
 
 Result<std::string> EncodeClusteredKey(const TableDef& table, const Row& row, uint64_t row_id) {

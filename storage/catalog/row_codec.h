@@ -51,6 +51,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -100,6 +101,10 @@ Result<Row> DecodeRow(const TableDef& table, std::string_view record);
 Result<std::string> EncodeClusteredKey(const TableDef& table, const Row& row, uint64_t row_id);
 // `index`'s key parts only (what a UNIQUE check or a lookup compares).
 Result<std::string> EncodeIndexKey(const TableDef& table, const IndexDef& index, const Row& row);
+// The value of an integer column encoded as the FIRST part of an index key
+// (AppendKeyPart's form): nullopt when NULL, negative values as is.
+// InvalidArgument for a non-integer column.
+Result<std::optional<int64_t>> DecodeLeadingIntKeyPart(const ColumnDef& column, std::string_view key);
 // A secondary index entry's key: EncodeIndexKey followed by the clustered key.
 Result<std::string> EncodeSecondaryEntryKey(const TableDef& table, const IndexDef& index,
                                             const Row& row, uint64_t row_id);

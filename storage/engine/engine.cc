@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdio>
+#include <unordered_set>
 #include <utility>
 
+#include "base/log.h"
 #include "base/mysql_error.h"
 #include "storage/btree/key_codec.h"
 #include "storage/buffer/tablespace.h"
@@ -14,6 +18,28 @@
 namespace sluice::storage {
 
 namespace {
+
+// Redo record types (engine.h lists their payloads). Stored on disk.
+constexpr uint8_t kRedoMtr = BufferPool::kMtrRecordType;
+constexpr uint8_t kRedoUndo = 3;
+constexpr uint8_t kRedoCommit = 4;
+constexpr uint8_t kRedoRollback = 5;
+constexpr uint8_t kRedoPrepare = 6;
+constexpr uint8_t kRedoTrxIds = 7;
+
+void PutU64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+uint64_t GetU64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+std::string TrxPayload(TrxId id) {
+  std::string p;
+  PutU64(&p, id);
+  return p;
+}
 
 constexpr size_t kTrxIdBytes = 6;
 constexpr size_t kRollPtrBytes = 8;
@@ -150,12 +176,29 @@ class Engine::Accessor final : public VersionAccessor {
 };
 
 EngineTrx::~EngineTrx() {
-  if (trx_ && active()) (void)engine_->Rollback(*this);
+  if (!trx_ || !active()) return;
+  if (prepared_ || engine_->crashed_.load()) {
+    // A prepared transaction outlives its handle: its prepare record stays
+    // in the redo log, so the next recovery brings it back prepared. Here
+    // it only leaves memory (no undo applied, nothing logged).
+    (void)engine_->trx_sys_->Rollback(*trx_);
+    engine_->locks_->ReleaseAll(*lock_trx_);
+    return;
+  }
+  (void)engine_->Rollback(*this);
 }
 
-Engine::Engine(FileSystem* fs, std::string datadir) : fs_(fs), datadir_(std::move(datadir)) {}
+Engine::Engine(FileSystem* fs, std::string datadir, Options options)
+    : fs_(fs), datadir_(std::move(datadir)), options_(options) {}
 
 Engine::~Engine() {
+  {
+    std::lock_guard lock(ckpt_mu_);
+    stop_checkpointer_ = true;
+  }
+  ckpt_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+  recovered_prepared_.clear();
   tables_.clear();  // trees before the pool
 }
 
@@ -165,12 +208,29 @@ std::string Engine::SpacePath(uint32_t space_id) const {
 
 Result<std::unique_ptr<Engine>> Engine::Open(FileSystem* fs, std::string datadir, Options options) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(datadir));
-  std::unique_ptr<Engine> e(new Engine(fs, datadir));
+  std::unique_ptr<Engine> e(new Engine(fs, datadir, options));
   Result<std::unique_ptr<Catalog>> catalog = Catalog::Open(fs, datadir);
   if (!catalog.ok()) return catalog.status();
   e->catalog_ = std::move(catalog).value();
+  Engine* self = e.get();
   BufferPool::Options bpo;
   bpo.pool_size_bytes = options.buffer_pool_bytes;
+  // Write-ahead logging: a page goes to disk only after the redo that
+  // describes it. During replay (no log object yet) every page LSN comes
+  // from a record already on disk.
+  bpo.write_ahead_check = [self](uint64_t page_lsn) -> Status {
+    RedoLog* redo = self->redo_.get();
+    return redo == nullptr ? Status::OK() : redo->FlushUpTo(page_lsn);
+  };
+  bpo.mtr_log = [self](std::string_view payload, const std::function<void(uint64_t)>& stamp) -> Status {
+    RedoLog* redo = self->redo_.get();
+    if (redo == nullptr) return Status::Corruption("engine: a page change before the redo log is open");
+    SharedLatchGuard hold(self->log_latch_, ShardedRwLatch::ThisThreadSlot());
+    Result<uint64_t> end = redo->Append(payload, kRedoMtr);
+    if (!end.ok()) return end.status();
+    stamp(*end);
+    return Status::OK();
+  };
   e->pool_ = std::make_unique<BufferPool>(std::move(bpo));
   e->undo_store_ = std::make_unique<MemUndoStore>();
   if (options.lock_manager != nullptr) {
@@ -179,38 +239,290 @@ Result<std::unique_ptr<Engine>> Engine::Open(FileSystem* fs, std::string datadir
     e->owned_locks_ = std::make_unique<LockManager>();
     e->locks_ = e->owned_locks_.get();
   }
+  SLUICE_RETURN_IF_ERROR(e->CleanUpDdl());
+  SLUICE_RETURN_IF_ERROR(e->Recover());
+  if (options.checkpoint_interval.count() > 0) {
+    e->checkpointer_ = std::thread([self] { self->CheckpointLoop(); });
+  }
+  return e;
+}
 
-  // Open every table; find the largest trx id on disk so new ids (and read
-  // views) order after every stored version (all committed: clean close).
-  TrxId max_trx = kNoTrxId;
-  auto snap = e->catalog_->snapshot();
+Status Engine::CleanUpDdl() {
+  // CREATE TABLE records the table first and its index roots last (after
+  // the redo describing the new trees is durable): a table with a root
+  // still 0 is a CREATE the crash interrupted. Drop it.
+  auto snap = catalog_->snapshot();
   for (const std::string& db : snap->DatabaseNames()) {
     for (const auto& def : snap->TablesIn(db)) {
-      SLUICE_RETURN_IF_ERROR(e->OpenTable(def));
-      Result<std::shared_ptr<TableHandle>> t = e->FindHandle(def->id);
-      if (!t.ok()) return t.status();
-      BTree::Cursor c = (*t)->clustered->NewCursor();
-      SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
-      std::string last_key;
-      while (c.Valid()) {
-        Result<StoredRecord> r = ParseRecord(c.value());
-        if (!r.ok()) return r.status();
-        max_trx = std::max(max_trx, r->trx_id);
-        last_key.assign(c.key());
-        SLUICE_RETURN_IF_ERROR(c.Next());
-      }
-      if (def->has_hidden_row_id() && !last_key.empty()) {
-        KeyDecoder dec(last_key);
-        Result<uint64_t> id = dec.RowId();
-        if (!id.ok()) return id.status();
-        if (*id + 1 > (*t)->next_row_id.load()) (*t)->next_row_id.store(*id + 1);
-      }
+      bool complete = !def->indexes.empty();
+      for (const IndexDef& idx : def->indexes) complete = complete && idx.root_page != 0;
+      if (complete) continue;
+      uint32_t space_id = 0;
+      SLUICE_RETURN_IF_ERROR(catalog_->DropTable(def->schema, def->name, &space_id));
+      ++recovery_info_.incomplete_ddl;
     }
   }
+  // Tablespace files no table refers to: a CREATE that failed before its
+  // catalog entry, or a DROP that crashed before removing the file.
+  std::vector<uint32_t> referenced = catalog_->ReferencedSpaces();
+  std::sort(referenced.begin(), referenced.end());
+  Result<std::vector<std::string>> names = fs_->List(datadir_);
+  if (!names.ok()) return names.status();
+  for (const std::string& name : *names) {
+    unsigned id = 0;
+    char tail = 0;
+    if (std::sscanf(name.c_str(), "space_%u.ib%c", &id, &tail) != 2 || tail != 'd' ||
+        name != fmt::format("space_{}.ibd", id)) {
+      continue;
+    }
+    if (std::binary_search(referenced.begin(), referenced.end(), id)) continue;
+    SLUICE_RETURN_IF_ERROR(fs_->Remove(SpacePath(id)));
+    ++recovery_info_.orphan_spaces;
+  }
+  return Status::OK();
+}
+
+struct Engine::RecoveredTrx {
+  uint64_t first_lsn = 0;
+  bool prepared = false;
+  std::string xid;
+  std::vector<std::string> undo;  // EncodeUndoRecord bytes, in log order
+};
+
+Status Engine::Recover() {
+  auto snap = catalog_->snapshot();
+  std::vector<std::shared_ptr<const TableDef>> defs;
+  std::unordered_set<uint32_t> spaces;
+  for (const std::string& db : snap->DatabaseNames()) {
+    for (const auto& def : snap->TablesIn(db)) {
+      SLUICE_RETURN_IF_ERROR(OpenSpace(*def));
+      spaces.insert(def->space_id);
+      defs.push_back(def);
+    }
+  }
+
+  // 1. Redo: page diffs go to their pages; transaction records tell which
+  // transactions were still open at the crash.
+  std::map<TrxId, RecoveredTrx> open;
+  TrxId max_id = kNoTrxId;
+  auto space_known = [&spaces](uint32_t id) { return spaces.count(id) != 0; };
+  auto on_record = [&](const RedoLog::Record& r) -> Status {
+    if (r.type == kRedoMtr) {
+      ++recovery_info_.records_applied;
+      return pool_->ApplyRedo(r.payload, r.end_lsn, space_known);
+    }
+    if (r.payload.size() < 8) return Status::Corruption("engine: short redo record");
+    const uint64_t v = GetU64(r.payload.data());
+    switch (r.type) {
+      case kRedoTrxIds:
+        if (v > 0) max_id = std::max(max_id, v - 1);
+        return Status::OK();
+      case kRedoUndo: {
+        if (r.payload.size() < 16) return Status::Corruption("engine: short undo redo record");
+        RecoveredTrx& t = open[v];
+        if (t.first_lsn == 0) t.first_lsn = r.start_lsn;
+        t.undo.emplace_back(r.payload.substr(16));
+        break;
+      }
+      case kRedoCommit:
+      case kRedoRollback:
+        open.erase(v);
+        break;
+      case kRedoPrepare: {
+        RecoveredTrx& t = open[v];
+        if (t.first_lsn == 0) t.first_lsn = r.start_lsn;
+        t.prepared = true;
+        t.xid.assign(r.payload.substr(8));
+        break;
+      }
+      default:
+        return Status::Corruption(fmt::format("engine: unknown redo record type {} at LSN {}", r.type, r.start_lsn));
+    }
+    max_id = std::max(max_id, v);
+    return Status::OK();
+  };
+  RedoLog::Options ro;
+  ro.flush_interval = options_.log_flush_interval;
+  Result<std::unique_ptr<RedoLog>> redo = RedoLog::Open(fs_, datadir_, ro, on_record);
+  if (!redo.ok()) return redo.status();
+  redo_ = std::move(redo).value();
+  recovery_info_.checkpoint_lsn = redo_->checkpoint_lsn();
+  recovery_info_.end_lsn = redo_->current_lsn();
+
+  // 2. The trees (their roots may have come back only through the redo).
+  for (const auto& def : defs) {
+    SLUICE_RETURN_IF_ERROR(OpenTable(def));
+    Result<std::shared_ptr<TableHandle>> t = FindHandle(def->id);
+    if (!t.ok()) return t.status();
+    SLUICE_RETURN_IF_ERROR(RestoreCounters(**t));
+  }
   TrxSys::Options tso;
-  tso.first_id = max_trx + 1;
-  e->trx_sys_ = std::make_unique<TrxSys>(tso);
-  return e;
+  tso.first_id = max_id + 1;
+  trx_sys_ = std::make_unique<TrxSys>(tso);
+
+  // 3. Unfinished transactions: roll back, or keep prepared.
+  for (auto& [id, rt] : open) {
+    if (rt.prepared) {
+      SLUICE_RETURN_IF_ERROR(ResurrectPrepared(id, rt));
+      ++recovery_info_.prepared;
+      continue;
+    }
+    for (auto it = rt.undo.rbegin(); it != rt.undo.rend(); ++it) {
+      Result<UndoRecord> rec = DecodeUndoRecord(*it);
+      if (!rec.ok()) return rec.status();
+      SLUICE_RETURN_IF_ERROR(RecoveryUndo(id, *rec));
+      ++recovery_info_.undo_applied;
+    }
+    Result<uint64_t> end = redo_->Append(TrxPayload(id), kRedoRollback);
+    if (!end.ok()) return end.status();
+    ++recovery_info_.rolled_back;
+  }
+  return Checkpoint();
+}
+
+Status Engine::ResurrectPrepared(TrxId id, RecoveredTrx& rt) {
+  std::unique_ptr<EngineTrx> et(new EngineTrx(this, trx_sys_->Recover(id), locks_->CreateTrx(0)));
+  et->lock_trx_->set_id(id);
+  Result<std::unique_ptr<UndoLog>> log = undo_store_->CreateLog(id);
+  if (!log.ok()) return log.status();
+  et->undo_ = std::move(log).value();
+  // The roll pointers stored in the records and in the undo chain pointed
+  // into the crashed process's undo store. Rebuild the chain: the newest
+  // undo record of a row is what the row's current version points to, and
+  // each record's predecessor (by this transaction, same row) is what its
+  // prev_roll_ptr points to.
+  std::map<std::pair<uint64_t, std::string>, RollPtr> newest;
+  for (const std::string& bytes : rt.undo) {
+    Result<UndoRecord> rec = DecodeUndoRecord(bytes);
+    if (!rec.ok()) return rec.status();
+    const auto row = std::make_pair(rec->table_id, rec->primary_key);
+    auto prev = newest.find(row);
+    if (rec->prev_trx_id == id && prev != newest.end()) rec->prev_roll_ptr = prev->second;
+    rec->undo_no = et->undo_->position();
+    Result<RollPtr> rp = et->undo_->Append(std::move(rec).value());
+    if (!rp.ok()) return rp.status();
+    newest[row] = *rp;
+  }
+  for (const auto& [row, rp] : newest) {
+    Result<std::shared_ptr<TableHandle>> t = FindHandle(row.first);
+    if (!t.ok()) return t.status();
+    SLUICE_RETURN_IF_ERROR(locks_->LockTable(*et->lock_trx_, row.first, LockMode::kIX, std::nullopt));
+    SLUICE_RETURN_IF_ERROR(LockKey(*et, **t, row.second));
+    Result<std::optional<StoredRecord>> cur = ReadLatest(**t, row.second);
+    if (!cur.ok()) return cur.status();
+    if (!cur->has_value() || (*cur)->trx_id != id) continue;
+    Result<bool> fixed =
+        (*t)->clustered->Update(row.second, MakeRecord(id, rp, (*cur)->delete_marked, (*cur)->row));
+    if (!fixed.ok()) return fixed.status();
+  }
+  et->first_lsn_ = rt.first_lsn;
+  et->prepared_ = true;
+  et->recovered_ = true;
+  et->xid_ = rt.xid;
+  {
+    std::lock_guard lock(active_mu_);
+    active_first_lsn_[id] = rt.first_lsn;
+  }
+  std::lock_guard lock(xa_mu_);
+  xids_in_use_[rt.xid] = id;
+  recovered_prepared_[rt.xid] = std::move(et);
+  return Status::OK();
+}
+
+Status Engine::RecoveryUndo(TrxId trx_id, const UndoRecord& rec) {
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(rec.table_id);
+  if (!th.ok()) return Status::OK();  // the table is gone
+  TableHandle& t = **th;
+  const TableDef& def = *t.def;
+  Result<std::optional<StoredRecord>> cur = ReadLatest(t, rec.primary_key);
+  if (!cur.ok()) return cur.status();
+  // Not this transaction's version: the change never reached the tree (or
+  // a statement rollback already undid it).
+  if (!cur->has_value() || (*cur)->trx_id != trx_id) return Status::OK();
+  Result<Row> cur_row = DecodeRow(def, (*cur)->row);
+  if (!cur_row.ok()) return cur_row.status();
+  std::optional<Row> restored;
+  if (rec.type == UndoType::kInsert) {
+    Result<bool> gone = t.clustered->Delete(rec.primary_key);
+    if (!gone.ok()) return gone.status();
+  } else {
+    if (rec.before_image.size() != 1 || !rec.before_image[0].before) {
+      return Status::Corruption("engine: undo record without a whole-row before-image");
+    }
+    Result<Row> before = DecodeRow(def, *rec.before_image[0].before);
+    if (!before.ok()) return before.status();
+    restored = std::move(before).value();
+    Result<bool> updated = t.clustered->Update(
+        rec.primary_key,
+        MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, *rec.before_image[0].before));
+    if (!updated.ok()) return updated.status();
+  }
+  // Secondary entries: which ones this change added is not logged, so the
+  // entry of the undone version goes when the restored version does not
+  // have it, and the restored version's entry is (re)made. After a crash no
+  // read view needs any older entry.
+  for (size_t i = 1; i < def.indexes.size(); ++i) {
+    BTree* tree = t.secondary[i - 1].get();
+    if (tree == nullptr) continue;
+    Result<std::string> undone = EncodeIndexKey(def, def.indexes[i], *cur_row);
+    if (!undone.ok()) return undone.status();
+    std::string undone_entry = *undone + rec.primary_key;
+    std::string kept_entry;
+    if (restored) {
+      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *restored);
+      if (!k.ok()) return k.status();
+      kept_entry = *k + rec.primary_key;
+    }
+    if (undone_entry != kept_entry) {
+      Result<bool> gone = tree->Delete(undone_entry);
+      if (!gone.ok()) return gone.status();
+    }
+    if (restored) {
+      Result<bool> added = tree->Upsert(kept_entry, "");
+      if (!added.ok()) return added.status();
+    }
+  }
+  return Status::OK();
+}
+
+Status Engine::RestoreCounters(TableHandle& t) {
+  const TableDef& def = *t.def;
+  if (def.has_hidden_row_id()) {
+    BTree::Cursor c = t.clustered->NewCursor();
+    SLUICE_RETURN_IF_ERROR(c.SeekToLast());
+    if (c.Valid()) {
+      KeyDecoder dec(c.key());
+      Result<uint64_t> id = dec.RowId();
+      if (!id.ok()) return id.status();
+      if (*id + 1 > t.next_row_id.load()) t.next_row_id.store(*id + 1);
+    }
+  }
+  if (t.auto_inc_column < 0) return Status::OK();
+  // MySQL requires an index that starts with the AUTO_INCREMENT column;
+  // its largest key is at least the largest value used.
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    const IndexDef& idx = def.indexes[i];
+    if (idx.parts.empty() || idx.parts[0].column != static_cast<uint32_t>(t.auto_inc_column)) continue;
+    BTree* tree = i == 0 ? t.clustered.get() : t.secondary[i - 1].get();
+    if (tree == nullptr) continue;
+    BTree::Cursor c = tree->NewCursor();
+    SLUICE_RETURN_IF_ERROR(c.SeekToLast());
+    if (!c.Valid()) return Status::OK();
+    Result<std::optional<int64_t>> v = DecodeLeadingIntKeyPart(def.columns[t.auto_inc_column], c.key());
+    if (!v.ok()) return v.status();
+    if (v->has_value() && **v > 0) {
+      std::lock_guard lock(t.mu);
+      t.auto_inc_next = std::max<uint64_t>(t.auto_inc_next, static_cast<uint64_t>(**v) + 1);
+    }
+    return Status::OK();
+  }
+  return Status::OK();
+}
+
+Status Engine::OpenSpace(const TableDef& def) {
+  Result<std::unique_ptr<Tablespace>> space = Tablespace::Open(fs_, SpacePath(def.space_id));
+  if (!space.ok()) return space.status();
+  return pool_->AddSpace(std::move(space).value());
 }
 
 Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
@@ -222,9 +534,6 @@ Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
     if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
   }
   if (pool_ != nullptr && !t->clustered) {
-    Result<std::unique_ptr<Tablespace>> space = Tablespace::Open(fs_, SpacePath(def->space_id));
-    if (!space.ok()) return space.status();
-    SLUICE_RETURN_IF_ERROR(pool_->AddSpace(std::move(space).value()));
     for (size_t i = 0; i < def->indexes.size(); ++i) {
       const IndexDef& idx = def->indexes[i];
       if (idx.root_page == 0) {
@@ -257,6 +566,12 @@ Result<std::shared_ptr<Engine::TableHandle>> Engine::FindHandle(uint64_t table_i
 
 Status Engine::Close() {
   if (closed_) return Status::OK();
+  {
+    std::lock_guard lock(ckpt_mu_);
+    stop_checkpointer_ = true;
+  }
+  ckpt_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
     std::shared_lock lock(tables_mu_);
@@ -270,9 +585,89 @@ Status Engine::Close() {
     }
     SLUICE_RETURN_IF_ERROR(catalog_->SetCounters(t->def->id, ai, t->next_row_id.load()));
   }
-  SLUICE_RETURN_IF_ERROR(pool_->FlushAll());
+  SLUICE_RETURN_IF_ERROR(Checkpoint());
+  SLUICE_RETURN_IF_ERROR(redo_->Close());
   closed_ = true;
   return Status::OK();
+}
+
+Status Engine::Checkpoint() {
+  std::lock_guard ddl(ddl_mu_);
+  // Every mini-transaction and transaction record appends under log_latch_
+  // shared and stamps its pages / registers its transaction before letting
+  // go; so with the latch exclusive, every change below `now` is on a page
+  // already marked with it, and every transaction that will ever register
+  // a first LSN below `now` already has.
+  uint64_t now, oldest_trx;
+  {
+    ExclusiveLatchGuard hold(log_latch_);
+    now = redo_->current_lsn();
+    std::lock_guard lock(active_mu_);
+    oldest_trx = now;
+    for (const auto& [id, lsn] : active_first_lsn_) oldest_trx = std::min(oldest_trx, lsn);
+  }
+  // Pages changed before `now` go to disk (after their redo: the
+  // write-ahead check); later changes have oldest modifications >= now.
+  SLUICE_RETURN_IF_ERROR(pool_->FlushAll());
+  // Transaction ids survive the checkpoint in a record recovery will read.
+  Result<uint64_t> end = redo_->Append(TrxPayload(trx_sys_ ? trx_sys_->next_id() : 1), kRedoTrxIds);
+  if (!end.ok()) return end.status();
+  SLUICE_RETURN_IF_ERROR(redo_->FlushUpTo(*end));
+  const uint64_t target = std::min(now, oldest_trx);
+  if (target <= redo_->checkpoint_lsn()) return Status::OK();
+  return redo_->Checkpoint(target);
+}
+
+void Engine::CheckpointLoop() {
+  std::unique_lock lock(ckpt_mu_);
+  while (!stop_checkpointer_) {
+    ckpt_cv_.wait_for(lock, options_.checkpoint_interval, [this] { return stop_checkpointer_; });
+    if (stop_checkpointer_) break;
+    lock.unlock();
+    Status s = Checkpoint();
+    if (!s.ok()) SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "checkpoint failed: {}", s.ToString());
+    lock.lock();
+  }
+}
+
+Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_view payload) {
+  SharedLatchGuard hold(log_latch_, ShardedRwLatch::ThisThreadSlot());
+  if (trx.first_lsn_ == 0) {
+    // Any LSN at or before the record's start will do; current_lsn() read
+    // under the latch is one that a concurrent checkpoint cannot pass.
+    trx.first_lsn_ = std::max<uint64_t>(redo_->current_lsn(), 1);
+    std::lock_guard lock(active_mu_);
+    active_first_lsn_[trx.id()] = trx.first_lsn_;
+  }
+  return redo_->Append(payload, type);
+}
+
+void Engine::ForgetActive(EngineTrx& trx) {
+  if (trx.first_lsn_ != 0) {
+    std::lock_guard lock(active_mu_);
+    active_first_lsn_.erase(trx.id());
+  }
+  if (!trx.xid_.empty()) {
+    std::lock_guard lock(xa_mu_);
+    xids_in_use_.erase(trx.xid_);
+  }
+}
+
+Result<RollPtr> Engine::AppendUndo(EngineTrx& trx, UndoRecord rec) {
+  rec.undo_no = trx.undo_->position();
+  std::string payload;
+  PutU64(&payload, trx.id());
+  const size_t rp_at = payload.size();
+  PutU64(&payload, 0);  // the roll pointer, filled in below
+  EncodeUndoRecord(rec, &payload);
+  Result<RollPtr> rp = trx.undo_->Append(std::move(rec));
+  if (!rp.ok()) return rp;
+  std::string rp_bytes;
+  PutU64(&rp_bytes, rp->raw());
+  payload.replace(rp_at, 8, rp_bytes);
+  Result<uint64_t> end = LogTrxRecord(trx, kRedoUndo, payload);
+  if (!end.ok()) return end.status();
+  return rp;
 }
 
 // --- DDL ---
@@ -282,6 +677,7 @@ Status Engine::CreateDatabase(const DatabaseDef& db) {
 }
 
 Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
+  std::lock_guard ddl(ddl_mu_);
   Result<std::shared_ptr<const TableDef>> created = catalog_->CreateTable(std::move(table));
   if (!created.ok()) return created;
   const std::shared_ptr<const TableDef> def = *created;
@@ -291,7 +687,9 @@ Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
   };
   Result<std::unique_ptr<Tablespace>> space = Tablespace::Create(fs_, SpacePath(def->space_id), def->space_id);
   if (!space.ok()) return undo_catalog(space.status());
-  Status s = pool_->AddSpace(std::move(space).value());
+  Status s = fs_->SyncDir(datadir_);
+  if (!s.ok()) return undo_catalog(s);
+  s = pool_->AddSpace(std::move(space).value());
   if (!s.ok()) return undo_catalog(s);
   auto t = std::make_shared<TableHandle>();
   for (size_t i = 0; i < def->indexes.size(); ++i) {
@@ -299,13 +697,22 @@ Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
     bo.index_name = def->name + "." + def->indexes[i].name;
     Result<std::unique_ptr<BTree>> tree = BTree::Create(pool_.get(), def->space_id, bo);
     if (!tree.ok()) return undo_catalog(tree.status());
-    s = catalog_->SetIndexRoot(def->id, def->indexes[i].id, (*tree)->root_page());
-    if (!s.ok()) return undo_catalog(s);
     if (i == 0) {
       t->clustered = std::move(tree).value();
     } else {
       t->secondary.push_back(std::move(tree).value());
     }
+  }
+  // The roots exist only in the redo log until a page flush: make it
+  // durable before the catalog says they exist. A crash before the last
+  // SetIndexRoot leaves a root of 0, which recovery reads as an unfinished
+  // CREATE (CleanUpDdl).
+  s = redo_->FlushUpTo(redo_->current_lsn());
+  if (!s.ok()) return undo_catalog(s);
+  for (size_t i = 0; i < def->indexes.size(); ++i) {
+    BTree* tree = i == 0 ? t->clustered.get() : t->secondary[i - 1].get();
+    s = catalog_->SetIndexRoot(def->id, def->indexes[i].id, tree->root_page());
+    if (!s.ok()) return undo_catalog(s);
   }
   std::shared_ptr<const TableDef> stored = catalog_->snapshot()->FindTableById(def->id);
   if (stored == nullptr) return Status::Corruption("engine: created table vanished from the catalog");
@@ -321,6 +728,7 @@ Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
 }
 
 Status Engine::DropTable(std::string_view schema, std::string_view name) {
+  std::lock_guard ddl(ddl_mu_);
   std::shared_ptr<const TableDef> def = FindTable(schema, name);
   uint32_t space_id = 0;
   SLUICE_RETURN_IF_ERROR(catalog_->DropTable(schema, name, &space_id));
@@ -348,6 +756,14 @@ std::unique_ptr<EngineTrx> Engine::Begin(IsolationLevel isolation) {
 
 Status Engine::Commit(EngineTrx& trx) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (trx.first_lsn_ != 0) {
+    // Durable (as innodb_flush_log_at_trx_commit says) before anyone can
+    // see it or take its locks.
+    Result<uint64_t> end = LogTrxRecord(trx, kRedoCommit, TrxPayload(trx.id()));
+    if (!end.ok()) return end.status();
+    SLUICE_RETURN_IF_ERROR(redo_->WaitFlushed(*end, options_.durability));
+  }
+  ForgetActive(trx);
   Result<uint64_t> commit_no = trx_sys_->Commit(*trx.trx_);
   if (!commit_no.ok()) return commit_no.status();
   if (trx.undo_) trx.undo_->MarkCommitted(*commit_no);
@@ -372,15 +788,80 @@ void Engine::MaybePurge(const EngineTrx& trx) {
 Status Engine::Rollback(EngineTrx& trx) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   if (trx.undo_) {
-    SLUICE_RETURN_IF_ERROR(
-        trx.undo_->RollbackTo(0, [this, &trx](const UndoRecord& rec, RollPtr rp) { return ApplyUndo(trx, rec, rp); }));
+    SLUICE_RETURN_IF_ERROR(trx.undo_->RollbackTo(0, [this, &trx](const UndoRecord& rec, RollPtr rp) {
+      return trx.recovered_ ? RecoveryUndo(trx.id(), rec) : ApplyUndo(trx, rec, rp);
+    }));
     trx.undo_->MarkRolledBack();
   }
+  if (trx.first_lsn_ != 0) {
+    // No wait: if this record is lost, recovery rolls back again (a no-op).
+    Result<uint64_t> end = LogTrxRecord(trx, kRedoRollback, TrxPayload(trx.id()));
+    if (!end.ok()) return end.status();
+  }
+  ForgetActive(trx);
   trx.sec_added_.clear();
   SLUICE_RETURN_IF_ERROR(trx_sys_->Rollback(*trx.trx_));
   locks_->ReleaseAll(*trx.lock_trx_);
   MaybePurge(trx);
   return Status::OK();
+}
+
+Status Engine::Prepare(EngineTrx& trx, std::string xid) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (trx.prepared_) return Status::InvalidArgument("engine: transaction is already prepared");
+  if (xid.empty()) return Status::InvalidArgument("engine: empty xid");
+  {
+    std::lock_guard lock(xa_mu_);
+    if (!xids_in_use_.emplace(xid, trx.id()).second) {
+      return MakeError(er::kXaerDupid);
+    }
+  }
+  if (trx.first_lsn_ != 0) {
+    std::string payload = TrxPayload(trx.id());
+    payload += xid;
+    Result<uint64_t> end = LogTrxRecord(trx, kRedoPrepare, payload);
+    Status s = end.status();
+    if (s.ok()) s = redo_->WaitFlushed(*end, options_.durability);
+    if (!s.ok()) {
+      std::lock_guard lock(xa_mu_);
+      xids_in_use_.erase(xid);
+      return s;
+    }
+  }
+  trx.prepared_ = true;
+  trx.xid_ = std::move(xid);
+  return Status::OK();
+}
+
+std::vector<std::string> Engine::RecoveredPrepared() const {
+  std::lock_guard lock(xa_mu_);
+  std::vector<std::string> out;
+  for (const auto& [xid, trx] : recovered_prepared_) out.push_back(xid);
+  return out;
+}
+
+Status Engine::CommitByXid(std::string_view xid) {
+  std::unique_ptr<EngineTrx> trx;
+  {
+    std::lock_guard lock(xa_mu_);
+    auto it = recovered_prepared_.find(xid);
+    if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
+    trx = std::move(it->second);
+    recovered_prepared_.erase(it);
+  }
+  return Commit(*trx);
+}
+
+Status Engine::RollbackByXid(std::string_view xid) {
+  std::unique_ptr<EngineTrx> trx;
+  {
+    std::lock_guard lock(xa_mu_);
+    auto it = recovered_prepared_.find(xid);
+    if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
+    trx = std::move(it->second);
+    recovered_prepared_.erase(it);
+  }
+  return Rollback(*trx);
 }
 
 UndoPos Engine::Savepoint(const EngineTrx& trx) const {
@@ -463,17 +944,159 @@ Result<std::string> Engine::KeyFromPk(const TableDef& def, const Row& pk) const 
   return EncodeClusteredKey(def, sparse, 0);
 }
 
-Status Engine::LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key) {
+Status Engine::LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key, LockMode mode,
+                       RecLockType type) {
   const uint64_t h = HashKey(t.def->space_id, key);
   RecordId rid;
   rid.space_id = t.def->space_id;
   rid.page_no = h >> 32;
   rid.heap_no = 2 + (h & 0xffff);
-  return locks_->LockRecord(*trx.lock_trx_, rid, LockMode::kX, RecLockType::kRecNotGap, trx.lock_wait_timeout_);
+  return locks_->LockRecord(*trx.lock_trx_, rid, mode, type, trx.lock_wait_timeout_);
+}
+
+Status Engine::LockSupremum(EngineTrx& trx, const TableHandle& t, LockMode mode, RecLockType type) {
+  RecordId rid;
+  rid.space_id = t.def->space_id;
+  rid.page_no = 0xffffffffu;
+  rid.heap_no = kSupremumHeapNo;
+  return locks_->LockRecord(*trx.lock_trx_, rid, mode, type, trx.lock_wait_timeout_);
+}
+
+Result<std::optional<std::string>> Engine::NextKey(const TableHandle& t, std::string_view key) const {
+  BTree::Cursor c = t.clustered->NewCursor();
+  SLUICE_RETURN_IF_ERROR(c.Seek(key));
+  if (c.Valid() && c.key() == key) SLUICE_RETURN_IF_ERROR(c.Next());
+  if (!c.Valid()) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(c.key()));
+}
+
+Status Engine::LockBefore(EngineTrx& trx, const TableHandle& t, const std::optional<std::string>& next,
+                          LockMode mode, RecLockType type) {
+  return next.has_value() ? LockKey(trx, t, *next, mode, type) : LockSupremum(trx, t, mode, type);
+}
+
+Result<std::optional<Row>> Engine::GetLocked(EngineTrx& trx, uint64_t table_id, const Row& pk, LockMode mode) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (mode != LockMode::kS && mode != LockMode::kX) return Status::InvalidArgument("engine: lock mode S or X");
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
+  if (!th.ok()) return th.status();
+  const TableHandle& t = **th;
+  Result<std::string> key = KeyFromPk(*t.def, pk);
+  if (!key.ok()) return key.status();
+  SLUICE_RETURN_IF_ERROR(locks_->LockTable(*trx.lock_trx_, t.def->id,
+                                           mode == LockMode::kX ? LockMode::kIX : LockMode::kIS,
+                                           trx.lock_wait_timeout_));
+  const bool gaps = trx.isolation() >= IsolationLevel::kRepeatableRead;
+  for (;;) {
+    Result<std::optional<StoredRecord>> cur = ReadLatest(t, *key);
+    if (!cur.ok()) return cur.status();
+    if (cur->has_value() && !(*cur)->delete_marked) {
+      SLUICE_RETURN_IF_ERROR(LockKey(trx, t, *key, mode, RecLockType::kRecNotGap));
+    } else {
+      if (cur->has_value()) SLUICE_RETURN_IF_ERROR(LockKey(trx, t, *key, mode, RecLockType::kRecNotGap));
+      if (gaps) {
+        Result<std::optional<std::string>> next = NextKey(t, *key);
+        if (!next.ok()) return next.status();
+        SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, mode, RecLockType::kGap));
+        // A key that appeared in that gap before the lock: lock again.
+        Result<std::optional<std::string>> again = NextKey(t, *key);
+        if (!again.ok()) return again.status();
+        if (*again != *next) continue;
+      }
+    }
+    // Read again under the lock (it may have waited for a writer).
+    Result<std::optional<StoredRecord>> locked = ReadLatest(t, *key);
+    if (!locked.ok()) return locked.status();
+    if (!locked->has_value() || (*locked)->delete_marked) {
+      if (cur->has_value() != locked->has_value()) continue;  // it appeared: lock it as a record
+      return std::optional<Row>();
+    }
+    if (!cur->has_value() || (*cur)->delete_marked) continue;  // it came back: REC_NOT_GAP it
+    Result<Row> row = DecodeRow(*t.def, (*locked)->row);
+    if (!row.ok()) return row.status();
+    Count(kRowsRead);
+    return std::optional<Row>(std::move(row).value());
+  }
+}
+
+Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk, const Row* to_pk, uint64_t limit,
+                          LockMode mode, const std::function<bool(const Row&)>& fn) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (mode != LockMode::kS && mode != LockMode::kX) return Status::InvalidArgument("engine: lock mode S or X");
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
+  if (!th.ok()) return th.status();
+  const TableHandle& t = **th;
+  std::optional<std::string> from, to;
+  if (from_pk != nullptr) {
+    Result<std::string> k = KeyFromPk(*t.def, *from_pk);
+    if (!k.ok()) return k.status();
+    from = std::move(k).value();
+  }
+  if (to_pk != nullptr) {
+    Result<std::string> k = KeyFromPk(*t.def, *to_pk);
+    if (!k.ok()) return k.status();
+    to = std::move(k).value();
+  }
+  SLUICE_RETURN_IF_ERROR(locks_->LockTable(*trx.lock_trx_, t.def->id,
+                                           mode == LockMode::kX ? LockMode::kIX : LockMode::kIS,
+                                           trx.lock_wait_timeout_));
+  const bool gaps = trx.isolation() >= IsolationLevel::kRepeatableRead;
+  const RecLockType rec_type = gaps ? RecLockType::kNextKey : RecLockType::kRecNotGap;
+  // The key after `last` (or the first >= from when nothing is processed).
+  std::optional<std::string> last;
+  auto candidate = [&]() -> Result<std::optional<std::string>> {
+    if (last) return NextKey(t, *last);
+    BTree::Cursor c = t.clustered->NewCursor();
+    SLUICE_RETURN_IF_ERROR(from ? c.Seek(*from) : c.SeekToFirst());
+    if (!c.Valid()) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(c.key()));
+  };
+  uint64_t returned = 0;
+  Status result;
+  for (;;) {
+    Result<std::optional<std::string>> k = candidate();
+    if (!k.ok()) {
+      result = k.status();
+      break;
+    }
+    const bool past = !k->has_value() || (to && **k > *to);
+    if (past && !gaps) break;
+    Status s = LockBefore(trx, t, *k, mode, rec_type);
+    if (!s.ok()) {
+      result = s;
+      break;
+    }
+    // A key may have been inserted before the locked one meanwhile: it is
+    // in the locked gap's range, so take it first.
+    Result<std::optional<std::string>> again = candidate();
+    if (!again.ok()) {
+      result = again.status();
+      break;
+    }
+    if (*again != *k) continue;
+    if (past) break;
+    Result<std::optional<StoredRecord>> cur = ReadLatest(t, **k);
+    if (!cur.ok()) {
+      result = cur.status();
+      break;
+    }
+    last = std::move(*k);
+    if (!cur->has_value() || (*cur)->delete_marked) continue;
+    Result<Row> row = DecodeRow(*t.def, (*cur)->row);
+    if (!row.ok()) {
+      result = row.status();
+      break;
+    }
+    ++returned;
+    if (!fn(*row) || returned == limit) break;
+  }
+  Count(kRowsRead, returned);
+  return result;
 }
 
 Status Engine::PrepareWrite(EngineTrx& trx, const TableHandle& t, std::string_view key) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (trx.prepared_) return MakeError(er::kXaerRmfail, "PREPARED");
   if (trx.trx_->id() == kNoTrxId) {
     Result<TrxId> id = trx_sys_->AssignId(*trx.trx_);
     if (!id.ok()) return id.status();
@@ -517,6 +1140,7 @@ Result<std::optional<Row>> Engine::VisibleRow(EngineTrx& trx, const TableHandle&
 
 Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const Row& pk) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (trx.isolation() == IsolationLevel::kSerializable) return GetLocked(trx, table_id, pk, LockMode::kS);
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return t.status();
   Result<std::string> key = KeyFromPk(*(*t)->def, pk);
@@ -537,6 +1161,9 @@ Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const 
 }
 
 Status Engine::Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(const Row&)>& fn) {
+  if (trx.isolation() == IsolationLevel::kSerializable) {
+    return ScanLocked(trx, table_id, nullptr, nullptr, 0, LockMode::kS, fn);
+  }
   return ScanFrom(trx, table_id, nullptr, 0, fn);
 }
 
@@ -545,6 +1172,9 @@ Status Engine::ScanRange(EngineTrx& trx, uint64_t table_id, const Row& from_pk, 
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return t.status();
+  if (trx.isolation() == IsolationLevel::kSerializable) {
+    return ScanLocked(trx, table_id, &from_pk, nullptr, limit, LockMode::kS, fn);
+  }
   Result<std::string> key = KeyFromPk(*(*t)->def, from_pk);
   if (!key.ok()) return key.status();
   return ScanFrom(trx, table_id, &*key, limit, fn);
@@ -741,10 +1371,23 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
   u.table_id = def.id;
   u.primary_key = key;
   if (!cur->has_value()) {
+    // A new key goes into a gap: wait for gap locks on it (locking reads).
+    Result<std::optional<std::string>> next = NextKey(t, key);
+    if (!next.ok()) return next.status();
+    SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
     u.type = UndoType::kInsert;
-    Result<RollPtr> rp = trx.undo_->Append(std::move(u));
+    Result<RollPtr> rp = AppendUndo(trx, std::move(u));
     if (!rp.ok()) return rp.status();
     SLUICE_RETURN_IF_ERROR(t.clustered->Insert(key, MakeRecord(trx.id(), *rp, false, *enc)));
+    // A gap lock taken on a key that appeared after our check but before
+    // the insert: ask again on the new successor.
+    for (;;) {
+      Result<std::optional<std::string>> now = NextKey(t, key);
+      if (!now.ok()) return now.status();
+      if (*now == *next) break;
+      next = std::move(now);
+      SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
+    }
     return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
   }
   // Over a delete-marked record of the same key: an update of it.
@@ -754,7 +1397,7 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
   u.prev_roll_ptr = old.roll_ptr;
   u.prev_delete_marked = true;
   u.before_image.push_back(UndoColumn{0, old.row});
-  Result<RollPtr> rp = trx.undo_->Append(std::move(u));
+  Result<RollPtr> rp = AppendUndo(trx, std::move(u));
   if (!rp.ok()) return rp.status();
   Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, false, *enc));
   if (!updated.ok()) return updated.status();
@@ -775,7 +1418,7 @@ Status Engine::DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::strin
   u.prev_roll_ptr = cur.roll_ptr;
   u.prev_delete_marked = cur.delete_marked;
   u.before_image.push_back(UndoColumn{0, cur.row});
-  Result<RollPtr> rp = trx.undo_->Append(std::move(u));
+  Result<RollPtr> rp = AppendUndo(trx, std::move(u));
   if (!rp.ok()) return rp.status();
   Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, true, cur.row));
   return updated.status();
@@ -864,7 +1507,7 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   u.prev_delete_marked = false;
   u.before_image.push_back(UndoColumn{0, (*cur)->row});
   const UndoPos sp = trx.undo_->position();
-  Result<RollPtr> rp = trx.undo_->Append(std::move(u));
+  Result<RollPtr> rp = AppendUndo(trx, std::move(u));
   if (!rp.ok()) return rp.status();
   Result<bool> updated = t.clustered->Update(*key, MakeRecord(trx.id(), *rp, false, *enc));
   Status s = updated.status();
@@ -915,6 +1558,79 @@ EngineCounters Engine::Counters() const {
   out.innodb_rows_read = sum[kRowsRead];
   out.innodb_rows_updated = sum[kRowsUpdated];
   out.innodb_rows_deleted = sum[kRowsDeleted];
+  return out;
+}
+
+void Engine::SimulateCrashForTesting() {
+  crashed_.store(true);
+  {
+    std::lock_guard lock(ckpt_mu_);
+    stop_checkpointer_ = true;
+  }
+  ckpt_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+  closed_ = true;
+}
+
+Status Engine::CheckTable(uint64_t table_id) {
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
+  if (!th.ok()) return th.status();
+  const TableHandle& t = **th;
+  const TableDef& def = *t.def;
+  SLUICE_RETURN_IF_ERROR(t.clustered->Verify());
+  for (const auto& tree : t.secondary) {
+    if (tree) SLUICE_RETURN_IF_ERROR(tree->Verify());
+  }
+  BTree::Cursor c = t.clustered->NewCursor();
+  SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
+  std::string ignored;
+  while (c.Valid()) {
+    Result<StoredRecord> r = ParseRecord(c.value());
+    if (!r.ok()) return r.status();
+    Result<Row> row = r->delete_marked ? Result<Row>(Row{}) : DecodeRow(def, r->row);
+    if (!row.ok()) return row.status();
+    for (size_t i = 1; !r->delete_marked && i < def.indexes.size(); ++i) {
+      BTree* tree = t.secondary[i - 1].get();
+      if (tree == nullptr) continue;
+      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
+      if (!k.ok()) return k.status();
+      Result<bool> found = tree->Get(*k + std::string(c.key()), &ignored);
+      if (!found.ok()) return found.status();
+      if (!*found) {
+        return Status::Corruption(fmt::format("engine: index {}.{} has no entry for a row of {}", def.name,
+                                              def.indexes[i].name, def.name));
+      }
+    }
+    SLUICE_RETURN_IF_ERROR(c.Next());
+  }
+  return Status::OK();
+}
+
+std::vector<std::pair<std::string_view, uint64_t>> Engine::StatusVars() const {
+  std::vector<std::pair<std::string_view, uint64_t>> out = Counters().AsStatusVars();
+  const BufferPoolStats bp = pool_->GetStats();
+  const RedoLog::Stats log = redo_->stats();
+  out.insert(out.end(), {
+      {"Innodb_buffer_pool_pages_data", bp.pages_data},
+      {"Innodb_buffer_pool_pages_dirty", bp.pages_dirty},
+      {"Innodb_buffer_pool_pages_flushed", bp.pages_flushed},
+      {"Innodb_buffer_pool_pages_free", bp.pages_free},
+      {"Innodb_buffer_pool_pages_total", bp.pages_total},
+      {"Innodb_buffer_pool_read_requests", bp.read_requests},
+      {"Innodb_buffer_pool_reads", bp.reads},
+      {"Innodb_buffer_pool_wait_free", bp.wait_free},
+      {"Innodb_data_fsyncs", bp.data_fsyncs + log.fsyncs},
+      {"Innodb_data_read", bp.data_read},
+      {"Innodb_data_reads", bp.data_reads},
+      {"Innodb_data_writes", bp.data_writes + log.writes},
+      {"Innodb_data_written", bp.data_written + log.bytes_written},
+      {"Innodb_log_writes", log.writes},
+      {"Innodb_os_log_fsyncs", log.fsyncs},
+      {"Innodb_os_log_written", log.bytes_written},
+      {"Innodb_pages_created", bp.pages_created},
+      {"Innodb_pages_read", bp.pages_read},
+      {"Innodb_pages_written", bp.pages_written},
+  });
   return out;
 }
 

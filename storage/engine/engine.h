@@ -7,11 +7,26 @@
 // row insert/get/update/delete/scan with consistent reads and row locks,
 // commit, rollback and savepoints.
 //
-// NOT DURABLE YET: there is no redo log and undo lives in memory
-// (MemUndoStore). Data reaches disk only through Close() (which runs
-// BufferPool::FlushAll) or buffer-pool eviction; after a crash the
-// tablespaces may hold torn or uncommitted changes and nothing repairs
-// them. Only a clean Close() followed by Open() is supported.
+// Durability (redo log, storage/redo): every page change is made inside a
+// mini-transaction (storage/buffer/mtr.h) whose page diffs become one redo
+// record; undo records, commits, rollbacks and prepares are logged too:
+//   type 2  mtr        page diffs (BufferPool::ApplyRedo replays them)
+//   type 3  undo       [trx id u64][roll ptr u64][EncodeUndoRecord bytes]
+//   type 4  commit     [trx id u64]
+//   type 5  rollback   [trx id u64] (its undo has been applied)
+//   type 6  prepare    [trx id u64][xid bytes]
+//   type 7  trx ids    [next trx id u64] (written at every checkpoint)
+// Undo itself lives in memory (MemUndoStore) for MVCC; a transaction's undo
+// survives a crash through its redo records, and a checkpoint never moves
+// past the first record of a transaction still active (so a long
+// transaction keeps its redo; the redo file only grows for now). Commit
+// appends the commit record and waits as innodb_flush_log_at_trx_commit
+// (Options::durability) says before the change is visible or its locks go.
+// Recovery (Open): replay page diffs from the checkpoint, then roll back
+// every transaction with undo but no commit/rollback/prepare record, and
+// keep prepared ones (with their row locks and undo) until CommitByXid /
+// RollbackByXid. A checkpoint (background thread, and Close) flushes every
+// dirty page (BufferPool::FlushAll) and records a start LSN.
 //
 // Clustered record (the B+tree value under the clustered key):
 //   [DB_TRX_ID 6 bytes big-endian][DB_ROLL_PTR 8 bytes big-endian]
@@ -33,8 +48,10 @@
 // transaction wait needlessly. Inserts lock the key before the duplicate
 // check, so two inserts of one key serialize (the second gets 1062 after
 // the first commits, or succeeds after it rolls back). Consistent reads
-// (Get, Scan) take no locks. No gap/next-key locks yet: no phantom
-// protection for locking reads.
+// (Get, Scan) take no locks. Locking reads (GetLocked, ScanLocked) take
+// next-key and gap locks on the same key hashes; the table's supremum is
+// the pseudo-record (space id, page 0xffffffff, heap 1); inserts take an
+// insert-intention lock on the next key.
 //
 // Secondary indexes: every entry, UNIQUE or not, is the B+tree key
 // EncodeIndexKey(row) + clustered key with an empty value (deliberately not
@@ -63,8 +80,7 @@
 // transaction is not reused until it commits (or rolls back: then 1062).
 //
 // Not yet: purge of delete-marked records and stale secondary entries
-// (they stay; a later insert of the same key reuses them), locking reads,
-// crash recovery, XA.
+// (they stay; a later insert of the same key reuses them).
 //
 // Thread-safety: Engine methods may be called concurrently from any thread,
 // each EngineTrx by one thread at a time. DDL (CreateTable/DropTable) must
@@ -81,6 +97,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <map>
+#include <thread>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -101,6 +120,8 @@
 #include "storage/catalog/table_def.h"
 #include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
+#include "storage/lock/sharded_rw_latch.h"
+#include "storage/redo/redo_log.h"
 #include "storage/trx/trx_sys.h"
 #include "storage/trx/undo_log.h"
 
@@ -143,6 +164,9 @@ class EngineTrx {
   EngineTrx& operator=(const EngineTrx&) = delete;
 
   TrxId id() const { return trx_->id(); }
+  // Prepare()d (two-phase commit), waiting for Commit or Rollback.
+  bool prepared() const { return prepared_; }
+  const std::string& xid() const { return xid_; }
   IsolationLevel isolation() const { return trx_->isolation(); }
   bool active() const { return trx_->state() == Trx::State::kActive; }
   // This transaction's lock wait timeout; nullopt = the lock manager's.
@@ -162,6 +186,14 @@ class EngineTrx {
   // (roll pointer -> (index ordinal in TableDef::indexes, entry key)):
   // what undoing that record removes. Cleared at commit/rollback.
   std::unordered_map<uint64_t, std::vector<std::pair<size_t, std::string>>> sec_added_;
+  // Start LSN of this transaction's first redo record (0: none yet); the
+  // checkpoint stays at or before it while the transaction is active.
+  uint64_t first_lsn_ = 0;
+  bool prepared_ = false;
+  std::string xid_;
+  // Rebuilt by crash recovery: sec_added_ is unknown, so its rollback
+  // uses the recovery undo (Engine::RecoveryUndo).
+  bool recovered_ = false;
 };
 
 class Engine {
@@ -170,6 +202,25 @@ class Engine {
     size_t buffer_pool_bytes = size_t{128} << 20;
     // Borrowed; when null the engine owns a LockManager of its own.
     LockManager* lock_manager = nullptr;
+    // innodb_flush_log_at_trx_commit.
+    Durability durability = Durability::kSyncEachCommit;
+    // Background redo write+fsync period for durability 0 and 2.
+    std::chrono::milliseconds log_flush_interval{1000};
+    // How often the background checkpointer runs; zero: never (Close and
+    // Checkpoint() still checkpoint).
+    std::chrono::milliseconds checkpoint_interval{5000};
+  };
+
+  // What crash recovery did in Open (for the error log and tests).
+  struct RecoveryInfo {
+    uint64_t checkpoint_lsn = 0;
+    uint64_t end_lsn = 0;
+    uint64_t records_applied = 0;      // redo records replayed
+    uint64_t rolled_back = 0;          // transactions rolled back
+    uint64_t undo_applied = 0;         // undo records applied doing so
+    uint64_t prepared = 0;             // transactions left prepared
+    uint64_t incomplete_ddl = 0;       // half-created tables dropped
+    uint64_t orphan_spaces = 0;        // tablespace files removed
   };
 
   // Opens (or creates) the catalog in `datadir` (created if missing), the
@@ -182,9 +233,29 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Persists the tables' counters and writes every dirty page back
-  // (BufferPool::FlushAll). REQUIRES: no active transaction. Idempotent.
+  // Persists the tables' counters, writes every dirty page back, takes a
+  // checkpoint and closes the redo log. REQUIRES: no active transaction
+  // (recovered prepared ones stay prepared). Idempotent.
   Status Close();
+
+  // Flushes every dirty page and advances the redo checkpoint as far as the
+  // oldest active transaction allows (the background thread does this
+  // every Options::checkpoint_interval).
+  Status Checkpoint();
+
+  const RecoveryInfo& recovery_info() const { return recovery_info_; }
+
+  // CHECK TABLE: every B+tree of the table passes BTree::Verify, and every
+  // row that is not delete-marked has its entry in every secondary index.
+  // Corruption naming the first problem. (Stale entries of older versions
+  // are allowed: they wait for purge.)
+  Status CheckTable(uint64_t table_id);
+
+  // Tests: behave as if the process died now. The checkpointer stops, and
+  // ending a transaction afterwards (or destroying it) writes nothing:
+  // transactions just leave memory. Pair it with a file system that drops
+  // what was not synced (MemFileSystem::DropUnsyncedData).
+  void SimulateCrashForTesting();
 
   // --- DDL (not transactional) ---
   Status CreateDatabase(const DatabaseDef& db);  // 1007 when it exists
@@ -199,8 +270,25 @@ class Engine {
 
   // --- transactions ---
   std::unique_ptr<EngineTrx> Begin(IsolationLevel isolation = IsolationLevel::kRepeatableRead);
-  // Releases locks, commits in TrxSys. InvalidArgument when not active.
+  // Logs the commit (and waits for it as Options::durability says), then
+  // commits in TrxSys and releases the locks. InvalidArgument when not
+  // active. Works on a prepared transaction too.
   Status Commit(EngineTrx& trx);
+
+  // Two-phase commit, first phase: logs `xid` (an opaque, non-empty name
+  // chosen by the binlog) and makes it durable; the transaction keeps its
+  // locks and can only be committed or rolled back afterwards. After a
+  // crash it comes back prepared (RecoveredPrepared). InvalidArgument when
+  // not active, already prepared, or the xid is empty or in use.
+  Status Prepare(EngineTrx& trx, std::string xid);
+
+  // The xids of the transactions crash recovery found prepared and that are
+  // still waiting for a decision.
+  std::vector<std::string> RecoveredPrepared() const;
+  // Commits / rolls back the recovered prepared transaction `xid`.
+  // NotFound (1397, XAER_NOTA) when there is none.
+  Status CommitByXid(std::string_view xid);
+  Status RollbackByXid(std::string_view xid);
   // Applies the undo log newest-first, then releases locks. InvalidArgument
   // when not active.
   Status Rollback(EngineTrx& trx);
@@ -243,6 +331,29 @@ class Engine {
   Status ScanRange(EngineTrx& trx, uint64_t table_id, const Row& from_pk, uint64_t limit,
                    const std::function<bool(const Row&)>& fn);
 
+  // --- locking reads (SELECT ... FOR UPDATE / FOR SHARE) ---
+  // They read the LATEST version (committed, or this transaction's own),
+  // not the read view's, and lock what they read with `mode` (kS: FOR
+  // SHARE / LOCK IN SHARE MODE, kX: FOR UPDATE), holding the locks to the
+  // end of the transaction:
+  //   GetLocked: a found row gets a REC_NOT_GAP lock; a missing one (or a
+  //   delete-marked one) gets, in REPEATABLE READ and SERIALIZABLE, a gap
+  //   lock before the next key (so nobody can insert it meanwhile).
+  //   ScanLocked: every record from `from_pk` (null: the first) through
+  //   `to_pk` inclusive (null: the last) gets a next-key lock (the record
+  //   and the gap before it), and so does the first record past the range
+  //   (or the table's supremum): no phantom can appear in the range. In
+  //   READ COMMITTED and READ UNCOMMITTED only the records are locked.
+  //   At most `limit` rows (0: all); stops early when `fn` returns false.
+  // Inserts take an insert-intention lock on the next key, so they wait
+  // for those gap locks. Locks are taken on keys (see RecordId above), and
+  // a scan re-checks after each lock that no key appeared before the one
+  // it locked. SERIALIZABLE turns Get/Scan/ScanRange into FOR SHARE reads.
+  // 1205/1213 as for writes.
+  Result<std::optional<Row>> GetLocked(EngineTrx& trx, uint64_t table_id, const Row& pk, LockMode mode);
+  Status ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk, const Row* to_pk, uint64_t limit,
+                    LockMode mode, const std::function<bool(const Row&)>& fn);
+
   // The rows `trx`'s read view sees whose key in secondary index
   // `index_name` (case-insensitive; not PRIMARY) equals `key` (one value
   // per key part, in part order; a NULL matches NULL, as IS NULL), in
@@ -255,19 +366,51 @@ class Engine {
   // while other threads work).
   EngineCounters Counters() const;
 
+  // Every engine status variable with MySQL's name: Innodb_rows_*, the
+  // buffer pool's (Innodb_buffer_pool_reads, ..._read_requests, pages),
+  // Innodb_data_fsyncs (tablespaces + redo), Innodb_os_log_written,
+  // Innodb_log_writes.
+  std::vector<std::pair<std::string_view, uint64_t>> StatusVars() const;
+
+  RedoLog& redo() { return *redo_; }
+
   LockManager& lock_manager() { return *locks_; }
   TrxSys& trx_sys() { return *trx_sys_; }
   BufferPool& buffer_pool() { return *pool_; }
   Catalog& catalog() { return *catalog_; }
 
  private:
+  friend class EngineTrx;
   struct TableHandle;
   class Accessor;
   using StoredRecord = engine_internal::StoredRecord;
 
-  Engine(FileSystem* fs, std::string datadir);
+  Engine(FileSystem* fs, std::string datadir, Options options);
 
+  // Opens the table's tablespace (AddSpace); then OpenTrees its B+trees
+  // (after redo replay: a root may exist only in the redo log).
+  Status OpenSpace(const TableDef& def);
   Status OpenTable(std::shared_ptr<const TableDef> def);
+  // Open() steps: drops half-created tables and orphan tablespace files;
+  // replays the redo log; rolls back / re-prepares the transactions it
+  // found unfinished.
+  Status CleanUpDdl();
+  Status Recover();
+  struct RecoveredTrx;
+  Status ResurrectPrepared(TrxId id, RecoveredTrx& rt);
+  // Undoes one change of a transaction that crash recovery found
+  // unfinished: idempotent and tolerant (a change that never reached the
+  // tree is skipped), and fixes the secondary entries from the row images.
+  Status RecoveryUndo(TrxId trx_id, const UndoRecord& rec);
+  // Appends a transaction record (commit/rollback/prepare/undo) to the redo
+  // log, registering the transaction's first LSN. Returns the end LSN.
+  Result<uint64_t> LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_view payload);
+  Result<RollPtr> AppendUndo(EngineTrx& trx, UndoRecord rec);
+  void ForgetActive(EngineTrx& trx);
+  void CheckpointLoop();
+  // Restores auto-increment and hidden row id counters after a crash from
+  // the largest stored keys.
+  Status RestoreCounters(TableHandle& t);
   // Rolls the statement back to `sp` after `failure` (not OK); returns
   // `failure`, or the rollback's own error.
   Status UndoFailedStatement(EngineTrx& trx, UndoPos sp, Status failure);
@@ -279,7 +422,15 @@ class Engine {
   // Gives `trx` an id and an undo log (first write), and locks the table IX
   // and the record X REC_NOT_GAP.
   Status PrepareWrite(EngineTrx& trx, const TableHandle& t, std::string_view key);
-  Status LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key);
+  Status LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key,
+                 LockMode mode = LockMode::kX, RecLockType type = RecLockType::kRecNotGap);
+  // The table's supremum pseudo-record (gap past the last key).
+  Status LockSupremum(EngineTrx& trx, const TableHandle& t, LockMode mode, RecLockType type);
+  // The first clustered key > `key` (nullopt: none).
+  Result<std::optional<std::string>> NextKey(const TableHandle& t, std::string_view key) const;
+  // Locks `next` (a key, or nullopt: the supremum) in `mode`/`type`.
+  Status LockBefore(EngineTrx& trx, const TableHandle& t, const std::optional<std::string>& next, LockMode mode,
+                    RecLockType type);
   Result<std::optional<StoredRecord>> ReadLatest(const TableHandle& t, std::string_view key) const;
   Result<std::optional<Row>> VisibleRow(EngineTrx& trx, const TableHandle& t,
                                         std::string_view record);
@@ -296,7 +447,6 @@ class Engine {
   Status AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const std::string& key,
                              const Row* old_row, const Row& new_row, RollPtr roll_ptr);
   Status ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr);
-  Status EndTrx(EngineTrx& trx, bool commit);
   // Scan / ScanRange: from the first key >= `start` (nullptr: the first
   // key), at most `limit` rows (0: all).
   Status ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* start, uint64_t limit,
@@ -314,6 +464,24 @@ class Engine {
 
   FileSystem* const fs_;
   const std::string datadir_;
+  const Options options_;
+  std::unique_ptr<RedoLog> redo_;
+  // Mini-transactions and transaction records append under it shared;
+  // a checkpoint takes it exclusive to read an LSN that every append
+  // before it has been stamped / registered by (see Checkpoint()).
+  ShardedRwLatch log_latch_;
+  mutable std::mutex active_mu_;
+  std::map<TrxId, uint64_t> active_first_lsn_;  // GUARDED_BY(active_mu_)
+  // Serialises checkpoints with DDL (DetachSpace must not race FlushAll).
+  std::mutex ddl_mu_;
+  std::thread checkpointer_;
+  std::mutex ckpt_mu_;
+  std::condition_variable ckpt_cv_;
+  bool stop_checkpointer_ = false;  // GUARDED_BY(ckpt_mu_)
+  RecoveryInfo recovery_info_;
+  mutable std::mutex xa_mu_;
+  std::map<std::string, std::unique_ptr<EngineTrx>, std::less<>> recovered_prepared_;  // GUARDED_BY(xa_mu_)
+  std::map<std::string, TrxId, std::less<>> xids_in_use_;  // GUARDED_BY(xa_mu_)
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BufferPool> pool_;
   std::unique_ptr<TrxSys> trx_sys_;
@@ -321,6 +489,7 @@ class Engine {
   std::unique_ptr<LockManager> owned_locks_;
   LockManager* locks_ = nullptr;
   bool closed_ = false;
+  std::atomic<bool> crashed_{false};
 
   mutable std::shared_mutex tables_mu_;
   std::unordered_map<uint64_t, std::shared_ptr<TableHandle>> tables_;  // GUARDED_BY(tables_mu_)

@@ -714,3 +714,92 @@ TEST_F(EngineTest, ScanRangeStartsAtTheKeyAndStopsAtTheLimit) {
 
 }  // namespace
 }  // namespace sluice::storage
+
+namespace sluice::storage {
+namespace {
+
+class LockingReadTest : public EngineTest {
+ protected:
+  // A writer with a short lock wait: OK, or the MySQL errno it got.
+  int TryInsert(int64_t id) {
+    auto w = engine_->Begin();
+    w->set_lock_wait_timeout(30ms);
+    auto r = engine_->Insert(*w, t1_, R(id, "w", 0));
+    const int err = r.ok() ? 0 : r.status().mysql_errno();
+    EXPECT_TRUE(engine_->Rollback(*w).ok());
+    return err;
+  }
+};
+
+TEST_F(LockingReadTest, ForUpdateRowBlocksWritersAndReadsTheLatestVersion) {
+  InsertCommitted({R(10, "a", 1)});
+  auto reader = engine_->Begin();
+  EXPECT_EQ(Get(*reader, 10), R(10, "a", 1));  // the snapshot is taken
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(*engine_->Update(*trx, t1_, Pk(10), R(10, "b", 2)));
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  auto locked = engine_->GetLocked(*reader, t1_, Pk(10), LockMode::kX);
+  ASSERT_TRUE(locked.ok());
+  EXPECT_EQ(*locked, R(10, "b", 2));   // latest, not the snapshot
+  EXPECT_EQ(Get(*reader, 10), R(10, "a", 1));  // a plain read still uses the snapshot
+  auto w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(10), R(10, "c", 3)).status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+}
+
+TEST_F(LockingReadTest, RangeForUpdateInRepeatableReadLocksTheGaps) {
+  InsertCommitted({R(10, "a", 1), R(20, "b", 2), R(30, "c", 3)});
+  auto trx = engine_->Begin();
+  const Row from = Pk(10), to = Pk(20);
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(engine_->ScanLocked(*trx, t1_, &from, &to, 0, LockMode::kX, [&](const Row& r) {
+                        ids.push_back(std::get<int64_t>(r[0]));
+                        return true;
+                      }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{10, 20}));
+  EXPECT_EQ(TryInsert(15), 1205);  // inside the range
+  EXPECT_EQ(TryInsert(25), 1205);  // the gap before the next key, 30
+  EXPECT_EQ(TryInsert(5), 1205);   // the gap before 10
+  EXPECT_EQ(TryInsert(35), 0);     // past 30: free
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  EXPECT_EQ(TryInsert(15), 0);
+}
+
+TEST_F(LockingReadTest, ReadCommittedLocksOnlyTheRecords) {
+  InsertCommitted({R(10, "a", 1), R(20, "b", 2)});
+  auto trx = engine_->Begin(IsolationLevel::kReadCommitted);
+  ASSERT_TRUE(engine_->ScanLocked(*trx, t1_, nullptr, nullptr, 0, LockMode::kS, [](const Row&) { return true; }).ok());
+  EXPECT_EQ(TryInsert(15), 0);
+  auto w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(20), R(20, "x", 0)).status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(LockingReadTest, MissingRowForShareLocksItsGapAndSerializableReadsLock) {
+  InsertCommitted({R(10, "a", 1), R(20, "b", 2)});
+  auto trx = engine_->Begin();
+  auto none = engine_->GetLocked(*trx, t1_, Pk(15), LockMode::kS);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  EXPECT_EQ(TryInsert(15), 1205);
+  EXPECT_EQ(TryInsert(12), 1205);  // same gap
+  EXPECT_EQ(TryInsert(25), 0);
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+
+  auto ser = engine_->Begin(IsolationLevel::kSerializable);
+  EXPECT_EQ(Get(*ser, 10), R(10, "a", 1));
+  auto w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(10), R(10, "x", 0)).status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  ASSERT_TRUE(engine_->Commit(*ser).ok());
+}
+
+}  // namespace
+}  // namespace sluice::storage

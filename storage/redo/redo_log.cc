@@ -230,7 +230,10 @@ Status RedoLog::LeadFlush(std::unique_lock<std::mutex>& lk, bool sync) {
 
   lk.lock();
   // commit stage: publish and wake the followers.
-  if (wrote) ++stats_.writes;
+  if (wrote) {
+    ++stats_.writes;
+    if (st.ok()) stats_.bytes_written += buf.size();
+  }
   if (synced) ++stats_.fsyncs;
   if (st.ok()) {
     written_lsn_ = end;

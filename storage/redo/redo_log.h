@@ -92,6 +92,7 @@ class RedoLog {
     uint64_t writes = 0;          // log file writes (each may hold many records)
     uint64_t fsyncs = 0;          // log file syncs
     uint64_t commits_served = 0;  // WaitFlushed calls that returned OK in mode 1
+    uint64_t bytes_written = 0;   // Innodb_os_log_written
   };
 
   // Bytes a record with a payload of `payload_size` takes in the log.

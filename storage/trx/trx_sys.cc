@@ -49,6 +49,16 @@ std::unique_ptr<Trx> TrxSys::Begin(IsolationLevel isolation) {
   return std::unique_ptr<Trx>(new Trx(this, isolation, shard));
 }
 
+std::unique_ptr<Trx> TrxSys::Recover(TrxId id) {
+  assert(id != kNoTrxId && id < next_id_.load());
+  std::unique_ptr<Trx> trx = Begin(IsolationLevel::kRepeatableRead);
+  Shard& s = ShardOf(*trx);
+  std::lock_guard<std::mutex> l(s.mu);
+  s.active.push_back(id);
+  trx->id_ = id;
+  return trx;
+}
+
 Result<TrxId> TrxSys::AssignId(Trx& trx) {
   if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
   if (trx.id_ != kNoTrxId) return trx.id_;

@@ -84,6 +84,12 @@ class TrxSys {
   // A new transaction, read-only until AssignId.
   std::unique_ptr<Trx> Begin(IsolationLevel isolation = IsolationLevel::kRepeatableRead);
 
+  // Crash recovery: a transaction the redo log shows active (or prepared)
+  // at the crash, registered active under its old `id` (so read views treat
+  // its changes as uncommitted) until it is rolled back or committed.
+  // REQUIRES: id < next_id() (Options::first_id is past every recovered id).
+  std::unique_ptr<Trx> Recover(TrxId id);
+
   // Makes `trx` read-write: gives it an id and registers it as active. A
   // no-op when it already has one. InvalidArgument when `trx` has ended;
   // a kMySQL error (1105) once the 48-bit id space is exhausted.
