@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "storage/engine/engine.h"
+#include "storage/engine/engine_test_util.h"
 #include "storage/io/file_system.h"
 
 extern char** environ;
@@ -40,6 +41,8 @@ namespace sluice::storage {
 namespace {
 
 using namespace std::chrono_literals;
+using test::Col;
+using test::Idx;
 
 constexpr int kThreads = 4;
 constexpr int kRounds = 50;
@@ -49,14 +52,6 @@ constexpr int64_t kProgressRow = 999;   // k*1000 + 999: the thread's transactio
 constexpr int64_t kCounterRow = 1000000;
 constexpr char kChildDirEnv[] = "SLUICE_CRASH_CHILD_DIR";
 constexpr char kChildRoundEnv[] = "SLUICE_CRASH_CHILD_ROUND";
-
-ColumnDef Col(std::string name, ColumnType type, bool nullable) {
-  ColumnDef c;
-  c.name = std::move(name);
-  c.type = type;
-  c.nullable = nullable;
-  return c;
-}
 
 // t(id BIGINT PRIMARY KEY, v BIGINT NOT NULL, pad VARCHAR(300), KEY(v))
 TableDef Table() {
@@ -68,16 +63,8 @@ TableDef Table() {
   ColumnDef pad = Col("pad", ColumnType::kVarChar, true);
   pad.length = 300;
   t.columns.push_back(pad);
-  IndexDef pk;
-  pk.name = "PRIMARY";
-  pk.kind = IndexKind::kClustered;
-  pk.parts.push_back(KeyPart{"id", 0, 0, false});
-  t.indexes.push_back(pk);
-  IndexDef v;
-  v.name = "v_idx";
-  v.kind = IndexKind::kSecondary;
-  v.parts.push_back(KeyPart{"v", 0, 0, false});
-  t.indexes.push_back(v);
+  t.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  t.indexes.push_back(Idx("v_idx", {"v"}, false));
   return t;
 }
 

@@ -840,28 +840,23 @@ std::vector<std::string> Engine::RecoveredPrepared() const {
   return out;
 }
 
+Result<std::unique_ptr<EngineTrx>> Engine::TakeRecoveredPrepared(std::string_view xid) {
+  std::lock_guard lock(xa_mu_);
+  auto it = recovered_prepared_.find(xid);
+  if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
+  std::unique_ptr<EngineTrx> trx = std::move(it->second);
+  recovered_prepared_.erase(it);
+  return trx;
+}
+
 Status Engine::CommitByXid(std::string_view xid) {
-  std::unique_ptr<EngineTrx> trx;
-  {
-    std::lock_guard lock(xa_mu_);
-    auto it = recovered_prepared_.find(xid);
-    if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
-    trx = std::move(it->second);
-    recovered_prepared_.erase(it);
-  }
-  return Commit(*trx);
+  Result<std::unique_ptr<EngineTrx>> trx = TakeRecoveredPrepared(xid);
+  return trx.ok() ? Commit(**trx) : trx.status();
 }
 
 Status Engine::RollbackByXid(std::string_view xid) {
-  std::unique_ptr<EngineTrx> trx;
-  {
-    std::lock_guard lock(xa_mu_);
-    auto it = recovered_prepared_.find(xid);
-    if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
-    trx = std::move(it->second);
-    recovered_prepared_.erase(it);
-  }
-  return Rollback(*trx);
+  Result<std::unique_ptr<EngineTrx>> trx = TakeRecoveredPrepared(xid);
+  return trx.ok() ? Rollback(**trx) : trx.status();
 }
 
 UndoPos Engine::Savepoint(const EngineTrx& trx) const {

@@ -398,6 +398,8 @@ class Engine {
   Status Recover();
   struct RecoveredTrx;
   Status ResurrectPrepared(TrxId id, RecoveredTrx& rt);
+  // Removes and returns the recovered prepared transaction `xid` (1397).
+  Result<std::unique_ptr<EngineTrx>> TakeRecoveredPrepared(std::string_view xid);
   // Undoes one change of a transaction that crash recovery found
   // unfinished: idempotent and tolerant (a change that never reached the
   // tree is skipped), and fixes the secondary entries from the row images.

@@ -1,4 +1,5 @@
 #include "storage/engine/engine.h"
+#include "storage/engine/engine_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -12,24 +13,10 @@ namespace sluice::storage {
 namespace {
 
 using namespace std::chrono_literals;
+using test::Col;
+using test::Idx;
 
 constexpr char kDir[] = "/data";
-
-ColumnDef Col(std::string name, ColumnType type, bool nullable = true) {
-  ColumnDef c;
-  c.name = std::move(name);
-  c.type = type;
-  c.nullable = nullable;
-  return c;
-}
-
-IndexDef Idx(std::string name, std::vector<std::string> cols, bool primary) {
-  IndexDef i;
-  i.name = std::move(name);
-  i.kind = primary ? IndexKind::kClustered : IndexKind::kSecondary;
-  for (auto& c : cols) i.parts.push_back(KeyPart{c, 0, 0, false});
-  return i;
-}
 
 // t1(id BIGINT PRIMARY KEY, v VARCHAR(32), n BIGINT NULL, KEY(v))
 TableDef T1() {

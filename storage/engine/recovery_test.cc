@@ -7,30 +7,17 @@
 #include <string>
 
 #include "storage/engine/engine.h"
+#include "storage/engine/engine_test_util.h"
 #include "storage/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
 
 using namespace std::chrono_literals;
+using test::Col;
+using test::Idx;
 
 constexpr char kDir[] = "/data";
-
-ColumnDef Col(std::string name, ColumnType type, bool nullable = true) {
-  ColumnDef c;
-  c.name = std::move(name);
-  c.type = type;
-  c.nullable = nullable;
-  return c;
-}
-
-IndexDef Idx(std::string name, std::vector<std::string> cols, bool primary) {
-  IndexDef i;
-  i.name = std::move(name);
-  i.kind = primary ? IndexKind::kClustered : IndexKind::kSecondary;
-  for (auto& c : cols) i.parts.push_back(KeyPart{c, 0, 0, false});
-  return i;
-}
 
 // t(id BIGINT PRIMARY KEY, v VARCHAR(1000), n BIGINT, KEY(n))
 TableDef T() {
