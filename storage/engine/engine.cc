@@ -27,13 +27,10 @@ constexpr uint8_t kRedoRollback = 5;
 constexpr uint8_t kRedoPrepare = 6;
 constexpr uint8_t kRedoTrxIds = 7;
 
+// Little-endian u64s, as the page format stores them (page.h).
 void PutU64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-uint64_t GetU64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
+  out->resize(out->size() + 8);
+  StoreU64(out->data() + out->size() - 8, v);
 }
 std::string TrxPayload(TrxId id) {
   std::string p;
@@ -192,12 +189,7 @@ Engine::Engine(FileSystem* fs, std::string datadir, Options options)
     : fs_(fs), datadir_(std::move(datadir)), options_(options) {}
 
 Engine::~Engine() {
-  {
-    std::lock_guard lock(ckpt_mu_);
-    stop_checkpointer_ = true;
-  }
-  ckpt_cv_.notify_all();
-  if (checkpointer_.joinable()) checkpointer_.join();
+  StopCheckpointer();
   recovered_prepared_.clear();
   tables_.clear();  // trees before the pool
 }
@@ -312,7 +304,7 @@ Status Engine::Recover() {
       return pool_->ApplyRedo(r.payload, r.end_lsn, space_known);
     }
     if (r.payload.size() < 8) return Status::Corruption("engine: short redo record");
-    const uint64_t v = GetU64(r.payload.data());
+    const uint64_t v = LoadU64(r.payload.data());
     switch (r.type) {
       case kRedoTrxIds:
         if (v > 0) max_id = std::max(max_id, v - 1);
@@ -566,12 +558,7 @@ Result<std::shared_ptr<Engine::TableHandle>> Engine::FindHandle(uint64_t table_i
 
 Status Engine::Close() {
   if (closed_) return Status::OK();
-  {
-    std::lock_guard lock(ckpt_mu_);
-    stop_checkpointer_ = true;
-  }
-  ckpt_cv_.notify_all();
-  if (checkpointer_.joinable()) checkpointer_.join();
+  StopCheckpointer();
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
     std::shared_lock lock(tables_mu_);
@@ -618,6 +605,15 @@ Status Engine::Checkpoint() {
   return redo_->Checkpoint(target);
 }
 
+void Engine::StopCheckpointer() {
+  {
+    std::lock_guard lock(ckpt_mu_);
+    stop_checkpointer_ = true;
+  }
+  ckpt_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+}
+
 void Engine::CheckpointLoop() {
   std::unique_lock lock(ckpt_mu_);
   while (!stop_checkpointer_) {
@@ -655,16 +651,14 @@ void Engine::ForgetActive(EngineTrx& trx) {
 
 Result<RollPtr> Engine::AppendUndo(EngineTrx& trx, UndoRecord rec) {
   rec.undo_no = trx.undo_->position();
-  std::string payload;
-  PutU64(&payload, trx.id());
-  const size_t rp_at = payload.size();
-  PutU64(&payload, 0);  // the roll pointer, filled in below
-  EncodeUndoRecord(rec, &payload);
+  std::string encoded;
+  EncodeUndoRecord(rec, &encoded);
   Result<RollPtr> rp = trx.undo_->Append(std::move(rec));
   if (!rp.ok()) return rp;
-  std::string rp_bytes;
-  PutU64(&rp_bytes, rp->raw());
-  payload.replace(rp_at, 8, rp_bytes);
+  std::string payload;
+  PutU64(&payload, trx.id());
+  PutU64(&payload, rp->raw());
+  payload += encoded;
   Result<uint64_t> end = LogTrxRecord(trx, kRedoUndo, payload);
   if (!end.ok()) return end.status();
   return rp;
@@ -1558,12 +1552,7 @@ EngineCounters Engine::Counters() const {
 
 void Engine::SimulateCrashForTesting() {
   crashed_.store(true);
-  {
-    std::lock_guard lock(ckpt_mu_);
-    stop_checkpointer_ = true;
-  }
-  ckpt_cv_.notify_all();
-  if (checkpointer_.joinable()) checkpointer_.join();
+  StopCheckpointer();
   closed_ = true;
 }
 

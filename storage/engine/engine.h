@@ -410,6 +410,8 @@ class Engine {
   Result<RollPtr> AppendUndo(EngineTrx& trx, UndoRecord rec);
   void ForgetActive(EngineTrx& trx);
   void CheckpointLoop();
+  // Stops and joins the checkpointer thread (idempotent).
+  void StopCheckpointer();
   // Restores auto-increment and hidden row id counters after a crash from
   // the largest stored keys.
   Status RestoreCounters(TableHandle& t);
