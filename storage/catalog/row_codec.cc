@@ -734,6 +734,54 @@ Result<std::string> EncodeClusteredKey(const TableDef& table, const Row& row, ui
   return EncodeIndexKey(table, table.clustered(), row);
 }
 
+Result<size_t> IndexKeyLength(const TableDef& table, const IndexDef& index, std::string_view entry) {
+  size_t pos = 0;
+  auto corrupt = [&index] {
+    return Status::Corruption("row codec: index entry too short for index " + index.name);
+  };
+  for (const KeyPart& part : index.parts) {
+    const ColumnDef& c = table.columns[part.column];
+    const unsigned char flip = part.desc ? 0xff : 0x00;  // DESC parts are stored inverted
+    auto at = [&](size_t i) { return static_cast<unsigned char>(static_cast<unsigned char>(entry[i]) ^ flip); };
+    if (c.nullable) {
+      if (pos >= entry.size()) return corrupt();
+      if (at(pos++) == 0) continue;  // NULL: nothing follows
+    }
+    size_t width = 0;
+    switch (c.type) {
+      case ColumnType::kTinyInt: case ColumnType::kSmallInt: case ColumnType::kMediumInt:
+      case ColumnType::kInt: case ColumnType::kBigInt:
+        width = IntWidth(c.type);
+        break;
+      case ColumnType::kFloat: case ColumnType::kDouble:
+      case ColumnType::kDate: case ColumnType::kTime: case ColumnType::kDateTime: case ColumnType::kTimestamp:
+        width = 8;
+        break;
+      case ColumnType::kDecimal:
+        width = DecimalBytes(c.precision);
+        break;
+      case ColumnType::kYear:
+        width = 1;
+        break;
+      case ColumnType::kEnum:
+        width = 2;
+        break;
+      default:  // strings: escaped bytes up to the 0x00 0x01 terminator
+        for (;;) {
+          if (pos + 1 >= entry.size()) return corrupt();
+          const bool escape = at(pos) == 0;
+          const unsigned char next = at(pos + 1);
+          pos += escape ? 2 : 1;
+          if (escape && next == 0x01) break;
+        }
+        continue;
+    }
+    if (entry.size() - pos < width) return corrupt();
+    pos += width;
+  }
+  return pos;
+}
+
 Result<std::string> EncodeSecondaryEntryKey(const TableDef& table, const IndexDef& index, const Row& row,
                                             uint64_t row_id) {
   Result<std::string> key = EncodeIndexKey(table, index, row);

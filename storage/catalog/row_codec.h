@@ -109,6 +109,11 @@ Result<std::optional<int64_t>> DecodeLeadingIntKeyPart(const ColumnDef& column, 
 Result<std::string> EncodeSecondaryEntryKey(const TableDef& table, const IndexDef& index,
                                             const Row& row, uint64_t row_id);
 
+// How many leading bytes of `entry` (a secondary entry key, or any key
+// that starts with `index`'s key) are `index`'s key: the clustered key
+// follows. Corruption when `entry` is too short for the parts.
+Result<size_t> IndexKeyLength(const TableDef& table, const IndexDef& index, std::string_view entry);
+
 // DECIMAL(precision, scale) text <-> its fixed 1 + ceil(p/2) bytes.
 // 1264 (row `row_number`, column `column_name`) when the integer part does
 // not fit; fraction digits beyond `scale` are rounded half away from zero.

@@ -83,9 +83,9 @@ void ExpectRoundTrip(const TableDef& t, Row row) {
   }
 }
 
-TEST(RowCodecTest, EveryTypeRoundTripsAtItsExtremes) {
-  const TableDef t = AllTypes();
-  Row lo = {int64_t{-128}, uint64_t{0}, int64_t{-32768}, uint64_t{0}, int64_t{-8388608}, uint64_t{0},
+// AllTypes() rows at the low and high ends of every type.
+Row LowRow() {
+  return {int64_t{-128}, uint64_t{0}, int64_t{-32768}, uint64_t{0}, int64_t{-8388608}, uint64_t{0},
             int64_t{std::numeric_limits<int32_t>::min()}, uint64_t{0},
             std::numeric_limits<int64_t>::min(), uint64_t{0},
             std::string("-99999999999999999999999999999999999.999999999999999999999999999999"),
@@ -95,7 +95,10 @@ TEST(RowCodecTest, EveryTypeRoundTripsAtItsExtremes) {
             std::string(""), std::string(""), std::string(""), std::string(""),
             PackDate(1000, 1, 1), PackTime(true, 838, 59, 59, 0), PackDateTime(1000, 1, 1, 0, 0, 0, 0),
             int64_t{1000000}, uint64_t{1901}, uint64_t{1}};
-  Row hi = {int64_t{127}, uint64_t{255}, int64_t{32767}, uint64_t{65535}, int64_t{8388607},
+}
+
+Row HighRow() {
+  return {int64_t{127}, uint64_t{255}, int64_t{32767}, uint64_t{65535}, int64_t{8388607},
             uint64_t{16777215}, int64_t{std::numeric_limits<int32_t>::max()},
             uint64_t{std::numeric_limits<uint32_t>::max()}, std::numeric_limits<int64_t>::max(),
             std::numeric_limits<uint64_t>::max(),
@@ -108,7 +111,12 @@ TEST(RowCodecTest, EveryTypeRoundTripsAtItsExtremes) {
             PackDate(9999, 12, 31), PackTime(false, 838, 59, 59, 0),
             PackDateTime(9999, 12, 31, 23, 59, 59, 999999), int64_t{2147483647LL * 1000000 + 999000},
             uint64_t{2155}, uint64_t{3}};
-  ExpectRoundTrip(t, lo);
+}
+
+TEST(RowCodecTest, EveryTypeRoundTripsAtItsExtremes) {
+  const TableDef t = AllTypes();
+  const Row hi = HighRow();
+  ExpectRoundTrip(t, LowRow());
   ExpectRoundTrip(t, hi);
   ExpectRoundTrip(t, Row(t.columns.size()));  // all NULL
   Row mixed = hi;
@@ -339,6 +347,39 @@ TEST(KeyTest, SecondaryEntryIsKeyThenPrimaryKey) {
   // Entries with equal keys order by primary key.
   Row row2 = {int64_t{7}, int64_t{43}};
   EXPECT_LT(*entry, *EncodeSecondaryEntryKey(t, t.indexes[1], row2, 0));
+}
+
+TEST(KeyTest, IndexKeyLengthFindsWhereTheClusteredKeyStarts) {
+  TableDef t = AllTypes();
+  // Every column in some index (at most 16 parts each), some parts DESC,
+  // TEXT/BLOB parts with a prefix.
+  t.indexes.clear();
+  for (uint32_t first = 0; first < t.columns.size(); first += 16) {
+    IndexDef idx;
+    idx.name = "i" + std::to_string(first);
+    for (uint32_t i = first; i < std::min<size_t>(first + 16, t.columns.size()); ++i) {
+      const bool lob = IsBlobOrText(t.columns[i].type);
+      idx.parts.push_back(KeyPart{t.columns[i].name, i, lob ? 10u : 0u, /*desc=*/i % 3 == 1});
+    }
+    t.indexes.push_back(idx);
+  }
+  Status normalized = NormalizeTableDef(&t);
+  ASSERT_TRUE(normalized.ok()) << normalized.ToString();
+  Row mixed = HighRow();
+  for (size_t i = 0; i < mixed.size(); i += 2) mixed[i] = std::monostate{};
+  for (Row row : {LowRow(), HighRow(), Row(t.columns.size()), mixed}) {
+    ASSERT_TRUE(CheckRow(t, &row, 1).ok());
+    for (size_t i = 1; i < t.indexes.size(); ++i) {
+      const IndexDef& idx = t.indexes[i];
+      Result<std::string> key = EncodeIndexKey(t, idx, row);
+      ASSERT_TRUE(key.ok()) << key.status().ToString();
+      const std::string pk("\x00\x01\x00\xff pk", 7);  // looks like key bytes on purpose
+      Result<size_t> n = IndexKeyLength(t, idx, *key + pk);
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+      EXPECT_EQ(*n, key->size()) << idx.name;
+      EXPECT_TRUE(IndexKeyLength(t, idx, key->substr(0, key->size() - 1)).status().IsCorruption());
+    }
+  }
 }
 
 TEST(KeyTest, HiddenRowIdTables) {

@@ -11,7 +11,9 @@
 //   - a row every fourth transaction increments under a lock (shared by
 //     all threads) equals the number of such transactions recovered;
 //   - CheckTable: every B+tree verifies and the secondary index has every
-//     row's entry; lookups through it return exactly the model's rows.
+//     row's entry; lookups through it return exactly the model's rows;
+//   - after the after-crash sweep and a purge, no delete-marked record and
+//     no stale secondary entry is left (CheckLevel::kPurged).
 // The transactions are generated from per-(round, thread) seeds, so the
 // parent regenerates the child's work.
 #include <fcntl.h>
@@ -116,6 +118,7 @@ Engine::Options EngineOptions(int round) {
   Engine::Options o;
   o.buffer_pool_bytes = size_t{2} << 20;  // 128 pages: eviction under load
   o.checkpoint_interval = 100ms;
+  o.purge_interval = 10ms;
   o.log_flush_interval = 200ms;
   // 1 and 2 both survive a process kill (2 has written to the OS).
   o.durability = round % 2 == 0 ? Durability::kSyncEachCommit : Durability::kWriteEachCommit;
@@ -289,7 +292,7 @@ TEST_F(CrashTest, FiftyRoundsOfSigkillLoseNoCommitAndKeepNoUncommittedChange) {
   Model model;  // everything but the counter row
   int64_t counter = 0;
   std::mt19937_64 timing(20261122);
-  uint64_t total_txns = 0, rolled_back = 0;
+  uint64_t total_txns = 0, rolled_back = 0, swept_rows = 0;
   for (int round = 0; round < kRounds; ++round) {
     const int ms = 30 + static_cast<int>(timing() % 300);
     std::vector<int64_t> reported = RunChild(round, ms);
@@ -385,10 +388,18 @@ TEST_F(CrashTest, FiftyRoundsOfSigkillLoseNoCommitAndKeepNoUncommittedChange) {
       }
       ASSERT_TRUE(engine.Commit(*trx).ok());
     }
+    // The sweep (the child died) and purge leave no delete-marked record
+    // and no entry that is not the latest row's.
+    ASSERT_TRUE(engine.Purge().ok());
+    swept_rows += engine.purge_stats().rows_removed;
+    ASSERT_TRUE(engine.CheckTable(table, Engine::CheckLevel::kPurged).ok())
+        << "round " << round << ": " << engine.CheckTable(table, Engine::CheckLevel::kPurged).ToString();
     ASSERT_TRUE(engine.Close().ok());
   }
-  std::printf("crash test: %d rounds, %llu transactions recovered as committed, %llu rolled back at recovery\n",
-              kRounds, static_cast<unsigned long long>(total_txns), static_cast<unsigned long long>(rolled_back));
+  std::printf("crash test: %d rounds, %llu transactions recovered as committed, %llu rolled back at recovery, "
+              "%llu delete-marked rows purged after recovery\n",
+              kRounds, static_cast<unsigned long long>(total_txns), static_cast<unsigned long long>(rolled_back),
+              static_cast<unsigned long long>(swept_rows));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "base/mysql_error.h"
 #include "storage/btree/key_codec.h"
 #include "storage/buffer/tablespace.h"
+#include "storage/engine/engine_internal.h"
 #include "storage/trx/version_chain.h"
 
 namespace sluice::storage {
@@ -26,6 +27,7 @@ constexpr uint8_t kRedoCommit = 4;
 constexpr uint8_t kRedoRollback = 5;
 constexpr uint8_t kRedoPrepare = 6;
 constexpr uint8_t kRedoTrxIds = 7;
+constexpr uint8_t kRedoShutdown = 8;
 
 // Little-endian u64s, as the page format stores them (page.h).
 void PutU64(std::string* out, uint64_t v) {
@@ -120,28 +122,8 @@ bool IsZeroOrNull(const RowValue& v) {
 }  // namespace
 
 namespace engine_internal {
-struct StoredRecord {
-  TrxId trx_id = kNoTrxId;
-  RollPtr roll_ptr;
-  bool delete_marked = false;
-  std::string row;
-};
-}  // namespace engine_internal
 
-struct Engine::TableHandle {
-  std::shared_ptr<const TableDef> def;
-  std::unique_ptr<BTree> clustered;
-  // secondary[i] is the tree of def->indexes[i + 1]; null when not built.
-  std::vector<std::unique_ptr<BTree>> secondary;
-  int auto_inc_column = -1;
-  std::mutex mu;
-  uint64_t auto_inc_next = 1;  // GUARDED_BY(mu)
-  std::atomic<uint64_t> next_row_id{1};
-};
-
-namespace {
-
-Result<engine_internal::StoredRecord> ParseRecord(std::string_view v) {
+Result<StoredRecord> ParseRecord(std::string_view v) {
   if (v.size() < kRecordHeaderBytes) return Status::Corruption("engine: clustered record too short");
   engine_internal::StoredRecord r;
   r.trx_id = GetBigEndian(v.data(), kTrxIdBytes);
@@ -153,7 +135,17 @@ Result<engine_internal::StoredRecord> ParseRecord(std::string_view v) {
   return r;
 }
 
-}  // namespace
+Status BeforeRow(const UndoRecord& rec, std::string* row) {
+  if (rec.before_image.size() != 1 || rec.before_image[0].column_id != 0 || !rec.before_image[0].before) {
+    return Status::Corruption("engine: undo record without a whole-row before-image");
+  }
+  *row = *rec.before_image[0].before;
+  return Status::OK();
+}
+
+}  // namespace engine_internal
+
+using engine_internal::ParseRecord;
 
 // Undo access for BuildVisibleVersion: whole-row before-images (column 0).
 class Engine::Accessor final : public VersionAccessor {
@@ -161,11 +153,7 @@ class Engine::Accessor final : public VersionAccessor {
   explicit Accessor(const UndoStore* store) : store_(store) {}
   Result<UndoRecord> FetchUndo(RollPtr roll_ptr) override { return store_->Fetch(roll_ptr); }
   Status ApplyBeforeImage(const UndoRecord& rec, std::string* row) override {
-    if (rec.before_image.size() != 1 || rec.before_image[0].column_id != 0 || !rec.before_image[0].before) {
-      return Status::Corruption("engine: undo record without a whole-row before-image");
-    }
-    *row = *rec.before_image[0].before;
-    return Status::OK();
+    return engine_internal::BeforeRow(rec, row);
   }
 
  private:
@@ -189,7 +177,7 @@ Engine::Engine(FileSystem* fs, std::string datadir, Options options)
     : fs_(fs), datadir_(std::move(datadir)), options_(options) {}
 
 Engine::~Engine() {
-  StopCheckpointer();
+  StopBackgroundThreads();
   recovered_prepared_.clear();
   tables_.clear();  // trees before the pool
 }
@@ -234,7 +222,16 @@ Result<std::unique_ptr<Engine>> Engine::Open(FileSystem* fs, std::string datadir
   SLUICE_RETURN_IF_ERROR(e->CleanUpDdl());
   SLUICE_RETURN_IF_ERROR(e->Recover());
   if (options.checkpoint_interval.count() > 0) {
-    e->checkpointer_ = std::thread([self] { self->CheckpointLoop(); });
+    e->checkpointer_.Start(options.checkpoint_interval, [self] {
+      Status s = self->Checkpoint();
+      if (!s.ok()) SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "checkpoint failed: {}", s.ToString());
+    });
+  }
+  if (options.purge_interval.count() > 0) {
+    e->purger_.Start(options.purge_interval, [self] {
+      Status s = self->Purge();
+      if (!s.ok()) SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "purge failed: {}", s.ToString());
+    });
   }
   return e;
 }
@@ -298,7 +295,9 @@ Status Engine::Recover() {
   std::map<TrxId, RecoveredTrx> open;
   TrxId max_id = kNoTrxId;
   auto space_known = [&spaces](uint32_t id) { return spaces.count(id) != 0; };
+  uint8_t last_type = 0;
   auto on_record = [&](const RedoLog::Record& r) -> Status {
+    last_type = r.type;
     if (r.type == kRedoMtr) {
       ++recovery_info_.records_applied;
       return pool_->ApplyRedo(r.payload, r.end_lsn, space_known);
@@ -307,6 +306,7 @@ Status Engine::Recover() {
     const uint64_t v = LoadU64(r.payload.data());
     switch (r.type) {
       case kRedoTrxIds:
+      case kRedoShutdown:
         if (v > 0) max_id = std::max(max_id, v - 1);
         return Status::OK();
       case kRedoUndo: {
@@ -340,6 +340,15 @@ Status Engine::Recover() {
   redo_ = std::move(redo).value();
   recovery_info_.checkpoint_lsn = redo_->checkpoint_lsn();
   recovery_info_.end_lsn = redo_->current_lsn();
+  // After a clean Close the shutdown record is the last one: nothing to
+  // redo or roll back, nothing left to purge, nothing to checkpoint. (An
+  // empty log is a new datadir.)
+  const bool clean = last_type == kRedoShutdown || redo_->current_lsn() == 0;
+  {
+    // Purge work left at a crash is lost with the in-memory undo: sweep.
+    std::lock_guard lock(purge_mu_);
+    sweep_pending_ = !clean;
+  }
 
   // 2. The trees (their roots may have come back only through the redo).
   for (const auto& def : defs) {
@@ -368,6 +377,10 @@ Status Engine::Recover() {
     Result<uint64_t> end = redo_->Append(TrxPayload(id), kRedoRollback);
     if (!end.ok()) return end.status();
     ++recovery_info_.rolled_back;
+  }
+  if (clean) {
+    quiet_lsn_ = redo_->current_lsn();
+    return Status::OK();
   }
   return Checkpoint();
 }
@@ -438,15 +451,13 @@ Status Engine::RecoveryUndo(TrxId trx_id, const UndoRecord& rec) {
     Result<bool> gone = t.clustered->Delete(rec.primary_key);
     if (!gone.ok()) return gone.status();
   } else {
-    if (rec.before_image.size() != 1 || !rec.before_image[0].before) {
-      return Status::Corruption("engine: undo record without a whole-row before-image");
-    }
-    Result<Row> before = DecodeRow(def, *rec.before_image[0].before);
+    std::string before_row;
+    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row));
+    Result<Row> before = DecodeRow(def, before_row);
     if (!before.ok()) return before.status();
     restored = std::move(before).value();
     Result<bool> updated = t.clustered->Update(
-        rec.primary_key,
-        MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, *rec.before_image[0].before));
+        rec.primary_key, MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_row));
     if (!updated.ok()) return updated.status();
   }
   // Secondary entries: which ones this change added is not logged, so the
@@ -558,7 +569,10 @@ Result<std::shared_ptr<Engine::TableHandle>> Engine::FindHandle(uint64_t table_i
 
 Status Engine::Close() {
   if (closed_) return Status::OK();
-  StopCheckpointer();
+  StopBackgroundThreads();
+  // No transaction is active: one pass frees all undo (rows a recovered
+  // prepared transaction has locked stay waiting).
+  SLUICE_RETURN_IF_ERROR(PurgePass(/*sweep=*/false));
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
     std::shared_lock lock(tables_mu_);
@@ -573,6 +587,17 @@ Status Engine::Close() {
     SLUICE_RETURN_IF_ERROR(catalog_->SetCounters(t->def->id, ai, t->next_row_id.load()));
   }
   SLUICE_RETURN_IF_ERROR(Checkpoint());
+  bool all_purged;
+  {
+    std::lock_guard lock(purge_mu_);
+    std::lock_guard qlock(purge_queue_mu_);
+    all_purged = purge_waiting_.empty() && purge_queue_.empty() && !sweep_pending_;
+  }
+  if (all_purged) {
+    Result<uint64_t> end = redo_->Append(TrxPayload(trx_sys_->next_id()), kRedoShutdown);
+    if (!end.ok()) return end.status();
+    SLUICE_RETURN_IF_ERROR(redo_->FlushUpTo(*end));
+  }
   SLUICE_RETURN_IF_ERROR(redo_->Close());
   closed_ = true;
   return Status::OK();
@@ -589,6 +614,7 @@ Status Engine::Checkpoint() {
   {
     ExclusiveLatchGuard hold(log_latch_);
     now = redo_->current_lsn();
+    if (now == quiet_lsn_) return Status::OK();  // nothing new since the last one
     std::lock_guard lock(active_mu_);
     oldest_trx = now;
     for (const auto& [id, lsn] : active_first_lsn_) oldest_trx = std::min(oldest_trx, lsn);
@@ -600,30 +626,15 @@ Status Engine::Checkpoint() {
   Result<uint64_t> end = redo_->Append(TrxPayload(trx_sys_ ? trx_sys_->next_id() : 1), kRedoTrxIds);
   if (!end.ok()) return end.status();
   SLUICE_RETURN_IF_ERROR(redo_->FlushUpTo(*end));
+  if (redo_->current_lsn() == *end) quiet_lsn_ = *end;
   const uint64_t target = std::min(now, oldest_trx);
   if (target <= redo_->checkpoint_lsn()) return Status::OK();
   return redo_->Checkpoint(target);
 }
 
-void Engine::StopCheckpointer() {
-  {
-    std::lock_guard lock(ckpt_mu_);
-    stop_checkpointer_ = true;
-  }
-  ckpt_cv_.notify_all();
-  if (checkpointer_.joinable()) checkpointer_.join();
-}
-
-void Engine::CheckpointLoop() {
-  std::unique_lock lock(ckpt_mu_);
-  while (!stop_checkpointer_) {
-    ckpt_cv_.wait_for(lock, options_.checkpoint_interval, [this] { return stop_checkpointer_; });
-    if (stop_checkpointer_) break;
-    lock.unlock();
-    Status s = Checkpoint();
-    if (!s.ok()) SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "checkpoint failed: {}", s.ToString());
-    lock.lock();
-  }
+void Engine::StopBackgroundThreads() {
+  purger_.Stop();
+  checkpointer_.Stop();
 }
 
 Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_view payload) {
@@ -770,13 +781,17 @@ Status Engine::Commit(EngineTrx& trx) {
 void Engine::MaybePurge(const EngineTrx& trx) {
   // A read-only transaction left no undo, and PurgeLimit() visits every
   // TrxSys shard: purging after each commit made one-row transactions on
-  // two threads slower than on one. Each thread purges after every 32nd
-  // transaction that wrote undo.
+  // two threads slower than on one. Every 32nd writing commit is enough.
   if (!trx.undo_) return;
   thread_local uint32_t writes_since_purge = 0;
   if (++writes_since_purge < 32) return;
   writes_since_purge = 0;
-  undo_store_->Purge(trx_sys_->PurgeLimit());
+  Result<bool> queued = FreeUndo();
+  if (!queued.ok()) {
+    SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "purge failed: {}", queued.status().ToString());
+  } else if (*queued) {
+    purger_.Wake();
+  }
 }
 
 Status Engine::Rollback(EngineTrx& trx) {
@@ -896,12 +911,10 @@ Status Engine::ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr
     Result<bool> gone = (*t)->clustered->Delete(rec.primary_key);
     return gone.status();  // absent is fine: the insert itself failed
   }
-  if (rec.before_image.size() != 1 || !rec.before_image[0].before) {
-    return Status::Corruption("engine: undo record without a whole-row before-image");
-  }
+  std::string before_row;
+  SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row));
   Result<bool> updated = (*t)->clustered->Update(
-      rec.primary_key,
-      MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, *rec.before_image[0].before));
+      rec.primary_key, MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_row));
   if (!updated.ok()) return updated.status();
   if (!*updated) return Status::Corruption("engine: undo of an update finds no record");
   return Status::OK();
@@ -933,14 +946,18 @@ Result<std::string> Engine::KeyFromPk(const TableDef& def, const Row& pk) const 
   return EncodeClusteredKey(def, sparse, 0);
 }
 
-Status Engine::LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key, LockMode mode,
-                       RecLockType type) {
+RecordId Engine::RowLockId(const TableHandle& t, std::string_view key) const {
   const uint64_t h = HashKey(t.def->space_id, key);
   RecordId rid;
   rid.space_id = t.def->space_id;
   rid.page_no = h >> 32;
   rid.heap_no = 2 + (h & 0xffff);
-  return locks_->LockRecord(*trx.lock_trx_, rid, mode, type, trx.lock_wait_timeout_);
+  return rid;
+}
+
+Status Engine::LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key, LockMode mode,
+                       RecLockType type) {
+  return locks_->LockRecord(*trx.lock_trx_, RowLockId(t, key), mode, type, trx.lock_wait_timeout_);
 }
 
 Status Engine::LockSupremum(EngineTrx& trx, const TableHandle& t, LockMode mode, RecLockType type) {
@@ -1552,11 +1569,11 @@ EngineCounters Engine::Counters() const {
 
 void Engine::SimulateCrashForTesting() {
   crashed_.store(true);
-  StopCheckpointer();
+  StopBackgroundThreads();
   closed_ = true;
 }
 
-Status Engine::CheckTable(uint64_t table_id) {
+Status Engine::CheckTable(uint64_t table_id, CheckLevel level) {
   Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
   if (!th.ok()) return th.status();
   const TableHandle& t = **th;
@@ -1565,12 +1582,16 @@ Status Engine::CheckTable(uint64_t table_id) {
   for (const auto& tree : t.secondary) {
     if (tree) SLUICE_RETURN_IF_ERROR(tree->Verify());
   }
+  const bool purged = level == CheckLevel::kPurged;
   BTree::Cursor c = t.clustered->NewCursor();
   SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
   std::string ignored;
   while (c.Valid()) {
     Result<StoredRecord> r = ParseRecord(c.value());
     if (!r.ok()) return r.status();
+    if (r->delete_marked && purged) {
+      return Status::Corruption(fmt::format("engine: {} has a delete-marked record purge left", def.name));
+    }
     Result<Row> row = r->delete_marked ? Result<Row>(Row{}) : DecodeRow(def, r->row);
     if (!row.ok()) return row.status();
     for (size_t i = 1; !r->delete_marked && i < def.indexes.size(); ++i) {
@@ -1586,6 +1607,30 @@ Status Engine::CheckTable(uint64_t table_id) {
       }
     }
     SLUICE_RETURN_IF_ERROR(c.Next());
+  }
+  // Every entry belongs to the latest row (so the counts match).
+  for (size_t i = 1; purged && i < def.indexes.size(); ++i) {
+    BTree* tree = t.secondary[i - 1].get();
+    if (tree == nullptr) continue;
+    BTree::Cursor e = tree->NewCursor();
+    SLUICE_RETURN_IF_ERROR(e.SeekToFirst());
+    while (e.Valid()) {
+      Result<size_t> n = IndexKeyLength(def, def.indexes[i], e.key());
+      if (!n.ok()) return n.status();
+      Result<std::optional<StoredRecord>> cur = ReadLatest(t, e.key().substr(*n));
+      if (!cur.ok()) return cur.status();
+      Result<std::string> k = Status::Corruption("no row");
+      if (cur->has_value() && !(*cur)->delete_marked) {
+        Result<Row> row = DecodeRow(def, (*cur)->row);
+        if (!row.ok()) return row.status();
+        k = EncodeIndexKey(def, def.indexes[i], *row);
+      }
+      if (!k.ok() || *k != e.key().substr(0, *n)) {
+        return Status::Corruption(fmt::format("engine: index {}.{} has an entry purge left", def.name,
+                                              def.indexes[i].name));
+      }
+      SLUICE_RETURN_IF_ERROR(e.Next());
+    }
   }
   return Status::OK();
 }

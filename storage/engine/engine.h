@@ -16,6 +16,8 @@
 //   type 5  rollback   [trx id u64] (its undo has been applied)
 //   type 6  prepare    [trx id u64][xid bytes]
 //   type 7  trx ids    [next trx id u64] (written at every checkpoint)
+//   type 8  shutdown   [next trx id u64] (the last record of a clean Close,
+//                      which purged everything)
 // Undo itself lives in memory (MemUndoStore) for MVCC; a transaction's undo
 // survives a crash through its redo records, and a checkpoint never moves
 // past the first record of a transaction still active (so a long
@@ -79,8 +81,29 @@
 // lock the unique values they remove, so a value freed by an uncommitted
 // transaction is not reused until it commits (or rolls back: then 1062).
 //
-// Not yet: purge of delete-marked records and stale secondary entries
-// (they stay; a later insert of the same key reuses them).
+// Purge (engine_purge.cc): session threads free the undo logs of
+// transactions every read view sees (TrxSys::PurgeLimit; after every 32nd
+// writing commit), and a background thread (woken when that leaves work,
+// and every Options::purge_interval) removes what their updates and
+// deletes left behind that no view needs any more:
+//   - a delete-marked clustered record whose deleting transaction every
+//     view sees, with all its secondary entries;
+//   - a secondary entry of an older row version (an updated key, or the
+//     row before an insert reused a delete-marked record) when no version
+//     some view may still build, from the latest back to the first one
+//     every view sees, has that key.
+// Purge touches a row only while no transaction holds or waits for a lock
+// on it (LockManager::RunIfUnlocked, which keeps new lockers out meanwhile):
+// a gap or next-key lock on a purged record would lose its gap, and writers
+// add entries under their row lock. Lockers re-check after each lock that
+// the key they locked is still the one they looked at (they already do:
+// see the locking reads and the insert-intention re-check), so a record
+// purged just before its lock is granted is simply passed over. A locked
+// row's work waits in a queue for the next pass. Undo is in memory, so work
+// not done at a crash would be lost: Close writes a clean-shutdown record
+// (redo type 8) after purging everything, and Open, finding no such record
+// at the end of the log, sweeps every table once (in the purge thread) for
+// delete-marked records and secondary entries no row version has.
 //
 // Thread-safety: Engine methods may be called concurrently from any thread,
 // each EngineTrx by one thread at a time. DDL (CreateTable/DropTable) must
@@ -97,7 +120,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <thread>
 #include <cstdint>
@@ -118,6 +140,7 @@
 #include "storage/catalog/catalog.h"
 #include "storage/catalog/row_codec.h"
 #include "storage/catalog/table_def.h"
+#include "storage/engine/background_loop.h"
 #include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "storage/lock/sharded_rw_latch.h"
@@ -209,6 +232,19 @@ class Engine {
     // How often the background checkpointer runs; zero: never (Close and
     // Checkpoint() still checkpoint).
     std::chrono::milliseconds checkpoint_interval{5000};
+    // How often the background purge runs when no commit wakes it; zero:
+    // no purge thread (Purge() still purges; tests).
+    std::chrono::milliseconds purge_interval{100};
+  };
+
+  // What purge has done (totals since Open) and what waits.
+  struct PurgeStats {
+    uint64_t passes = 0;
+    uint64_t undo_logs_freed = 0;
+    uint64_t rows_removed = 0;     // delete-marked clustered records
+    uint64_t entries_removed = 0;  // secondary entries
+    uint64_t waiting = 0;          // rows left for a later pass (locked now)
+    bool sweep_pending = false;    // the after-crash sweep has not finished
   };
 
   // What crash recovery did in Open (for the error log and tests).
@@ -245,11 +281,20 @@ class Engine {
 
   const RecoveryInfo& recovery_info() const { return recovery_info_; }
 
+  // One purge pass now, on the calling thread (the after-crash sweep
+  // first, when pending): see "Purge" above. With no read view open and no
+  // transaction active, one pass leaves nothing to purge.
+  Status Purge();
+  PurgeStats purge_stats() const;
+
   // CHECK TABLE: every B+tree of the table passes BTree::Verify, and every
   // row that is not delete-marked has its entry in every secondary index.
-  // Corruption naming the first problem. (Stale entries of older versions
-  // are allowed: they wait for purge.)
-  Status CheckTable(uint64_t table_id);
+  // Corruption naming the first problem. kPurged also requires that
+  // nothing waits for purge: no delete-marked record, and no secondary
+  // entry that is not the latest row's (for tests after Purge() with no
+  // transaction open).
+  enum class CheckLevel { kConsistent, kPurged };
+  Status CheckTable(uint64_t table_id, CheckLevel level = CheckLevel::kConsistent);
 
   // Tests: behave as if the process died now. The checkpointer stops, and
   // ending a transaction afterwards (or destroying it) writes nothing:
@@ -409,17 +454,47 @@ class Engine {
   Result<uint64_t> LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_view payload);
   Result<RollPtr> AppendUndo(EngineTrx& trx, UndoRecord rec);
   void ForgetActive(EngineTrx& trx);
-  void CheckpointLoop();
-  // Stops and joins the checkpointer thread (idempotent).
-  void StopCheckpointer();
+  // Stops and joins the purge and checkpointer threads (idempotent).
+  void StopBackgroundThreads();
   // Restores auto-increment and hidden row id counters after a crash from
   // the largest stored keys.
   Status RestoreCounters(TableHandle& t);
   // Rolls the statement back to `sp` after `failure` (not OK); returns
   // `failure`, or the rollback's own error.
   Status UndoFailedStatement(EngineTrx& trx, UndoPos sp, Status failure);
-  // Frees undo no read view needs; rate-limited per thread (see .cc).
+  // After every 32nd writing transaction per thread: FreeUndo, and wake the
+  // purge thread when that left row work.
   void MaybePurge(const EngineTrx& trx);
+  // Frees the undo logs no read view needs (cheap: the session threads do
+  // it) and queues the row work their updates and deletes leave for the
+  // purge thread. Returns whether it queued any.
+  Result<bool> FreeUndo();
+  // Purge (engine_purge.cc). One row's work: the delete of a row (when
+  // `delete_mark`), or the secondary entries of an older version (the
+  // candidates from `before_row`'s keys, or the single entry `index` /
+  // `index_key` found by the sweep).
+  struct PurgeItem {
+    uint64_t table_id = 0;
+    std::string key;  // clustered key
+    TrxId trx = kNoTrxId;
+    bool delete_mark = false;
+    std::string before_row;  // EncodeRow bytes; empty for a sweep entry
+    size_t index = 0;        // > 0: a sweep entry of def->indexes[index]
+    std::string index_key;
+  };
+  enum class PurgeOutcome { kDone, kLater };
+  Status PurgePass(bool sweep);
+  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit);
+  // Whether some version of the row `cur` that a read view may still build
+  // (from the latest back to the first one every view sees) has `ikey` in
+  // index def->indexes[index].
+  Result<bool> EntryNeeded(const TableHandle& t, const std::optional<StoredRecord>& cur, size_t index,
+                           std::string_view ikey, TrxId limit) const;
+  // The after-crash sweep: queues every delete-marked record and every
+  // secondary entry the latest row does not have.
+  Status Sweep(std::vector<PurgeItem>* items);
+  // The RecordId row locks use for clustered key `key`.
+  RecordId RowLockId(const TableHandle& t, std::string_view key) const;
   Result<std::shared_ptr<TableHandle>> FindHandle(uint64_t table_id) const;
   std::string SpacePath(uint32_t space_id) const;
   Result<std::string> KeyFromPk(const TableDef& def, const Row& pk) const;
@@ -478,10 +553,22 @@ class Engine {
   std::map<TrxId, uint64_t> active_first_lsn_;  // GUARDED_BY(active_mu_)
   // Serialises checkpoints with DDL (DetachSpace must not race FlushAll).
   std::mutex ddl_mu_;
-  std::thread checkpointer_;
-  std::mutex ckpt_mu_;
-  std::condition_variable ckpt_cv_;
-  bool stop_checkpointer_ = false;  // GUARDED_BY(ckpt_mu_)
+  BackgroundLoop checkpointer_;
+  BackgroundLoop purger_;
+  // The redo LSN when nothing had happened since the last checkpoint (or
+  // since Open): a checkpoint with nothing new to cover is skipped, so an
+  // idle engine writes nothing and a clean shutdown record stays last.
+  uint64_t quiet_lsn_ = 0;  // GUARDED_BY(ddl_mu_)
+  // Row work FreeUndo queued for the purge thread.
+  mutable std::mutex purge_queue_mu_;
+  std::vector<PurgeItem> purge_queue_;  // GUARDED_BY(purge_queue_mu_)
+  uint64_t undo_logs_freed_ = 0;        // GUARDED_BY(purge_queue_mu_)
+  // One purge pass at a time; the work left for the next pass.
+  // Lock order: purge_mu_ -> purge_queue_mu_.
+  mutable std::mutex purge_mu_;
+  std::vector<PurgeItem> purge_waiting_;  // GUARDED_BY(purge_mu_)
+  PurgeStats purge_stats_;                // GUARDED_BY(purge_mu_)
+  bool sweep_pending_ = false;            // GUARDED_BY(purge_mu_)
   RecoveryInfo recovery_info_;
   mutable std::mutex xa_mu_;
   std::map<std::string, std::unique_ptr<EngineTrx>, std::less<>> recovered_prepared_;  // GUARDED_BY(xa_mu_)

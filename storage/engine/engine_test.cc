@@ -15,6 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 using test::Col;
 using test::Idx;
+using test::LookupIds;
 
 constexpr char kDir[] = "/data";
 
@@ -398,16 +399,6 @@ TEST_F(EngineTest, ConcurrentReadersSeeWholeTransactionsOnly) {
 
 // --- secondary indexes ---
 
-// The ids (column 0) of the rows IndexLookup returns, in clustered order.
-std::vector<int64_t> LookupIds(Engine& e, EngineTrx& trx, uint64_t table, std::string index, Row key) {
-  std::vector<int64_t> ids;
-  Status s = e.IndexLookup(trx, table, index, key, [&](const Row& row) {
-    ids.push_back(std::get<int64_t>(row[0]));
-    return true;
-  });
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return ids;
-}
 
 using Ids = std::vector<int64_t>;
 

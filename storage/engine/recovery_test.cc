@@ -274,7 +274,9 @@ TEST_F(RecoveryTest, RandomWorkWithASmallPoolRecoversToTheCommittedState) {
         ASSERT_TRUE(engine_->Commit(*trx).ok());
         model = std::move(next);
       }
-      if (txn % 25 == 0) ASSERT_TRUE(engine_->Checkpoint().ok());
+      if (txn % 25 == 0) {
+        ASSERT_TRUE(engine_->Checkpoint().ok());
+      }
     }
     // An open transaction at the crash.
     open.push_back(engine_->Begin());

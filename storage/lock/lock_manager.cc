@@ -803,6 +803,20 @@ void LockManager::ReleaseAll(LockTrx& trx) {
   trx.n_locks_.store(0, std::memory_order_relaxed);
 }
 
+bool LockManager::RunIfUnlocked(const RecordId& record, const std::function<void()>& fn) {
+  const uint64_t page_hash = PageHash(record.space_id, record.page_no);
+  Shard& shard = record_shards_[ShardIndex(page_hash, n_record_shards_)];
+  const LockKey key{record.space_id, record.page_no, record.heap_no};
+  const size_t slot = ShardedRwLatch::ThisThreadSlot();
+  latch_.LockShared(slot);
+  shard.mu.lock();
+  const bool unlocked = shard.Find(key, RecordBucketHash(page_hash, record.heap_no)) == nullptr;
+  if (unlocked) fn();
+  shard.mu.unlock();
+  latch_.UnlockShared(slot);
+  return unlocked;
+}
+
 size_t LockManager::ReleaseRecord(LockTrx& trx, const RecordId& record, LockMode mode) {
   if (record.heap_no == kSupremumHeapNo) return 0;  // only gap locks there
   const uint64_t page_hash = PageHash(record.space_id, record.page_no);

@@ -40,6 +40,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -146,6 +147,14 @@ class LockManager {
   // (InnoDB lock_rec_unlock: READ COMMITTED drops locks on rows that did not
   // match). Returns how many were released.
   size_t ReleaseRecord(LockTrx& trx, const RecordId& record, LockMode mode);
+
+  // Purge: runs `fn` only when no transaction holds or waits for any lock
+  // on `record` (a queue exists), keeping `record`'s shard latched while it
+  // runs so that none can get one meanwhile. Returns whether `fn` ran. The
+  // engine removes a delete-marked record this way: a gap or next-key lock
+  // on it would otherwise lose the gap it protects. `fn` must not call the
+  // lock manager and must not wait for anything that may wait for a lock.
+  bool RunIfUnlocked(const RecordId& record, const std::function<void()>& fn);
 
   // Releases `trx`'s granted table lock of `mode` on `table` (AUTO-INC at the
   // end of the statement). Returns whether one was held.

@@ -124,6 +124,18 @@ TEST_F(LockManagerTest, InsertIntentionWithoutConflictLeavesNoLock) {
   EXPECT_EQ(Census().granted, 1u);
 }
 
+TEST_F(LockManagerTest, RunIfUnlockedRunsOnlyWhenNoLockExistsOnTheRecord) {
+  auto a = lm_->CreateTrx(1);
+  int runs = 0;
+  EXPECT_TRUE(lm_->RunIfUnlocked(Rec(5), [&] { ++runs; }));
+  ASSERT_TRUE(lm_->LockRecord(*a, Rec(5), LockMode::kS, RecLockType::kGap).ok());
+  EXPECT_FALSE(lm_->RunIfUnlocked(Rec(5), [&] { ++runs; }));  // a gap lock counts
+  EXPECT_TRUE(lm_->RunIfUnlocked(Rec(6), [&] { ++runs; }));   // another record does not
+  lm_->ReleaseAll(*a);
+  EXPECT_TRUE(lm_->RunIfUnlocked(Rec(5), [&] { ++runs; }));
+  EXPECT_EQ(runs, 3);
+}
+
 TEST_F(LockManagerTest, InsertIntentionWaitsForGapLockAndIsGrantedWhenItGoes) {
   auto a = lm_->CreateTrx(1);
   auto b = lm_->CreateTrx(2);

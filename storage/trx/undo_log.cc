@@ -1,5 +1,6 @@
 #include "storage/trx/undo_log.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,9 @@ constexpr uint64_t kMaxIndex = (uint64_t{1} << kIndexBits) - 1;
 
 struct MemUndoStore::LogData {
   enum class State : uint8_t { kActive, kCommitted, kRolledBack };
-  explicit LogData(uint64_t s) : slot(s) {}
+  LogData(uint64_t s, TrxId t) : slot(s), trx(t) {}
   const uint64_t slot;
+  const TrxId trx;
   mutable std::mutex mu;
   std::vector<std::string> records;  // GUARDED_BY(mu) for readers; owner mutates under mu
   State state = State::kActive;      // GUARDED_BY(mu)
@@ -86,12 +88,13 @@ class MemUndoStore::Log final : public UndoLog {
 
 MemUndoStore::~MemUndoStore() = default;
 
-Result<std::unique_ptr<UndoLog>> MemUndoStore::CreateLog(TrxId /*trx*/) {
+Result<std::unique_ptr<UndoLog>> MemUndoStore::CreateLog(TrxId trx) {
   std::unique_lock<std::shared_mutex> l(map_mu_);
   if (next_slot_ > kMaxSlot) return Status::MySQL(1105, "HY000", "undo slots exhausted");
   uint64_t slot = next_slot_++;
-  auto data = std::make_shared<LogData>(slot);
+  auto data = std::make_shared<LogData>(slot, trx);
   logs_.emplace(slot, data);
+  slot_of_trx_[trx] = slot;
   return std::unique_ptr<UndoLog>(new Log(std::move(data)));
 }
 
@@ -110,24 +113,60 @@ Result<UndoRecord> MemUndoStore::Fetch(RollPtr roll_ptr) const {
   return DecodeUndoRecord(bytes);
 }
 
-size_t MemUndoStore::Purge(TrxId purge_limit) {
-  std::unique_lock<std::shared_mutex> l(map_mu_);
+Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* committed) {
+  std::vector<std::shared_ptr<LogData>> freed_committed;
   size_t freed = 0;
-  for (auto it = logs_.begin(); it != logs_.end();) {
-    bool drop;
-    {
-      std::lock_guard<std::mutex> dl(it->second->mu);
-      drop = it->second->state == LogData::State::kRolledBack ||
-             (it->second->state == LogData::State::kCommitted && it->second->commit_no < purge_limit);
-    }
-    if (drop) {
+  {
+    std::unique_lock<std::shared_mutex> l(map_mu_);
+    for (auto it = logs_.begin(); it != logs_.end();) {
+      LogData& d = *it->second;
+      bool drop, was_committed;
+      {
+        std::lock_guard<std::mutex> dl(d.mu);
+        was_committed = d.state == LogData::State::kCommitted;
+        drop = d.state == LogData::State::kRolledBack || (was_committed && d.commit_no < purge_limit);
+      }
+      if (!drop) {
+        ++it;
+        continue;
+      }
+      if (auto t = slot_of_trx_.find(d.trx); t != slot_of_trx_.end() && t->second == d.slot) slot_of_trx_.erase(t);
+      if (committed != nullptr && was_committed) freed_committed.push_back(it->second);
       it = logs_.erase(it);
       ++freed;
-    } else {
-      ++it;
     }
   }
+  // Decoded outside map_mu_: the logs are no longer reachable, and ended
+  // logs are never written again.
+  std::sort(freed_committed.begin(), freed_committed.end(),
+            [](const auto& a, const auto& b) { return a->commit_no < b->commit_no; });
+  Status bad;
+  for (const auto& d : freed_committed) {
+    PurgedLog out{d->trx, d->commit_no, {}};
+    for (const std::string& bytes : d->records) {
+      // The type is the first byte (EncodeUndoRecord): skip inserts undecoded.
+      if (!bytes.empty() && bytes[0] == static_cast<char>(UndoType::kInsert)) continue;
+      Result<UndoRecord> rec = DecodeUndoRecord(bytes);
+      if (!rec.ok()) {
+        bad = rec.status();
+        break;
+      }
+      out.records.push_back(std::move(rec).value());
+    }
+    if (!out.records.empty()) committed->push_back(std::move(out));
+  }
+  if (!bad.ok()) return bad;
   return freed;
+}
+
+bool MemUndoStore::SeenByAll(TrxId trx, TrxId purge_limit) const {
+  std::shared_lock<std::shared_mutex> l(map_mu_);
+  auto t = slot_of_trx_.find(trx);
+  if (t == slot_of_trx_.end()) return true;
+  const LogData& d = *logs_.at(t->second);
+  std::lock_guard<std::mutex> dl(d.mu);
+  return d.state == LogData::State::kRolledBack ||
+         (d.state == LogData::State::kCommitted && d.commit_no < purge_limit);
 }
 
 size_t MemUndoStore::log_count() const {

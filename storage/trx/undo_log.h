@@ -25,6 +25,8 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "base/status.h"
 #include "storage/trx/trx_types.h"
@@ -70,11 +72,28 @@ class UndoStore {
   // rolled back, or never written): a correct caller never asks for one.
   virtual Result<UndoRecord> Fetch(RollPtr roll_ptr) const = 0;
 
+  // A committed log handed to purge: its records other than inserts (an
+  // insert leaves nothing to purge), in undo_no order.
+  struct PurgedLog {
+    TrxId trx = kNoTrxId;
+    uint64_t commit_no = 0;
+    std::vector<UndoRecord> records;
+  };
   // Frees the logs of transactions rolled back, or committed with a commit
-  // number < `purge_limit` (TrxSys::PurgeLimit()). Returns how many.
-  // TODO(trx): delete-marked clustered records must be removed by the
-  // engine's purge before their undo goes (#4).
-  virtual size_t Purge(TrxId purge_limit) = 0;
+  // number < `purge_limit` (TrxSys::PurgeLimit()). Returns how many. When
+  // `committed` is not null, appends the freed committed logs that updated
+  // or deleted something to it, oldest commit first, for the engine's
+  // purge to remove the delete-marked records and stale secondary entries
+  // they leave (no read view can follow a roll pointer into them any more,
+  // so they go at once).
+  // Corruption when a record does not decode (the logs are freed anyway).
+  virtual Result<size_t> Purge(TrxId purge_limit, std::vector<PurgedLog>* committed = nullptr) = 0;
+  // Whether every read view, open now or later, sees `trx`'s changes: its
+  // log was committed with a commit number < `purge_limit`, or rolled back
+  // (nothing it wrote stays), or is gone (purged; a transaction that wrote
+  // has a log until then). REQUIRES:
+  // `trx` wrote something (it is the DB_TRX_ID of some record version).
+  virtual bool SeenByAll(TrxId trx, TrxId purge_limit) const = 0;
 };
 
 class MemUndoStore final : public UndoStore {
@@ -86,7 +105,8 @@ class MemUndoStore final : public UndoStore {
 
   Result<std::unique_ptr<UndoLog>> CreateLog(TrxId trx) override;
   Result<UndoRecord> Fetch(RollPtr roll_ptr) const override;
-  size_t Purge(TrxId purge_limit) override;
+  Result<size_t> Purge(TrxId purge_limit, std::vector<PurgedLog>* committed = nullptr) override;
+  bool SeenByAll(TrxId trx, TrxId purge_limit) const override;
 
   size_t log_count() const;
 
@@ -97,6 +117,8 @@ class MemUndoStore final : public UndoStore {
   mutable std::shared_mutex map_mu_;
   uint64_t next_slot_ = 1;                            // GUARDED_BY(map_mu_)
   std::map<uint64_t, std::shared_ptr<LogData>> logs_;  // GUARDED_BY(map_mu_)
+  // The newest log of each transaction id (SeenByAll).
+  std::unordered_map<TrxId, uint64_t> slot_of_trx_;  // GUARDED_BY(map_mu_)
 };
 
 }  // namespace sluice::storage

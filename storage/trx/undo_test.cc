@@ -152,14 +152,42 @@ TEST(UndoLogTest, PurgeFreesRolledBackAndCommittedBelowLimitOnly) {
   rolled_back->MarkRolledBack();
   EXPECT_FALSE(committed_old->Append(InsertRec(1, "late")).ok());
 
-  EXPECT_EQ(store.Purge(/*purge_limit=*/10), 1u);  // only the rolled-back log
+  EXPECT_EQ(store.Purge(/*purge_limit=*/10).value(), 1u);  // only the rolled-back log
   EXPECT_TRUE(store.Fetch(p_old).ok());
-  EXPECT_EQ(store.Purge(11), 1u);
+  EXPECT_EQ(store.Purge(11).value(), 1u);
   EXPECT_TRUE(store.Fetch(p_old).status().IsCorruption());
   EXPECT_TRUE(store.Fetch(p_new).ok());
   EXPECT_TRUE(store.Fetch(p_act).ok());
-  EXPECT_EQ(store.Purge(1000), 1u);
+  EXPECT_EQ(store.Purge(1000).value(), 1u);
   EXPECT_EQ(store.log_count(), 1u);  // the active log stays
+}
+
+TEST(UndoLogTest, PurgeHandsOverCommittedLogsOldestFirstAndSeenByAllFollows) {
+  MemUndoStore store;
+  auto later = std::move(store.CreateLog(7).value());
+  auto earlier = std::move(store.CreateLog(8).value());
+  auto rolled_back = std::move(store.CreateLog(9).value());
+  auto active = std::move(store.CreateLog(10).value());
+  ASSERT_TRUE(later->Append(UpdateRec(1, "a", 0, RollPtr(), {{0, "old-a"}})).ok());
+  ASSERT_TRUE(later->Append(InsertRec(1, "b")).ok());
+  ASSERT_TRUE(earlier->Append(UpdateRec(2, "c", 0, RollPtr(), {})).ok());
+  later->MarkCommitted(30);
+  earlier->MarkCommitted(20);
+  rolled_back->MarkRolledBack();
+  EXPECT_FALSE(store.SeenByAll(7, 30));  // committed at 30: a view with low limit 30 does not see it
+  EXPECT_TRUE(store.SeenByAll(7, 31));
+  EXPECT_FALSE(store.SeenByAll(10, kMaxTrxId));  // still active
+  EXPECT_TRUE(store.SeenByAll(9, 0));             // rolled back: wrote nothing that stays
+  std::vector<UndoStore::PurgedLog> logs;
+  EXPECT_EQ(store.Purge(100, &logs).value(), 3u);
+  ASSERT_EQ(logs.size(), 2u);
+  EXPECT_EQ(logs[0].trx, 8u);
+  EXPECT_EQ(logs[0].commit_no, 20u);
+  ASSERT_EQ(logs[1].records.size(), 1u);  // the insert is left out
+  EXPECT_EQ(logs[1].records[0].primary_key, "a");
+  EXPECT_EQ(logs[1].records[0].before_image[0].before, "old-a");
+  EXPECT_TRUE(store.SeenByAll(7, 0));  // purged: everyone sees it
+  EXPECT_EQ(store.log_count(), 1u);
 }
 
 // Owners append, roll back and commit while readers fetch other
@@ -200,13 +228,13 @@ TEST(UndoLogTest, ConcurrentAppendFetchAndPurgeAreSafe) {
     }
   });
   std::thread purger([&] {
-    while (!stop.load()) store.Purge(commit_no.load() / 2);
+    while (!stop.load()) ASSERT_TRUE(store.Purge(commit_no.load() / 2).ok());
   });
   for (auto& t : threads) t.join();
   stop = true;
   reader.join();
   purger.join();
-  store.Purge(kMaxTrxId);
+  ASSERT_TRUE(store.Purge(kMaxTrxId).ok());
   EXPECT_EQ(store.log_count(), 0u);
 }
 

@@ -1,0 +1,55 @@
+// storage/engine/engine_internal.h
+//
+// What engine.cc and engine_purge.cc share: the parsed clustered record
+// and the open table.
+// Not for use outside storage/engine.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "storage/btree/btree.h"
+#include "storage/catalog/table_def.h"
+#include "storage/engine/engine.h"
+#include "storage/trx/trx_types.h"
+#include "storage/trx/undo_record.h"
+
+namespace sluice::storage::engine_internal {
+
+// A clustered record's value (engine.h): system columns, then the row.
+struct StoredRecord {
+  TrxId trx_id = kNoTrxId;
+  RollPtr roll_ptr;
+  bool delete_marked = false;
+  std::string row;
+};
+
+// Corruption when `value` is too short or its delete mark is not 0 or 1.
+Result<StoredRecord> ParseRecord(std::string_view value);
+
+// The row before the change `rec` describes: its whole-row before-image
+// (engine.h: one UndoColumn with column_id 0). Corruption otherwise.
+Status BeforeRow(const UndoRecord& rec, std::string* row);
+
+}  // namespace sluice::storage::engine_internal
+
+namespace sluice::storage {
+
+// One open table: its definition, its B+trees and its counters.
+struct Engine::TableHandle {
+  std::shared_ptr<const TableDef> def;
+  std::unique_ptr<BTree> clustered;
+  // secondary[i] is the tree of def->indexes[i + 1]; null when not built.
+  std::vector<std::unique_ptr<BTree>> secondary;
+  int auto_inc_column = -1;
+  std::mutex mu;
+  uint64_t auto_inc_next = 1;  // GUARDED_BY(mu)
+  std::atomic<uint64_t> next_row_id{1};
+};
+
+}  // namespace sluice::storage

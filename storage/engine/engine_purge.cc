@@ -1,0 +1,269 @@
+// Purge: removes the delete-marked records and stale secondary entries no
+// read view needs any more (engine.h, "Purge").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <utility>
+
+#include "storage/engine/engine.h"
+#include "storage/engine/engine_internal.h"
+
+namespace sluice::storage {
+
+using engine_internal::ParseRecord;
+
+namespace {
+// Work items per hold of ddl_mu_ (DDL and checkpoints wait for a hold).
+constexpr size_t kItemsPerHold = 64;
+// Records the sweep reads per hold of ddl_mu_.
+constexpr size_t kSweepRecordsPerHold = 256;
+// A version chain longer than this is kept whole (no entry removed): a
+// guard against a corrupt chain, far past any real one.
+constexpr int kMaxChainHops = 1 << 20;
+}  // namespace
+
+Status Engine::Purge() { return PurgePass(/*sweep=*/true); }
+
+Engine::PurgeStats Engine::purge_stats() const {
+  std::lock_guard lock(purge_mu_);
+  PurgeStats s = purge_stats_;
+  s.waiting = purge_waiting_.size();
+  s.sweep_pending = sweep_pending_;
+  std::lock_guard qlock(purge_queue_mu_);
+  s.undo_logs_freed = undo_logs_freed_;
+  s.waiting += purge_queue_.size();
+  return s;
+}
+
+Result<bool> Engine::FreeUndo() {
+  std::vector<UndoStore::PurgedLog> logs;
+  Result<size_t> freed = undo_store_->Purge(trx_sys_->PurgeLimit(), &logs);
+  std::vector<PurgeItem> items;
+  for (UndoStore::PurgedLog& log : logs) {
+    for (UndoRecord& rec : log.records) {
+      // An update or a delete leaves the row before it (its one whole-row
+      // before-image); the store leaves inserts out.
+      std::string before;
+      if (!engine_internal::BeforeRow(rec, &before).ok()) continue;
+      PurgeItem item;
+      item.table_id = rec.table_id;
+      item.key = std::move(rec.primary_key);
+      item.trx = log.trx;
+      item.delete_mark = rec.type == UndoType::kDeleteMark;
+      item.before_row = std::move(before);
+      items.push_back(std::move(item));
+    }
+  }
+  std::lock_guard lock(purge_queue_mu_);
+  if (freed.ok()) undo_logs_freed_ += *freed;
+  const bool queued = !items.empty();
+  if (purge_queue_.empty()) {
+    purge_queue_ = std::move(items);
+  } else {
+    std::move(items.begin(), items.end(), std::back_inserter(purge_queue_));
+  }
+  if (!freed.ok()) return freed.status();
+  return queued;
+}
+
+Status Engine::PurgePass(bool sweep) {
+  std::lock_guard lock(purge_mu_);
+  // Older work first: rows left waiting, then the sweep, then what the
+  // undo freed since (by the session threads, and now).
+  std::vector<PurgeItem> work;
+  work.swap(purge_waiting_);
+  Status status;
+  if (sweep && sweep_pending_) {
+    status = Sweep(&work);
+    if (status.ok()) sweep_pending_ = false;
+  }
+  Result<bool> freed = FreeUndo();
+  if (!freed.ok() && status.ok()) status = freed.status();
+  {
+    std::lock_guard qlock(purge_queue_mu_);
+    std::move(purge_queue_.begin(), purge_queue_.end(), std::back_inserter(work));
+    purge_queue_.clear();
+  }
+  // Read after the logs went: every view open now or later sees every
+  // transaction committed below it (and every one whose log is gone).
+  const TrxId limit = trx_sys_->PurgeLimit();
+  for (size_t i = 0; i < work.size();) {
+    std::lock_guard ddl(ddl_mu_);  // the table cannot be dropped meanwhile
+    for (const size_t end = std::min(i + kItemsPerHold, work.size()); i < end; ++i) {
+      PurgeItem& item = work[i];
+      Result<std::shared_ptr<TableHandle>> th = FindHandle(item.table_id);
+      if (!th.ok()) continue;  // dropped: nothing left to purge
+      TableHandle& t = **th;
+      Result<PurgeOutcome> outcome = PurgeOutcome::kLater;
+      const bool ran = locks_->RunIfUnlocked(RowLockId(t, item.key),
+                                             [&] { outcome = PurgeRow(t, item, limit); });
+      if (!outcome.ok()) {
+        if (status.ok()) status = outcome.status();
+        continue;
+      }
+      if (!ran || *outcome == PurgeOutcome::kLater) purge_waiting_.push_back(std::move(item));
+    }
+  }
+  ++purge_stats_.passes;
+  return status;
+}
+
+Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) {
+  const TableDef& def = *t.def;
+  const bool has_secondary = def.indexes.size() > 1;
+  // An update of a table without secondary indexes leaves nothing.
+  if (!item.delete_mark && !has_secondary) return PurgeOutcome::kDone;
+  Result<std::optional<StoredRecord>> cur = ReadLatest(t, item.key);
+  if (!cur.ok()) return cur.status();
+  if (item.delete_mark && cur->has_value() && (*cur)->delete_marked && (*cur)->trx_id == item.trx) {
+    // Still the record this delete left. Once every view sees the delete,
+    // no view can build any version of the row: it goes, with every entry
+    // of its keys (older versions' other keys went with their own changes).
+    if (!undo_store_->SeenByAll(item.trx, limit)) return PurgeOutcome::kLater;
+    Result<Row> row = DecodeRow(def, (*cur)->row);
+    if (!row.ok()) return row.status();
+    for (size_t i = 1; i < def.indexes.size(); ++i) {
+      BTree* tree = t.secondary[i - 1].get();
+      if (tree == nullptr) continue;
+      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
+      if (!k.ok()) return k.status();
+      Result<bool> gone = tree->Delete(*k + item.key);
+      if (!gone.ok()) return gone.status();
+      purge_stats_.entries_removed += *gone ? 1 : 0;
+    }
+    Result<bool> gone = t.clustered->Delete(item.key);
+    if (!gone.ok()) return gone.status();
+    purge_stats_.rows_removed += *gone ? 1 : 0;
+    return PurgeOutcome::kDone;
+  }
+  // The row changed since (or this was an update): the older version's
+  // entries go unless a version some view may build still has the key.
+  std::vector<std::pair<size_t, std::string>> candidates;
+  if (item.index != 0) {
+    candidates.emplace_back(item.index, item.index_key);
+  } else if (has_secondary) {
+    Result<Row> before = DecodeRow(def, item.before_row);
+    if (!before.ok()) return before.status();
+    for (size_t i = 1; i < def.indexes.size(); ++i) {
+      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *before);
+      if (!k.ok()) return k.status();
+      candidates.emplace_back(i, std::move(k).value());
+    }
+  }
+  for (const auto& [i, ikey] : candidates) {
+    BTree* tree = t.secondary[i - 1].get();
+    if (tree == nullptr) continue;
+    Result<bool> needed = EntryNeeded(t, *cur, i, ikey, limit);
+    if (!needed.ok()) return needed.status();
+    if (*needed) continue;
+    Result<bool> gone = tree->Delete(ikey + item.key);
+    if (!gone.ok()) return gone.status();
+    purge_stats_.entries_removed += *gone ? 1 : 0;
+  }
+  return PurgeOutcome::kDone;
+}
+
+Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<StoredRecord>& cur, size_t index,
+                                 std::string_view ikey, TrxId limit) const {
+  if (!cur.has_value()) return false;
+  const TableDef& def = *t.def;
+  TrxId trx_id = cur->trx_id;
+  RollPtr roll_ptr = cur->roll_ptr;
+  bool delete_marked = cur->delete_marked;
+  std::string row = cur->row;
+  for (int hop = 0; hop < kMaxChainHops; ++hop) {
+    // A version every view sees is the oldest any view builds; if it is a
+    // delete, no view builds any.
+    const bool seen_by_all = undo_store_->SeenByAll(trx_id, limit);
+    if (seen_by_all && delete_marked) return false;
+    Result<Row> decoded = DecodeRow(def, row);
+    if (!decoded.ok()) return decoded.status();
+    Result<std::string> k = EncodeIndexKey(def, def.indexes[index], *decoded);
+    if (!k.ok()) return k.status();
+    if (*k == ikey) return true;
+    if (seen_by_all || roll_ptr.is_null() || roll_ptr.is_insert()) return false;
+    // Its writer is not seen by all, so its undo is still in the store.
+    Result<UndoRecord> rec = undo_store_->Fetch(roll_ptr);
+    if (!rec.ok()) return rec.status();
+    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(*rec, &row));
+    trx_id = rec->prev_trx_id;
+    roll_ptr = rec->prev_roll_ptr;
+    delete_marked = rec->prev_delete_marked;
+  }
+  return true;
+}
+
+Status Engine::Sweep(std::vector<PurgeItem>* items) {
+  std::vector<std::shared_ptr<TableHandle>> handles;
+  {
+    std::shared_lock lock(tables_mu_);
+    for (const auto& [id, t] : tables_) handles.push_back(t);
+  }
+  // Walks `tree` in chunks, each under ddl_mu_ (and only while the table
+  // still exists), calling visit(key, value) for every record.
+  auto walk = [this](const TableHandle& t, BTree& tree,
+                     const std::function<Status(std::string_view, std::string_view)>& visit) -> Status {
+    std::optional<std::string> after;
+    for (;;) {
+      std::lock_guard ddl(ddl_mu_);
+      if (!FindHandle(t.def->id).ok()) return Status::OK();  // dropped meanwhile
+      BTree::Cursor c = tree.NewCursor();
+      SLUICE_RETURN_IF_ERROR(after ? c.Seek(*after) : c.SeekToFirst());
+      if (after && c.Valid() && c.key() == *after) SLUICE_RETURN_IF_ERROR(c.Next());
+      for (size_t n = 0; n < kSweepRecordsPerHold; ++n) {
+        if (!c.Valid()) return Status::OK();
+        SLUICE_RETURN_IF_ERROR(visit(c.key(), c.value()));
+        after = std::string(c.key());
+        SLUICE_RETURN_IF_ERROR(c.Next());
+      }
+    }
+  };
+  for (const auto& th : handles) {
+    const TableHandle& t = *th;
+    const TableDef& def = *t.def;
+    SLUICE_RETURN_IF_ERROR(walk(t, *t.clustered, [&](std::string_view key, std::string_view value) -> Status {
+      Result<StoredRecord> r = ParseRecord(value);
+      if (!r.ok()) return r.status();
+      if (!r->delete_marked) return Status::OK();
+      PurgeItem item;
+      item.table_id = def.id;
+      item.key = std::string(key);
+      item.trx = r->trx_id;
+      item.delete_mark = true;
+      item.before_row = std::move(r->row);
+      items->push_back(std::move(item));
+      return Status::OK();
+    }));
+    for (size_t i = 1; i < def.indexes.size(); ++i) {
+      BTree* tree = t.secondary[i - 1].get();
+      if (tree == nullptr) continue;
+      SLUICE_RETURN_IF_ERROR(walk(t, *tree, [&](std::string_view entry, std::string_view) -> Status {
+        Result<size_t> n = IndexKeyLength(def, def.indexes[i], entry);
+        if (!n.ok()) return n.status();
+        const std::string_view ikey = entry.substr(0, *n);
+        const std::string_view pk = entry.substr(*n);
+        Result<std::optional<StoredRecord>> cur = ReadLatest(t, pk);
+        if (!cur.ok()) return cur.status();
+        if (cur->has_value() && !(*cur)->delete_marked) {
+          Result<Row> row = DecodeRow(def, (*cur)->row);
+          if (!row.ok()) return row.status();
+          Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
+          if (!k.ok()) return k.status();
+          if (*k == ikey) return Status::OK();  // the latest row's own entry
+        }
+        PurgeItem item;
+        item.table_id = def.id;
+        item.key = std::string(pk);
+        item.index = i;
+        item.index_key = std::string(ikey);
+        items->push_back(std::move(item));
+        return Status::OK();
+      }));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace sluice::storage
