@@ -25,6 +25,7 @@
 #include "server/vars/core_vars.h"
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
+#include "storage/engine/engine.h"
 #include "storage/lock/lock_manager.h"
 
 namespace sluice::server {
@@ -45,12 +46,21 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool SchemaExists(const std::string& db) {
+// The built-in schemas (any letter case) and the engine's databases.
+bool SchemaExists(storage::Engine& engine, const std::string& db) {
   std::string l = Lower(db);
   for (const auto& s : BuiltinSchemas()) {
     if (s == l) return true;
   }
-  return false;
+  return engine.catalog().snapshot()->FindDatabase(db) != nullptr;
+}
+
+// Every schema, sorted as SHOW DATABASES lists them.
+std::vector<std::string> AllSchemas(storage::Engine& engine) {
+  std::vector<std::string> out = BuiltinSchemas();
+  for (std::string& db : engine.catalog().snapshot()->DatabaseNames()) out.push_back(std::move(db));
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // A text result set under construction.
@@ -722,7 +732,7 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       Count(cs().com_show_databases);
       rs.AddTextColumn(s.like ? "Database (" + *s.like + ")" : "Database", 64);
       bool all = Has(Priv::kShowDatabases);
-      for (const auto& db : BuiltinSchemas()) {
+      for (const auto& db : AllSchemas(server_.engine())) {
         if (all || db == "information_schema" || (ctx_.account && ctx_.account->HasAnyDbAccess(db))) {
           rs.rows.push_back({db});
         }
@@ -1086,7 +1096,7 @@ Status Executor::UseDatabase(SessionContext& ctx, const std::string& db) {
                 (ctx.account && (ctx.account->HasAnyDbAccess(db) ||
                                  ctx.account->HasGlobal(Priv::kShowDatabases)));
   if (!access) return MakeError(er::kDbAccessDenied, ctx.priv_user, ctx.priv_host, db);
-  if (!SchemaExists(db)) return MakeError(er::kBadDb, db);
+  if (!SchemaExists(server_.engine(), db)) return MakeError(er::kBadDb, db);
   ctx.db = db;
   ctx.SetProcessDb(db);
   return Status::OK();
@@ -1196,6 +1206,9 @@ Status Executor::RegisterVariables() {
   SLUICE_RETURN_IF_ERROR(set_start("wait_timeout", std::to_string(o.wait_timeout)));
   SLUICE_RETURN_IF_ERROR(set_start("thread_cache_size", std::to_string(o.thread_cache_size)));
   SLUICE_RETURN_IF_ERROR(set_start("default_authentication_plugin", o.default_authentication_plugin));
+  SLUICE_RETURN_IF_ERROR(set_start("innodb_buffer_pool_size", std::to_string(o.innodb_buffer_pool_size)));
+  SLUICE_RETURN_IF_ERROR(
+      set_start("innodb_flush_log_at_trx_commit", std::to_string(o.innodb_flush_log_at_trx_commit)));
   Status st = sv.LoadPersisted(o.datadir);
   if (!st.ok()) SLUICE_LOG_WARNING(server_.log(), 13183, "{}", st.message());
   return Status::OK();

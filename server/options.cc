@@ -146,7 +146,9 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
       ("connect-timeout", s("10"), "Seconds to wait for a client's handshake.")
       ("wait-timeout", s("28800"), "Seconds an idle connection may stay open.")
       ("thread-cache-size", s("9"), "Idle statement threads kept for reuse.")
-      ("io-threads", s("0"), "Asio I/O threads (0: one per core).");
+      ("io-threads", s("0"), "Asio I/O threads (0: one per core).")
+      ("innodb-buffer-pool-size", s("128M"), "Bytes of table and index pages cached in memory (5M .. 1T).")
+      ("innodb-flush-log-at-trx-commit", s("1"), "1: write and fsync the redo log at each commit; 2: write at commit, fsync once a second; 0: both once a second.");
 
   std::vector<std::string> cmdline;
   std::string defaults_file;
@@ -229,6 +231,10 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
   SLUICE_TAKE(ParseSize("wait-timeout", str("wait-timeout"), 1, 31536000), o.wait_timeout);
   SLUICE_TAKE(ParseSize("thread-cache-size", str("thread-cache-size"), 0, 16384), o.thread_cache_size);
   SLUICE_TAKE(ParseSize("io-threads", str("io-threads"), 0, 256), o.io_threads);
+  SLUICE_TAKE(ParseSize("innodb-buffer-pool-size", str("innodb-buffer-pool-size"), 5ull << 20, 1ull << 40),
+              o.innodb_buffer_pool_size);
+  SLUICE_TAKE(ParseSize("innodb-flush-log-at-trx-commit", str("innodb-flush-log-at-trx-commit"), 0, 2),
+              o.innodb_flush_log_at_trx_commit);
 #undef SLUICE_TAKE
   if ((!o.ssl_cert.empty()) != (!o.ssl_key.empty())) {
     return Status::InvalidArgument("ssl-cert and ssl-key must be given together");

@@ -37,6 +37,8 @@ struct ServerOptions {
   uint64_t wait_timeout = 28800;
   uint64_t thread_cache_size = 9;
   uint32_t io_threads = 0;  // 0: hardware concurrency
+  uint64_t innodb_buffer_pool_size = 128ull << 20;
+  uint32_t innodb_flush_log_at_trx_commit = 1;  // 0, 1 or 2
 
   bool initialize = false;           // --initialize: random root password, then exit
   bool initialize_insecure = false;  // --initialize-insecure: empty password, then exit

@@ -13,6 +13,8 @@
 #include "server/datadir.h"
 #include "server/executor.h"
 #include "server/lock_vars.h"
+#include "storage/engine/engine.h"
+#include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "server/session.h"
 #include "server/vars/core_status.h"
@@ -33,7 +35,59 @@ struct Server::Net {
 Server::Server(ServerOptions options)
     : options_(std::move(options)), log_(base::GetLogger("server")) {}
 
-Server::~Server() { StopEverything(); }
+Server::~Server() {
+  StopEverything();
+  CloseEngine();
+}
+
+Status Server::OpenEngine() {
+  storage::Engine::Options eo;
+  eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
+  eo.lock_manager = lock_manager_.get();
+  eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
+  fs_ = storage::NewPosixFileSystem();
+  auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
+  if (!engine.ok()) return engine.status();
+  engine_ = std::move(engine).value();
+  const storage::Engine::RecoveryInfo& ri = engine_->recovery_info();
+  if (ri.records_applied > 0 || ri.rolled_back > 0 || ri.prepared > 0 || ri.incomplete_ddl > 0) {
+    SLUICE_LOG_SYSTEM(log_, 13090,
+                      "InnoDB: crash recovery from checkpoint LSN {} to {}: {} redo records applied, {} "
+                      "transactions rolled back, {} prepared, {} unfinished CREATE TABLEs dropped",
+                      ri.checkpoint_lsn, ri.end_lsn, ri.records_applied, ri.rolled_back, ri.prepared,
+                      ri.incomplete_ddl);
+  }
+  auto apply_flush = [this](const sql::Value& v) {
+    engine_->set_durability(static_cast<storage::Durability>(std::min<uint64_t>(v.ToUInt(), 2)));
+  };
+  if (auto v = sys_vars_->Get("innodb_flush_log_at_trx_commit", vars::GetScope::kGlobal, nullptr); v.ok()) {
+    apply_flush(*v);  // a persisted value
+  }
+  SLUICE_RETURN_IF_ERROR(sys_vars_->AddHooks(
+      "innodb_flush_log_at_trx_commit", nullptr,
+      [apply_flush](vars::SetScope scope, const sql::Value& v, vars::SessionVariables*) {
+        if (scope == vars::SetScope::kGlobal || scope == vars::SetScope::kPersist) apply_flush(v);
+      }));
+  // Innodb_* status variables, computed when read.
+  for (const auto& [name, value] : engine_->StatusVars()) {
+    std::string n(name);
+    SLUICE_RETURN_IF_ERROR(status_vars_->RegisterProvider(
+        n, "storage engine counter", [this, n](const vars::SessionStatus*) -> std::string {
+          for (const auto& [k, v] : engine_->StatusVars()) {
+            if (k == n) return std::to_string(v);
+          }
+          return "0";
+        }));
+  }
+  return Status::OK();
+}
+
+void Server::CloseEngine() {
+  if (!engine_) return;
+  Status s = engine_->Close();
+  if (!s.ok()) SLUICE_LOG_ERROR(log_, 0, "InnoDB: shutdown failed: {}", s.ToString());
+  engine_.reset();
+}
 
 Status Server::InitializeDatadir(bool insecure) {
   SLUICE_RETURN_IF_ERROR(CreateDatadir(options_.datadir));
@@ -134,6 +188,7 @@ Status Server::Start() {
   SLUICE_RETURN_IF_ERROR(RegisterLockVariables(*sys_vars_, *status_vars_, *lock_manager_));
   // Persisted values of the variables registered just now apply here.
   ApplyLockVariables(*sys_vars_, *lock_manager_);
+  SLUICE_RETURN_IF_ERROR(OpenEngine());
   vars::CoreStatusProviders providers;
   providers.uptime_seconds = [this] {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
@@ -287,6 +342,8 @@ void Server::StopEverything() {
   net_->threads.clear();
   if (workers_) workers_->Stop();
   net_.reset();
+  // 5. No session is left: the engine purges, checkpoints and closes.
+  CloseEngine();
   SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown complete (sluiced {}).", kServerVersion);
 }
 

@@ -42,6 +42,8 @@ namespace sluice::protocol {
 class RsaKeyPair;
 }
 namespace sluice::storage {
+class Engine;
+class FileSystem;
 class LockManager;
 }
 
@@ -77,6 +79,8 @@ class Server {
   Executor& executor() { return *executor_; }
   // Row and table locks; the storage engine takes them through this.
   storage::LockManager& lock_manager() { return *lock_manager_; }
+  // The storage engine (tables, transactions); valid after Start().
+  storage::Engine& engine() { return *engine_; }
   const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
   // Null when TLS is not available.
   boost::asio::ssl::context* tls_context() { return tls_context_.get(); }
@@ -112,6 +116,8 @@ class Server {
   struct Net;  // Asio objects
   Status InitializeDatadir(bool insecure);
   Status LoadTls();
+  Status OpenEngine();
+  void CloseEngine();
   void StartAccept();
   void StopEverything();
 
@@ -125,6 +131,8 @@ class Server {
   std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
   std::unique_ptr<storage::LockManager> lock_manager_;
+  std::unique_ptr<storage::FileSystem> fs_;
+  std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<WorkerPool> workers_;
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Net> net_;

@@ -378,6 +378,13 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
   add(S::UInt("auto_increment_offset", kB, 1, 1, 65535,
               "First AUTO_INCREMENT value of the sequence (ignored when larger than "
               "auto_increment_increment)."));
+  add(S::UInt("innodb_buffer_pool_size", kG, 134217728, 5242880, uint64_t{1} << 40,
+              "Bytes of table and index pages the engine caches (--innodb-buffer-pool-size); "
+              "tables larger than it are read and written back through it."))
+      .ReadOnly();
+  add(S::UInt("innodb_flush_log_at_trx_commit", kG, 1, 0, 2,
+              "1: a commit writes and fsyncs the redo log before it returns; 2: writes at commit, "
+              "fsyncs once a second; 0: writes and fsyncs once a second."));
   add(S::UInt("innodb_lock_wait_timeout", kB, 50, 1, 1073741824,
               "Seconds a statement waits for a row lock before failing with error 1205; only "
               "that statement is rolled back."));

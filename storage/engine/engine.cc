@@ -174,7 +174,7 @@ EngineTrx::~EngineTrx() {
 }
 
 Engine::Engine(FileSystem* fs, std::string datadir, Options options)
-    : fs_(fs), datadir_(std::move(datadir)), options_(options) {}
+    : fs_(fs), datadir_(std::move(datadir)), options_(options), durability_(options.durability) {}
 
 Engine::~Engine() {
   StopBackgroundThreads();
@@ -766,7 +766,7 @@ Status Engine::Commit(EngineTrx& trx) {
     // see it or take its locks.
     Result<uint64_t> end = LogTrxRecord(trx, kRedoCommit, TrxPayload(trx.id()));
     if (!end.ok()) return end.status();
-    SLUICE_RETURN_IF_ERROR(redo_->WaitFlushed(*end, options_.durability));
+    SLUICE_RETURN_IF_ERROR(redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed)));
   }
   ForgetActive(trx);
   Result<uint64_t> commit_no = trx_sys_->Commit(*trx.trx_);
@@ -830,7 +830,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
     payload += xid;
     Result<uint64_t> end = LogTrxRecord(trx, kRedoPrepare, payload);
     Status s = end.status();
-    if (s.ok()) s = redo_->WaitFlushed(*end, options_.durability);
+    if (s.ok()) s = redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed));
     if (!s.ok()) {
       std::lock_guard lock(xa_mu_);
       xids_in_use_.erase(xid);

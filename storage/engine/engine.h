@@ -418,6 +418,9 @@ class Engine {
   std::vector<std::pair<std::string_view, uint64_t>> StatusVars() const;
 
   RedoLog& redo() { return *redo_; }
+  // SET GLOBAL innodb_flush_log_at_trx_commit: applies to commits from now.
+  void set_durability(Durability d) { durability_.store(d, std::memory_order_relaxed); }
+  Durability durability() const { return durability_.load(std::memory_order_relaxed); }
 
   LockManager& lock_manager() { return *locks_; }
   TrxSys& trx_sys() { return *trx_sys_; }
@@ -544,6 +547,7 @@ class Engine {
   FileSystem* const fs_;
   const std::string datadir_;
   const Options options_;
+  std::atomic<Durability> durability_;
   std::unique_ptr<RedoLog> redo_;
   // Mini-transactions and transaction records append under it shared;
   // a checkpoint takes it exclusive to read an LSN that every append
