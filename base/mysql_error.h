@@ -49,6 +49,7 @@ inline constexpr Error kParse{1064, "42000",
     "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
     "version for the right syntax to use near '{}' at line {}"};
 inline constexpr Error kEmptyQuery{1065, "42000", "Query was empty"};
+inline constexpr Error kInvalidDefault{1067, "42000", "Invalid default value for '{}'"};
 inline constexpr Error kMultiplePriKey{1068, "42000", "Multiple primary key defined"};
 inline constexpr Error kTooLongKey{1071, "42000", "Specified key was too long; max key length is {} bytes"};
 inline constexpr Error kKeyColumnDoesNotExist{1072, "42000", "Key column '{}' doesn't exist in table"};
@@ -62,11 +63,14 @@ inline constexpr Error kWrongSubKey{1089, "HY000",
 inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
 inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
 inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
+inline constexpr Error kBlobCantHaveDefault{1101, "42000", "BLOB, TEXT, GEOMETRY or JSON column '{}' can't have a default value"};
 inline constexpr Error kWrongDbName{1102, "42000", "Incorrect database name '{}'"};
 inline constexpr Error kUnknown{1105, "HY000", "{}"};
+inline constexpr Error kInvalidGroupFuncUse{1111, "HY000", "Invalid use of group function"};
 inline constexpr Error kTableMustHaveColumns{1113, "42000", "A table must have at least 1 column"};
 inline constexpr Error kUnknownCharacterSet{1115, "42000", "Unknown character set: '{}'"};
 inline constexpr Error kPasswordNoMatch{1133, "42000", "Can't find any matching row in the user table"};
+inline constexpr Error kWrongValueCountOnRow{1136, "21S01", "Column count doesn't match value count at row {}"};
 inline constexpr Error kNonexistingGrant{1141, "42000", "There is no such grant defined for user '{}' on host '{}'"};
 inline constexpr Error kTableAccessDenied{1142, "42000", "{} command denied to user '{}'@'{}' for table '{}'"};
 inline constexpr Error kNoSuchTable{1146, "42S02", "Table '{}.{}' doesn't exist"};
@@ -97,16 +101,23 @@ inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
 inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
 inline constexpr Error kNotSupportedAuthMode{1251, "08004",
     "Client does not support authentication protocol requested by server; consider upgrading MySQL client"};
+inline constexpr Error kCollationCharsetMismatch{1253, "42000", "COLLATION '{}' is not valid for CHARACTER SET '{}'"};
 inline constexpr Error kWarnDataOutOfRange{1264, "22003", "Out of range value for column '{}' at row {}"};
+inline constexpr Error kWarnDataTruncated{1265, "01000", "Data truncated for column '{}' at row {}"};
 inline constexpr Error kRevokeGrants{1269, "HY000", "Can't revoke all privileges for one or more of the requested users"};
 inline constexpr Error kUnknownCollation{1273, "HY000", "Unknown collation: '{}'"};
 inline constexpr Error kUnknownStorageEngine{1286, "42000", "Unknown storage engine '{}'"};
 inline constexpr Error kOptionPreventsStatement{1290, "HY000",
     "The MySQL server is running with the {} option so it cannot execute this statement"};
+inline constexpr Error kDuplicatedValueInType{1291, "HY000", "Column '{}' has duplicated value '{}' in {}"};
 inline constexpr Error kTruncatedWrongValue{1292, "22007", "Truncated incorrect {} value: '{}'"};
+// 1292 as raised for a column (the text of 1366 with the type named).
+inline constexpr Error kTruncatedWrongTemporalForField{1292, "22007", "Incorrect {} value: '{}' for column '{}' at row {}"};
+inline constexpr Error kInvalidOnUpdate{1294, "HY000", "Invalid ON UPDATE clause for '{}' column"};
 inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect time zone: '{}'"};
 inline constexpr Error kSpDoesNotExist{1305, "42000", "FUNCTION {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
+inline constexpr Error kNoDefaultForField{1364, "HY000", "Field '{}' doesn't have a default value"};
 inline constexpr Error kDivisionByZero{1365, "22012", "Division by 0"};
 inline constexpr Error kTruncatedWrongValueForField{1366, "HY000",
     "Incorrect {} value: '{}' for column '{}' at row {}"};

@@ -1,4 +1,6 @@
 #include "server/executor.h"
+#include "server/result_set.h"
+#include "server/table_executor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -61,79 +63,6 @@ std::vector<std::string> AllSchemas(storage::Engine& engine) {
   for (std::string& db : engine.catalog().snapshot()->DatabaseNames()) out.push_back(std::move(db));
   std::sort(out.begin(), out.end());
   return out;
-}
-
-// A text result set under construction.
-struct ResultSet {
-  std::vector<p::ColumnDefinition> columns;
-  std::vector<std::vector<std::optional<std::string>>> rows;
-
-  void AddTextColumn(std::string name, uint32_t length = 256) {
-    p::ColumnDefinition c;
-    c.name = c.org_name = std::move(name);
-    c.collation = p::kCollationUtf8GeneralCi;
-    c.length = length * 3;
-    c.type = p::MYSQL_TYPE_VAR_STRING;
-    c.decimals = 0x1f;
-    columns.push_back(std::move(c));
-  }
-  void AddIntColumn(std::string name, bool is_unsigned = true) {
-    p::ColumnDefinition c;
-    c.name = c.org_name = std::move(name);
-    c.collation = p::kCollationBinary;
-    c.length = 21;
-    c.type = p::MYSQL_TYPE_LONGLONG;
-    c.flags = p::NOT_NULL_FLAG | p::BINARY_FLAG | p::NUM_FLAG | (is_unsigned ? p::UNSIGNED_FLAG : 0);
-    columns.push_back(std::move(c));
-  }
-};
-
-// The column a computed value gets in a result set, from its kind.
-p::ColumnDefinition ColumnFor(const std::string& name, const sql::Value& v) {
-  p::ColumnDefinition c;
-  c.name = name;
-  switch (v.kind()) {
-    case sql::ValueKind::kNull:
-      c.type = p::MYSQL_TYPE_NULL;
-      c.collation = p::kCollationBinary;
-      c.flags = p::BINARY_FLAG;
-      break;
-    case sql::ValueKind::kInt:
-    case sql::ValueKind::kUInt:
-      c.type = p::MYSQL_TYPE_LONGLONG;
-      c.collation = p::kCollationBinary;
-      c.length = 21;
-      c.flags = p::BINARY_FLAG | p::NUM_FLAG |
-                (v.kind() == sql::ValueKind::kUInt ? p::UNSIGNED_FLAG : 0);
-      break;
-    case sql::ValueKind::kDouble:
-      c.type = p::MYSQL_TYPE_DOUBLE;
-      c.collation = p::kCollationBinary;
-      c.length = 23;
-      c.decimals = 0x1f;
-      c.flags = p::BINARY_FLAG | p::NUM_FLAG;
-      break;
-    case sql::ValueKind::kDecimal:
-      c.type = p::MYSQL_TYPE_NEWDECIMAL;
-      c.collation = p::kCollationBinary;
-      c.decimals = v.decimal_value().scale;
-      c.length = 67;
-      c.flags = p::BINARY_FLAG | p::NUM_FLAG;
-      break;
-    case sql::ValueKind::kString:
-      c.type = p::MYSQL_TYPE_VAR_STRING;
-      c.collation = v.is_binary() ? p::kCollationBinary : p::kCollationUtf8mb4_0900_ai_ci;
-      c.length = static_cast<uint32_t>(std::max<size_t>(v.string_value().size(), 1) * 4);
-      c.decimals = 0x1f;
-      if (v.is_binary()) c.flags = p::BINARY_FLAG;
-      break;
-  }
-  return c;
-}
-
-std::optional<std::string> CellOf(const sql::Value& v) {
-  if (v.is_null()) return std::nullopt;
-  return v.ToString();
 }
 
 Status NeedPrivileges(const char* which) { return MakeError(er::kSpecificAccessDenied, which); }
@@ -229,13 +158,6 @@ class SessionEval : public sql::EvalContext {
 // ---------------------------------------------------------------------------
 // One statement.
 
-struct Outcome {
-  Status error;                   // not OK: an ERR packet
-  std::optional<ResultSet> result;
-  uint64_t affected_rows = 0;
-  std::string info;
-  bool close_connection = false;
-};
 
 class Executor::Statement {
  public:
@@ -268,6 +190,10 @@ class Executor::Statement {
   const vars::CoreStatus& cs() const { return server_.core_status(); }
 
   Outcome Select(const sql::SelectStmt& s);
+  TableExecutor Tables() { return TableExecutor(server_, ctx_, eval_); }
+  // 1044 / 1142 unless the account has `priv` on the database / table.
+  Outcome NeedDbPriv(const std::string& db, Priv priv, const char* what);
+  Outcome NeedTablePriv(const sql::TableRef& t, Priv priv, const char* what);
   Outcome Set(const sql::SetStmt& s);
   Outcome SetTransaction(const sql::SetTransactionStmt& s);
   Outcome SetPassword(const sql::SetPasswordStmt& s);
@@ -347,18 +273,24 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     case sql::StmtKind::kFlush:
       Count(cs().com_flush);
       return Flush(st.As<sql::FlushStmt>());
-    case sql::StmtKind::kStartTransaction:
+    case sql::StmtKind::kStartTransaction: {
       Count(cs().com_begin);
-      ctx_.in_transaction = true;
-      return {};
-    case sql::StmtKind::kCommit:
+      Outcome o;
+      o.error = Tables().Begin();
+      return o;
+    }
+    case sql::StmtKind::kCommit: {
       Count(cs().com_commit);
-      ctx_.in_transaction = false;
-      return {};
-    case sql::StmtKind::kRollback:
+      Outcome o;
+      o.error = Tables().Commit();
+      return o;
+    }
+    case sql::StmtKind::kRollback: {
       Count(cs().com_rollback);
-      ctx_.in_transaction = false;
-      return {};
+      Outcome o;
+      o.error = Tables().Rollback();
+      return o;
+    }
     case sql::StmtKind::kDo: {
       Outcome o;
       for (const auto& e : st.As<sql::DoStmt>().exprs) {
@@ -388,26 +320,94 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
                                                    ? "INSTALL PLUGIN" : "UNINSTALL PLUGIN");
       return o;
     }
+    case sql::StmtKind::kCreateDatabase: {
+      Count(cs().com_create_db);
+      const auto& s = st.As<sql::CreateDatabaseStmt>();
+      if (Outcome o = NeedDbPriv(s.name, Priv::kCreate, "CREATE"); !o.error.ok()) return o;
+      return Tables().CreateDatabase(s);
+    }
+    case sql::StmtKind::kDropDatabase: {
+      Count(cs().com_drop_db);
+      const auto& s = st.As<sql::DropDatabaseStmt>();
+      if (Outcome o = NeedDbPriv(s.name, Priv::kDrop, "DROP"); !o.error.ok()) return o;
+      return Tables().DropDatabase(s);
+    }
+    case sql::StmtKind::kCreateTable: {
+      Count(cs().com_create_table);
+      const auto& s = st.As<sql::CreateTableStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kCreate, "CREATE"); !o.error.ok()) return o;
+      return Tables().CreateTable(s);
+    }
+    case sql::StmtKind::kDropTable: {
+      Count(cs().com_drop_table);
+      const auto& s = st.As<sql::DropTableStmt>();
+      for (const auto& t : s.tables) {
+        if (Outcome o = NeedTablePriv(t, Priv::kDrop, "DROP"); !o.error.ok()) return o;
+      }
+      return Tables().DropTable(s);
+    }
+    case sql::StmtKind::kInsert: {
+      const auto& s = st.As<sql::InsertStmt>();
+      Count(s.replace ? cs().com_replace : cs().com_insert);
+      if (Outcome o = NeedTablePriv(s.table, Priv::kInsert, s.replace ? "REPLACE" : "INSERT"); !o.error.ok()) {
+        return o;
+      }
+      return Tables().Insert(s);
+    }
+    case sql::StmtKind::kUpdate: {
+      Count(cs().com_update);
+      const auto& s = st.As<sql::UpdateStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kUpdate, "UPDATE"); !o.error.ok()) return o;
+      return Tables().Update(s);
+    }
+    case sql::StmtKind::kDelete: {
+      Count(cs().com_delete);
+      const auto& s = st.As<sql::DeleteStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kDelete, "DELETE"); !o.error.ok()) return o;
+      return Tables().Delete(s);
+    }
+    default:
+      break;
   }
   Outcome o;
   o.error = MakeError(er::kNotSupportedYet, "this statement");
   return o;
 }
 
+Outcome Executor::Statement::NeedDbPriv(const std::string& db, Priv priv, const char* what) {
+  Outcome o;
+  (void)what;
+  if (!(ctx_.account && ctx_.account->HasDb(db, priv))) {
+    o.error = MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, db);
+  }
+  return o;
+}
+
+Outcome Executor::Statement::NeedTablePriv(const sql::TableRef& t, Priv priv, const char* what) {
+  Outcome o;
+  std::string db = t.schema.empty() ? ctx_.db : t.schema;
+  if (db.empty()) {
+    o.error = MakeError(er::kNoDb);
+  } else if (!(ctx_.account && ctx_.account->HasDb(db, priv))) {
+    o.error = MakeError(er::kTableAccessDenied, what, ctx_.priv_user, ctx_.host, t.name);
+  }
+  return o;
+}
+
 Outcome Executor::Statement::Select(const sql::SelectStmt& s) {
   Outcome o;
   if (!s.from.empty()) {
-    // No tables exist before the storage engine; the privilege check still
-    // comes first, as in MySQL (1142 before 1146).
+    // The privilege check comes first, as in MySQL (1142 before 1146).
     const auto& t = s.from.front();
     std::string db = t.schema.empty() ? ctx_.db : t.schema;
     if (db.empty()) {
       o.error = MakeError(er::kNoDb);
-    } else if (Lower(db) != "information_schema" &&
-               !(ctx_.account && ctx_.account->HasDb(db, Priv::kSelect))) {
+    } else if (Lower(db) == "information_schema") {
+      o.error = MakeError(er::kNoSuchTable, db, t.name);
+    } else if (!(ctx_.account && ctx_.account->HasDb(db, Priv::kSelect))) {
       o.error = MakeError(er::kTableAccessDenied, "SELECT", ctx_.priv_user, ctx_.host, t.name);
     } else {
-      o.error = MakeError(er::kNoSuchTable, db, t.name);
+      return Tables().Select(s);
     }
     return o;
   }
@@ -920,6 +920,21 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       rs.rows.push_back({"InnoDB", "ACTIVE", "STORAGE ENGINE", std::nullopt, "GPL"});
       break;
     }
+    case sql::ShowKind::kTables:
+    case sql::ShowKind::kColumns:
+    case sql::ShowKind::kCreateTable: {
+      Outcome t = s.what == sql::ShowKind::kTables    ? Tables().ShowTables(s)
+                  : s.what == sql::ShowKind::kColumns ? Tables().ShowColumns(s)
+                                                      : Tables().ShowCreateTable(s);
+      if (!t.error.ok() || !t.result) return t;
+      rs = std::move(*t.result);
+      break;
+    }
+    case sql::ShowKind::kCreateDatabase:
+    case sql::ShowKind::kIndex:
+    case sql::ShowKind::kTableStatus:
+      o.error = MakeError(er::kNotSupportedYet, "this SHOW statement");
+      return o;
     case sql::ShowKind::kPrivileges: {
       rs.AddTextColumn("Privilege", 64);
       rs.AddTextColumn("Context", 64);
@@ -1067,10 +1082,11 @@ Outcome Executor::Statement::Revoke(const sql::RevokeStmt& s) {
 
 namespace {
 
-std::string Ok(const SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {}) {
+std::string Ok(const SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
+               uint64_t last_insert_id = 0) {
   p::OkPacket ok;
   ok.affected_rows = affected;
-  ok.last_insert_id = 0;
+  ok.last_insert_id = last_insert_id;
   ok.status_flags = status;
   ok.warnings = ctx.warning_count();
   ok.info = std::move(info);
@@ -1087,7 +1103,7 @@ uint16_t Executor::StatusFlags(const SessionContext& ctx) const {
   } else {
     flags |= p::SERVER_STATUS_AUTOCOMMIT;
   }
-  if (ctx.in_transaction) flags |= p::SERVER_STATUS_IN_TRANS;
+  if (ctx.in_transaction || ctx.trx) flags |= p::SERVER_STATUS_IN_TRANS;
   return flags;
 }
 
@@ -1117,6 +1133,7 @@ void Executor::InitSession(SessionContext& ctx) {
 }
 
 void Executor::EndSession(SessionContext& ctx) {
+  TableExecutor::EndSession(server_, ctx);
   if (ctx.status) {
     ctx.status->Add(server_.core_status().bytes_received, ctx.bytes_received);
     ctx.status->Add(server_.core_status().bytes_sent, ctx.bytes_sent);
@@ -1419,7 +1436,7 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
       for (auto& pk : packets) r.payloads.push_back(std::move(pk));
       ctx.row_count = -1;
     } else {
-      r.payloads.push_back(Ok(ctx, flags, o.affected_rows, o.info));
+      r.payloads.push_back(Ok(ctx, flags, o.affected_rows, o.info, o.last_insert_id));
       ctx.row_count = static_cast<int64_t>(o.affected_rows);
     }
     if (o.close_connection) {

@@ -2,6 +2,7 @@
 
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
+#include "storage/engine/engine.h"
 
 namespace sluice::server {
 

@@ -26,6 +26,9 @@ namespace sluice::vars {
 class SessionVariables;
 class SessionStatus;
 }  // namespace sluice::vars
+namespace sluice::storage {
+class EngineTrx;
+}
 namespace sluice::acl {
 struct Account;
 }  // namespace sluice::acl
@@ -77,7 +80,11 @@ struct SessionContext {
   uint64_t last_insert_id = 0;
   int64_t row_count = -1;
   uint64_t found_rows = 0;
-  bool in_transaction = false;
+  bool in_transaction = false;   // BEGIN / START TRANSACTION seen, not yet ended
+  // The open engine transaction (TableExecutor), and whether this session
+  // holds the metadata lock shared for it.
+  std::unique_ptr<storage::EngineTrx> trx;
+  bool holds_metadata_lock = false;
   uint64_t bytes_received = 0;   // by the session's I/O
   uint64_t bytes_sent = 0;
 

@@ -161,6 +161,16 @@ enum class StmtKind : uint8_t {
   kRevoke,
   kInstallPlugin,
   kUninstallPlugin,
+  kCreateDatabase,
+  kDropDatabase,
+  kCreateTable,
+  kDropTable,
+  kTruncate,
+  kInsert,   // INSERT and REPLACE
+  kUpdate,
+  kDelete,
+  kCreateIndex,  // CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX name ON t (key_parts)
+  kDropIndex,    // DROP INDEX name ON t
 };
 
 struct Stmt {
@@ -225,6 +235,9 @@ struct SelectStmt : Stmt {
   std::vector<OrderItem> order_by;
   ExprPtr limit;   // integer literal or ?; null if absent
   ExprPtr offset;  // null if absent
+  // FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE (a locking read).
+  enum class Lock : uint8_t { kNone, kForUpdate, kForShare };
+  Lock lock = Lock::kNone;
 };
 
 // ---- SET
@@ -294,6 +307,12 @@ enum class ShowKind : uint8_t {
   kCollation,
   kPlugins,
   kPrivileges,
+  kTables,          // SHOW [FULL] TABLES [FROM db] [LIKE | WHERE]
+  kColumns,         // SHOW [FULL] COLUMNS|FIELDS FROM t [FROM db] [LIKE | WHERE]; DESCRIBE t
+  kCreateTable,     // SHOW CREATE TABLE t
+  kCreateDatabase,  // SHOW CREATE DATABASE|SCHEMA [IF NOT EXISTS] db
+  kIndex,           // SHOW INDEX|INDEXES|KEYS FROM t [FROM db]
+  kTableStatus,     // SHOW TABLE STATUS [FROM db] [LIKE | WHERE]
 };
 
 struct ShowStmt : Stmt {
@@ -308,6 +327,10 @@ struct ShowStmt : Stmt {
   ExprPtr offset;
   std::optional<UserSpec> user;         // GRANTS FOR / CREATE USER
   std::string engine;                   // ENGINE <engine> STATUS
+  std::string database;                 // TABLES / COLUMNS / INDEX / TABLE STATUS FROM db;
+                                        // CREATE DATABASE db
+  TableRef table;                       // COLUMNS / CREATE TABLE / INDEX
+  bool if_not_exists = false;           // SHOW CREATE DATABASE IF NOT EXISTS
 };
 
 // ---- session and server control
@@ -449,6 +472,165 @@ struct InstallPluginStmt : Stmt {
 struct UninstallPluginStmt : Stmt {
   UninstallPluginStmt() : Stmt(StmtKind::kUninstallPlugin) {}
   std::string name;
+};
+
+// ---- DDL
+
+struct CreateDatabaseStmt : Stmt {
+  CreateDatabaseStmt() : Stmt(StmtKind::kCreateDatabase) {}
+  bool if_not_exists = false;
+  std::string name;
+  std::string charset;    // [DEFAULT] CHARACTER SET|CHARSET [=] x; "" when absent
+  std::string collation;  // [DEFAULT] COLLATE [=] x; "" when absent
+};
+
+struct DropDatabaseStmt : Stmt {
+  DropDatabaseStmt() : Stmt(StmtKind::kDropDatabase) {}
+  bool if_exists = false;
+  std::string name;
+};
+
+// A column's type as written, with MySQL's synonyms folded: INTEGER -> INT,
+// BOOL/BOOLEAN -> TINYINT(1), DEC/NUMERIC/FIXED -> DECIMAL, REAL and DOUBLE
+// PRECISION -> DOUBLE, CHARACTER -> CHAR, CHARACTER VARYING -> VARCHAR,
+// NATIONAL/NCHAR/NVARCHAR -> CHAR/VARCHAR with charset utf8mb3, INT1..INT8
+// -> TINYINT..BIGINT, MIDDLEINT -> MEDIUMINT, LONG VARCHAR -> MEDIUMTEXT.
+struct DataType {
+  std::string name;  // upper case: TINYINT .. BIGINT, DECIMAL, FLOAT, DOUBLE,
+                     // CHAR, VARCHAR, BINARY, VARBINARY, TINYTEXT .. LONGTEXT,
+                     // TINYBLOB .. LONGBLOB, DATE, TIME, DATETIME, TIMESTAMP,
+                     // YEAR, ENUM, SET, BIT, JSON
+  int length = -1;   // (M): integer display width, CHAR/BINARY length, TEXT(M),
+                     // DECIMAL precision, FLOAT(p); fsp of TIME/DATETIME/TIMESTAMP;
+                     // -1 when absent
+  int scale = -1;    // DECIMAL(M,D), FLOAT(M,D), DOUBLE(M,D); -1 when absent
+  bool is_unsigned = false;
+  bool zerofill = false;               // implies UNSIGNED in MySQL
+  bool binary = false;                 // CHAR(n) BINARY: the charset's _bin collation
+  std::vector<std::string> values;     // ENUM / SET members, unquoted
+  std::string charset;                 // CHARACTER SET|CHARSET x; "" when absent
+  std::string collation;               // COLLATE x; "" when absent
+};
+
+struct ColumnDefinition {
+  std::string name;
+  DataType type;
+  std::optional<bool> nullable;  // NULL / NOT NULL; nullopt when not said
+  ExprPtr default_value;         // DEFAULT literal | (expr) | CURRENT_TIMESTAMP[(fsp)]; null if absent
+  bool on_update_now = false;    // ON UPDATE CURRENT_TIMESTAMP[(fsp)]
+  bool auto_increment = false;
+  bool primary_key = false;      // [PRIMARY] KEY on the column
+  bool unique = false;           // UNIQUE [KEY] on the column
+  std::string comment;           // COMMENT 'x'
+};
+
+struct IndexPartSpec {
+  std::string column;
+  int prefix_length = 0;  // col(N); 0 when absent
+  bool desc = false;      // DESC (ASC is the default)
+};
+
+struct IndexSpec {
+  enum class Kind : uint8_t { kPrimary, kUnique, kKey, kFulltext, kSpatial };
+  Kind kind = Kind::kKey;
+  std::string name;  // "" when not given (PRIMARY KEY has none)
+  std::vector<IndexPartSpec> parts;
+  std::string comment;  // COMMENT 'x'
+};
+
+// FOREIGN KEY and CHECK clauses are parsed and kept only as text (MySQL's
+// InnoDB enforces them; sluice reports them unsupported).
+struct TableOptions {
+  std::string engine;     // ENGINE [=] x; "" when absent
+  std::string charset;    // [DEFAULT] CHARACTER SET|CHARSET [=] x
+  std::string collation;  // [DEFAULT] COLLATE [=] x
+  std::string comment;    // COMMENT [=] 'x'
+  std::optional<uint64_t> auto_increment;  // AUTO_INCREMENT [=] n
+  std::string row_format;  // ROW_FORMAT [=] x (accepted, not used)
+};
+
+struct CreateTableStmt : Stmt {
+  CreateTableStmt() : Stmt(StmtKind::kCreateTable) {}
+  bool if_not_exists = false;
+  bool temporary = false;  // CREATE TEMPORARY TABLE
+  TableRef table;
+  std::vector<ColumnDefinition> columns;
+  std::vector<IndexSpec> indexes;  // table-level PRIMARY KEY / UNIQUE / KEY / INDEX
+  std::vector<std::string> foreign_keys;  // FOREIGN KEY / CONSTRAINT ... as typed
+  std::vector<std::string> checks;        // CHECK (...) as typed
+  TableOptions options;
+  std::optional<TableRef> like;  // CREATE TABLE t LIKE u / (LIKE u)
+};
+
+struct DropTableStmt : Stmt {
+  DropTableStmt() : Stmt(StmtKind::kDropTable) {}
+  bool if_exists = false;
+  bool temporary = false;
+  std::vector<TableRef> tables;
+};
+
+struct TruncateStmt : Stmt {
+  TruncateStmt() : Stmt(StmtKind::kTruncate) {}
+  TableRef table;
+};
+
+// ---- DML
+
+// col = expr in UPDATE ... SET and ON DUPLICATE KEY UPDATE. `value` may be a
+// kDefault node (SET col = DEFAULT).
+struct Assignment {
+  ExprPtr column;  // a kColumn
+  ExprPtr value;
+};
+
+struct InsertStmt : Stmt {
+  InsertStmt() : Stmt(StmtKind::kInsert) {}
+  bool replace = false;  // REPLACE
+  bool ignore = false;   // INSERT IGNORE
+  TableRef table;
+  std::vector<std::string> columns;  // (a, b, ...); empty: every column in order
+  // VALUES|VALUE (...), (...): each expression may be a kDefault node. SET
+  // a = x, b = y arrives as `columns` plus one row.
+  std::vector<std::vector<ExprPtr>> rows;
+  std::unique_ptr<SelectStmt> select;  // INSERT ... SELECT (then rows is empty)
+  std::vector<Assignment> on_duplicate;  // ON DUPLICATE KEY UPDATE
+  std::string row_alias;                 // VALUES (...) AS alias (8.0.19+); "" if none
+};
+
+struct UpdateStmt : Stmt {
+  UpdateStmt() : Stmt(StmtKind::kUpdate) {}
+  bool ignore = false;
+  TableRef table;  // single-table UPDATE
+  std::vector<Assignment> set;
+  ExprPtr where;
+  std::vector<OrderItem> order_by;
+  ExprPtr limit;  // null if absent
+};
+
+struct DeleteStmt : Stmt {
+  DeleteStmt() : Stmt(StmtKind::kDelete) {}
+  bool ignore = false;
+  bool quick = false;
+  TableRef table;  // single-table DELETE
+  ExprPtr where;
+  std::vector<OrderItem> order_by;
+  ExprPtr limit;  // null if absent
+};
+
+// CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX name [USING type] ON t (key_part, ...)
+// [index options] [ALGORITHM|LOCK ...]: index.kind is kKey unless UNIQUE /
+// FULLTEXT / SPATIAL is given.
+struct CreateIndexStmt : Stmt {
+  CreateIndexStmt() : Stmt(StmtKind::kCreateIndex) {}
+  IndexSpec index;
+  TableRef table;
+};
+
+// DROP INDEX name ON t [ALGORITHM|LOCK ...].
+struct DropIndexStmt : Stmt {
+  DropIndexStmt() : Stmt(StmtKind::kDropIndex) {}
+  std::string name;
+  TableRef table;
 };
 
 }  // namespace sluice::sql

@@ -178,6 +178,53 @@ class Parser::Impl {
   Status ParseGrant(std::unique_ptr<Stmt>* out);
   Status ParseRevoke(std::unique_ptr<Stmt>* out);
 
+  // ---- shared clauses
+  bool AcceptIfExists();
+  bool AcceptIfNotExists();
+  bool AcceptCharsetKeyword();  // CHARACTER SET | CHARSET
+  Status ParseTableName(TableRef* ref);  // [schema.]name, no alias
+  Status ParseOrderByList(std::vector<OrderItem>* out);  // after ORDER BY
+  Status ParseLockingClauses(SelectStmt* s);
+  Status ParseExprOrDefault(ExprPtr* out);
+  Status ParseAssignments(std::vector<Assignment>* out);
+  Status ParseSmallInt(int* out);
+  Status ParseUnsigned(uint64_t* out);
+  Status ParseCharsetOrDefault(std::string* out);
+
+  // ---- SHOW / DESCRIBE of tables
+  Status ParseShowFromDb(std::string* db);
+  Status ParseShowColumnsOrIndex(ShowStmt* show);
+  Status ParseDescribe(std::unique_ptr<Stmt>* out);
+
+  // ---- DDL
+  Status ParseCreate(std::unique_ptr<Stmt>* out);
+  Status ParseDrop(std::unique_ptr<Stmt>* out);
+  Status ParseCreateDatabase(std::unique_ptr<Stmt>* out);
+  Status ParseCreateTable(bool temporary, std::unique_ptr<Stmt>* out);
+  Status ParseCreateIndex(IndexSpec::Kind kind, std::unique_ptr<Stmt>* out);
+  Status ParseTableElement(CreateTableStmt* s);
+  Status ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition* col);
+  Status ParseDataType(DataType* type, bool* serial);
+  Status ParseTypePrecision(DataType* type, bool scale_required);
+  Status ParseStringTypeOptions(DataType* type);
+  Status ParseColumnDefault(ExprPtr* out);
+  Status ParseNowFunction(ExprPtr* out, bool* matched);
+  Status ParseCheckConstraint();
+  Status ParseReferences();
+  Status ParseForeignKey();
+  Status ParseIndexType();
+  Status ParseIndexAfterKind(IndexSpec* index);
+  Status ParseKeyParts(std::vector<IndexPartSpec>* parts);
+  Status ParseIndexOptions(IndexSpec* index);
+  Status ParseAlterAlgorithmAndLock();
+  Status ParseTableOptions(TableOptions* options);
+
+  // ---- DML
+  Status ParseInsert(bool replace, std::unique_ptr<Stmt>* out);
+  Status ParseValuesRow(std::vector<ExprPtr>* row);
+  Status ParseUpdate(std::unique_ptr<Stmt>* out);
+  Status ParseDelete(std::unique_ptr<Stmt>* out);
+
   // ---- expressions, lowest precedence first
   Status ParseExpr(ExprPtr* out);
   Status ParseXor(ExprPtr* out);
@@ -412,31 +459,27 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
     *out = std::move(s);
     return Status::OK();
   }
-  if (t.IsKeyword("CREATE")) {
-    Take();
-    if (!PeekKeyword("USER")) return Error();
-    Take();
-    return ParseCreateOrAlterUser(/*alter=*/false, out);
-  }
+  if (t.IsKeyword("CREATE")) return ParseCreate(out);
   if (t.IsKeyword("ALTER")) {
     Take();
     if (!PeekKeyword("USER")) return Error();
     Take();
     return ParseCreateOrAlterUser(/*alter=*/true, out);
   }
-  if (t.IsKeyword("DROP")) {
+  if (t.IsKeyword("DROP")) return ParseDrop(out);
+  if (t.IsKeyword("INSERT")) return ParseInsert(/*replace=*/false, out);
+  if (t.IsKeyword("REPLACE")) return ParseInsert(/*replace=*/true, out);
+  if (t.IsKeyword("UPDATE")) return ParseUpdate(out);
+  if (t.IsKeyword("DELETE")) return ParseDelete(out);
+  if (t.IsKeyword("TRUNCATE")) {
     Take();
-    SLUICE_RETURN_IF_ERROR(ExpectKeyword("USER"));
-    auto s = std::make_unique<DropUserStmt>();
-    if (PeekKeyword("IF") && PeekKeyword("EXISTS", 1)) {
-      Take();
-      Take();
-      s->if_exists = true;
-    }
-    SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+    AcceptKeyword("TABLE");
+    auto s = std::make_unique<TruncateStmt>();
+    SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
     *out = std::move(s);
     return Status::OK();
   }
+  if (t.IsKeyword("DESCRIBE") || t.IsKeyword("DESC")) return ParseDescribe(out);
   if (t.IsKeyword("RENAME")) {
     Take();
     SLUICE_RETURN_IF_ERROR(ExpectKeyword("USER"));
@@ -591,18 +634,10 @@ Status Parser::Impl::ParseSelect(std::unique_ptr<Stmt>* out) {
   if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
     Take();
     Take();
-    do {
-      OrderItem item;
-      SLUICE_RETURN_IF_ERROR(ParseExpr(&item.expr));
-      if (AcceptKeyword("DESC")) {
-        item.desc = true;
-      } else {
-        AcceptKeyword("ASC");
-      }
-      s->order_by.push_back(std::move(item));
-    } while (AcceptPunct(Punct::kComma));
+    SLUICE_RETURN_IF_ERROR(ParseOrderByList(&s->order_by));
   }
   if (PeekKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimit(&s->limit, &s->offset));
+  SLUICE_RETURN_IF_ERROR(ParseLockingClauses(s.get()));
   *out = std::move(s);
   return Status::OK();
 }
@@ -640,11 +675,7 @@ Status Parser::Impl::ParseSelectItem(SelectItem* item) {
 }
 
 Status Parser::Impl::ParseTableRef(TableRef* ref) {
-  SLUICE_RETURN_IF_ERROR(ParseIdent(&ref->name));
-  if (AcceptPunct(Punct::kDot)) {
-    ref->schema = std::move(ref->name);
-    SLUICE_RETURN_IF_ERROR(ParseIdent(&ref->name));
-  }
+  SLUICE_RETURN_IF_ERROR(ParseTableName(ref));
   bool need_alias = AcceptKeyword("AS");
   const Token& a = Peek();
   if (a.kind == TokenKind::kQuotedIdent || (a.kind == TokenKind::kIdent && !IsReserved(a))) {
@@ -898,11 +929,47 @@ Status Parser::Impl::ParseShow(std::unique_ptr<Stmt>* out) {
     SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
   } else if (has_scope) {
     return Error();
-  } else if (PeekKeyword("FULL") && PeekKeyword("PROCESSLIST", 1)) {
-    Take();
-    Take();
-    s->what = ShowKind::kProcesslist;
+  } else if (AcceptKeyword("FULL")) {
     s->full = true;
+    if (AcceptKeyword("PROCESSLIST")) {
+      s->what = ShowKind::kProcesslist;
+    } else if (AcceptKeyword("TABLES")) {
+      s->what = ShowKind::kTables;
+      SLUICE_RETURN_IF_ERROR(ParseShowFromDb(&s->database));
+      SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+    } else if (AcceptKeyword("COLUMNS") || AcceptKeyword("FIELDS")) {
+      s->what = ShowKind::kColumns;
+      SLUICE_RETURN_IF_ERROR(ParseShowColumnsOrIndex(s.get()));
+    } else {
+      return Error();
+    }
+  } else if (AcceptKeyword("TABLES")) {
+    s->what = ShowKind::kTables;
+    SLUICE_RETURN_IF_ERROR(ParseShowFromDb(&s->database));
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (AcceptKeyword("COLUMNS") || AcceptKeyword("FIELDS")) {
+    s->what = ShowKind::kColumns;
+    SLUICE_RETURN_IF_ERROR(ParseShowColumnsOrIndex(s.get()));
+  } else if (AcceptKeyword("INDEX") || AcceptKeyword("INDEXES") || AcceptKeyword("KEYS")) {
+    s->what = ShowKind::kIndex;
+    SLUICE_RETURN_IF_ERROR(ParseShowColumnsOrIndex(s.get()));
+  } else if (PeekKeyword("TABLE") && PeekKeyword("STATUS", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kTableStatus;
+    SLUICE_RETURN_IF_ERROR(ParseShowFromDb(&s->database));
+    SLUICE_RETURN_IF_ERROR(ParseShowFilter(s.get()));
+  } else if (PeekKeyword("CREATE") && PeekKeyword("TABLE", 1)) {
+    Take();
+    Take();
+    s->what = ShowKind::kCreateTable;
+    SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+  } else if (PeekKeyword("CREATE") && (PeekKeyword("DATABASE", 1) || PeekKeyword("SCHEMA", 1))) {
+    Take();
+    Take();
+    s->what = ShowKind::kCreateDatabase;
+    s->if_not_exists = AcceptIfNotExists();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->database));
   } else if (AcceptKeyword("PROCESSLIST")) {
     s->what = ShowKind::kProcesslist;
   } else if (AcceptKeyword("DATABASES") || AcceptKeyword("SCHEMAS")) {
@@ -1239,6 +1306,1098 @@ Status Parser::Impl::ParseRevoke(std::unique_ptr<Stmt>* out) {
   SLUICE_RETURN_IF_ERROR(ParsePrivLevel(&s->level));
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("FROM"));
   SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ shared clauses
+
+bool Parser::Impl::AcceptIfExists() {
+  if (!PeekKeyword("IF") || !PeekKeyword("EXISTS", 1)) return false;
+  Take();
+  Take();
+  return true;
+}
+
+bool Parser::Impl::AcceptIfNotExists() {
+  if (!PeekKeyword("IF") || !PeekKeyword("NOT", 1) || !PeekKeyword("EXISTS", 2)) return false;
+  Take();
+  Take();
+  Take();
+  return true;
+}
+
+bool Parser::Impl::AcceptCharsetKeyword() {
+  if (AcceptKeyword("CHARSET")) return true;
+  if (PeekKeyword("CHARACTER") && PeekKeyword("SET", 1)) {
+    Take();
+    Take();
+    return true;
+  }
+  return false;
+}
+
+// MySQL's lexer reads any word after a '.' as an identifier, so `db`.select
+// names a table even though SELECT is reserved.
+Status Parser::Impl::ParseTableName(TableRef* ref) {
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&ref->name));
+  if (PeekPunct(Punct::kDot)) {
+    const Token& n = Peek(1);
+    if (n.kind != TokenKind::kIdent && n.kind != TokenKind::kQuotedIdent) {
+      Take();
+      return Error();
+    }
+    Take();
+    ref->schema = std::move(ref->name);
+    ref->name = Take().text;
+  }
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseOrderByList(std::vector<OrderItem>* out) {
+  do {
+    OrderItem item;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&item.expr));
+    if (AcceptKeyword("DESC")) {
+      item.desc = true;
+    } else {
+      AcceptKeyword("ASC");
+    }
+    out->push_back(std::move(item));
+  } while (AcceptPunct(Punct::kComma));
+  return Status::OK();
+}
+
+// FOR UPDATE | FOR SHARE [OF t, ...] [NOWAIT | SKIP LOCKED] | LOCK IN SHARE MODE,
+// possibly several (FOR UPDATE OF a FOR SHARE OF b): the strongest one wins.
+Status Parser::Impl::ParseLockingClauses(SelectStmt* s) {
+  for (;;) {
+    SelectStmt::Lock lock;
+    if (PeekKeyword("FOR") && (PeekKeyword("UPDATE", 1) || PeekKeyword("SHARE", 1))) {
+      Take();
+      lock = Take().IsKeyword("UPDATE") ? SelectStmt::Lock::kForUpdate
+                                         : SelectStmt::Lock::kForShare;
+      if (AcceptKeyword("OF")) {
+        do {
+          TableRef ignored;
+          SLUICE_RETURN_IF_ERROR(ParseTableName(&ignored));
+        } while (AcceptPunct(Punct::kComma));
+      }
+      if (!AcceptKeyword("NOWAIT") && PeekKeyword("SKIP")) {
+        Take();
+        SLUICE_RETURN_IF_ERROR(ExpectKeyword("LOCKED"));
+      }
+    } else if (PeekKeyword("LOCK") && PeekKeyword("IN", 1)) {
+      Take();
+      Take();
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("SHARE"));
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("MODE"));
+      lock = SelectStmt::Lock::kForShare;
+    } else {
+      return Status::OK();
+    }
+    if (s->lock != SelectStmt::Lock::kForUpdate) s->lock = lock;
+  }
+}
+
+// expr | DEFAULT (a column's default, in VALUES rows and SET lists).
+Status Parser::Impl::ParseExprOrDefault(ExprPtr* out) {
+  if (PeekKeyword("DEFAULT") && !PeekPunct(Punct::kLParen, 1)) {
+    Token d = Take();
+    *out = MakeExpr(ExprKind::kDefault, d.offset, d.end);
+    return Status::OK();
+  }
+  return ParseExpr(out);
+}
+
+// [[db.]t.]col {= | :=} {expr | DEFAULT}, ...
+Status Parser::Impl::ParseAssignments(std::vector<Assignment>* out) {
+  do {
+    Assignment a;
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kQuotedIdent && (t.kind != TokenKind::kIdent || IsReserved(t))) {
+      return Error();
+    }
+    Token first = Take();
+    SLUICE_RETURN_IF_ERROR(ParseColumnRef(std::move(first), &a.column));
+    if (!AcceptPunct(Punct::kEq) && !AcceptPunct(Punct::kAssign)) return Error();
+    SLUICE_RETURN_IF_ERROR(ParseExprOrDefault(&a.value));
+    out->push_back(std::move(a));
+  } while (AcceptPunct(Punct::kComma));
+  return Status::OK();
+}
+
+// A length, precision or scale: at most 9 digits.
+Status Parser::Impl::ParseSmallInt(int* out) {
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kInteger || t.text.size() > 9) return Error();
+  *out = std::stoi(Take().text);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseUnsigned(uint64_t* out) {
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kInteger) return Error();
+  uint64_t v = 0;
+  auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+  if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) return Error();
+  Take();
+  *out = v;
+  return Status::OK();
+}
+
+// A charset or collation name, lower-cased; DEFAULT gives "".
+Status Parser::Impl::ParseCharsetOrDefault(std::string* out) {
+  if (AcceptKeyword("DEFAULT")) {
+    out->clear();
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(ParseCharsetName(out));
+  *out = AsciiLower(*out);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ SHOW / DESCRIBE tables
+
+// [{FROM | IN} db]
+Status Parser::Impl::ParseShowFromDb(std::string* db) {
+  if (AcceptKeyword("FROM") || AcceptKeyword("IN")) return ParseIdent(db);
+  return Status::OK();
+}
+
+// COLUMNS / INDEX: {FROM | IN} [db.]t [{FROM | IN} db], then LIKE | WHERE for
+// COLUMNS and WHERE for INDEX. A FROM db names the table's schema too.
+Status Parser::Impl::ParseShowColumnsOrIndex(ShowStmt* show) {
+  if (!AcceptKeyword("FROM") && !AcceptKeyword("IN")) return Error();
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&show->table));
+  SLUICE_RETURN_IF_ERROR(ParseShowFromDb(&show->database));
+  if (!show->database.empty()) show->table.schema = show->database;
+  if (show->what == ShowKind::kIndex) {
+    if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&show->where));
+    return Status::OK();
+  }
+  return ParseShowFilter(show);
+}
+
+// {DESCRIBE | DESC} [db.]t [col | 'pattern']: SHOW COLUMNS with `like`.
+Status Parser::Impl::ParseDescribe(std::unique_ptr<Stmt>* out) {
+  Take();  // DESCRIBE / DESC
+  auto s = std::make_unique<ShowStmt>();
+  s->what = ShowKind::kColumns;
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+  if (!AtStatementEnd()) {
+    std::string column;
+    if (Peek().kind == TokenKind::kString) {
+      column = Take().text;
+    } else {
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&column));
+    }
+    s->like = std::move(column);
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ CREATE / DROP
+
+Status Parser::Impl::ParseCreate(std::unique_ptr<Stmt>* out) {
+  Take();  // CREATE
+  if (AcceptKeyword("USER")) return ParseCreateOrAlterUser(/*alter=*/false, out);
+  if (AcceptKeyword("DATABASE") || AcceptKeyword("SCHEMA")) return ParseCreateDatabase(out);
+  const bool temporary = AcceptKeyword("TEMPORARY");
+  if (AcceptKeyword("TABLE")) return ParseCreateTable(temporary, out);
+  if (temporary) return Error();
+  IndexSpec::Kind kind = IndexSpec::Kind::kKey;
+  if (AcceptKeyword("UNIQUE")) {
+    kind = IndexSpec::Kind::kUnique;
+  } else if (AcceptKeyword("FULLTEXT")) {
+    kind = IndexSpec::Kind::kFulltext;
+  } else if (AcceptKeyword("SPATIAL")) {
+    kind = IndexSpec::Kind::kSpatial;
+  }
+  if (AcceptKeyword("INDEX")) return ParseCreateIndex(kind, out);
+  return Error();
+}
+
+Status Parser::Impl::ParseDrop(std::unique_ptr<Stmt>* out) {
+  Take();  // DROP
+  if (AcceptKeyword("USER")) {
+    auto s = std::make_unique<DropUserStmt>();
+    s->if_exists = AcceptIfExists();
+    SLUICE_RETURN_IF_ERROR(ParseUserList(&s->users));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (AcceptKeyword("DATABASE") || AcceptKeyword("SCHEMA")) {
+    auto s = std::make_unique<DropDatabaseStmt>();
+    s->if_exists = AcceptIfExists();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  const bool temporary = AcceptKeyword("TEMPORARY");
+  if (AcceptKeyword("TABLE") || AcceptKeyword("TABLES")) {
+    auto s = std::make_unique<DropTableStmt>();
+    s->temporary = temporary;
+    s->if_exists = AcceptIfExists();
+    do {
+      TableRef t;
+      SLUICE_RETURN_IF_ERROR(ParseTableName(&t));
+      s->tables.push_back(std::move(t));
+    } while (AcceptPunct(Punct::kComma));
+    if (!AcceptKeyword("RESTRICT")) AcceptKeyword("CASCADE");  // accepted, no effect (as in MySQL)
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (temporary) return Error();
+  if (AcceptKeyword("INDEX")) {
+    auto s = std::make_unique<DropIndexStmt>();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("ON"));
+    SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+    SLUICE_RETURN_IF_ERROR(ParseAlterAlgorithmAndLock());
+    *out = std::move(s);
+    return Status::OK();
+  }
+  return Error();
+}
+
+// CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] name
+//   [[DEFAULT] CHARACTER SET [=] x | [DEFAULT] COLLATE [=] y | [DEFAULT] ENCRYPTION [=] 'N'] ...
+Status Parser::Impl::ParseCreateDatabase(std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<CreateDatabaseStmt>();
+  s->if_not_exists = AcceptIfNotExists();
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+  for (;;) {
+    const bool had_default = AcceptKeyword("DEFAULT");
+    if (AcceptCharsetKeyword()) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&s->charset));
+    } else if (AcceptKeyword("COLLATE")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&s->collation));
+    } else if (AcceptKeyword("ENCRYPTION")) {
+      AcceptPunct(Punct::kEq);
+      std::string ignored;
+      SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
+    } else if (had_default) {
+      return Error();
+    } else {
+      break;
+    }
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// CREATE [TEMPORARY] TABLE [IF NOT EXISTS] [db.]t
+//   {(create_definition, ...) [table_options] | LIKE u | (LIKE u)}
+Status Parser::Impl::ParseCreateTable(bool temporary, std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<CreateTableStmt>();
+  s->temporary = temporary;
+  s->if_not_exists = AcceptIfNotExists();
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+  const bool parenthesized_like = PeekPunct(Punct::kLParen) && PeekKeyword("LIKE", 1);
+  if (parenthesized_like) Take();
+  if (AcceptKeyword("LIKE")) {
+    TableRef like;
+    SLUICE_RETURN_IF_ERROR(ParseTableName(&like));
+    if (parenthesized_like) SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    s->like = std::move(like);
+    *out = std::move(s);
+    return Status::OK();
+  }
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  do {
+    SLUICE_RETURN_IF_ERROR(ParseTableElement(s.get()));
+  } while (AcceptPunct(Punct::kComma));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  SLUICE_RETURN_IF_ERROR(ParseTableOptions(&s->options));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX name [USING type] ON [db.]t (key_part, ...)
+//   [index_option ...] [ALGORITHM [=] x | LOCK [=] x ...]
+Status Parser::Impl::ParseCreateIndex(IndexSpec::Kind kind, std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<CreateIndexStmt>();
+  s->index.kind = kind;
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&s->index.name));
+  if (AcceptKeyword("USING")) SLUICE_RETURN_IF_ERROR(ParseIndexType());
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("ON"));
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  SLUICE_RETURN_IF_ERROR(ParseKeyParts(&s->index.parts));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  SLUICE_RETURN_IF_ERROR(ParseIndexOptions(&s->index));
+  SLUICE_RETURN_IF_ERROR(ParseAlterAlgorithmAndLock());
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// [ALGORITHM [=] {DEFAULT|INPLACE|COPY|INSTANT} | LOCK [=] {DEFAULT|NONE|SHARED|EXCLUSIVE}] ...
+// Accepted and ignored.
+Status Parser::Impl::ParseAlterAlgorithmAndLock() {
+  for (;;) {
+    if (AcceptKeyword("ALGORITHM")) {
+      AcceptPunct(Punct::kEq);
+      if (!AcceptKeyword("DEFAULT") && !AcceptKeyword("INPLACE") && !AcceptKeyword("COPY") &&
+          !AcceptKeyword("INSTANT")) {
+        return Error();
+      }
+    } else if (AcceptKeyword("LOCK")) {
+      AcceptPunct(Punct::kEq);
+      if (!AcceptKeyword("DEFAULT") && !AcceptKeyword("NONE") && !AcceptKeyword("SHARED") &&
+          !AcceptKeyword("EXCLUSIVE")) {
+        return Error();
+      }
+    } else {
+      return Status::OK();
+    }
+  }
+}
+
+// One create_definition: a column, an index, a FOREIGN KEY or a CHECK.
+Status Parser::Impl::ParseTableElement(CreateTableStmt* s) {
+  const uint32_t begin = Peek().offset;
+  std::string symbol;  // CONSTRAINT symbol
+  const bool constraint = AcceptKeyword("CONSTRAINT");
+  if (constraint && !PeekKeyword("PRIMARY") && !PeekKeyword("UNIQUE") && !PeekKeyword("FOREIGN") &&
+      !PeekKeyword("CHECK")) {
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&symbol));
+  }
+  IndexSpec index;
+  if (AcceptKeyword("PRIMARY")) {
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("KEY"));
+    index.kind = IndexSpec::Kind::kPrimary;
+    SLUICE_RETURN_IF_ERROR(ParseIndexAfterKind(&index));
+    index.name.clear();  // the primary key is always named PRIMARY
+  } else if (AcceptKeyword("UNIQUE")) {
+    if (!AcceptKeyword("INDEX")) AcceptKeyword("KEY");
+    index.kind = IndexSpec::Kind::kUnique;
+    SLUICE_RETURN_IF_ERROR(ParseIndexAfterKind(&index));
+    if (index.name.empty()) index.name = symbol;
+  } else if (PeekKeyword("FOREIGN")) {
+    SLUICE_RETURN_IF_ERROR(ParseForeignKey());
+    s->foreign_keys.emplace_back(query_.substr(begin, last_end_ - begin));
+    return Status::OK();
+  } else if (PeekKeyword("CHECK")) {
+    SLUICE_RETURN_IF_ERROR(ParseCheckConstraint());
+    s->checks.emplace_back(query_.substr(begin, last_end_ - begin));
+    return Status::OK();
+  } else if (constraint) {
+    return Error();
+  } else if (AcceptKeyword("INDEX") || AcceptKeyword("KEY")) {
+    index.kind = IndexSpec::Kind::kKey;
+    SLUICE_RETURN_IF_ERROR(ParseIndexAfterKind(&index));
+  } else if (PeekKeyword("FULLTEXT") || PeekKeyword("SPATIAL")) {
+    index.kind = Take().IsKeyword("FULLTEXT") ? IndexSpec::Kind::kFulltext
+                                              : IndexSpec::Kind::kSpatial;
+    if (!AcceptKeyword("INDEX")) AcceptKeyword("KEY");
+    SLUICE_RETURN_IF_ERROR(ParseIndexAfterKind(&index));
+  } else {
+    ColumnDefinition col;
+    SLUICE_RETURN_IF_ERROR(ParseColumnDefinition(s, &col));
+    s->columns.push_back(std::move(col));
+    return Status::OK();
+  }
+  s->indexes.push_back(std::move(index));
+  return Status::OK();
+}
+
+// After PRIMARY KEY / UNIQUE [KEY] / KEY / INDEX / FULLTEXT / SPATIAL:
+// [name] [USING type] (key_part, ...) [index_option ...]
+Status Parser::Impl::ParseIndexAfterKind(IndexSpec* index) {
+  if (!PeekPunct(Punct::kLParen) && !PeekKeyword("USING")) {
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&index->name));
+  }
+  if (AcceptKeyword("USING")) SLUICE_RETURN_IF_ERROR(ParseIndexType());
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  SLUICE_RETURN_IF_ERROR(ParseKeyParts(&index->parts));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  return ParseIndexOptions(index);
+}
+
+Status Parser::Impl::ParseIndexType() {
+  if (AcceptKeyword("BTREE") || AcceptKeyword("HASH") || AcceptKeyword("RTREE")) {
+    return Status::OK();
+  }
+  return Error();
+}
+
+// col [(length)] [ASC | DESC], ... Functional key parts ((expr)) are not
+// supported: 1064 at their '('.
+Status Parser::Impl::ParseKeyParts(std::vector<IndexPartSpec>* parts) {
+  do {
+    IndexPartSpec part;
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&part.column));
+    if (AcceptPunct(Punct::kLParen)) {
+      SLUICE_RETURN_IF_ERROR(ParseSmallInt(&part.prefix_length));
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    }
+    if (AcceptKeyword("DESC")) {
+      part.desc = true;
+    } else {
+      AcceptKeyword("ASC");
+    }
+    parts->push_back(std::move(part));
+  } while (AcceptPunct(Punct::kComma));
+  return Status::OK();
+}
+
+// USING type | KEY_BLOCK_SIZE [=] n | COMMENT 'x' | VISIBLE | INVISIBLE | WITH PARSER p ...
+Status Parser::Impl::ParseIndexOptions(IndexSpec* index) {
+  for (;;) {
+    if (AcceptKeyword("USING")) {
+      SLUICE_RETURN_IF_ERROR(ParseIndexType());
+    } else if (AcceptKeyword("KEY_BLOCK_SIZE")) {
+      AcceptPunct(Punct::kEq);
+      uint64_t ignored;
+      SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored));
+    } else if (AcceptKeyword("COMMENT")) {
+      SLUICE_RETURN_IF_ERROR(ParseString(&index->comment));
+    } else if (AcceptKeyword("VISIBLE") || AcceptKeyword("INVISIBLE")) {
+      // Index visibility only steers the optimizer.
+    } else if (PeekKeyword("WITH") && PeekKeyword("PARSER", 1)) {
+      Take();
+      Take();
+      std::string ignored;
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&ignored));
+    } else {
+      return Status::OK();
+    }
+  }
+}
+
+// CHECK (expr) [[NOT] ENFORCED]; the caller keeps the text.
+Status Parser::Impl::ParseCheckConstraint() {
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("CHECK"));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  ExprPtr ignored;
+  SLUICE_RETURN_IF_ERROR(ParseExpr(&ignored));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  if (PeekKeyword("NOT") && PeekKeyword("ENFORCED", 1)) {
+    Take();
+    Take();
+  } else {
+    AcceptKeyword("ENFORCED");
+  }
+  return Status::OK();
+}
+
+// REFERENCES [db.]t [(col, ...)] [MATCH FULL|PARTIAL|SIMPLE]
+//   [ON DELETE action] [ON UPDATE action]
+Status Parser::Impl::ParseReferences() {
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("REFERENCES"));
+  TableRef table;
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&table));
+  if (AcceptPunct(Punct::kLParen)) {
+    do {
+      std::string col;
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&col));
+    } while (AcceptPunct(Punct::kComma));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  }
+  if (AcceptKeyword("MATCH")) {
+    if (!AcceptKeyword("FULL") && !AcceptKeyword("PARTIAL") && !AcceptKeyword("SIMPLE")) {
+      return Error();
+    }
+  }
+  while (PeekKeyword("ON") && (PeekKeyword("DELETE", 1) || PeekKeyword("UPDATE", 1))) {
+    Take();
+    Take();
+    if (AcceptKeyword("RESTRICT") || AcceptKeyword("CASCADE")) continue;
+    if (AcceptKeyword("SET")) {
+      if (!AcceptKeyword("NULL") && !AcceptKeyword("DEFAULT")) return Error();
+      continue;
+    }
+    if (AcceptKeyword("NO")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("ACTION"));
+      continue;
+    }
+    return Error();
+  }
+  return Status::OK();
+}
+
+// FOREIGN KEY [name] (col, ...) REFERENCES ...; the caller keeps the text.
+Status Parser::Impl::ParseForeignKey() {
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("FOREIGN"));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("KEY"));
+  if (!PeekPunct(Punct::kLParen)) {
+    std::string name;
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&name));
+  }
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  std::vector<IndexPartSpec> parts;
+  SLUICE_RETURN_IF_ERROR(ParseKeyParts(&parts));
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  return ParseReferences();
+}
+
+// name data_type [column_attribute ...]
+Status Parser::Impl::ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition* col) {
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&col->name));
+  bool serial = false;
+  SLUICE_RETURN_IF_ERROR(ParseDataType(&col->type, &serial));
+  auto serial_attributes = [col]() {
+    // SERIAL and SERIAL DEFAULT VALUE: NOT NULL AUTO_INCREMENT UNIQUE.
+    col->nullable = false;
+    col->auto_increment = true;
+    col->unique = true;
+  };
+  if (serial) serial_attributes();
+  for (;;) {
+    const uint32_t begin = Peek().offset;
+    if (PeekKeyword("NOT") && PeekKeyword("NULL", 1)) {
+      Take();
+      Take();
+      col->nullable = false;
+    } else if (AcceptKeyword("NULL")) {
+      col->nullable = true;
+    } else if (AcceptKeyword("DEFAULT")) {
+      if (PeekKeyword("SERIAL") && PeekKeyword("VALUE", 1)) {
+        Take();
+        Take();
+        serial_attributes();
+      } else {
+        SLUICE_RETURN_IF_ERROR(ParseColumnDefault(&col->default_value));
+      }
+    } else if (PeekKeyword("ON") && PeekKeyword("UPDATE", 1)) {
+      Take();
+      Take();
+      ExprPtr ignored;
+      bool matched = false;
+      SLUICE_RETURN_IF_ERROR(ParseNowFunction(&ignored, &matched));
+      if (!matched) return Error();
+      col->on_update_now = true;
+    } else if (AcceptKeyword("AUTO_INCREMENT")) {
+      col->auto_increment = true;
+    } else if (AcceptKeyword("PRIMARY")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("KEY"));
+      col->primary_key = true;
+    } else if (AcceptKeyword("KEY")) {
+      col->primary_key = true;
+    } else if (AcceptKeyword("UNIQUE")) {
+      AcceptKeyword("KEY");
+      col->unique = true;
+    } else if (AcceptKeyword("COMMENT")) {
+      SLUICE_RETURN_IF_ERROR(ParseString(&col->comment));
+    } else if (AcceptKeyword("COLLATE")) {
+      SLUICE_RETURN_IF_ERROR(ParseCharsetName(&col->type.collation));
+      col->type.collation = AsciiLower(col->type.collation);
+    } else if (AcceptKeyword("COLUMN_FORMAT")) {
+      if (!AcceptKeyword("FIXED") && !AcceptKeyword("DYNAMIC") && !AcceptKeyword("DEFAULT")) {
+        return Error();
+      }
+    } else if (AcceptKeyword("STORAGE")) {
+      if (!AcceptKeyword("DISK") && !AcceptKeyword("MEMORY")) return Error();
+    } else if (AcceptKeyword("VISIBLE") || AcceptKeyword("INVISIBLE")) {
+      // Accepted; ColumnDefinition has no field for an invisible column.
+    } else if (PeekKeyword("CHECK") || (PeekKeyword("CONSTRAINT"))) {
+      if (AcceptKeyword("CONSTRAINT") && !PeekKeyword("CHECK")) {
+        std::string symbol;
+        SLUICE_RETURN_IF_ERROR(ParseIdent(&symbol));
+      }
+      SLUICE_RETURN_IF_ERROR(ParseCheckConstraint());
+      s->checks.emplace_back(query_.substr(begin, last_end_ - begin));
+    } else if (PeekKeyword("REFERENCES")) {
+      // MySQL 8.0 parses and ignores a column-level REFERENCES.
+      SLUICE_RETURN_IF_ERROR(ParseReferences());
+    } else {
+      // GENERATED ALWAYS AS (expr) / AS (expr) and anything else: the caller
+      // reports 1064 here unless a ',' or ')' follows.
+      return Status::OK();
+    }
+  }
+}
+
+// DEFAULT's value: a literal, a signed number, (expr) or CURRENT_TIMESTAMP
+// and its synonyms.
+Status Parser::Impl::ParseColumnDefault(ExprPtr* out) {
+  const Token& t = Peek();
+  if (t.Is(Punct::kLParen)) {
+    Token open = Take();
+    SLUICE_RETURN_IF_ERROR(ParseExpr(out));
+    if (!PeekPunct(Punct::kRParen)) return Error();
+    Token close = Take();
+    (*out)->begin = open.offset;
+    (*out)->end = close.end;
+    return Status::OK();
+  }
+  if (t.Is(Punct::kMinus) || t.Is(Punct::kPlus)) {
+    Token sign = Take();
+    const TokenKind k = Peek().kind;
+    if (k != TokenKind::kInteger && k != TokenKind::kDecimal && k != TokenKind::kFloat) {
+      return Error();
+    }
+    Token n = Take();
+    ExprPtr number;
+    SLUICE_RETURN_IF_ERROR(ParseNumber(n, &number));
+    if (sign.punct == Punct::kMinus) {
+      *out = MakeUnary(Op::kNeg, sign.offset, std::move(number));
+    } else {
+      number->begin = sign.offset;
+      *out = std::move(number);
+    }
+    return Status::OK();
+  }
+  bool matched = false;
+  SLUICE_RETURN_IF_ERROR(ParseNowFunction(out, &matched));
+  if (matched) return Status::OK();
+  switch (t.kind) {
+    case TokenKind::kInteger:
+    case TokenKind::kDecimal:
+    case TokenKind::kFloat:
+    case TokenKind::kString:
+    case TokenKind::kHex:
+    case TokenKind::kBit:
+      return ParsePrimary(out);
+    case TokenKind::kIdent:
+      if (t.IsKeyword("NULL") || t.IsKeyword("TRUE") || t.IsKeyword("FALSE") ||
+          ((t.IsKeyword("DATE") || t.IsKeyword("TIME") || t.IsKeyword("TIMESTAMP")) &&
+           Peek(1).kind == TokenKind::kString)) {
+        return ParsePrimary(out);
+      }
+      return Error();
+    default:
+      return Error();
+  }
+}
+
+// CURRENT_TIMESTAMP[([n])] | LOCALTIME[([n])] | LOCALTIMESTAMP[([n])] | NOW([n]):
+// a kFunction named CURRENT_TIMESTAMP with the precision as its argument.
+// *matched is false (and nothing is consumed) for anything else.
+Status Parser::Impl::ParseNowFunction(ExprPtr* out, bool* matched) {
+  *matched = false;
+  const Token& t = Peek();
+  const bool keyword = t.IsKeyword("CURRENT_TIMESTAMP") || t.IsKeyword("LOCALTIME") ||
+                       t.IsKeyword("LOCALTIMESTAMP");
+  const bool now = t.IsKeyword("NOW") && PeekPunct(Punct::kLParen, 1);
+  if (!keyword && !now) return Status::OK();
+  *matched = true;
+  Token w = Take();
+  auto e = MakeExpr(ExprKind::kFunction, w.offset, w.end);
+  e->name = "CURRENT_TIMESTAMP";
+  if (AcceptPunct(Punct::kLParen)) {
+    if (Peek().kind == TokenKind::kInteger) {
+      Token n = Take();
+      ExprPtr fsp;
+      SLUICE_RETURN_IF_ERROR(ParseNumber(n, &fsp));
+      e->args.push_back(std::move(fsp));
+    }
+    if (!PeekPunct(Punct::kRParen)) return Error();
+    e->end = Take().end;
+  }
+  *out = std::move(e);
+  return Status::OK();
+}
+
+namespace {
+
+// Integer type names and their synonyms.
+const char* IntegerTypeName(std::string_view upper) {
+  if (upper == "TINYINT" || upper == "INT1") return "TINYINT";
+  if (upper == "SMALLINT" || upper == "INT2") return "SMALLINT";
+  if (upper == "MEDIUMINT" || upper == "MIDDLEINT" || upper == "INT3") return "MEDIUMINT";
+  if (upper == "INT" || upper == "INTEGER" || upper == "INT4") return "INT";
+  if (upper == "BIGINT" || upper == "INT8") return "BIGINT";
+  return nullptr;
+}
+
+// CHARACTER SET binary turns a text type into its binary twin, as in MySQL.
+void FoldBinaryCharset(DataType* type) {
+  if (type->charset != "binary") return;
+  static const std::pair<const char*, const char*> kTwins[] = {
+      {"CHAR", "BINARY"},         {"VARCHAR", "VARBINARY"},   {"TINYTEXT", "TINYBLOB"},
+      {"TEXT", "BLOB"},           {"MEDIUMTEXT", "MEDIUMBLOB"}, {"LONGTEXT", "LONGBLOB"},
+  };
+  for (const auto& [text, binary] : kTwins) {
+    if (type->name == text) {
+      type->name = binary;
+      type->charset.clear();
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+// (M) or (M,D); with scale_required only (M,D).
+Status Parser::Impl::ParseTypePrecision(DataType* type, bool scale_required) {
+  if (!AcceptPunct(Punct::kLParen)) return Status::OK();
+  SLUICE_RETURN_IF_ERROR(ParseSmallInt(&type->length));
+  if (AcceptPunct(Punct::kComma)) {
+    SLUICE_RETURN_IF_ERROR(ParseSmallInt(&type->scale));
+  } else if (scale_required) {
+    return Error();
+  }
+  return ExpectPunct(Punct::kRParen);
+}
+
+// After a text type: CHARACTER SET x | CHARSET x | BINARY | ASCII | UNICODE | BYTE.
+Status Parser::Impl::ParseStringTypeOptions(DataType* type) {
+  for (;;) {
+    if (AcceptCharsetKeyword()) {
+      SLUICE_RETURN_IF_ERROR(ParseCharsetName(&type->charset));
+      type->charset = AsciiLower(type->charset);
+    } else if (AcceptKeyword("BINARY")) {
+      type->binary = true;
+    } else if (AcceptKeyword("ASCII")) {
+      type->charset = "latin1";
+    } else if (AcceptKeyword("UNICODE")) {
+      type->charset = "ucs2";
+    } else if (AcceptKeyword("BYTE")) {
+      type->charset = "binary";
+    } else {
+      FoldBinaryCharset(type);
+      return Status::OK();
+    }
+  }
+}
+
+Status Parser::Impl::ParseDataType(DataType* type, bool* serial) {
+  const Token t = Peek();
+  if (t.kind != TokenKind::kIdent) return Error();
+  const std::string upper = AsciiUpper(t.text);
+  Take();
+  bool numeric = false;       // takes UNSIGNED / SIGNED / ZEROFILL
+  bool text = false;          // takes CHARACTER SET / BINARY
+  bool national = false;      // utf8mb3, takes BINARY only
+  if (const char* name = IntegerTypeName(upper)) {
+    type->name = name;
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+    numeric = true;
+  } else if (upper == "BOOL" || upper == "BOOLEAN") {
+    type->name = "TINYINT";
+    type->length = 1;
+  } else if (upper == "SERIAL") {
+    type->name = "BIGINT";
+    type->is_unsigned = true;
+    *serial = true;
+  } else if (upper == "BIT") {
+    type->name = "BIT";
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+  } else if (upper == "DECIMAL" || upper == "DEC" || upper == "NUMERIC" || upper == "FIXED") {
+    type->name = "DECIMAL";
+    SLUICE_RETURN_IF_ERROR(ParseTypePrecision(type, /*scale_required=*/false));
+    numeric = true;
+  } else if (upper == "FLOAT" || upper == "FLOAT4") {
+    type->name = "FLOAT";
+    SLUICE_RETURN_IF_ERROR(ParseTypePrecision(type, /*scale_required=*/false));
+    // FLOAT(p) with p > 24 is a DOUBLE; `length` keeps p.
+    if (type->scale < 0 && type->length > 24) type->name = "DOUBLE";
+    numeric = true;
+  } else if (upper == "DOUBLE" || upper == "REAL" || upper == "FLOAT8") {
+    type->name = "DOUBLE";
+    if (upper == "DOUBLE") AcceptKeyword("PRECISION");
+    SLUICE_RETURN_IF_ERROR(ParseTypePrecision(type, /*scale_required=*/true));
+    numeric = true;
+  } else if (upper == "CHAR" || upper == "CHARACTER") {
+    type->name = AcceptKeyword("VARYING") ? "VARCHAR" : "CHAR";
+    text = true;
+  } else if (upper == "VARCHAR" || upper == "VARCHARACTER") {
+    type->name = "VARCHAR";
+    text = true;
+  } else if (upper == "NCHAR") {
+    type->name = AcceptKeyword("VARCHAR") || AcceptKeyword("VARYING") ? "VARCHAR" : "CHAR";
+    national = true;
+  } else if (upper == "NVARCHAR") {
+    type->name = "VARCHAR";
+    national = true;
+  } else if (upper == "NATIONAL") {
+    if (AcceptKeyword("VARCHAR")) {
+      type->name = "VARCHAR";
+    } else if (AcceptKeyword("CHAR") || AcceptKeyword("CHARACTER")) {
+      type->name = AcceptKeyword("VARYING") ? "VARCHAR" : "CHAR";
+    } else {
+      return Error();
+    }
+    national = true;
+  } else if (upper == "BINARY") {
+    type->name = "BINARY";
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+  } else if (upper == "VARBINARY") {
+    type->name = "VARBINARY";
+    if (!PeekPunct(Punct::kLParen)) return Error();
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+  } else if (upper == "TINYTEXT" || upper == "MEDIUMTEXT" || upper == "LONGTEXT") {
+    type->name = upper;
+    text = true;
+  } else if (upper == "TEXT") {
+    type->name = "TEXT";
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+    text = true;
+  } else if (upper == "TINYBLOB" || upper == "MEDIUMBLOB" || upper == "LONGBLOB") {
+    type->name = upper;
+  } else if (upper == "BLOB") {
+    type->name = "BLOB";
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+  } else if (upper == "LONG") {
+    // LONG VARBINARY is MEDIUMBLOB; LONG [VARCHAR | CHAR VARYING] is MEDIUMTEXT.
+    if (AcceptKeyword("VARBINARY")) {
+      type->name = "MEDIUMBLOB";
+    } else {
+      if (PeekKeyword("CHAR") && PeekKeyword("VARYING", 1)) {
+        Take();
+        Take();
+      } else {
+        AcceptKeyword("VARCHAR");
+      }
+      type->name = "MEDIUMTEXT";
+      text = true;
+    }
+  } else if (upper == "DATE" || upper == "JSON") {
+    type->name = upper;
+  } else if (upper == "TIME" || upper == "DATETIME" || upper == "TIMESTAMP" || upper == "YEAR") {
+    type->name = upper;
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+  } else if (upper == "ENUM" || upper == "SET") {
+    type->name = upper;
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+    do {
+      std::string value;
+      SLUICE_RETURN_IF_ERROR(ParseString(&value));
+      type->values.push_back(std::move(value));
+    } while (AcceptPunct(Punct::kComma));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    text = true;
+  } else {
+    return ErrorAt(t);
+  }
+  if ((text || national) && (type->name == "CHAR" || type->name == "VARCHAR")) {
+    // VARCHAR needs its length; CHAR's is optional.
+    if (type->name == "VARCHAR" && !PeekPunct(Punct::kLParen)) return Error();
+    SLUICE_RETURN_IF_ERROR(ParseOptionalLength(&type->length));
+  }
+  if (numeric) {
+    for (;;) {
+      if (AcceptKeyword("UNSIGNED")) {
+        type->is_unsigned = true;
+      } else if (AcceptKeyword("ZEROFILL")) {
+        type->zerofill = true;
+        type->is_unsigned = true;
+      } else if (!AcceptKeyword("SIGNED")) {
+        break;
+      }
+    }
+  }
+  if (national) {
+    type->charset = "utf8mb3";
+    if (AcceptKeyword("BINARY")) type->binary = true;
+  }
+  if (text) SLUICE_RETURN_IF_ERROR(ParseStringTypeOptions(type));
+  return Status::OK();
+}
+
+// [ENGINE [=] x | [DEFAULT] CHARACTER SET [=] x | [DEFAULT] COLLATE [=] x | COMMENT [=] 'x' |
+//  AUTO_INCREMENT [=] n | ROW_FORMAT [=] x | ...] [,] ...  Unknown options are 1064.
+Status Parser::Impl::ParseTableOptions(TableOptions* options) {
+  bool need_option = false;  // after a ','
+  for (;;) {
+    if (!need_option && AtStatementEnd()) return Status::OK();
+    const bool had_default = AcceptKeyword("DEFAULT");
+    std::string ignored;
+    uint64_t ignored_number = 0;
+    if (AcceptCharsetKeyword()) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&options->charset));
+    } else if (AcceptKeyword("COLLATE")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&options->collation));
+    } else if (had_default) {
+      return Error();
+    } else if (AcceptKeyword("ENGINE")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseName(&options->engine));
+    } else if (AcceptKeyword("COMMENT")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseString(&options->comment));
+    } else if (AcceptKeyword("AUTO_INCREMENT")) {
+      AcceptPunct(Punct::kEq);
+      uint64_t n = 0;
+      SLUICE_RETURN_IF_ERROR(ParseUnsigned(&n));
+      options->auto_increment = n;
+    } else if (AcceptKeyword("ROW_FORMAT")) {
+      AcceptPunct(Punct::kEq);
+      const Token& f = Peek();
+      if (!f.IsKeyword("DEFAULT") && !f.IsKeyword("DYNAMIC") && !f.IsKeyword("FIXED") &&
+          !f.IsKeyword("COMPRESSED") && !f.IsKeyword("REDUNDANT") && !f.IsKeyword("COMPACT")) {
+        return Error();
+      }
+      options->row_format = Take().text;
+    } else if (AcceptKeyword("KEY_BLOCK_SIZE") || AcceptKeyword("AVG_ROW_LENGTH") ||
+               AcceptKeyword("MAX_ROWS") || AcceptKeyword("MIN_ROWS") ||
+               AcceptKeyword("CHECKSUM") || AcceptKeyword("TABLE_CHECKSUM") ||
+               AcceptKeyword("DELAY_KEY_WRITE") || AcceptKeyword("AUTOEXTEND_SIZE")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored_number));
+    } else if (AcceptKeyword("STATS_PERSISTENT") || AcceptKeyword("STATS_AUTO_RECALC") ||
+               AcceptKeyword("STATS_SAMPLE_PAGES") || AcceptKeyword("PACK_KEYS")) {
+      AcceptPunct(Punct::kEq);
+      if (!AcceptKeyword("DEFAULT")) SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored_number));
+    } else if (AcceptKeyword("COMPRESSION") || AcceptKeyword("ENCRYPTION") ||
+               AcceptKeyword("CONNECTION") || AcceptKeyword("PASSWORD") ||
+               AcceptKeyword("ENGINE_ATTRIBUTE") || AcceptKeyword("SECONDARY_ENGINE_ATTRIBUTE")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
+    } else if ((PeekKeyword("DATA") || PeekKeyword("INDEX")) && PeekKeyword("DIRECTORY", 1)) {
+      Take();
+      Take();
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
+    } else if (AcceptKeyword("INSERT_METHOD")) {
+      AcceptPunct(Punct::kEq);
+      if (!AcceptKeyword("NO") && !AcceptKeyword("FIRST") && !AcceptKeyword("LAST")) {
+        return Error();
+      }
+    } else if (AcceptKeyword("TABLESPACE")) {
+      AcceptPunct(Punct::kEq);
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&ignored));
+      if (AcceptKeyword("STORAGE")) {
+        if (!AcceptKeyword("DISK") && !AcceptKeyword("MEMORY")) return Error();
+      }
+    } else {
+      return Error();
+    }
+    need_option = AcceptPunct(Punct::kComma);
+  }
+}
+
+// ------------------------------------------------------------------ INSERT / UPDATE / DELETE
+
+// (expr | DEFAULT, ...) or ().
+Status Parser::Impl::ParseValuesRow(std::vector<ExprPtr>* row) {
+  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  if (AcceptPunct(Punct::kRParen)) return Status::OK();
+  do {
+    ExprPtr e;
+    SLUICE_RETURN_IF_ERROR(ParseExprOrDefault(&e));
+    row->push_back(std::move(e));
+  } while (AcceptPunct(Punct::kComma));
+  return ExpectPunct(Punct::kRParen);
+}
+
+// {INSERT [LOW_PRIORITY|DELAYED|HIGH_PRIORITY] [IGNORE] | REPLACE [LOW_PRIORITY|DELAYED]}
+//   [INTO] [db.]t [(col, ...)]
+//   {{VALUES | VALUE} (row), ... [AS alias] | SET col = expr, ... [AS alias] |
+//    SELECT ... | (SELECT ...)}
+//   [ON DUPLICATE KEY UPDATE col = expr, ...]   (INSERT only)
+Status Parser::Impl::ParseInsert(bool replace, std::unique_ptr<Stmt>* out) {
+  Take();  // INSERT / REPLACE
+  auto s = std::make_unique<InsertStmt>();
+  s->replace = replace;
+  if (!AcceptKeyword("LOW_PRIORITY") && !AcceptKeyword("DELAYED") && !replace) {
+    AcceptKeyword("HIGH_PRIORITY");
+  }
+  if (!replace && AcceptKeyword("IGNORE")) s->ignore = true;
+  AcceptKeyword("INTO");
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+  bool has_columns = false;
+  if (PeekPunct(Punct::kLParen) && !PeekKeyword("SELECT", 1)) {
+    Take();
+    has_columns = true;
+    if (!AcceptPunct(Punct::kRParen)) {
+      do {
+        // [[db.]t.]col: the qualifier must name this table; only col is kept.
+        const Token& t = Peek();
+        if (t.kind != TokenKind::kQuotedIdent && (t.kind != TokenKind::kIdent || IsReserved(t))) {
+          return Error();
+        }
+        Token first = Take();
+        ExprPtr col;
+        SLUICE_RETURN_IF_ERROR(ParseColumnRef(std::move(first), &col));
+        s->columns.push_back(std::move(col->name));
+      } while (AcceptPunct(Punct::kComma));
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    }
+  }
+  bool allow_alias = true;
+  if (AcceptKeyword("VALUES") || AcceptKeyword("VALUE")) {
+    do {
+      std::vector<ExprPtr> row;
+      SLUICE_RETURN_IF_ERROR(ParseValuesRow(&row));
+      s->rows.push_back(std::move(row));
+    } while (AcceptPunct(Punct::kComma));
+  } else if (!has_columns && AcceptKeyword("SET")) {
+    std::vector<Assignment> set;
+    SLUICE_RETURN_IF_ERROR(ParseAssignments(&set));
+    std::vector<ExprPtr> row;
+    for (Assignment& a : set) {
+      s->columns.push_back(std::move(a.column->name));
+      row.push_back(std::move(a.value));
+    }
+    s->rows.push_back(std::move(row));
+  } else if (PeekKeyword("SELECT") || (PeekPunct(Punct::kLParen) && PeekKeyword("SELECT", 1))) {
+    const bool parenthesized = AcceptPunct(Punct::kLParen);
+    std::unique_ptr<Stmt> select;
+    SLUICE_RETURN_IF_ERROR(ParseSelect(&select));
+    if (parenthesized) SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    s->select.reset(static_cast<SelectStmt*>(select.release()));
+    allow_alias = false;
+  } else {
+    return Error();
+  }
+  if (allow_alias && AcceptKeyword("AS")) {
+    // AS alias [(col_alias, ...)]: column aliases are not supported (1064 at '(').
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->row_alias));
+  }
+  if (!replace && PeekKeyword("ON") && PeekKeyword("DUPLICATE", 1)) {
+    Take();
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("KEY"));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("UPDATE"));
+    SLUICE_RETURN_IF_ERROR(ParseAssignments(&s->on_duplicate));
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// UPDATE [LOW_PRIORITY] [IGNORE] [db.]t [[AS] alias] SET col = expr|DEFAULT, ...
+//   [WHERE expr] [ORDER BY ...] [LIMIT n]   (single table)
+Status Parser::Impl::ParseUpdate(std::unique_ptr<Stmt>* out) {
+  Take();  // UPDATE
+  auto s = std::make_unique<UpdateStmt>();
+  AcceptKeyword("LOW_PRIORITY");
+  if (AcceptKeyword("IGNORE")) s->ignore = true;
+  SLUICE_RETURN_IF_ERROR(ParseTableRef(&s->table));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("SET"));
+  SLUICE_RETURN_IF_ERROR(ParseAssignments(&s->set));
+  if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->where));
+  if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
+    Take();
+    Take();
+    SLUICE_RETURN_IF_ERROR(ParseOrderByList(&s->order_by));
+  }
+  if (AcceptKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimitValue(&s->limit));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM [db.]t [[AS] alias]
+//   [WHERE expr] [ORDER BY ...] [LIMIT n]   (single table)
+Status Parser::Impl::ParseDelete(std::unique_ptr<Stmt>* out) {
+  Take();  // DELETE
+  auto s = std::make_unique<DeleteStmt>();
+  for (;;) {
+    if (AcceptKeyword("LOW_PRIORITY")) {
+    } else if (AcceptKeyword("QUICK")) {
+      s->quick = true;
+    } else if (AcceptKeyword("IGNORE")) {
+      s->ignore = true;
+    } else {
+      break;
+    }
+  }
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("FROM"));
+  SLUICE_RETURN_IF_ERROR(ParseTableRef(&s->table));
+  if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->where));
+  if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
+    Take();
+    Take();
+    SLUICE_RETURN_IF_ERROR(ParseOrderByList(&s->order_by));
+  }
+  if (AcceptKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimitValue(&s->limit));
   *out = std::move(s);
   return Status::OK();
 }

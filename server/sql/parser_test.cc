@@ -560,6 +560,783 @@ TEST(ParserTest, PluginStatements) {
   EXPECT_EQ(u->name, "rpl_semi_sync_source");
 }
 
+// ------------------------------------------------------------------ SELECT: tables and locks
+
+TEST(ParserTest, SelectFromQualifiedAndAliasedTables) {
+  auto s = ParseOne<SelectStmt>("SELECT a FROM db.t AS x, `u` y, v WHERE a > 1 ORDER BY a LIMIT 3",
+                                StmtKind::kSelect);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->from.size(), 3u);
+  EXPECT_EQ(s->from[0].schema, "db");
+  EXPECT_EQ(s->from[0].alias, "x");
+  EXPECT_EQ(s->from[1].name, "u");
+  EXPECT_EQ(s->from[1].alias, "y");
+  EXPECT_EQ(s->from[2].alias, "");
+  EXPECT_TRUE(s->where);
+  EXPECT_EQ(s->order_by.size(), 1u);
+  EXPECT_EQ(s->limit->value.int_value(), 3);
+  EXPECT_EQ(s->lock, SelectStmt::Lock::kNone);
+  // After a '.', even a reserved word names the table.
+  auto r = ParseOne<SelectStmt>("SELECT 1 FROM db.select", StmtKind::kSelect);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->from[0].name, "select");
+}
+
+TEST(ParserTest, SelectLockingClauses) {
+  struct Case {
+    const char* sql;
+    SelectStmt::Lock lock;
+  };
+  const Case cases[] = {
+      {"SELECT c FROM sbtest1 WHERE id=? FOR UPDATE", SelectStmt::Lock::kForUpdate},
+      {"SELECT c FROM t WHERE id = 1 LIMIT 1 FOR SHARE", SelectStmt::Lock::kForShare},
+      {"SELECT c FROM t LOCK IN SHARE MODE", SelectStmt::Lock::kForShare},
+      {"SELECT c FROM t FOR UPDATE NOWAIT", SelectStmt::Lock::kForUpdate},
+      {"SELECT c FROM t FOR SHARE SKIP LOCKED", SelectStmt::Lock::kForShare},
+      {"SELECT c FROM t, u FOR SHARE OF t FOR UPDATE OF u NOWAIT", SelectStmt::Lock::kForUpdate},
+      {"SELECT c FROM t ORDER BY c LIMIT 2 OFFSET 1 for update", SelectStmt::Lock::kForUpdate},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseOne<SelectStmt>(c.sql, StmtKind::kSelect);
+    ASSERT_TRUE(s) << c.sql;
+    EXPECT_EQ(s->lock, c.lock) << c.sql;
+  }
+  EXPECT_EQ(ParseError("SELECT c FROM t FOR UPDATE LIMIT 1").message(), Near("LIMIT 1", 1));
+  EXPECT_EQ(ParseError("SELECT c FROM t FOR SHARE SKIP").message(), Near("", 1));
+}
+
+TEST(ParserTest, SysbenchQueriesParse) {
+  auto point = ParseOne<SelectStmt>("SELECT c FROM sbtest1 WHERE id=?", StmtKind::kSelect);
+  ASSERT_TRUE(point);
+  EXPECT_EQ(point->where->args[1]->kind, ExprKind::kParam);
+
+  auto range = ParseOne<SelectStmt>("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+                                    StmtKind::kSelect);
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->where->kind, ExprKind::kBetween);
+  EXPECT_FALSE(range->distinct);
+  EXPECT_EQ(range->order_by.size(), 1u);
+
+  auto distinct = ParseOne<SelectStmt>(
+      "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c", StmtKind::kSelect);
+  ASSERT_TRUE(distinct);
+  EXPECT_TRUE(distinct->distinct);
+
+  auto sum = ParseOne<SelectStmt>("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+                                  StmtKind::kSelect);
+  ASSERT_TRUE(sum);
+  EXPECT_EQ(sum->items[0].expr->name, "SUM");
+
+  auto for_update = ParseOne<SelectStmt>("SELECT c FROM sbtest1 WHERE id=? FOR UPDATE",
+                                         StmtKind::kSelect);
+  ASSERT_TRUE(for_update);
+  EXPECT_EQ(for_update->lock, SelectStmt::Lock::kForUpdate);
+
+  auto del = ParseOne<DeleteStmt>("DELETE FROM sbtest1 WHERE id=?", StmtKind::kDelete);
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->table.name, "sbtest1");
+  EXPECT_EQ(del->where->args[1]->param_index, 0);
+
+  auto inc = ParseOne<UpdateStmt>("UPDATE sbtest1 SET k=k+1 WHERE id=?", StmtKind::kUpdate);
+  ASSERT_TRUE(inc);
+  ASSERT_EQ(inc->set.size(), 1u);
+  EXPECT_EQ(inc->set[0].column->name, "k");
+  EXPECT_EQ(ExprToString(*inc->set[0].value), "(`k` + 1)");
+  EXPECT_EQ(ExprToString(*inc->where), "(`id` = ?)");
+
+  auto nonindex = ParseOne<UpdateStmt>("UPDATE sbtest1 SET c=? WHERE id=?", StmtKind::kUpdate);
+  ASSERT_TRUE(nonindex);
+  EXPECT_EQ(nonindex->set[0].value->param_index, 0);
+  EXPECT_EQ(nonindex->where->args[1]->param_index, 1);
+
+  auto r = ParseAll("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].param_count, 4);
+  const auto& ins = (*r)[0].stmt->As<InsertStmt>();
+  EXPECT_EQ(ins.columns, (std::vector<std::string>{"id", "k", "c", "pad"}));
+  ASSERT_EQ(ins.rows.size(), 1u);
+  ASSERT_EQ(ins.rows[0].size(), 4u);
+  EXPECT_EQ(ins.rows[0][3]->param_index, 3);
+}
+
+TEST(ParserTest, SysbenchCreateTableAndIndex) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+      "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) "
+      "/*! ENGINE = innodb */",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->table.name, "sbtest1");
+  ASSERT_EQ(s->columns.size(), 4u);
+  const ColumnDefinition& id = s->columns[0];
+  EXPECT_EQ(id.name, "id");
+  EXPECT_EQ(id.type.name, "INT");
+  EXPECT_EQ(id.type.length, -1);
+  EXPECT_EQ(id.nullable, false);
+  EXPECT_TRUE(id.auto_increment);
+  EXPECT_FALSE(id.default_value);
+  const ColumnDefinition& k = s->columns[1];
+  EXPECT_EQ(k.type.name, "INT");
+  ASSERT_TRUE(k.default_value);
+  EXPECT_EQ(k.default_value->value.string_value(), "0");
+  EXPECT_EQ(k.nullable, false);
+  const ColumnDefinition& c = s->columns[2];
+  EXPECT_EQ(c.type.name, "CHAR");
+  EXPECT_EQ(c.type.length, 120);
+  EXPECT_EQ(c.default_value->value.string_value(), "");
+  EXPECT_EQ(s->columns[3].type.length, 60);
+  ASSERT_EQ(s->indexes.size(), 1u);
+  EXPECT_EQ(s->indexes[0].kind, IndexSpec::Kind::kPrimary);
+  EXPECT_EQ(s->indexes[0].name, "");
+  ASSERT_EQ(s->indexes[0].parts.size(), 1u);
+  EXPECT_EQ(s->indexes[0].parts[0].column, "id");
+  EXPECT_EQ(s->options.engine, "innodb");
+
+  auto i = ParseOne<CreateIndexStmt>("CREATE INDEX k_1 ON sbtest1(k)", StmtKind::kCreateIndex);
+  ASSERT_TRUE(i);
+  EXPECT_EQ(i->index.kind, IndexSpec::Kind::kKey);
+  EXPECT_EQ(i->index.name, "k_1");
+  EXPECT_EQ(i->table.name, "sbtest1");
+  ASSERT_EQ(i->index.parts.size(), 1u);
+  EXPECT_EQ(i->index.parts[0].column, "k");
+}
+
+TEST(ParserTest, MariadbSlapTableAndInsert) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TABLE `t1` (id serial,intcol1 INT(32) ,charcol1 VARCHAR(128))",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->table.name, "t1");
+  ASSERT_EQ(s->columns.size(), 3u);
+  const ColumnDefinition& id = s->columns[0];
+  EXPECT_EQ(id.type.name, "BIGINT");
+  EXPECT_TRUE(id.type.is_unsigned);
+  EXPECT_EQ(id.nullable, false);
+  EXPECT_TRUE(id.auto_increment);
+  EXPECT_TRUE(id.unique);
+  EXPECT_FALSE(id.primary_key);
+  EXPECT_EQ(s->columns[1].type.name, "INT");
+  EXPECT_EQ(s->columns[1].type.length, 32);
+  EXPECT_FALSE(s->columns[1].nullable.has_value());
+  EXPECT_EQ(s->columns[2].type.name, "VARCHAR");
+  EXPECT_EQ(s->columns[2].type.length, 128);
+
+  const std::string pad =
+      "mxvtvmC9127qJNm06sGB8R92q2j7vTiiITRDGXM9ZLzkdekbWtmXKwZ2qG1llkRw5m9DHOFilEREk3q7oce8O3BEJC0"
+      "woJsm6uzFAEynLH2xCsw1KQ1lT4zg9rdxBLb97R";
+  auto ins = ParseOne<InsertStmt>("INSERT INTO t1 VALUES (NULL,1804289383,'" + pad + "');",
+                                  StmtKind::kInsert);
+  ASSERT_TRUE(ins);
+  EXPECT_FALSE(ins->replace);
+  EXPECT_TRUE(ins->columns.empty());
+  ASSERT_EQ(ins->rows.size(), 1u);
+  ASSERT_EQ(ins->rows[0].size(), 3u);
+  EXPECT_TRUE(ins->rows[0][0]->value.is_null());
+  EXPECT_EQ(ins->rows[0][1]->value.int_value(), 1804289383);
+  EXPECT_EQ(ins->rows[0][2]->value.string_value(), pad);
+}
+
+// ------------------------------------------------------------------ CREATE / DROP DATABASE
+
+TEST(ParserTest, CreateAndDropDatabase) {
+  auto c = ParseOne<CreateDatabaseStmt>(
+      "CREATE DATABASE IF NOT EXISTS `My-Db` DEFAULT CHARACTER SET = UTF8MB4 "
+      "COLLATE utf8mb4_bin ENCRYPTION = 'N'",
+      StmtKind::kCreateDatabase);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->if_not_exists);
+  EXPECT_EQ(c->name, "My-Db");
+  EXPECT_EQ(c->charset, "utf8mb4");
+  EXPECT_EQ(c->collation, "utf8mb4_bin");
+  auto d = ParseOne<CreateDatabaseStmt>("create schema Shop charset latin1 default collate = "
+                                        "latin1_swedish_ci charset=utf8mb3",
+                                        StmtKind::kCreateDatabase);
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->if_not_exists);
+  EXPECT_EQ(d->name, "Shop");
+  EXPECT_EQ(d->charset, "utf8mb3");  // the last one wins
+  EXPECT_EQ(d->collation, "latin1_swedish_ci");
+  // mysqldump's form, with versioned comments.
+  auto dump = ParseOne<CreateDatabaseStmt>(
+      "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `test` /*!40100 DEFAULT CHARACTER SET utf8mb4 "
+      "COLLATE utf8mb4_0900_ai_ci */ /*!80016 DEFAULT ENCRYPTION='N' */",
+      StmtKind::kCreateDatabase);
+  ASSERT_TRUE(dump);
+  EXPECT_TRUE(dump->if_not_exists);
+  EXPECT_EQ(dump->collation, "utf8mb4_0900_ai_ci");
+
+  auto drop = ParseOne<DropDatabaseStmt>("DROP SCHEMA IF EXISTS shop", StmtKind::kDropDatabase);
+  ASSERT_TRUE(drop);
+  EXPECT_TRUE(drop->if_exists);
+  EXPECT_EQ(drop->name, "shop");
+  EXPECT_FALSE(
+      ParseOne<DropDatabaseStmt>("DROP DATABASE d", StmtKind::kDropDatabase)->if_exists);
+
+  EXPECT_EQ(ParseError("CREATE DATABASE d DEFAULT ENGINE=x").message(), Near("ENGINE=x", 1));
+  EXPECT_EQ(ParseError("CREATE DATABASE select").message(), Near("select", 1));
+}
+
+// ------------------------------------------------------------------ CREATE TABLE
+
+TEST(ParserTest, DataTypesAndSynonymsFold) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TABLE t (a0 TINYINT(3) UNSIGNED, a1 INT1, a2 SMALLINT ZEROFILL, a3 INT2, "
+      "a4 MEDIUMINT, a5 MIDDLEINT, a6 INT3, a7 INT SIGNED, a8 INTEGER, a9 INT4, a10 BIGINT(20), "
+      "a11 INT8, a12 BOOL, a13 BOOLEAN, a14 BIT(8), a15 DECIMAL(10,2), a16 DEC(5), "
+      "a17 NUMERIC, a18 FIXED(4,1) UNSIGNED, a19 FLOAT, a20 FLOAT(7,3), a21 FLOAT(30), "
+      "a22 FLOAT4, a23 FLOAT8, a24 DOUBLE, a25 DOUBLE PRECISION(8,2), a26 REAL, "
+      "a27 CHAR, a28 CHARACTER(5), a29 CHARACTER VARYING(6), a30 CHAR VARYING(7), "
+      "a31 VARCHAR(8), a32 VARCHARACTER(9), a33 NCHAR(2), a34 NATIONAL CHAR(3), "
+      "a35 NATIONAL CHARACTER VARYING(4), a36 NVARCHAR(5), a37 NCHAR VARCHAR(6), "
+      "a38 NATIONAL VARCHAR(7), a39 BINARY(4), a40 BINARY, a41 VARBINARY(10), "
+      "a42 TINYTEXT, a43 TEXT(100), a44 MEDIUMTEXT, a45 LONGTEXT, a46 LONG VARCHAR, a47 LONG, "
+      "a48 TINYBLOB, a49 BLOB(10), a50 MEDIUMBLOB, a51 LONGBLOB, a52 LONG VARBINARY, "
+      "a53 DATE, a54 TIME(3), a55 DATETIME, a56 TIMESTAMP(6), a57 YEAR, a58 YEAR(4), "
+      "a59 ENUM('a','b c'), a60 SET('x','y'), a61 JSON, a62 SERIAL)",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  struct Expect {
+    const char* name;
+    int length;
+    int scale;
+  };
+  const Expect expected[] = {
+      {"TINYINT", 3, -1},    {"TINYINT", -1, -1},    {"SMALLINT", -1, -1},  {"SMALLINT", -1, -1},
+      {"MEDIUMINT", -1, -1}, {"MEDIUMINT", -1, -1},  {"MEDIUMINT", -1, -1}, {"INT", -1, -1},
+      {"INT", -1, -1},       {"INT", -1, -1},        {"BIGINT", 20, -1},    {"BIGINT", -1, -1},
+      {"TINYINT", 1, -1},    {"TINYINT", 1, -1},     {"BIT", 8, -1},        {"DECIMAL", 10, 2},
+      {"DECIMAL", 5, -1},    {"DECIMAL", -1, -1},    {"DECIMAL", 4, 1},     {"FLOAT", -1, -1},
+      {"FLOAT", 7, 3},       {"DOUBLE", 30, -1},     {"FLOAT", -1, -1},     {"DOUBLE", -1, -1},
+      {"DOUBLE", -1, -1},    {"DOUBLE", 8, 2},       {"DOUBLE", -1, -1},    {"CHAR", -1, -1},
+      {"CHAR", 5, -1},       {"VARCHAR", 6, -1},     {"VARCHAR", 7, -1},    {"VARCHAR", 8, -1},
+      {"VARCHAR", 9, -1},    {"CHAR", 2, -1},        {"CHAR", 3, -1},       {"VARCHAR", 4, -1},
+      {"VARCHAR", 5, -1},    {"VARCHAR", 6, -1},     {"VARCHAR", 7, -1},    {"BINARY", 4, -1},
+      {"BINARY", -1, -1},    {"VARBINARY", 10, -1},  {"TINYTEXT", -1, -1},  {"TEXT", 100, -1},
+      {"MEDIUMTEXT", -1, -1}, {"LONGTEXT", -1, -1},  {"MEDIUMTEXT", -1, -1}, {"MEDIUMTEXT", -1, -1},
+      {"TINYBLOB", -1, -1},  {"BLOB", 10, -1},       {"MEDIUMBLOB", -1, -1}, {"LONGBLOB", -1, -1},
+      {"MEDIUMBLOB", -1, -1}, {"DATE", -1, -1},      {"TIME", 3, -1},       {"DATETIME", -1, -1},
+      {"TIMESTAMP", 6, -1},  {"YEAR", -1, -1},       {"YEAR", 4, -1},       {"ENUM", -1, -1},
+      {"SET", -1, -1},       {"JSON", -1, -1},       {"BIGINT", -1, -1},
+  };
+  ASSERT_EQ(s->columns.size(), std::size(expected));
+  for (size_t i = 0; i < std::size(expected); ++i) {
+    const DataType& t = s->columns[i].type;
+    EXPECT_EQ(s->columns[i].name, "a" + std::to_string(i));
+    EXPECT_EQ(t.name, expected[i].name) << i;
+    EXPECT_EQ(t.length, expected[i].length) << i;
+    EXPECT_EQ(t.scale, expected[i].scale) << i;
+  }
+  EXPECT_TRUE(s->columns[0].type.is_unsigned);
+  EXPECT_TRUE(s->columns[2].type.zerofill);
+  EXPECT_TRUE(s->columns[2].type.is_unsigned);  // ZEROFILL implies UNSIGNED
+  EXPECT_FALSE(s->columns[7].type.is_unsigned);
+  EXPECT_TRUE(s->columns[18].type.is_unsigned);
+  for (int national : {33, 34, 35, 36, 37, 38}) {
+    EXPECT_EQ(s->columns[national].type.charset, "utf8mb3") << national;
+  }
+  EXPECT_EQ(s->columns[59].type.values, (std::vector<std::string>{"a", "b c"}));
+  EXPECT_EQ(s->columns[60].type.values, (std::vector<std::string>{"x", "y"}));
+  EXPECT_TRUE(s->columns[62].unique);
+}
+
+TEST(ParserTest, StringTypeCharsetsAndCollations) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TABLE t (a VARCHAR(10) CHARACTER SET Latin1 COLLATE latin1_bin, "
+      "b CHAR(3) BINARY, c TEXT CHARSET utf8mb4 NOT NULL COLLATE 'utf8mb4_bin', "
+      "d CHAR(4) CHARACTER SET binary, e VARCHAR(5) CHARSET binary, f TEXT CHARACTER SET binary, "
+      "g ENUM('x') CHARACTER SET ascii, h CHAR(2) ASCII, i NCHAR(2) BINARY)",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->columns[0].type.charset, "latin1");
+  EXPECT_EQ(s->columns[0].type.collation, "latin1_bin");
+  EXPECT_TRUE(s->columns[1].type.binary);
+  EXPECT_EQ(s->columns[2].type.charset, "utf8mb4");
+  EXPECT_EQ(s->columns[2].type.collation, "utf8mb4_bin");
+  EXPECT_EQ(s->columns[2].nullable, false);
+  // CHARACTER SET binary makes the binary twin, as MySQL does.
+  EXPECT_EQ(s->columns[3].type.name, "BINARY");
+  EXPECT_EQ(s->columns[3].type.length, 4);
+  EXPECT_EQ(s->columns[3].type.charset, "");
+  EXPECT_EQ(s->columns[4].type.name, "VARBINARY");
+  EXPECT_EQ(s->columns[5].type.name, "BLOB");
+  EXPECT_EQ(s->columns[6].type.charset, "ascii");
+  EXPECT_EQ(s->columns[7].type.charset, "latin1");
+  EXPECT_EQ(s->columns[8].type.charset, "utf8mb3");
+  EXPECT_TRUE(s->columns[8].type.binary);
+}
+
+TEST(ParserTest, ColumnAttributesInAnyOrder) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TABLE t (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY COMMENT 'the id', "
+      "u INT UNIQUE KEY NULL, k INT KEY, "
+      "ts TIMESTAMP(3) NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3), "
+      "d DATETIME DEFAULT NOW() ON UPDATE LOCALTIMESTAMP, e DATETIME DEFAULT LOCALTIMESTAMP, "
+      "n INT DEFAULT -5 VISIBLE, p DECIMAL(5,2) DEFAULT +1.5 INVISIBLE, "
+      "x INT DEFAULT (1 + 2) COLUMN_FORMAT FIXED STORAGE DISK, y INT DEFAULT NULL, "
+      "z BOOL DEFAULT TRUE, b BIT(4) DEFAULT b'101', hx VARBINARY(4) DEFAULT X'ff', "
+      "dt DATE DEFAULT DATE '2024-01-02', j JSON DEFAULT (JSON_ARRAY()), "
+      "ck INT CHECK (ck > 0), cc INT CONSTRAINT c1 CHECK (cc < 10) NOT ENFORCED, "
+      "sv INT DEFAULT SERIAL VALUE, r INT REFERENCES u (id) ON DELETE CASCADE, "
+      "status INT, comment TEXT, date DATE, text TEXT, timestamp TIMESTAMP)",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  const auto& c = s->columns;
+  EXPECT_TRUE(c[0].type.is_unsigned);
+  EXPECT_TRUE(c[0].auto_increment);
+  EXPECT_TRUE(c[0].primary_key);
+  EXPECT_EQ(c[0].comment, "the id");
+  EXPECT_FALSE(c[0].nullable.has_value());
+  EXPECT_TRUE(c[1].unique);
+  EXPECT_EQ(c[1].nullable, true);
+  EXPECT_TRUE(c[2].primary_key);
+  EXPECT_EQ(c[3].nullable, true);
+  EXPECT_EQ(c[3].default_value->kind, ExprKind::kFunction);
+  EXPECT_EQ(c[3].default_value->name, "CURRENT_TIMESTAMP");
+  ASSERT_EQ(c[3].default_value->args.size(), 1u);
+  EXPECT_EQ(c[3].default_value->args[0]->value.int_value(), 3);
+  EXPECT_TRUE(c[3].on_update_now);
+  EXPECT_EQ(c[4].default_value->name, "CURRENT_TIMESTAMP");  // NOW() folds
+  EXPECT_TRUE(c[4].default_value->args.empty());
+  EXPECT_TRUE(c[4].on_update_now);
+  EXPECT_EQ(c[5].default_value->name, "CURRENT_TIMESTAMP");
+  EXPECT_FALSE(c[5].on_update_now);
+  EXPECT_EQ(ExprToString(*c[6].default_value), "-(5)");
+  EXPECT_EQ(c[7].default_value->value.ToString(), "1.5");
+  EXPECT_EQ(ExprToString(*c[8].default_value), "(1 + 2)");
+  EXPECT_TRUE(c[9].default_value->value.is_null());
+  EXPECT_EQ(c[10].default_value->value.int_value(), 1);
+  EXPECT_TRUE(c[11].default_value->hex_literal);
+  EXPECT_TRUE(c[12].default_value->hex_literal);
+  EXPECT_EQ(c[13].default_value->kind, ExprKind::kCast);
+  EXPECT_EQ(c[14].default_value->kind, ExprKind::kFunction);
+  EXPECT_EQ(s->checks, (std::vector<std::string>{"CHECK (ck > 0)",
+                                                 "CONSTRAINT c1 CHECK (cc < 10) NOT ENFORCED"}));
+  EXPECT_TRUE(c[17].auto_increment);  // DEFAULT SERIAL VALUE
+  EXPECT_TRUE(c[17].unique);
+  EXPECT_EQ(c[17].nullable, false);
+  EXPECT_TRUE(s->foreign_keys.empty());  // a column REFERENCES is ignored, as in MySQL
+  EXPECT_EQ(c[19].name, "status");
+  EXPECT_EQ(c[20].name, "comment");
+  EXPECT_EQ(c[21].name, "date");
+  EXPECT_EQ(c[22].name, "text");
+  EXPECT_EQ(c[23].name, "timestamp");
+  EXPECT_EQ(c[23].type.name, "TIMESTAMP");
+}
+
+TEST(ParserTest, TableLevelIndexesAndConstraints) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TEMPORARY TABLE IF NOT EXISTS db.T (\n"
+      "  `id` int NOT NULL AUTO_INCREMENT,\n"
+      "  `Name` varchar(64) COLLATE utf8mb4_bin DEFAULT NULL,\n"
+      "  `x` int, body TEXT, g TEXT,\n"
+      "  CONSTRAINT pk PRIMARY KEY USING BTREE (`id`) COMMENT 'pk',\n"
+      "  UNIQUE KEY `name` (`Name`(10) DESC, x ASC) USING HASH INVISIBLE,\n"
+      "  CONSTRAINT uq UNIQUE (x),\n"
+      "  KEY `idx_x` (`x`) KEY_BLOCK_SIZE = 8 VISIBLE,\n"
+      "  INDEX (x, id),\n"
+      "  FULLTEXT KEY ft (body) WITH PARSER ngram,\n"
+      "  SPATIAL INDEX (g),\n"
+      "  CONSTRAINT `fk` FOREIGN KEY (`x`) REFERENCES `u` (`id`) ON DELETE CASCADE ON UPDATE "
+      "SET NULL,\n"
+      "  FOREIGN KEY fk2 (x) REFERENCES db2.u (a, b) MATCH FULL ON DELETE NO ACTION,\n"
+      "  CONSTRAINT `chk` CHECK ((`id` > 0)),\n"
+      "  CHECK (x <> 1) ENFORCED\n"
+      ") ENGINE=InnoDB AUTO_INCREMENT=5 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci "
+      "COMMENT='a table', ROW_FORMAT=DYNAMIC KEY_BLOCK_SIZE=8 STATS_PERSISTENT=0 "
+      "STATS_AUTO_RECALC DEFAULT",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->temporary);
+  EXPECT_TRUE(s->if_not_exists);
+  EXPECT_EQ(s->table.schema, "db");
+  EXPECT_EQ(s->table.name, "T");
+  EXPECT_EQ(s->columns[1].name, "Name");
+  EXPECT_EQ(s->columns[1].type.collation, "utf8mb4_bin");
+  ASSERT_EQ(s->indexes.size(), 7u);
+  EXPECT_EQ(s->indexes[0].kind, IndexSpec::Kind::kPrimary);
+  EXPECT_EQ(s->indexes[0].name, "");
+  EXPECT_EQ(s->indexes[0].comment, "pk");
+  EXPECT_EQ(s->indexes[1].kind, IndexSpec::Kind::kUnique);
+  EXPECT_EQ(s->indexes[1].name, "name");
+  ASSERT_EQ(s->indexes[1].parts.size(), 2u);
+  EXPECT_EQ(s->indexes[1].parts[0].column, "Name");
+  EXPECT_EQ(s->indexes[1].parts[0].prefix_length, 10);
+  EXPECT_TRUE(s->indexes[1].parts[0].desc);
+  EXPECT_FALSE(s->indexes[1].parts[1].desc);
+  EXPECT_EQ(s->indexes[1].parts[1].prefix_length, 0);
+  EXPECT_EQ(s->indexes[2].kind, IndexSpec::Kind::kUnique);
+  EXPECT_EQ(s->indexes[2].name, "uq");  // the CONSTRAINT symbol names it
+  EXPECT_EQ(s->indexes[3].kind, IndexSpec::Kind::kKey);
+  EXPECT_EQ(s->indexes[3].name, "idx_x");
+  EXPECT_EQ(s->indexes[4].name, "");
+  EXPECT_EQ(s->indexes[4].parts.size(), 2u);
+  EXPECT_EQ(s->indexes[5].kind, IndexSpec::Kind::kFulltext);
+  EXPECT_EQ(s->indexes[6].kind, IndexSpec::Kind::kSpatial);
+  EXPECT_EQ(s->foreign_keys,
+            (std::vector<std::string>{
+                "CONSTRAINT `fk` FOREIGN KEY (`x`) REFERENCES `u` (`id`) ON DELETE CASCADE ON "
+                "UPDATE SET NULL",
+                "FOREIGN KEY fk2 (x) REFERENCES db2.u (a, b) MATCH FULL ON DELETE NO ACTION"}));
+  EXPECT_EQ(s->checks, (std::vector<std::string>{"CONSTRAINT `chk` CHECK ((`id` > 0))",
+                                                 "CHECK (x <> 1) ENFORCED"}));
+  EXPECT_EQ(s->options.engine, "InnoDB");
+  EXPECT_EQ(s->options.auto_increment, 5u);
+  EXPECT_EQ(s->options.charset, "utf8mb4");
+  EXPECT_EQ(s->options.collation, "utf8mb4_0900_ai_ci");
+  EXPECT_EQ(s->options.comment, "a table");
+  EXPECT_EQ(s->options.row_format, "DYNAMIC");
+  EXPECT_FALSE(s->like.has_value());
+}
+
+TEST(ParserTest, CreateTableLike) {
+  auto a = ParseOne<CreateTableStmt>("CREATE TABLE t2 LIKE db.t1", StmtKind::kCreateTable);
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->like.has_value());
+  EXPECT_EQ(a->like->schema, "db");
+  EXPECT_EQ(a->like->name, "t1");
+  EXPECT_TRUE(a->columns.empty());
+  auto b = ParseOne<CreateTableStmt>("CREATE TABLE IF NOT EXISTS t2 (LIKE t1)",
+                                     StmtKind::kCreateTable);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->if_not_exists);
+  EXPECT_EQ(b->like->name, "t1");
+}
+
+TEST(ParserTest, AnsiQuotesNameTablesAndColumns) {
+  ParseOptions options;
+  options.lex.ansi_quotes = true;
+  auto r = ParseAll("CREATE TABLE \"Order\" (\"key\" INT, \"Select\" INT)", options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& s = (*r)[0].stmt->As<CreateTableStmt>();
+  EXPECT_EQ(s.table.name, "Order");
+  EXPECT_EQ(s.columns[0].name, "key");
+  EXPECT_EQ(s.columns[1].name, "Select");
+}
+
+TEST(ParserTest, CreateTableErrors) {
+  // Reserved words must be quoted: here KEY starts an index definition.
+  EXPECT_EQ(ParseError("CREATE TABLE t (key INT)").message(), Near("INT)", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, select INT)").message(), Near("select INT)", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, PRIMARY KEY (a)) ENGINE=InnoDB FOO=1").message(),
+            Near("FOO=1", 1));
+  // Generated columns are not supported yet.
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS (a + 1) STORED)")
+                .message(),
+            Near("GENERATED ALWAYS AS (a + 1) STORED)", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT AS (1))").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("CREATE TABLE t ()").message(), Near(")", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a VARCHAR)").message(), Near(")", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a DOUBLE(5))").message(), Near("))", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a GEOMETRY)").message(), Near("GEOMETRY)", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT DEFAULT b)").message(), Near("b)", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT,\n CONSTRAINT c KEY (a))").message(),
+            Near("KEY (a))", 2));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT) ENGINE=InnoDB,").message(), Near("", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, KEY ((a + 1)))").message(), Near("(a + 1)))", 1));
+  EXPECT_EQ(ParseError("CREATE TEMPORARY DATABASE d").message(), Near("DATABASE d", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT) SELECT 1").message(), Near("SELECT 1", 1));
+}
+
+// ------------------------------------------------------------------ DROP / TRUNCATE / INDEX
+
+TEST(ParserTest, DropTableTruncateAndIndexes) {
+  auto d = ParseOne<DropTableStmt>("DROP TEMPORARY TABLE IF EXISTS t1, db.t2 CASCADE",
+                                   StmtKind::kDropTable);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->temporary);
+  EXPECT_TRUE(d->if_exists);
+  ASSERT_EQ(d->tables.size(), 2u);
+  EXPECT_EQ(d->tables[1].schema, "db");
+  EXPECT_EQ(d->tables[1].name, "t2");
+  auto d2 = ParseOne<DropTableStmt>("drop table `sbtest1` restrict", StmtKind::kDropTable);
+  ASSERT_TRUE(d2);
+  EXPECT_FALSE(d2->if_exists);
+  EXPECT_FALSE(d2->temporary);
+
+  auto t = ParseOne<TruncateStmt>("TRUNCATE TABLE db.t", StmtKind::kTruncate);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->table.schema, "db");
+  EXPECT_EQ(ParseOne<TruncateStmt>("TRUNCATE t", StmtKind::kTruncate)->table.name, "t");
+
+  auto u = ParseOne<CreateIndexStmt>(
+      "CREATE UNIQUE INDEX u1 USING BTREE ON db.t (a(4), b DESC) COMMENT 'c' ALGORITHM = INPLACE "
+      "LOCK NONE",
+      StmtKind::kCreateIndex);
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->index.kind, IndexSpec::Kind::kUnique);
+  EXPECT_EQ(u->table.schema, "db");
+  EXPECT_EQ(u->index.parts[0].prefix_length, 4);
+  EXPECT_TRUE(u->index.parts[1].desc);
+  EXPECT_EQ(u->index.comment, "c");
+  EXPECT_EQ(ParseOne<CreateIndexStmt>("CREATE FULLTEXT INDEX f ON t (body)",
+                                      StmtKind::kCreateIndex)
+                ->index.kind,
+            IndexSpec::Kind::kFulltext);
+
+  auto di = ParseOne<DropIndexStmt>("DROP INDEX `PRIMARY` ON t ALGORITHM=COPY",
+                                    StmtKind::kDropIndex);
+  ASSERT_TRUE(di);
+  EXPECT_EQ(di->name, "PRIMARY");
+  EXPECT_EQ(di->table.name, "t");
+
+  EXPECT_EQ(ParseError("DROP INDEX k_1").message(), Near("", 1));
+  EXPECT_EQ(ParseError("DROP TABLE t1,").message(), Near("", 1));
+  EXPECT_EQ(ParseError("DROP TEMPORARY USER u").message(), Near("USER u", 1));
+}
+
+// ------------------------------------------------------------------ INSERT / REPLACE
+
+TEST(ParserTest, InsertForms) {
+  auto a = ParseOne<InsertStmt>(
+      "INSERT LOW_PRIORITY IGNORE INTO db.t (a, `b`, t.c) VALUES (1, DEFAULT, 'x'), "
+      "(2, 3 + 4, NULL) AS new ON DUPLICATE KEY UPDATE b = new.b + VALUES(b), c = DEFAULT",
+      StmtKind::kInsert);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->ignore);
+  EXPECT_FALSE(a->replace);
+  EXPECT_EQ(a->table.schema, "db");
+  EXPECT_EQ(a->columns, (std::vector<std::string>{"a", "b", "c"}));
+  ASSERT_EQ(a->rows.size(), 2u);
+  EXPECT_EQ(a->rows[0][1]->kind, ExprKind::kDefault);
+  EXPECT_EQ(ExprToString(*a->rows[1][1]), "(3 + 4)");
+  EXPECT_EQ(a->row_alias, "new");
+  ASSERT_EQ(a->on_duplicate.size(), 2u);
+  EXPECT_EQ(a->on_duplicate[0].column->name, "b");
+  const Expr& v = *a->on_duplicate[0].value;
+  EXPECT_EQ(v.args[0]->table, "new");
+  EXPECT_EQ(v.args[1]->kind, ExprKind::kFunction);
+  EXPECT_EQ(v.args[1]->name, "VALUES");
+  EXPECT_EQ(a->on_duplicate[1].value->kind, ExprKind::kDefault);
+
+  auto empty = ParseOne<InsertStmt>("INSERT INTO t () VALUES (), ()", StmtKind::kInsert);
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->columns.empty());
+  ASSERT_EQ(empty->rows.size(), 2u);
+  EXPECT_TRUE(empty->rows[0].empty());
+
+  auto value = ParseOne<InsertStmt>("insert t value (1)", StmtKind::kInsert);
+  ASSERT_TRUE(value);
+  EXPECT_EQ(value->table.name, "t");
+  EXPECT_EQ(value->rows.size(), 1u);
+
+  auto set = ParseOne<InsertStmt>(
+      "INSERT HIGH_PRIORITY t SET a = 1, b = DEFAULT ON DUPLICATE KEY UPDATE a = a + 1",
+      StmtKind::kInsert);
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->columns, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(set->rows.size(), 1u);
+  EXPECT_EQ(set->rows[0][0]->value.int_value(), 1);
+  EXPECT_EQ(set->rows[0][1]->kind, ExprKind::kDefault);
+  EXPECT_EQ(set->on_duplicate.size(), 1u);
+
+  auto sel = ParseOne<InsertStmt>("INSERT INTO t (a, b) SELECT x, y FROM u WHERE x > 1 "
+                                  "ON DUPLICATE KEY UPDATE b = 2",
+                                  StmtKind::kInsert);
+  ASSERT_TRUE(sel);
+  ASSERT_TRUE(sel->select);
+  EXPECT_TRUE(sel->rows.empty());
+  EXPECT_EQ(sel->select->items.size(), 2u);
+  EXPECT_EQ(sel->select->from[0].name, "u");
+  EXPECT_EQ(sel->on_duplicate.size(), 1u);
+  auto paren = ParseOne<InsertStmt>("INSERT INTO t (SELECT * FROM u)", StmtKind::kInsert);
+  ASSERT_TRUE(paren);
+  ASSERT_TRUE(paren->select);
+  EXPECT_TRUE(paren->columns.empty());
+  auto paren2 = ParseOne<InsertStmt>("INSERT INTO t (a) (SELECT 1)", StmtKind::kInsert);
+  ASSERT_TRUE(paren2);
+  EXPECT_EQ(paren2->columns.size(), 1u);
+  ASSERT_TRUE(paren2->select);
+}
+
+TEST(ParserTest, ReplaceForms) {
+  auto r = ParseOne<InsertStmt>("REPLACE INTO t VALUES (1, 'a')", StmtKind::kInsert);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->replace);
+  EXPECT_EQ(r->rows[0].size(), 2u);
+  auto s = ParseOne<InsertStmt>("REPLACE LOW_PRIORITY t SET a = 2", StmtKind::kInsert);
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->replace);
+  EXPECT_EQ(s->columns[0], "a");
+  auto q = ParseOne<InsertStmt>("REPLACE t (a) SELECT b FROM u", StmtKind::kInsert);
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->select);
+  EXPECT_EQ(ParseError("REPLACE INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 1").message(),
+            Near("ON DUPLICATE KEY UPDATE a = 1", 1));
+  EXPECT_EQ(ParseError("REPLACE IGNORE INTO t VALUES (1)").message(),
+            Near("IGNORE INTO t VALUES (1)", 1));
+}
+
+TEST(ParserTest, InsertErrors) {
+  EXPECT_EQ(ParseError("INSERT INTO t VALUES (1").message(), Near("", 1));
+  EXPECT_EQ(ParseError("INSERT INTO t VALUES (1), ").message(), Near("", 1));
+  EXPECT_EQ(ParseError("INSERT INTO t (a) SET a = 1").message(), Near("SET a = 1", 1));
+  EXPECT_EQ(ParseError("INSERT INTO t VALUES (DEFAULT + 1)").message(), Near("+ 1)", 1));
+  EXPECT_EQ(ParseError("INSERT INTO t VALUES (1) AS n (x)").message(), Near("(x)", 1));
+  EXPECT_EQ(ParseError("INSERT INTO t (key) VALUES (1)").message(), Near("key) VALUES (1)", 1));
+}
+
+// ------------------------------------------------------------------ UPDATE / DELETE
+
+TEST(ParserTest, UpdateForms) {
+  auto u = ParseOne<UpdateStmt>(
+      "UPDATE LOW_PRIORITY IGNORE db.t AS x SET x.a = 1, b := DEFAULT, `c` = c * 2 "
+      "WHERE a > 0 ORDER BY a DESC, b LIMIT 10",
+      StmtKind::kUpdate);
+  ASSERT_TRUE(u);
+  EXPECT_TRUE(u->ignore);
+  EXPECT_EQ(u->table.schema, "db");
+  EXPECT_EQ(u->table.name, "t");
+  EXPECT_EQ(u->table.alias, "x");
+  ASSERT_EQ(u->set.size(), 3u);
+  EXPECT_EQ(u->set[0].column->table, "x");
+  EXPECT_EQ(u->set[0].column->name, "a");
+  EXPECT_EQ(u->set[1].value->kind, ExprKind::kDefault);
+  EXPECT_EQ(u->set[2].column->name, "c");
+  ASSERT_EQ(u->order_by.size(), 2u);
+  EXPECT_TRUE(u->order_by[0].desc);
+  EXPECT_EQ(u->limit->value.int_value(), 10);
+  auto bare = ParseOne<UpdateStmt>("update t a set a.x = 1", StmtKind::kUpdate);
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->table.alias, "a");
+  EXPECT_FALSE(bare->where);
+  EXPECT_FALSE(bare->limit);
+  // Multi-table UPDATE and LIMIT with an offset are not single-table UPDATE.
+  EXPECT_EQ(ParseError("UPDATE t1, t2 SET t1.a = t2.a").message(), Near(", t2 SET t1.a = t2.a", 1));
+  EXPECT_EQ(ParseError("UPDATE t1 JOIN t2 SET a = 1").message(), Near("JOIN t2 SET a = 1", 1));
+  EXPECT_EQ(ParseError("UPDATE t SET a = 1 LIMIT 1, 2").message(), Near(", 2", 1));
+  EXPECT_EQ(ParseError("UPDATE t SET select = 1").message(), Near("select = 1", 1));
+}
+
+TEST(ParserTest, DeleteForms) {
+  auto d = ParseOne<DeleteStmt>(
+      "DELETE LOW_PRIORITY QUICK IGNORE FROM db.t AS x WHERE x.a = 1 ORDER BY a LIMIT ?",
+      StmtKind::kDelete);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->quick);
+  EXPECT_TRUE(d->ignore);
+  EXPECT_EQ(d->table.schema, "db");
+  EXPECT_EQ(d->table.alias, "x");
+  EXPECT_EQ(d->order_by.size(), 1u);
+  EXPECT_EQ(d->limit->kind, ExprKind::kParam);
+  auto all = ParseOne<DeleteStmt>("delete from t", StmtKind::kDelete);
+  ASSERT_TRUE(all);
+  EXPECT_FALSE(all->where);
+  EXPECT_FALSE(all->quick);
+  EXPECT_EQ(ParseError("DELETE t1 FROM t1 JOIN t2").message(), Near("t1 FROM t1 JOIN t2", 1));
+  EXPECT_EQ(ParseError("DELETE FROM t1 USING t1, t2").message(), Near("USING t1, t2", 1));
+}
+
+// ------------------------------------------------------------------ SHOW / DESCRIBE tables
+
+TEST(ParserTest, ShowTablesColumnsIndexesAndStatus) {
+  auto t = ParseOne<ShowStmt>("SHOW FULL TABLES FROM shop LIKE 'a%'", StmtKind::kShow);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->what, ShowKind::kTables);
+  EXPECT_TRUE(t->full);
+  EXPECT_EQ(t->database, "shop");
+  EXPECT_EQ(t->like, "a%");
+  auto t2 = ParseOne<ShowStmt>("SHOW TABLES IN `Shop` WHERE Table_type = 'VIEW'",
+                               StmtKind::kShow);
+  ASSERT_TRUE(t2);
+  EXPECT_FALSE(t2->full);
+  EXPECT_EQ(t2->database, "Shop");
+  EXPECT_TRUE(t2->where);
+  auto t3 = ParseOne<ShowStmt>("SHOW TABLES", StmtKind::kShow);
+  EXPECT_EQ(t3->database, "");
+
+  auto c = ParseOne<ShowStmt>("SHOW FULL COLUMNS FROM t IN db LIKE 'c%'", StmtKind::kShow);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->what, ShowKind::kColumns);
+  EXPECT_TRUE(c->full);
+  EXPECT_EQ(c->table.name, "t");
+  EXPECT_EQ(c->table.schema, "db");
+  EXPECT_EQ(c->database, "db");
+  EXPECT_EQ(c->like, "c%");
+  auto f = ParseOne<ShowStmt>("SHOW FIELDS IN db.t WHERE Field = 'id'", StmtKind::kShow);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->what, ShowKind::kColumns);
+  EXPECT_EQ(f->table.schema, "db");
+  EXPECT_EQ(f->database, "");
+  EXPECT_TRUE(f->where);
+
+  for (const char* q : {"SHOW INDEX FROM t", "SHOW INDEXES IN t FROM db", "SHOW KEYS FROM db.t",
+                        "SHOW KEYS FROM t WHERE Key_name = 'PRIMARY'"}) {
+    auto i = ParseOne<ShowStmt>(q, StmtKind::kShow);
+    ASSERT_TRUE(i) << q;
+    EXPECT_EQ(i->what, ShowKind::kIndex) << q;
+    EXPECT_EQ(i->table.name, "t") << q;
+  }
+  EXPECT_EQ(ParseOne<ShowStmt>("SHOW INDEXES IN t FROM db", StmtKind::kShow)->table.schema, "db");
+
+  auto st = ParseOne<ShowStmt>("SHOW TABLE STATUS FROM db LIKE 'sb%'", StmtKind::kShow);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->what, ShowKind::kTableStatus);
+  EXPECT_EQ(st->database, "db");
+  EXPECT_EQ(st->like, "sb%");
+  EXPECT_EQ(ParseOne<ShowStmt>("SHOW TABLE STATUS", StmtKind::kShow)->what,
+            ShowKind::kTableStatus);
+
+  auto ct = ParseOne<ShowStmt>("SHOW CREATE TABLE db.`T`", StmtKind::kShow);
+  ASSERT_TRUE(ct);
+  EXPECT_EQ(ct->what, ShowKind::kCreateTable);
+  EXPECT_EQ(ct->table.schema, "db");
+  EXPECT_EQ(ct->table.name, "T");
+  auto cd = ParseOne<ShowStmt>("SHOW CREATE SCHEMA IF NOT EXISTS Shop", StmtKind::kShow);
+  ASSERT_TRUE(cd);
+  EXPECT_EQ(cd->what, ShowKind::kCreateDatabase);
+  EXPECT_TRUE(cd->if_not_exists);
+  EXPECT_EQ(cd->database, "Shop");
+  EXPECT_FALSE(ParseOne<ShowStmt>("SHOW CREATE DATABASE d", StmtKind::kShow)->if_not_exists);
+
+  EXPECT_EQ(ParseError("SHOW COLUMNS t").message(), Near("t", 1));
+  EXPECT_EQ(ParseError("SHOW INDEX FROM t LIKE 'a'").message(), Near("LIKE 'a'", 1));
+  EXPECT_EQ(ParseError("SHOW FULL DATABASES").message(), Near("DATABASES", 1));
+}
+
+TEST(ParserTest, DescribeIsShowColumns) {
+  auto d = ParseOne<ShowStmt>("DESCRIBE db.t", StmtKind::kShow);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->what, ShowKind::kColumns);
+  EXPECT_EQ(d->table.schema, "db");
+  EXPECT_EQ(d->table.name, "t");
+  EXPECT_FALSE(d->like.has_value());
+  auto c = ParseOne<ShowStmt>("DESC t id", StmtKind::kShow);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->like, "id");
+  auto p = ParseOne<ShowStmt>("desc t 'i%'", StmtKind::kShow);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->like, "i%");
+  EXPECT_EQ(ParseError("DESC t a b").message(), Near("b", 1));
+}
+
+TEST(ParserTest, MysqldumpTableSectionParses) {
+  const char* dump =
+      "DROP TABLE IF EXISTS `t`;\n"
+      "/*!40101 SET @saved_cs_client     = @@character_set_client */;\n"
+      "/*!50503 SET character_set_client = utf8mb4 */;\n"
+      "CREATE TABLE `t` (\n"
+      "  `id` int NOT NULL AUTO_INCREMENT,\n"
+      "  `ts` timestamp NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,\n"
+      "  `v` varchar(10) CHARACTER SET latin1 COLLATE latin1_bin DEFAULT 'x',\n"
+      "  `d` decimal(10,2) unsigned zerofill DEFAULT '0.00',\n"
+      "  `h` int /*!80023 INVISIBLE */,\n"
+      "  PRIMARY KEY (`id`),\n"
+      "  KEY `k` (`v`)\n"
+      ") ENGINE=InnoDB AUTO_INCREMENT=3 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;\n"
+      "/*!40101 SET character_set_client = @saved_cs_client */;\n"
+      "INSERT INTO `t` VALUES (1,'2024-01-02 03:04:05','a',0.50,NULL),(2,NULL,'b',1.00,7);\n";
+  auto r = ParseAll(dump);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 6u);
+  EXPECT_EQ((*r)[0].stmt->kind, StmtKind::kDropTable);
+  EXPECT_EQ((*r)[3].stmt->kind, StmtKind::kCreateTable);
+  EXPECT_EQ((*r)[5].stmt->kind, StmtKind::kInsert);
+  const auto& ct = (*r)[3].stmt->As<CreateTableStmt>();
+  EXPECT_EQ(ct.columns.size(), 5u);
+  EXPECT_TRUE(ct.columns[3].type.zerofill);
+  EXPECT_EQ((*r)[5].stmt->As<InsertStmt>().rows.size(), 2u);
+}
+
 // ------------------------------------------------------------------ errors
 
 TEST(ParserTest, ErrorNearTextStartsAtTheOffendingToken) {
@@ -684,6 +1461,17 @@ TEST(ParserRobustnessTest, MutatedInputsNeverCrash) {
       "GRANT REPLICATION SLAVE, SELECT ON db.* TO `u`@`%` WITH GRANT OPTION",
       "SELECT CASE WHEN a BETWEEN 1 AND 2 THEN CAST(b AS DECIMAL(5,2)) END /*!40101 , 3 */",
       "SELECT TRIM(LEADING 'x' FROM 'xa'), SUBSTRING('abc' FROM 2 FOR 1), POSITION('a' IN 'b')",
+      "CREATE TABLE IF NOT EXISTS db.t (id INT UNSIGNED NOT NULL AUTO_INCREMENT, c CHAR(10) "
+      "CHARACTER SET latin1 DEFAULT 'x' COMMENT 'y', d DECIMAL(5,2) DEFAULT -1.5, "
+      "e ENUM('a','b'), PRIMARY KEY (id), UNIQUE KEY u (c(3) DESC) USING BTREE, "
+      "CONSTRAINT f FOREIGN KEY (d) REFERENCES u (x) ON DELETE SET NULL, CHECK (d > 0)) "
+      "ENGINE=InnoDB AUTO_INCREMENT=5 DEFAULT CHARSET=utf8mb4, COMMENT='z'",
+      "INSERT IGNORE INTO t (a, b) VALUES (1, DEFAULT), () AS n ON DUPLICATE KEY UPDATE a = "
+      "VALUES(a); REPLACE t SET a = 1; INSERT INTO t (SELECT * FROM u FOR UPDATE)",
+      "UPDATE t AS x SET x.a = a + 1 WHERE b = ? ORDER BY c LIMIT 3; DELETE QUICK FROM t "
+      "WHERE id = 1 LIMIT 1; TRUNCATE TABLE t; DROP TABLE IF EXISTS a, b",
+      "SHOW FULL COLUMNS FROM t FROM db LIKE 'a'; DESC t c; SHOW CREATE DATABASE IF NOT EXISTS "
+      "d; CREATE UNIQUE INDEX i ON t (a, b(2)); DROP INDEX i ON t; CREATE DATABASE d CHARSET x",
   };
   uint64_t state = 0x9E3779B97F4A7C15ULL;
   auto next = [&state]() {

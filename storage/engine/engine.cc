@@ -741,6 +741,23 @@ Status Engine::DropTable(std::string_view schema, std::string_view name) {
     std::unique_lock lock(tables_mu_);
     tables_.erase(def->id);
   }
+  return RemoveSpace(space_id);
+}
+
+Status Engine::DropDatabase(std::string_view name) {
+  std::lock_guard ddl(ddl_mu_);
+  auto snap = catalog_->snapshot();
+  std::vector<uint32_t> spaces;
+  SLUICE_RETURN_IF_ERROR(catalog_->DropDatabase(name, &spaces));
+  {
+    std::unique_lock lock(tables_mu_);
+    for (const auto& def : snap->TablesIn(name)) tables_.erase(def->id);
+  }
+  for (uint32_t space_id : spaces) SLUICE_RETURN_IF_ERROR(RemoveSpace(space_id));
+  return Status::OK();
+}
+
+Status Engine::RemoveSpace(uint32_t space_id) {
   Result<std::unique_ptr<Tablespace>> space = pool_->DetachSpace(space_id, /*write_back=*/false);
   if (!space.ok()) return space.status();
   space->reset();

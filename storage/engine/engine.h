@@ -310,6 +310,8 @@ class Engine {
   Result<std::shared_ptr<const TableDef>> CreateTable(TableDef table);
   // 1051 when missing. REQUIRES: no transaction uses the table.
   Status DropTable(std::string_view schema, std::string_view name);
+  // 1008 when missing; drops its tables too. REQUIRES: no transaction uses them.
+  Status DropDatabase(std::string_view name);
   // nullptr when missing.
   std::shared_ptr<const TableDef> FindTable(std::string_view schema, std::string_view name) const;
 
@@ -500,6 +502,8 @@ class Engine {
   RecordId RowLockId(const TableHandle& t, std::string_view key) const;
   Result<std::shared_ptr<TableHandle>> FindHandle(uint64_t table_id) const;
   std::string SpacePath(uint32_t space_id) const;
+  // Detaches a dropped table's tablespace from the pool and deletes its file.
+  Status RemoveSpace(uint32_t space_id);
   Result<std::string> KeyFromPk(const TableDef& def, const Row& pk) const;
   // Gives `trx` an id and an undo log (first write), and locks the table IX
   // and the record X REC_NOT_GAP.
