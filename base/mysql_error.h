@@ -60,6 +60,7 @@ inline constexpr Error kWrongAutoKey{1075, "42000",
 inline constexpr Error kWrongSubKey{1089, "HY000",
     "Incorrect prefix key; the used key part isn't a string, the used length is longer than the key "
     "part, or the storage engine doesn't support unique prefix keys"};
+inline constexpr Error kCantDropFieldOrKey{1091, "42000", "Can't DROP '{}'; check that column/key exists"};
 inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
 inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
 inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
@@ -88,6 +89,7 @@ inline constexpr Error kLockWaitTimeout{1205, "HY000", "Lock wait timeout exceed
 inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
 inline constexpr Error kLockDeadlock{1213, "40001", "Deadlock found when trying to get lock; try restarting transaction"};
 inline constexpr Error kWrongUsage{1221, "HY000", "Incorrect usage of {} and {}"};
+inline constexpr Error kCantUpdateWithReadlock{1223, "HY000", "Can't execute the query because you have a conflicting read lock"};
 inline constexpr Error kSpecificAccessDenied{1227, "42000",
     "Access denied; you need (at least one of) the {} privilege(s) for this operation"};
 inline constexpr Error kLocalVariable{1228, "HY000", "Variable '{}' is a SESSION variable and can't be used with SET GLOBAL"};
@@ -99,6 +101,7 @@ inline constexpr Error kVarCantBeRead{1233, "HY000", "Variable '{}' can only be 
 inline constexpr Error kNotSupportedYet{1235, "42000", "This version of MySQL doesn't yet support '{}'"};
 inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
 inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
+inline constexpr Error kErrUnknownStmtHandler{1243, "HY000", "Unknown prepared statement handler ({}) given to {}"};
 inline constexpr Error kNotSupportedAuthMode{1251, "08004",
     "Client does not support authentication protocol requested by server; consider upgrading MySQL client"};
 inline constexpr Error kCollationCharsetMismatch{1253, "42000", "COLLATION '{}' is not valid for CHARACTER SET '{}'"};
@@ -114,6 +117,7 @@ inline constexpr Error kTruncatedWrongValue{1292, "22007", "Truncated incorrect 
 // 1292 as raised for a column (the text of 1366 with the type named).
 inline constexpr Error kTruncatedWrongTemporalForField{1292, "22007", "Incorrect {} value: '{}' for column '{}' at row {}"};
 inline constexpr Error kInvalidOnUpdate{1294, "HY000", "Invalid ON UPDATE clause for '{}' column"};
+inline constexpr Error kErrUnsupportedPs{1295, "HY000", "This command is not supported in the prepared statement protocol yet"};
 inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect time zone: '{}'"};
 inline constexpr Error kSpDoesNotExist{1305, "42000", "FUNCTION {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
@@ -129,11 +133,13 @@ inline constexpr Error kXaerRmfail{1399, "XAE07",
                                    "XAER_RMFAIL: The command cannot be executed when global transaction is in the  {} state"};
 inline constexpr Error kDataTooLong{1406, "22001", "Data too long for column '{}' at row {}"};
 inline constexpr Error kCantCreateUserWithGrant{1410, "42000", "You are not allowed to create a user with GRANT"};
+inline constexpr Error kErrStmtHasNoOpenCursor{1421, "HY000", "The statement ({}) has no open cursor."};
 inline constexpr Error kTooBigScale{1425, "42000", "Too big scale {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kTooBigPrecision{1426, "42000", "Too-big precision {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kMBiggerThanD{1427, "42000",
     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{}')."};
 inline constexpr Error kXaerDupid{1440, "XAE08", "XAER_DUPID: The XID already exists"};
+inline constexpr Error kErrMaxPreparedStmtCountReached{1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {})"};
 inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too long for {} (should be no longer than {})"};
 inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};

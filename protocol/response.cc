@@ -1,6 +1,11 @@
 // protocol/response.cc
 #include "protocol/response.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+
 #include "protocol/wire.h"
 
 namespace sluice::protocol {
@@ -76,20 +81,24 @@ std::string EncodeTextRow(const std::vector<std::optional<std::string>>& values)
   return w.Take();
 }
 
-std::vector<std::string> EncodeTextResultSet(
-    const std::vector<ColumnDefinition>& columns,
-    const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
-    uint16_t status_flags, uint16_t warnings) {
+namespace {
+
+// A result set's packets around its rows: column count, definitions, [EOF],
+// the rows `encode_row(i)` gives, then EOF or (CLIENT_DEPRECATE_EOF) an OK
+// with the 0xFE header.
+template <typename EncodeRow>
+std::vector<std::string> FrameResultSet(const std::vector<ColumnDefinition>& columns, size_t n_rows,
+                                        uint32_t capabilities, uint16_t status_flags, uint16_t warnings,
+                                        EncodeRow encode_row) {
   const bool deprecate_eof = (capabilities & CLIENT_DEPRECATE_EOF) != 0;
   std::vector<std::string> packets;
-  packets.reserve(columns.size() + rows.size() + 3);
-
+  packets.reserve(columns.size() + n_rows + 3);
   WireWriter count;
   count.LenencInt(columns.size());
   packets.push_back(count.Take());
   for (const auto& c : columns) packets.push_back(EncodeColumnDefinition(c));
   if (!deprecate_eof) packets.push_back(EncodeEof(warnings, status_flags));
-  for (const auto& row : rows) packets.push_back(EncodeTextRow(row));
+  for (size_t i = 0; i < n_rows; ++i) packets.push_back(encode_row(i));
   if (deprecate_eof) {
     OkPacket ok;
     ok.status_flags = status_flags;
@@ -99,6 +108,312 @@ std::vector<std::string> EncodeTextResultSet(
     packets.push_back(EncodeEof(warnings, status_flags));
   }
   return packets;
+}
+
+}  // namespace
+
+std::vector<std::string> EncodeTextResultSet(
+    const std::vector<ColumnDefinition>& columns,
+    const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
+    uint16_t status_flags, uint16_t warnings) {
+  return FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
+                        [&](size_t i) { return EncodeTextRow(rows[i]); });
+}
+
+// ---------------------------------------------------------------- prepared
+
+std::vector<std::string> EncodeStmtPrepareOk(uint32_t statement_id, uint16_t num_params,
+                                             const std::vector<ColumnDefinition>& columns,
+                                             uint32_t capabilities, uint16_t status_flags,
+                                             uint16_t warnings) {
+  const bool deprecate_eof = (capabilities & CLIENT_DEPRECATE_EOF) != 0;
+  std::vector<std::string> packets;
+  packets.reserve(num_params + columns.size() + 3);
+  WireWriter ok;
+  ok.Int1(0x00)
+      .Int4(statement_id)
+      .Int2(static_cast<uint16_t>(columns.size()))
+      .Int2(num_params)
+      .Int1(0x00)
+      .Int2(warnings);
+  packets.push_back(ok.Take());
+  if (num_params > 0) {
+    const std::string param = EncodeColumnDefinition(ParamColumnDefinition());
+    for (uint16_t i = 0; i < num_params; ++i) packets.push_back(param);
+    if (!deprecate_eof) packets.push_back(EncodeEof(warnings, status_flags));
+  }
+  if (!columns.empty()) {
+    for (const auto& c : columns) packets.push_back(EncodeColumnDefinition(c));
+    if (!deprecate_eof) packets.push_back(EncodeEof(warnings, status_flags));
+  }
+  return packets;
+}
+
+ColumnDefinition ParamColumnDefinition() {
+  ColumnDefinition c;
+  c.name = "?";
+  c.collation = kCollationBinary;
+  c.length = 0;
+  c.type = MYSQL_TYPE_VAR_STRING;
+  c.flags = BINARY_FLAG;
+  c.decimals = 0;
+  return c;
+}
+
+namespace {
+
+bool ParseInt(std::string_view text, bool is_unsigned, int64_t min, int64_t max, uint64_t umax,
+              uint64_t* bits) {
+  if (text.empty()) return false;
+  const char* b = text.data();
+  const char* e = text.data() + text.size();
+  if (*b == '+') ++b;
+  if (is_unsigned) {
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(b, e, v);
+    if (ec != std::errc() || ptr != e || v > umax) return false;
+    *bits = v;
+    return true;
+  }
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || ptr != e || v < min || v > max) return false;
+  *bits = static_cast<uint64_t>(v);
+  return true;
+}
+
+// `n` digits at text[*pos] (exactly n when `exact`, else 1..n).
+bool Digits(std::string_view text, size_t* pos, size_t n, bool exact, uint32_t* out) {
+  size_t start = *pos;
+  uint32_t v = 0;
+  while (*pos < text.size() && *pos - start < n && text[*pos] >= '0' && text[*pos] <= '9') {
+    v = v * 10 + static_cast<uint32_t>(text[*pos] - '0');
+    ++*pos;
+  }
+  size_t got = *pos - start;
+  if (got == 0 || (exact && got != n)) return false;
+  *out = v;
+  return true;
+}
+
+bool Char(std::string_view text, size_t* pos, char c) {
+  if (*pos >= text.size() || text[*pos] != c) return false;
+  ++*pos;
+  return true;
+}
+
+// ".ffffff" (1 to 6 digits) as microseconds, if present.
+bool Fraction(std::string_view text, size_t* pos, uint32_t* micros) {
+  *micros = 0;
+  if (*pos >= text.size() || text[*pos] != '.') return true;
+  ++*pos;
+  size_t start = *pos;
+  uint32_t v = 0;
+  if (!Digits(text, pos, 6, false, &v)) return false;
+  for (size_t n = *pos - start; n < 6; ++n) v *= 10;
+  *micros = v;
+  return true;
+}
+
+// YYYY-MM-DD[ hh:mm:ss[.ffffff]]
+bool AppendDatetime(std::string_view text, std::string* out) {
+  size_t pos = 0;
+  uint32_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, micros = 0;
+  if (!Digits(text, &pos, 4, true, &year) || !Char(text, &pos, '-') || !Digits(text, &pos, 2, true, &month) ||
+      !Char(text, &pos, '-') || !Digits(text, &pos, 2, true, &day)) {
+    return false;
+  }
+  if (pos < text.size()) {
+    if (!Char(text, &pos, ' ') || !Digits(text, &pos, 2, true, &hour) || !Char(text, &pos, ':') ||
+        !Digits(text, &pos, 2, true, &minute) || !Char(text, &pos, ':') ||
+        !Digits(text, &pos, 2, true, &second) || !Fraction(text, &pos, &micros)) {
+      return false;
+    }
+  }
+  if (pos != text.size() || month > 12 || day > 31 || hour > 23 || minute > 59 || second > 59) return false;
+  uint8_t length = micros != 0                               ? 11
+                   : (hour != 0 || minute != 0 || second != 0) ? 7
+                   : (year != 0 || month != 0 || day != 0)     ? 4
+                                                               : 0;
+  WireWriter w(out);
+  w.Int1(length);
+  if (length == 0) return true;
+  w.Int2(static_cast<uint16_t>(year)).Int1(static_cast<uint8_t>(month)).Int1(static_cast<uint8_t>(day));
+  if (length >= 7) {
+    w.Int1(static_cast<uint8_t>(hour)).Int1(static_cast<uint8_t>(minute)).Int1(static_cast<uint8_t>(second));
+  }
+  if (length == 11) w.Int4(micros);
+  return true;
+}
+
+// [-]h..h:mm:ss[.ffffff]
+bool AppendTime(std::string_view text, std::string* out) {
+  size_t pos = 0;
+  bool negative = Char(text, &pos, '-');
+  uint32_t hours = 0, minute = 0, second = 0, micros = 0;
+  if (!Digits(text, &pos, 4, false, &hours) || !Char(text, &pos, ':') || !Digits(text, &pos, 2, true, &minute) ||
+      !Char(text, &pos, ':') || !Digits(text, &pos, 2, true, &second) || !Fraction(text, &pos, &micros)) {
+    return false;
+  }
+  if (pos != text.size() || minute > 59 || second > 59) return false;
+  WireWriter w(out);
+  if (hours == 0 && minute == 0 && second == 0 && micros == 0) {
+    w.Int1(0);
+    return true;
+  }
+  w.Int1(micros != 0 ? 12 : 8)
+      .Int1(negative ? 1 : 0)
+      .Int4(hours / 24)
+      .Int1(static_cast<uint8_t>(hours % 24))
+      .Int1(static_cast<uint8_t>(minute))
+      .Int1(static_cast<uint8_t>(second));
+  if (micros != 0) w.Int4(micros);
+  return true;
+}
+
+template <typename T>
+bool ParseFloat(std::string_view text, T* out) {
+  if (text.empty()) return false;
+  const char* b = text.data();
+  const char* e = text.data() + text.size();
+  if (*b == '+') ++b;
+  auto [ptr, ec] = std::from_chars(b, e, *out);
+  return ec == std::errc() && ptr == e;
+}
+
+}  // namespace
+
+bool AppendBinaryValue(ColumnType type, uint16_t flags, std::string_view text, std::string* out) {
+  const bool is_unsigned = (flags & UNSIGNED_FLAG) != 0;
+  uint64_t bits = 0;
+  WireWriter w(out);
+  switch (type) {
+    case MYSQL_TYPE_TINY:
+      if (!ParseInt(text, is_unsigned, INT8_MIN, INT8_MAX, UINT8_MAX, &bits)) return false;
+      w.Int1(static_cast<uint8_t>(bits));
+      return true;
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_YEAR:
+      if (!ParseInt(text, is_unsigned || type == MYSQL_TYPE_YEAR, INT16_MIN, INT16_MAX, UINT16_MAX, &bits)) {
+        return false;
+      }
+      w.Int2(static_cast<uint16_t>(bits));
+      return true;
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_INT24:
+      if (!ParseInt(text, is_unsigned, INT32_MIN, INT32_MAX, UINT32_MAX, &bits)) return false;
+      w.Int4(static_cast<uint32_t>(bits));
+      return true;
+    case MYSQL_TYPE_LONGLONG:
+      if (!ParseInt(text, is_unsigned, INT64_MIN, INT64_MAX, UINT64_MAX, &bits)) return false;
+      w.Int8(bits);
+      return true;
+    case MYSQL_TYPE_FLOAT: {
+      float f = 0;
+      if (!ParseFloat(text, &f)) return false;
+      uint32_t u = 0;
+      std::memcpy(&u, &f, sizeof(u));
+      w.Int4(u);
+      return true;
+    }
+    case MYSQL_TYPE_DOUBLE: {
+      double d = 0;
+      if (!ParseFloat(text, &d)) return false;
+      std::memcpy(&bits, &d, sizeof(bits));
+      w.Int8(bits);
+      return true;
+    }
+    case MYSQL_TYPE_DATE:
+    case MYSQL_TYPE_DATETIME:
+    case MYSQL_TYPE_TIMESTAMP:
+    case MYSQL_TYPE_NEWDATE:
+    case MYSQL_TYPE_DATETIME2:
+    case MYSQL_TYPE_TIMESTAMP2:
+      return AppendDatetime(text, out);
+    case MYSQL_TYPE_TIME:
+    case MYSQL_TYPE_TIME2:
+      return AppendTime(text, out);
+    default:
+      w.LenencString(text);
+      return true;
+  }
+}
+
+std::string EncodeBinaryRow(const std::vector<ColumnDefinition>& columns,
+                            const std::vector<std::optional<std::string>>& row) {
+  std::string out;
+  out.push_back('\0');
+  const size_t bitmap_at = out.size();
+  out.append((columns.size() + 7 + 2) / 8, '\0');
+  for (size_t i = 0; i < columns.size() && i < row.size(); ++i) {
+    if (!row[i].has_value()) {
+      const size_t bit = i + 2;
+      out[bitmap_at + bit / 8] = static_cast<char>(out[bitmap_at + bit / 8] | (1 << (bit % 8)));
+      continue;
+    }
+    if (!AppendBinaryValue(columns[i].type, columns[i].flags, *row[i], &out)) {
+      WireWriter(&out).LenencString(*row[i]);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Types whose binary form is not a lenenc string.
+bool HasFixedBinaryForm(ColumnType t) {
+  switch (t) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_YEAR:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_LONGLONG:
+    case MYSQL_TYPE_FLOAT:
+    case MYSQL_TYPE_DOUBLE:
+    case MYSQL_TYPE_DATE:
+    case MYSQL_TYPE_DATETIME:
+    case MYSQL_TYPE_TIMESTAMP:
+    case MYSQL_TYPE_NEWDATE:
+    case MYSQL_TYPE_DATETIME2:
+    case MYSQL_TYPE_TIMESTAMP2:
+    case MYSQL_TYPE_TIME:
+    case MYSQL_TYPE_TIME2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> EncodeBinaryResultSet(
+    std::vector<ColumnDefinition> columns,
+    const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
+    uint16_t status_flags, uint16_t warnings) {
+  std::string scratch;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    ColumnDefinition& c = columns[i];
+    if (!HasFixedBinaryForm(c.type)) continue;
+    bool fits = true;
+    for (const auto& row : rows) {
+      if (i >= row.size() || !row[i].has_value()) continue;
+      scratch.clear();
+      if (!AppendBinaryValue(c.type, c.flags, *row[i], &scratch)) {
+        fits = false;
+        break;
+      }
+    }
+    if (!fits) {
+      c.type = MYSQL_TYPE_VAR_STRING;
+      c.collation = kCollationUtf8mb4_0900_ai_ci;
+      c.flags = static_cast<uint16_t>(c.flags & ~(NUM_FLAG | UNSIGNED_FLAG | BINARY_FLAG | ZEROFILL_FLAG));
+      c.decimals = 0x1f;
+      c.length = std::max<uint32_t>(c.length, 255);
+    }
+  }
+  return FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
+                        [&](size_t i) { return EncodeBinaryRow(columns, rows[i]); });
 }
 
 }  // namespace sluice::protocol

@@ -66,4 +66,53 @@ std::vector<std::string> EncodeTextResultSet(
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings);
 
+// ---------------------------------------------------------------- prepared
+// statements (protocol.md §6.1)
+
+// COM_STMT_PREPARE's answer: COM_STMT_PREPARE_OK (0x00, statement id,
+// column count, parameter count, 0x00, warning count), then one definition
+// per parameter and [EOF], then the result columns and [EOF] (no EOFs under
+// CLIENT_DEPRECATE_EOF; none for an empty list).
+std::vector<std::string> EncodeStmtPrepareOk(uint32_t statement_id, uint16_t num_params,
+                                             const std::vector<ColumnDefinition>& columns,
+                                             uint32_t capabilities, uint16_t status_flags,
+                                             uint16_t warnings);
+
+// The definition mysqld sends for each '?' at prepare time: name "?",
+// MYSQL_TYPE_VAR_STRING, binary character set, BINARY_FLAG, length 0.
+ColumnDefinition ParamColumnDefinition();
+
+// Appends the binary-protocol form of one non-NULL value, given in its text
+// (text-protocol) form, for a column of `type` (UNSIGNED_FLAG in `flags`
+// picks how integers are read):
+//   TINY 1, SHORT/YEAR 2, LONG/INT24 4, LONGLONG 8 bytes little-endian;
+//   FLOAT 4 / DOUBLE 8 bytes IEEE;
+//   DATE/DATETIME/TIMESTAMP: length 0, 4, 7 or 11 then year(2) month day
+//   [hour minute second] [microsecond(4)], the shortest that holds the value;
+//   TIME: length 0, 8 or 12 then negative(1) days(4) hour minute second
+//   [microsecond(4)];
+//   everything else (DECIMAL, strings, BLOBs, ENUM, SET, JSON, BIT, NULL
+//   type): a lenenc string.
+// False (and `out` unchanged) when `text` is not a value of that type, e.g.
+// "abc" for LONGLONG, "2024-13-01" for DATE.
+bool AppendBinaryValue(ColumnType type, uint16_t flags, std::string_view text, std::string* out);
+
+// One binary row: 0x00, the NULL bitmap ((n + 7 + 2) / 8 bytes, bit offset
+// 2), then each non-NULL value as AppendBinaryValue writes it. A value that
+// does not fit its column type is written as a lenenc string (callers use
+// EncodeBinaryResultSet, which retypes such columns first).
+std::string EncodeBinaryRow(const std::vector<ColumnDefinition>& columns,
+                            const std::vector<std::optional<std::string>>& row);
+
+// The whole binary result set (COM_STMT_EXECUTE): column count,
+// definitions, [EOF], binary rows, terminator (EOF, or OK with 0xFE header
+// under CLIENT_DEPRECATE_EOF). The rows arrive in text form, as for
+// EncodeTextResultSet. A column whose values do not all fit its numeric or
+// temporal type (a computed column typed from its first value) is sent as
+// MYSQL_TYPE_VAR_STRING instead, so the definition and the values agree.
+std::vector<std::string> EncodeBinaryResultSet(
+    std::vector<ColumnDefinition> columns,
+    const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
+    uint16_t status_flags, uint16_t warnings);
+
 }  // namespace sluice::protocol

@@ -124,5 +124,160 @@ TEST(ResponseTest, EmptyTextResultSet) {
   EXPECT_TRUE(IsEofPacket(packets[4]));
 }
 
+// ---------------------------------------------------------------- prepared
+
+TEST(ResponseTest, StmtPrepareOkWithParamsAndColumns) {
+  ColumnDefinition col;
+  col.name = "c";
+  const auto packets = EncodeStmtPrepareOk(7, 2, {col}, CLIENT_PROTOCOL_41, SERVER_STATUS_AUTOCOMMIT, 0);
+  ASSERT_EQ(packets.size(), 6u);  // OK, 2 params, EOF, 1 column, EOF
+  EXPECT_EQ(packets[0], "\x00\x07\x00\x00\x00\x01\x00\x02\x00\x00\x00\x00"s);
+  // mysqld's parameter definition (docs example of COM_STMT_PREPARE_OK).
+  EXPECT_EQ(packets[1],
+            "\x03" "def" "\x00\x00\x00\x01?\x00" "\x0c" "\x3f\x00" "\x00\x00\x00\x00" "\xfd" "\x80\x00" "\x00"
+            "\x00\x00"s);
+  EXPECT_EQ(packets[2], packets[1]);
+  EXPECT_EQ(packets[3], "\xFE\x00\x00\x02\x00"s);
+  EXPECT_EQ(packets[4], EncodeColumnDefinition(col));
+  EXPECT_EQ(packets[5], "\xFE\x00\x00\x02\x00"s);
+}
+
+TEST(ResponseTest, StmtPrepareOkUnderDeprecateEofHasNoEofs) {
+  ColumnDefinition col;
+  auto packets = EncodeStmtPrepareOk(1, 1, {col, col}, CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF, 0, 3);
+  ASSERT_EQ(packets.size(), 4u);  // OK, 1 param, 2 columns
+  EXPECT_EQ(packets[0], "\x00\x01\x00\x00\x00\x02\x00\x01\x00\x00\x03\x00"s);
+  // No parameters and no columns: the OK alone, EOFs or not.
+  packets = EncodeStmtPrepareOk(0x01020304, 0, {}, CLIENT_PROTOCOL_41, 0, 0);
+  ASSERT_EQ(packets.size(), 1u);
+  EXPECT_EQ(packets[0], "\x00\x04\x03\x02\x01\x00\x00\x00\x00\x00\x00\x00"s);
+}
+
+std::string Bin(ColumnType type, std::string_view text, uint16_t flags = 0) {
+  std::string out;
+  EXPECT_TRUE(AppendBinaryValue(type, flags, text, &out)) << text;
+  return out;
+}
+
+bool Fits(ColumnType type, std::string_view text, uint16_t flags = 0) {
+  std::string out = "x";
+  bool ok = AppendBinaryValue(type, flags, text, &out);
+  if (!ok) {
+    EXPECT_EQ(out, "x");  // untouched on failure
+  }
+  return ok;
+}
+
+TEST(ResponseTest, BinaryIntegers) {
+  EXPECT_EQ(Bin(MYSQL_TYPE_LONGLONG, "1"), "\x01\x00\x00\x00\x00\x00\x00\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_LONGLONG, "-2"), "\xFE\xFF\xFF\xFF\xFF\xFF\xFF\xFF"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_LONGLONG, "18446744073709551615", UNSIGNED_FLAG), "\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_LONG, "1"), "\x01\x00\x00\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_INT24, "-1"), "\xFF\xFF\xFF\xFF"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_SHORT, "1"), "\x01\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_YEAR, "2024"), "\xE8\x07"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TINY, "1"), "\x01"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TINY, "-128"), "\x80"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TINY, "255", UNSIGNED_FLAG), "\xFF"s);
+  EXPECT_FALSE(Fits(MYSQL_TYPE_TINY, "128"));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_TINY, "-1", UNSIGNED_FLAG));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_LONGLONG, "18446744073709551615"));  // signed column
+  EXPECT_FALSE(Fits(MYSQL_TYPE_LONGLONG, "abc"));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_LONGLONG, "1.5"));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_LONGLONG, ""));
+}
+
+TEST(ResponseTest, BinaryFloatingPoint) {
+  // Docs examples: DOUBLE 35 and FLOAT 35.
+  EXPECT_EQ(Bin(MYSQL_TYPE_DOUBLE, "35"), "\x00\x00\x00\x00\x00\x80\x41\x40"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_FLOAT, "35"), "\x00\x00\x0c\x42"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_DOUBLE, "-1.5e20").size(), 8u);
+  EXPECT_FALSE(Fits(MYSQL_TYPE_DOUBLE, "x1"));
+}
+
+TEST(ResponseTest, BinaryTemporals) {
+  // Docs examples of DATETIME and TIME in the binary protocol.
+  EXPECT_EQ(Bin(MYSQL_TYPE_DATETIME, "2010-10-17 19:27:30.000001"),
+            "\x0b\xda\x07\x0a\x11\x13\x1b\x1e\x01\x00\x00\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_DATETIME, "2010-10-17 19:27:30"), "\x07\xda\x07\x0a\x11\x13\x1b\x1e"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TIMESTAMP, "2010-10-17 00:00:00"), "\x04\xda\x07\x0a\x11"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_DATE, "2010-10-17"), "\x04\xda\x07\x0a\x11"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_DATE, "0000-00-00"), "\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_DATETIME, "0000-00-00 00:00:00"), "\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_DATETIME, "2024-01-02 03:04:05.5"),
+            "\x0b\xe8\x07\x01\x02\x03\x04\x05\x20\xa1\x07\x00"s);  // 500000 us
+  EXPECT_EQ(Bin(MYSQL_TYPE_TIME, "-2899:27:30.000001"), "\x0c\x01\x78\x00\x00\x00\x13\x1b\x1e\x01\x00\x00\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TIME, "-2899:27:30"), "\x08\x01\x78\x00\x00\x00\x13\x1b\x1e"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TIME, "12:00:01"), "\x08\x00\x00\x00\x00\x00\x0c\x00\x01"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_TIME, "00:00:00"), "\x00"s);
+  EXPECT_FALSE(Fits(MYSQL_TYPE_DATE, "2024-13-01"));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_DATETIME, "2024-01-01T00:00:00"));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_TIME, "12:61:00"));
+  EXPECT_FALSE(Fits(MYSQL_TYPE_DATE, "hello"));
+}
+
+TEST(ResponseTest, BinaryStringsAreLenenc) {
+  EXPECT_EQ(Bin(MYSQL_TYPE_VAR_STRING, "foobar"), "\x06" "foobar"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_NEWDECIMAL, "-12.50"), "\x06-12.50"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_BLOB, ""), "\x00"s);
+  EXPECT_EQ(Bin(MYSQL_TYPE_STRING, std::string(300, 'a')), "\xFC\x2C\x01"s + std::string(300, 'a'));
+}
+
+ColumnDefinition Col(ColumnType type, uint16_t flags = 0) {
+  ColumnDefinition c;
+  c.type = type;
+  c.flags = flags;
+  return c;
+}
+
+TEST(ResponseTest, BinaryRowHeaderAndNullBitmapWithOffsetTwo) {
+  // Docs example: one VAR_STRING column holding "foobar".
+  EXPECT_EQ(EncodeBinaryRow({Col(MYSQL_TYPE_VAR_STRING)}, {std::string("foobar")}), "\x00\x00\x06" "foobar"s);
+  // Three columns, the third NULL: bit 2 + 2 = 4 of the first byte.
+  EXPECT_EQ(EncodeBinaryRow({Col(MYSQL_TYPE_LONG), Col(MYSQL_TYPE_TINY), Col(MYSQL_TYPE_VAR_STRING)},
+                            {std::string("1"), std::string("2"), std::nullopt}),
+            "\x00\x10\x01\x00\x00\x00\x02"s);
+  // Seven columns need two bitmap bytes ((7 + 9) / 8); the 7th is bit 0 of byte 2.
+  std::vector<ColumnDefinition> seven(7, Col(MYSQL_TYPE_TINY));
+  std::vector<std::optional<std::string>> row(7, std::string("0"));
+  row[0] = std::nullopt;
+  row[6] = std::nullopt;
+  EXPECT_EQ(EncodeBinaryRow(seven, row), "\x00\x04\x01\x00\x00\x00\x00\x00"s);
+}
+
+TEST(ResponseTest, BinaryResultSetFramingMatchesTextResultSet) {
+  std::vector<ColumnDefinition> cols = {Col(MYSQL_TYPE_LONGLONG), Col(MYSQL_TYPE_VAR_STRING)};
+  std::vector<std::vector<std::optional<std::string>>> rows = {{std::string("5"), std::string("x")},
+                                                               {std::nullopt, std::nullopt}};
+  auto packets = EncodeBinaryResultSet(cols, rows, CLIENT_PROTOCOL_41, SERVER_STATUS_AUTOCOMMIT, 0);
+  ASSERT_EQ(packets.size(), 7u);  // count, 2 defs, EOF, 2 rows, EOF
+  EXPECT_EQ(packets[0], "\x02"s);
+  EXPECT_EQ(packets[1], EncodeColumnDefinition(cols[0]));
+  EXPECT_EQ(packets[3], "\xFE\x00\x00\x02\x00"s);
+  EXPECT_EQ(packets[4], "\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x01x"s);
+  EXPECT_EQ(packets[5], "\x00\x0C"s);
+  EXPECT_EQ(packets[6], "\xFE\x00\x00\x02\x00"s);
+  packets = EncodeBinaryResultSet(cols, rows, CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF, SERVER_STATUS_AUTOCOMMIT, 1);
+  ASSERT_EQ(packets.size(), 6u);  // count, 2 defs, 2 rows, OK(0xFE)
+  EXPECT_EQ(packets[5], "\xFE\x00\x00\x02\x00\x01\x00"s);
+}
+
+TEST(ResponseTest, BinaryResultSetRetypesAColumnWhoseValuesDoNotFit) {
+  // A computed column typed LONGLONG from its first row, later holding text.
+  ColumnDefinition c = Col(MYSQL_TYPE_LONGLONG, BINARY_FLAG | NUM_FLAG);
+  c.collation = kCollationBinary;
+  auto packets = EncodeBinaryResultSet({c}, {{std::string("1")}, {std::string("abc")}}, CLIENT_PROTOCOL_41, 0, 0);
+  ASSERT_EQ(packets.size(), 6u);
+  ColumnDefinition expected = c;
+  expected.type = MYSQL_TYPE_VAR_STRING;
+  expected.collation = kCollationUtf8mb4_0900_ai_ci;
+  expected.flags = 0;
+  expected.decimals = 0x1f;
+  expected.length = 255;
+  EXPECT_EQ(packets[1], EncodeColumnDefinition(expected));
+  EXPECT_EQ(packets[3], "\x00\x00\x01" "1"s);
+  EXPECT_EQ(packets[4], "\x00\x00\x03" "abc"s);
+}
+
 }  // namespace
 }  // namespace sluice::protocol

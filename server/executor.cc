@@ -84,6 +84,10 @@ class SessionEval : public sql::EvalContext {
  public:
   SessionEval(Server& server, SessionContext& ctx) : server_(server), ctx_(ctx) {}
 
+  // The values bound to the statement's '?'s (prepared statements); null:
+  // none, and a '?' is error 1210.
+  void SetParams(const std::vector<sql::Value>* params) { params_ = params; }
+
   // Column values for SHOW ... WHERE.
   void SetRow(const std::vector<std::string>* names, const std::vector<std::optional<std::string>>* row) {
     names_ = names;
@@ -111,6 +115,12 @@ class SessionEval : public sql::EvalContext {
       }
     }
     return MakeError(er::kBadField, column.name, names_ ? "where clause" : "field list");
+  }
+  Result<sql::Value> GetParameter(int index) override {
+    if (params_ == nullptr || index < 0 || static_cast<size_t>(index) >= params_->size()) {
+      return sql::EvalContext::GetParameter(index);
+    }
+    return (*params_)[index];
   }
   std::optional<std::string> CurrentDatabase() override {
     if (ctx_.db.empty()) return std::nullopt;
@@ -153,6 +163,7 @@ class SessionEval : public sql::EvalContext {
   const std::chrono::system_clock::time_point statement_time_ = std::chrono::system_clock::now();
   const std::vector<std::string>* names_ = nullptr;
   const std::vector<std::optional<std::string>>* row_ = nullptr;
+  const std::vector<sql::Value>* params_ = nullptr;
 };
 
 // ---------------------------------------------------------------------------
@@ -161,8 +172,12 @@ class SessionEval : public sql::EvalContext {
 
 class Executor::Statement {
  public:
-  Statement(Server& server, Executor& executor, SessionContext& ctx)
-      : server_(server), executor_(executor), ctx_(ctx), eval_(server, ctx) {}
+  // `params`: the values of the statement's '?'s (prepared statements).
+  Statement(Server& server, Executor& executor, SessionContext& ctx,
+            const std::vector<sql::Value>* params = nullptr)
+      : server_(server), executor_(executor), ctx_(ctx), eval_(server, ctx) {
+    eval_.SetParams(params);
+  }
 
   Outcome Run(const sql::ParsedStatement& ps);
 
@@ -313,6 +328,12 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     case sql::StmtKind::kRevoke:
       Count(cs().com_revoke);
       return Revoke(st.As<sql::RevokeStmt>());
+    case sql::StmtKind::kPrepare:
+      return executor_.SqlPrepare(ctx_, st.As<sql::PrepareStmt>());
+    case sql::StmtKind::kExecute:
+      return executor_.SqlExecute(ctx_, st.As<sql::ExecuteStmt>());
+    case sql::StmtKind::kDeallocatePrepare:
+      return executor_.SqlDeallocate(ctx_, st.As<sql::DeallocatePrepareStmt>());
     case sql::StmtKind::kInstallPlugin:
     case sql::StmtKind::kUninstallPlugin: {
       Outcome o;
@@ -345,6 +366,18 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
         if (Outcome o = NeedTablePriv(t, Priv::kDrop, "DROP"); !o.error.ok()) return o;
       }
       return Tables().DropTable(s);
+    }
+    case sql::StmtKind::kCreateIndex: {
+      Count(cs().com_create_index);
+      const auto& s = st.As<sql::CreateIndexStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kIndex, "INDEX"); !o.error.ok()) return o;
+      return Tables().CreateIndex(s);
+    }
+    case sql::StmtKind::kDropIndex: {
+      Count(cs().com_drop_index);
+      const auto& s = st.As<sql::DropIndexStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kIndex, "INDEX"); !o.error.ok()) return o;
+      return Tables().DropIndex(s);
     }
     case sql::StmtKind::kInsert: {
       const auto& s = st.As<sql::InsertStmt>();
@@ -402,9 +435,7 @@ Outcome Executor::Statement::Select(const sql::SelectStmt& s) {
     std::string db = t.schema.empty() ? ctx_.db : t.schema;
     if (db.empty()) {
       o.error = MakeError(er::kNoDb);
-    } else if (Lower(db) == "information_schema") {
-      o.error = MakeError(er::kNoSuchTable, db, t.name);
-    } else if (!(ctx_.account && ctx_.account->HasDb(db, Priv::kSelect))) {
+    } else if (Lower(db) != "information_schema" && !(ctx_.account && ctx_.account->HasDb(db, Priv::kSelect))) {
       o.error = MakeError(er::kTableAccessDenied, "SELECT", ctx_.priv_user, ctx_.host, t.name);
     } else {
       return Tables().Select(s);
@@ -639,8 +670,9 @@ Outcome Executor::Statement::Flush(const sql::FlushStmt& s) {
         if (!o.error.ok()) return o;
         break;
       case sql::FlushOption::kTablesWithReadLock:
-        o.error = MakeError(er::kNotSupportedYet, "FLUSH TABLES WITH READ LOCK");
-        return o;
+        o.error = Tables().LockGlobalRead();
+        if (!o.error.ok()) return o;
+        break;
       case sql::FlushOption::kStatus:
         if (ctx_.status) ctx_.status->Flush();
         break;
@@ -922,19 +954,24 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
     }
     case sql::ShowKind::kTables:
     case sql::ShowKind::kColumns:
-    case sql::ShowKind::kCreateTable: {
-      Outcome t = s.what == sql::ShowKind::kTables    ? Tables().ShowTables(s)
-                  : s.what == sql::ShowKind::kColumns ? Tables().ShowColumns(s)
-                                                      : Tables().ShowCreateTable(s);
+    case sql::ShowKind::kCreateTable:
+    case sql::ShowKind::kCreateDatabase:
+    case sql::ShowKind::kIndex:
+    case sql::ShowKind::kTableStatus: {
+      TableExecutor tables = Tables();
+      Outcome t;
+      switch (s.what) {
+        case sql::ShowKind::kTables: t = tables.ShowTables(s); break;
+        case sql::ShowKind::kColumns: t = tables.ShowColumns(s); break;
+        case sql::ShowKind::kCreateTable: t = tables.ShowCreateTable(s); break;
+        case sql::ShowKind::kCreateDatabase: t = tables.ShowCreateDatabase(s); break;
+        case sql::ShowKind::kIndex: t = tables.ShowIndex(s); break;
+        default: t = tables.ShowTableStatus(s); break;
+      }
       if (!t.error.ok() || !t.result) return t;
       rs = std::move(*t.result);
       break;
     }
-    case sql::ShowKind::kCreateDatabase:
-    case sql::ShowKind::kIndex:
-    case sql::ShowKind::kTableStatus:
-      o.error = MakeError(er::kNotSupportedYet, "this SHOW statement");
-      return o;
     case sql::ShowKind::kPrivileges: {
       rs.AddTextColumn("Privilege", 64);
       rs.AddTextColumn("Context", 64);
@@ -1080,10 +1117,8 @@ Outcome Executor::Statement::Revoke(const sql::RevokeStmt& s) {
 // ---------------------------------------------------------------------------
 // Commands.
 
-namespace {
-
-std::string Ok(const SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
-               uint64_t last_insert_id = 0) {
+std::string OkPacketFor(const SessionContext& ctx, uint16_t status, uint64_t affected, std::string info,
+                        uint64_t last_insert_id) {
   p::OkPacket ok;
   ok.affected_rows = affected;
   ok.last_insert_id = last_insert_id;
@@ -1092,6 +1127,8 @@ std::string Ok(const SessionContext& ctx, uint16_t status, uint64_t affected = 0
   ok.info = std::move(info);
   return p::EncodeOk(ok, ctx.capabilities);
 }
+
+namespace {
 
 }  // namespace
 
@@ -1130,9 +1167,11 @@ void Executor::InitSession(SessionContext& ctx) {
   ctx.status->BindComputed("Ssl_cipher", [c] { return c->secure_transport ? std::string(c->tls_cipher) : std::string(); });
   ctx.status->BindComputed("Bytes_received", [c] { return std::to_string(c->bytes_received); });
   ctx.status->BindComputed("Bytes_sent", [c] { return std::to_string(c->bytes_sent); });
+  InitPreparedSession(ctx);
 }
 
 void Executor::EndSession(SessionContext& ctx) {
+  ctx.prepared.Clear();
   TableExecutor::EndSession(server_, ctx);
   if (ctx.status) {
     ctx.status->Add(server_.core_status().bytes_received, ctx.bytes_received);
@@ -1226,6 +1265,7 @@ Status Executor::RegisterVariables() {
   SLUICE_RETURN_IF_ERROR(set_start("innodb_buffer_pool_size", std::to_string(o.innodb_buffer_pool_size)));
   SLUICE_RETURN_IF_ERROR(
       set_start("innodb_flush_log_at_trx_commit", std::to_string(o.innodb_flush_log_at_trx_commit)));
+  SLUICE_RETURN_IF_ERROR(RegisterPreparedVariables());
   Status st = sv.LoadPersisted(o.datadir);
   if (!st.ok()) SLUICE_LOG_WARNING(server_.log(), 13183, "{}", st.message());
   return Status::OK();
@@ -1246,14 +1286,14 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
   switch (command) {
     case p::COM_PING:
       ctx.status->Add(cs.com_admin_commands);
-      r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx)));
       break;
     case p::COM_INIT_DB: {
       ctx.status->Add(cs.com_change_db);
       Status st = UseDatabase(ctx, std::string(body));
       if (st.ok()) {
         ctx.warnings.clear();
-        r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+        r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx)));
       } else {
         err(st);
       }
@@ -1261,6 +1301,24 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
     }
     case p::COM_QUERY:
       r = Query(ctx, body);
+      break;
+    case p::COM_STMT_PREPARE:
+      r = StmtPrepare(ctx, body);
+      break;
+    case p::COM_STMT_EXECUTE:
+      r = StmtExecute(ctx, body);
+      break;
+    case p::COM_STMT_SEND_LONG_DATA:
+      r = StmtSendLongData(ctx, body);
+      break;
+    case p::COM_STMT_CLOSE:
+      r = StmtClose(ctx, body);
+      break;
+    case p::COM_STMT_RESET:
+      r = StmtReset(ctx, body);
+      break;
+    case p::COM_STMT_FETCH:
+      r = StmtFetch(ctx, body);
       break;
     case p::COM_STATISTICS: {
       ctx.status->Add(cs.com_admin_commands);
@@ -1307,12 +1365,13 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
       break;
     }
     case p::COM_RESET_CONNECTION:
+      ctx.prepared.Clear();
       ctx.user_vars.clear();
       ctx.warnings.clear();
       ctx.last_insert_id = 0;
       ctx.in_transaction = false;
       ctx.vars = std::make_unique<vars::SessionVariables>(server_.sys_vars().NewSession());
-      r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx)));
       break;
     case p::COM_REGISTER_SLAVE: {
       if (!need_repl_slave()) break;
@@ -1342,7 +1401,7 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
         if (it != ctx.user_vars.end() && !it->second.is_null()) info.uuid = it->second.ToString();
       }
       server_.RegisterReplica(std::move(info));
-      r.payloads.push_back(Ok(ctx, StatusFlags(ctx)));
+      r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx)));
       break;
     }
     case p::COM_BINLOG_DUMP:
@@ -1360,11 +1419,7 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
   return r;
 }
 
-Response Executor::Query(SessionContext& ctx, std::string_view sql) {
-  Response r;
-  const auto& cs = server_.core_status();
-  ctx.status->Add(cs.questions);
-  ctx.SetCommand("Query", std::string(sql), "executing");
+sql::ParseOptions Executor::ParseOptionsFor(const SessionContext& ctx) const {
   sql::ParseOptions popts;
   auto mode = server_.sys_vars().GetFlags("sql_mode", vars::GetScope::kSession, ctx.vars.get());
   if (mode.ok()) {
@@ -1372,7 +1427,35 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
     popts.lex.no_backslash_escapes = (mode.value() & vars::sql_mode::kNoBackslashEscapes) != 0;
     popts.pipes_as_concat = (mode.value() & vars::sql_mode::kPipesAsConcat) != 0;
   }
-  sql::Parser parser(sql, popts);
+  return popts;
+}
+
+Outcome Executor::RunStatement(SessionContext& ctx, const sql::ParsedStatement& ps,
+                               const std::vector<sql::Value>* params) {
+  const sql::Stmt& st = *ps.stmt;
+  Outcome o;
+  if (ctx.account && ctx.account->password_expired && st.kind != sql::StmtKind::kAlterUser &&
+      st.kind != sql::StmtKind::kSetPassword && st.kind != sql::StmtKind::kSet) {
+    // The expired-password sandbox: only changing the password (and SET).
+    o.error = MakeError(er::kMustChangePassword);
+  } else {
+    Statement runner(server_, *this, ctx, params);
+    o = runner.Run(ps);
+    // A password change lifts the sandbox for the next statement.
+    server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
+  }
+  if (ctx.kill_state() != KillState::kNone && o.error.ok() && !o.close_connection) {
+    o.error = MakeError(er::kQueryInterrupted);
+  }
+  return o;
+}
+
+Response Executor::Query(SessionContext& ctx, std::string_view sql) {
+  Response r;
+  const auto& cs = server_.core_status();
+  ctx.status->Add(cs.questions);
+  ctx.SetCommand("Query", std::string(sql), "executing");
+  sql::Parser parser(sql, ParseOptionsFor(ctx));
   bool multi = (ctx.capabilities & p::CLIENT_MULTI_STATEMENTS) != 0;
   bool first = true;
   while (!parser.AtEnd()) {
@@ -1403,21 +1486,8 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
                           parsed->text.find("_count") != std::string_view::npos;
       if (!reads_diagnostics) ctx.warnings.clear();
     }
-    Outcome o;
-    if (ctx.account && ctx.account->password_expired && st.kind != sql::StmtKind::kAlterUser &&
-        st.kind != sql::StmtKind::kSetPassword && st.kind != sql::StmtKind::kSet) {
-      // The expired-password sandbox: only changing the password (and SET).
-      o.error = MakeError(er::kMustChangePassword);
-    } else {
-      Statement runner(server_, *this, ctx);
-      o = runner.Run(parsed.value());
-      // A password change lifts the sandbox for the next statement.
-      server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
-    }
+    Outcome o = RunStatement(ctx, parsed.value(), nullptr);
     if (reads_diagnostics) ctx.warnings.clear();
-    if (ctx.kill_state() != KillState::kNone && o.error.ok() && !o.close_connection) {
-      o.error = MakeError(er::kQueryInterrupted);
-    }
     if (!o.error.ok()) {
       if (!o.close_connection) {
         ctx.warnings.push_back({Warning::Level::kError, o.error.mysql_errno(), o.error.message()});
@@ -1436,7 +1506,7 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
       for (auto& pk : packets) r.payloads.push_back(std::move(pk));
       ctx.row_count = -1;
     } else {
-      r.payloads.push_back(Ok(ctx, flags, o.affected_rows, o.info, o.last_insert_id));
+      r.payloads.push_back(OkPacketFor(ctx, flags, o.affected_rows, o.info, o.last_insert_id));
       ctx.row_count = static_cast<int64_t>(o.affected_rows);
     }
     if (o.close_connection) {

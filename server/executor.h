@@ -8,12 +8,17 @@
 // one call at a time per SessionContext.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "server/result_set.h"
 #include "server/session_context.h"
+#include "server/sql/ast.h"
+#include "server/sql/parser.h"
+#include "server/vars/status_vars.h"
 
 namespace sluice::server {
 
@@ -57,8 +62,49 @@ class Executor {
   class Statement;  // runs one parsed statement (executor.cc)
   Response Query(SessionContext& ctx, std::string_view sql);
   uint64_t GlobalUInt(std::string_view name, uint64_t fallback) const;
+  // The parser options the session's sql_mode asks for.
+  sql::ParseOptions ParseOptionsFor(const SessionContext& ctx) const;
+  // Runs one parsed statement with `params` bound to its '?'s (the
+  // expired-password sandbox, privileges and counters as for COM_QUERY);
+  // a KILL QUERY during it becomes 1317.
+  Outcome RunStatement(SessionContext& ctx, const sql::ParsedStatement& ps,
+                       const std::vector<sql::Value>* params);
+
+  // Prepared statements (prepared.cc): the protocol commands (`body`
+  // follows the command byte) and the SQL statements.
+  Response StmtPrepare(SessionContext& ctx, std::string_view sql);
+  Response StmtExecute(SessionContext& ctx, std::string_view body);
+  Response StmtSendLongData(SessionContext& ctx, std::string_view body);  // no reply
+  Response StmtClose(SessionContext& ctx, std::string_view body);         // no reply
+  Response StmtReset(SessionContext& ctx, std::string_view body);
+  Response StmtFetch(SessionContext& ctx, std::string_view body);
+  Outcome SqlPrepare(SessionContext& ctx, const sql::PrepareStmt& s);
+  Outcome SqlExecute(SessionContext& ctx, const sql::ExecuteStmt& s);
+  Outcome SqlDeallocate(SessionContext& ctx, const sql::DeallocatePrepareStmt& s);
+  // Parses `text` (one statement), works out its result columns and stores
+  // it. 1064 / 1065 as COM_QUERY; 1295 for PREPARE / EXECUTE / DEALLOCATE
+  // inside; 1046 / 1142 / 1146 / 1054 for tables and columns; 1461 past
+  // max_prepared_stmt_count.
+  Result<PreparedStatement*> Prepare(SessionContext& ctx, std::string text, std::string name);
+  // The result columns of `st` known without running it (empty for
+  // statements without a result set and for SHOW).
+  Result<std::vector<protocol::ColumnDefinition>> PrepareColumns(SessionContext& ctx, const sql::Stmt& st);
+  Status RegisterPreparedVariables();
+  void InitPreparedSession(SessionContext& ctx);
+
+  struct PreparedCounters {
+    vars::SessionCounter com_stmt_reset;
+    vars::SessionCounter com_stmt_send_long_data;
+    vars::SessionCounter com_stmt_fetch;
+    vars::SessionCounter com_stmt_reprepare;
+    vars::SessionCounter com_prepare_sql;
+    vars::SessionCounter com_execute_sql;
+    vars::SessionCounter com_dealloc_sql;
+  };
 
   Server& server_;
+  PreparedCounters ps_counters_;
+  std::atomic<int64_t> prepared_stmt_count_{0};  // Prepared_stmt_count
 };
 
 }  // namespace sluice::server

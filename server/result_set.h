@@ -91,6 +91,11 @@ inline std::optional<std::string> CellOf(const sql::Value& v) {
   return v.ToString();
 }
 
+class SessionContext;
+// The OK packet ending a statement without a result set (executor.cc).
+std::string OkPacketFor(const SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
+                        uint64_t last_insert_id = 0);
+
 // The result of one statement.
 struct Outcome {
   uint64_t last_insert_id = 0;      // the OK packet's (AUTO_INCREMENT)

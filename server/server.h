@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "server/global_read_lock.h"
 #include "server/metadata_lock.h"
 #include "server/options.h"
 #include "server/session_context.h"
@@ -83,6 +84,7 @@ class Server {
   // The storage engine (tables, transactions); valid after Start().
   storage::Engine& engine() { return *engine_; }
   MetadataLock& metadata_lock() { return metadata_lock_; }
+  GlobalReadLock& global_read_lock() { return global_read_lock_; }
   const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
   // Null when TLS is not available.
   boost::asio::ssl::context* tls_context() { return tls_context_.get(); }
@@ -136,6 +138,7 @@ class Server {
   std::unique_ptr<storage::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
   MetadataLock metadata_lock_;
+  GlobalReadLock global_read_lock_;
   std::unique_ptr<WorkerPool> workers_;
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Net> net_;

@@ -49,6 +49,7 @@ void SessionContext::ResetForChangeUser() {
   row_count = -1;
   found_rows = 0;
   in_transaction = false;
+  prepared.Clear();
   SetProcessIdentity("unauthenticated user", peer, "");
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "server/prepared.h"
 #include "server/sql/value.h"
 
 namespace sluice::vars {
@@ -85,13 +86,16 @@ struct SessionContext {
   // holds the metadata lock shared for it.
   std::unique_ptr<storage::EngineTrx> trx;
   bool holds_metadata_lock = false;
+  // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).
+  PreparedStatements prepared;
   uint64_t bytes_received = 0;   // by the session's I/O
   uint64_t bytes_sent = 0;
 
   std::atomic<int> killed{0};  // KillState
   KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }
 
-  // COM_CHANGE_USER: forget the user, database, variables and diagnostics.
+  // COM_CHANGE_USER: forget the user, database, variables, diagnostics and
+  // prepared statements.
   void ResetForChangeUser();
 
   // The process list row; thread-safe.

@@ -11,6 +11,8 @@
 #include "base/mysql_error.h"
 #include "server/aggregate.h"
 #include "server/column_values.h"
+#include "server/acl/access_control.h"
+#include "server/information_schema.h"
 #include "server/server.h"
 #include "server/vars/sys_vars.h"
 #include "storage/engine/engine.h"
@@ -256,12 +258,47 @@ void EndTrx(Server& server, SessionContext& ctx) {
 }
 }  // namespace
 
+Status TableExecutor::BeginWrite() {
+  if (in_write_) return Status::OK();
+  GlobalReadLock& grl = server_.global_read_lock();
+  if (grl.HeldBy(ctx_.connection_id)) return MakeError(er::kCantUpdateWithReadlock);
+  if (!grl.BeginWrite(ctx_.connection_id, LockWaitTimeout(server_, ctx_))) return MakeError(er::kLockWaitTimeout);
+  in_write_ = true;
+  return Status::OK();
+}
+
+void TableExecutor::EndWrite() {
+  if (!in_write_) return;
+  server_.global_read_lock().EndWrite();
+  in_write_ = false;
+}
+
+Status TableExecutor::LockGlobalRead() {
+  if (!server_.global_read_lock().Lock(ctx_.connection_id, LockWaitTimeout(server_, ctx_))) {
+    return MakeError(er::kLockWaitTimeout);
+  }
+  return Status::OK();
+}
+
+Status TableExecutor::UnlockTables() {
+  server_.global_read_lock().Unlock(ctx_.connection_id);
+  return Status::OK();
+}
+
 Status TableExecutor::Commit() {
   ctx_.in_transaction = false;
   if (!ctx_.trx) return Status::OK();
+  // A transaction that wrote commits only while no global read lock is held.
+  const bool wrote = ctx_.trx->active() && ctx_.trx->id() != storage::kNoTrxId;
+  const bool outer = !in_write_;
+  if (wrote) {
+    Status w = BeginWrite();
+    if (!w.ok()) return w;
+  }
   Status s = ctx_.trx->active() ? server_.engine().Commit(*ctx_.trx) : Status::OK();
   if (!s.ok() && ctx_.trx->active()) (void)server_.engine().Rollback(*ctx_.trx);
   EndTrx(server_, ctx_);
+  if (wrote && outer) EndWrite();
   return s;
 }
 
@@ -280,13 +317,22 @@ Status TableExecutor::Begin() {
 }
 
 void TableExecutor::EndSession(Server& server, SessionContext& ctx) {
+  server.global_read_lock().Unlock(ctx.connection_id);
   if (ctx.trx && ctx.trx->active()) (void)server.engine().Rollback(*ctx.trx);
   EndTrx(server, ctx);
   ctx.in_transaction = false;
 }
 
-Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body) {
+Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body, bool writes) {
   Outcome o;
+  if (writes) {
+    o.error = BeginWrite();
+    if (!o.error.ok()) return o;
+  }
+  struct EndWriteAtExit {
+    TableExecutor* self;
+    ~EndWriteAtExit() { self->EndWrite(); }
+  } end_write{this};
   Result<EngineTrx*> trx = Trx();
   if (!trx.ok()) {
     o.error = trx.status();
@@ -316,7 +362,9 @@ Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body) {
 
 Status TableExecutor::BeginDdl() {
   SLUICE_RETURN_IF_ERROR(Commit());
+  SLUICE_RETURN_IF_ERROR(BeginWrite());
   if (!server_.metadata_lock().LockExclusive(LockWaitTimeout(server_, ctx_))) {
+    EndWrite();
     return MakeError(er::kLockWaitTimeout);
   }
   holds_ddl_lock_ = true;
@@ -326,6 +374,7 @@ Status TableExecutor::BeginDdl() {
 void TableExecutor::EndDdl() {
   if (holds_ddl_lock_) server_.metadata_lock().UnlockExclusive();
   holds_ddl_lock_ = false;
+  EndWrite();
 }
 
 Result<TableExecutor::Table> TableExecutor::ResolveTable(const sql::TableRef& ref) {
@@ -527,6 +576,48 @@ Outcome TableExecutor::DropTable(const sql::DropTableStmt& s) {
       o.error = MakeError(er::kBadTable, list);
     }
   }
+  return o;
+}
+
+Outcome TableExecutor::CreateIndex(const sql::CreateIndexStmt& s) {
+  Outcome o;
+  Result<Table> t = ResolveTable(s.table);
+  if (!t.ok()) {
+    o.error = t.status();
+    return o;
+  }
+  if (s.index.kind == sql::IndexSpec::Kind::kFulltext || s.index.kind == sql::IndexSpec::Kind::kSpatial) {
+    o.error = MakeError(er::kNotSupportedYet, "FULLTEXT and SPATIAL indexes");
+    return o;
+  }
+  if (s.index.kind == sql::IndexSpec::Kind::kPrimary) {
+    o.error = MakeError(er::kNotSupportedYet, "adding a PRIMARY KEY");
+    return o;
+  }
+  storage::IndexDef idx;
+  idx.name = s.index.name;
+  idx.unique = s.index.kind == sql::IndexSpec::Kind::kUnique;
+  for (const auto& p : s.index.parts) {
+    idx.parts.push_back(storage::KeyPart{p.column, 0, static_cast<uint32_t>(p.prefix_length), p.desc});
+  }
+  o.error = BeginDdl();
+  if (!o.error.ok()) return o;
+  o.error = server_.engine().AddIndex(t->schema, t->def->name, std::move(idx));
+  EndDdl();
+  return o;
+}
+
+Outcome TableExecutor::DropIndex(const sql::DropIndexStmt& s) {
+  Outcome o;
+  Result<Table> t = ResolveTable(s.table);
+  if (!t.ok()) {
+    o.error = t.status();
+    return o;
+  }
+  o.error = BeginDdl();
+  if (!o.error.ok()) return o;
+  o.error = server_.engine().DropIndex(t->schema, t->def->name, s.name);
+  EndDdl();
   return o;
 }
 
@@ -778,7 +869,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
       r.info = fmt::format("Records: {}  Duplicates: {}  Warnings: {}", s.rows.size(), 0, ctx_.warning_count());
     }
     return r;
-  });
+  }, /*writes=*/true);
 }
 
 Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
@@ -843,7 +934,7 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
         // Later assignments see earlier ones (single-table UPDATE).
         re.SetRow(&updated);
         re.set_clause("field list");
-        Result<RowValue> rv = Status::OK();
+        Result<RowValue> rv = RowValue{};
         if (a.value->kind == sql::ExprKind::kDefault) {
           rv = ColumnDefault(*c, cx, eval_.StatementTime());
         } else {
@@ -872,7 +963,7 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     r.info = fmt::format("Rows matched: {}  Changed: {}  Warnings: {}", matched.size(), changed,
                          ctx_.warning_count());
     return r;
-  });
+  }, /*writes=*/true);
 }
 
 Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
@@ -929,7 +1020,7 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
       if (*del) ++r.affected_rows;
     }
     return r;
-  });
+  }, /*writes=*/true);
 }
 
 // ---------------------------------------------------------------- SELECT
@@ -940,12 +1031,34 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
     o.error = MakeError(er::kNotSupportedYet, "joins");
     return o;
   }
-  Result<Table> t = ResolveTable(s.from[0]);
-  if (!t.ok()) {
-    o.error = t.status();
-    return o;
+  // INFORMATION_SCHEMA tables are computed from the catalog.
+  std::optional<VirtualTable> virtual_table;
+  std::shared_ptr<const TableDef> def_ptr;
+  const std::string schema = s.from[0].schema.empty() ? ctx_.db : s.from[0].schema;
+  if (Lower(schema) == "information_schema") {
+    virtual_table = InformationSchemaTable(s.from[0].name, *server_.engine().catalog().snapshot(),
+                                           [this](const std::string& db) {
+                                             return Lower(db) == "information_schema" ||
+                                                    (ctx_.account && ctx_.account->HasAnyDbAccess(db));
+                                           });
+    if (virtual_table->def == nullptr) {
+      o.error = MakeError(er::kNoSuchTable, "information_schema", s.from[0].name);
+      return o;
+    }
+    def_ptr = virtual_table->def;
+    if (s.lock != sql::SelectStmt::Lock::kNone) {
+      o.error = MakeError(er::kNotSupportedYet, "locking reads of INFORMATION_SCHEMA");
+      return o;
+    }
+  } else {
+    Result<Table> t = ResolveTable(s.from[0]);
+    if (!t.ok()) {
+      o.error = t.status();
+      return o;
+    }
+    def_ptr = t->def;
   }
-  const TableDef& def = *t->def;
+  const TableDef& def = *def_ptr;
   // Aggregates, in the select list, HAVING and ORDER BY.
   Aggregates aggs;
   for (const auto& item : s.items) {
@@ -1085,8 +1198,16 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
     std::vector<Group> groups;
     std::map<std::vector<std::string>, size_t> group_index;
     const bool early_stop = s.order_by.empty() && !s.distinct && !grouped;
-    Status st = ReadRows(server_.engine(), trx, def, s.where.get(), eval_, lock,
-                         [&](const Row& row) -> Result<bool> {
+    auto rows = [&](const std::function<Result<bool>(const Row&)>& visit) -> Status {
+      if (!virtual_table) return ReadRows(server_.engine(), trx, def, s.where.get(), eval_, lock, visit);
+      for (const Row& row : virtual_table->rows) {
+        Result<bool> more = visit(row);
+        if (!more.ok()) return more.status();
+        if (!*more) break;
+      }
+      return Status::OK();
+    };
+    Status st = rows([&](const Row& row) -> Result<bool> {
                            re.SetRow(&row);
                            re.set_clause("where clause");
                            if (s.where) {
@@ -1182,24 +1303,35 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
 
 // ---------------------------------------------------------------- SHOW
 
+Result<std::string> TableExecutor::ShowDatabase(const sql::ShowStmt& s) {
+  std::string db = s.database.empty() ? ctx_.db : s.database;
+  if (db.empty()) return MakeError(er::kNoDb);
+  if (Lower(db) != "information_schema" && server_.engine().catalog().snapshot()->FindDatabase(db) == nullptr) {
+    return MakeError(er::kBadDb, db);
+  }
+  return db;
+}
+
 Outcome TableExecutor::ShowTables(const sql::ShowStmt& s) {
   Outcome o;
-  std::string db = s.database.empty() ? ctx_.db : s.database;
-  if (db.empty()) {
-    o.error = MakeError(er::kNoDb);
+  Result<std::string> resolved = ShowDatabase(s);
+  if (!resolved.ok()) {
+    o.error = resolved.status();
     return o;
   }
+  const std::string& db = *resolved;
   auto snap = server_.engine().catalog().snapshot();
-  if (snap->FindDatabase(db) == nullptr) {
-    o.error = MakeError(er::kBadDb, db);
-    return o;
-  }
+  const bool is = Lower(db) == "information_schema";
   ResultSet rs;
   rs.AddTextColumn("Tables_in_" + db + (s.like ? " (" + *s.like + ")" : ""), 64);
   if (s.full) rs.AddTextColumn("Table_type", 64);
-  for (const auto& t : snap->TablesIn(db)) {
-    std::vector<std::optional<std::string>> row{t->name};
-    if (s.full) row.emplace_back("BASE TABLE");
+  std::vector<std::string> names = is ? InformationSchemaTableNames() : std::vector<std::string>();
+  if (!is) {
+    for (const auto& t : snap->TablesIn(db)) names.push_back(t->name);
+  }
+  for (const auto& name : names) {
+    std::vector<std::optional<std::string>> row{name};
+    if (s.full) row.emplace_back(is ? "SYSTEM VIEW" : "BASE TABLE");
     rs.rows.push_back(std::move(row));
   }
   o.result = std::move(rs);
@@ -1303,6 +1435,83 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
   rs.AddTextColumn("Table", 64);
   rs.AddTextColumn("Create Table", 1024);
   rs.rows.push_back({def.name, text});
+  o.result = std::move(rs);
+  return o;
+}
+
+Outcome TableExecutor::ShowIndex(const sql::ShowStmt& s) {
+  Outcome o;
+  sql::TableRef ref = s.table;
+  if (!s.database.empty()) ref.schema = s.database;
+  Result<Table> t = ResolveTable(ref);
+  if (!t.ok()) {
+    o.error = t.status();
+    return o;
+  }
+  ResultSet rs;
+  for (const char* name : {"Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation",
+                           "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment",
+                           "Index_comment", "Visible", "Expression"}) {
+    rs.AddTextColumn(name, 64);
+  }
+  const TableDef& def = *t->def;
+  for (const auto& idx : def.indexes) {
+    for (size_t i = 0; i < idx.parts.size(); ++i) {
+      const auto& p = idx.parts[i];
+      const ColumnDef& c = def.columns[p.column];
+      rs.rows.push_back({def.name, std::string(idx.unique ? "0" : "1"), idx.name, std::to_string(i + 1), c.name,
+                         std::string(p.desc ? "D" : "A"), std::string("0"),
+                         p.prefix_length ? std::optional<std::string>(std::to_string(p.prefix_length)) : std::nullopt,
+                         std::nullopt, std::string(c.nullable ? "YES" : ""), std::string("BTREE"), std::string(),
+                         std::string(), std::string("YES"), std::nullopt});
+    }
+  }
+  o.result = std::move(rs);
+  return o;
+}
+
+Outcome TableExecutor::ShowCreateDatabase(const sql::ShowStmt& s) {
+  Outcome o;
+  const storage::DatabaseDef* db = server_.engine().catalog().snapshot()->FindDatabase(s.database);
+  if (db == nullptr) {
+    o.error = MakeError(er::kBadDb, s.database);
+    return o;
+  }
+  ResultSet rs;
+  rs.AddTextColumn("Database", 64);
+  rs.AddTextColumn("Create Database", 1024);
+  rs.rows.push_back({db->name, fmt::format("CREATE DATABASE {}`{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ "
+                                           "/*!80016 DEFAULT ENCRYPTION='N' */",
+                                           s.if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", db->name,
+                                           db->default_charset, db->default_collation)});
+  o.result = std::move(rs);
+  return o;
+}
+
+Outcome TableExecutor::ShowTableStatus(const sql::ShowStmt& s) {
+  Outcome o;
+  Result<std::string> resolved = ShowDatabase(s);
+  if (!resolved.ok()) {
+    o.error = resolved.status();
+    return o;
+  }
+  const std::string& db = *resolved;
+  auto snap = server_.engine().catalog().snapshot();
+  ResultSet rs;
+  for (const char* name : {"Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
+                           "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
+                           "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"}) {
+    rs.AddTextColumn(name, 64);
+  }
+  for (const auto& t : snap->TablesIn(db)) {
+    bool has_ai = false;
+    for (const auto& c : t->columns) has_ai = has_ai || c.auto_increment;
+    rs.rows.push_back({t->name, std::string("InnoDB"), std::string("10"), std::string("Dynamic"), std::string("0"),
+                       std::string("0"), std::string("16384"), std::string("0"), std::string("0"), std::string("0"),
+                       has_ai ? std::optional<std::string>(std::to_string(t->auto_increment_next)) : std::nullopt,
+                       std::nullopt, std::nullopt, std::nullopt, t->options.collation, std::nullopt, std::string(),
+                       t->options.comment});
+  }
   o.result = std::move(rs);
   return o;
 }

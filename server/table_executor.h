@@ -41,6 +41,8 @@ class TableExecutor {
   Outcome DropDatabase(const sql::DropDatabaseStmt& s);
   Outcome CreateTable(const sql::CreateTableStmt& s);
   Outcome DropTable(const sql::DropTableStmt& s);
+  Outcome CreateIndex(const sql::CreateIndexStmt& s);
+  Outcome DropIndex(const sql::DropIndexStmt& s);
   Outcome Insert(const sql::InsertStmt& s);
   Outcome Update(const sql::UpdateStmt& s);
   Outcome Delete(const sql::DeleteStmt& s);
@@ -51,6 +53,9 @@ class TableExecutor {
   Outcome ShowTables(const sql::ShowStmt& s);
   Outcome ShowColumns(const sql::ShowStmt& s);
   Outcome ShowCreateTable(const sql::ShowStmt& s);
+  Outcome ShowIndex(const sql::ShowStmt& s);
+  Outcome ShowCreateDatabase(const sql::ShowStmt& s);
+  Outcome ShowTableStatus(const sql::ShowStmt& s);
 
   // BEGIN / START TRANSACTION, COMMIT, ROLLBACK; and the implicit commit of
   // DDL. Each ends the open engine transaction (if any).
@@ -58,8 +63,13 @@ class TableExecutor {
   Status Commit();
   Status Rollback();
 
-  // Session end: rolls back an open transaction, releases the metadata lock.
+  // Session end: rolls back an open transaction, releases the metadata
+  // lock and the global read lock.
   static void EndSession(Server& server, SessionContext& ctx);
+
+  // FLUSH TABLES WITH READ LOCK / UNLOCK TABLES.
+  Status LockGlobalRead();
+  Status UnlockTables();
 
  private:
   struct Table;
@@ -69,11 +79,17 @@ class TableExecutor {
   // Runs a data statement: takes a savepoint, calls `body`, then commits
   // (autocommit) or keeps the transaction; on error undoes the statement
   // (the whole transaction after a deadlock), as InnoDB does.
-  Outcome RunDml(const std::function<Outcome(storage::EngineTrx&)>& body);
+  Outcome RunDml(const std::function<Outcome(storage::EngineTrx&)>& body, bool writes = false);
+  // Waits out FLUSH TABLES WITH READ LOCK held by another session (1223
+  // when this session holds it); EndWrite pairs with a successful one.
+  Status BeginWrite();
+  void EndWrite();
   // Implicit commit and the exclusive metadata lock for DDL.
   Status BeginDdl();
   void EndDdl();
   Result<Table> ResolveTable(const sql::TableRef& ref);
+  // SHOW ... [FROM db]: the database (1046 none, 1049 unknown).
+  Result<std::string> ShowDatabase(const sql::ShowStmt& s);
   bool Autocommit();
   bool Strict();
 
@@ -81,6 +97,7 @@ class TableExecutor {
   SessionContext& ctx_;
   sql::EvalContext& eval_;
   bool holds_ddl_lock_ = false;
+  bool in_write_ = false;
 };
 
 }  // namespace sluice::server

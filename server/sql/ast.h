@@ -171,6 +171,9 @@ enum class StmtKind : uint8_t {
   kDelete,
   kCreateIndex,  // CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX name ON t (key_parts)
   kDropIndex,    // DROP INDEX name ON t
+  kPrepare,           // PREPARE name FROM 'text' | @var
+  kExecute,           // EXECUTE name [USING @a, ...]
+  kDeallocatePrepare, // {DEALLOCATE | DROP} PREPARE name
 };
 
 struct Stmt {
@@ -631,6 +634,28 @@ struct DropIndexStmt : Stmt {
   DropIndexStmt() : Stmt(StmtKind::kDropIndex) {}
   std::string name;
   TableRef table;
+};
+
+// ---- SQL prepared statements (sharing the session's statement store with
+// COM_STMT_PREPARE)
+
+struct PrepareStmt : Stmt {
+  PrepareStmt() : Stmt(StmtKind::kPrepare) {}
+  std::string name;      // compared ignoring case
+  std::string text;      // FROM 'text' (decoded); unused when from_variable
+  bool from_variable = false;
+  std::string variable;  // FROM @variable: its name
+};
+
+struct ExecuteStmt : Stmt {
+  ExecuteStmt() : Stmt(StmtKind::kExecute) {}
+  std::string name;
+  std::vector<std::string> using_variables;  // USING @a, @b: the names
+};
+
+struct DeallocatePrepareStmt : Stmt {
+  DeallocatePrepareStmt() : Stmt(StmtKind::kDeallocatePrepare) {}
+  std::string name;
 };
 
 }  // namespace sluice::sql

@@ -177,6 +177,9 @@ class Parser::Impl {
   Status ParsePrivLevel(PrivLevel* level);
   Status ParseGrant(std::unique_ptr<Stmt>* out);
   Status ParseRevoke(std::unique_ptr<Stmt>* out);
+  Status ParsePrepare(std::unique_ptr<Stmt>* out);
+  Status ParseExecute(std::unique_ptr<Stmt>* out);
+  Status ParseDeallocatePrepareName(std::unique_ptr<Stmt>* out);  // after DEALLOCATE|DROP PREPARE
 
   // ---- shared clauses
   bool AcceptIfExists();
@@ -290,9 +293,11 @@ class Parser::Impl {
 
 namespace {
 
+// Trailing spaces, ';' and NUL bytes go (clients such as mariadb-slap send
+// the C string's terminator too; mysqld accepts it).
 size_t TrimmedEnd(std::string_view q) {
   size_t end = q.size();
-  while (end > 0 && (IsSpaceChar(q[end - 1]) || q[end - 1] == ';')) --end;
+  while (end > 0 && (IsSpaceChar(q[end - 1]) || q[end - 1] == ';' || q[end - 1] == '\0')) --end;
   return end;
 }
 
@@ -496,6 +501,13 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
   }
   if (t.IsKeyword("GRANT")) return ParseGrant(out);
   if (t.IsKeyword("REVOKE")) return ParseRevoke(out);
+  if (t.IsKeyword("PREPARE")) return ParsePrepare(out);
+  if (t.IsKeyword("EXECUTE")) return ParseExecute(out);
+  if (t.IsKeyword("DEALLOCATE")) {
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("PREPARE"));
+    return ParseDeallocatePrepareName(out);
+  }
   if (t.IsKeyword("INSTALL")) {
     Take();
     SLUICE_RETURN_IF_ERROR(ExpectKeyword("PLUGIN"));
@@ -1550,6 +1562,7 @@ Status Parser::Impl::ParseDrop(std::unique_ptr<Stmt>* out) {
     return Status::OK();
   }
   if (temporary) return Error();
+  if (AcceptKeyword("PREPARE")) return ParseDeallocatePrepareName(out);
   if (AcceptKeyword("INDEX")) {
     auto s = std::make_unique<DropIndexStmt>();
     SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
@@ -1560,6 +1573,44 @@ Status Parser::Impl::ParseDrop(std::unique_ptr<Stmt>* out) {
     return Status::OK();
   }
   return Error();
+}
+
+// PREPARE name FROM {'text' | @variable}
+Status Parser::Impl::ParsePrepare(std::unique_ptr<Stmt>* out) {
+  Take();  // PREPARE
+  auto s = std::make_unique<PrepareStmt>();
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("FROM"));
+  if (Peek().kind == TokenKind::kUserVar) {
+    s->from_variable = true;
+    s->variable = Take().text;
+  } else {
+    SLUICE_RETURN_IF_ERROR(ParseString(&s->text));
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// EXECUTE name [USING @a [, @b] ...]
+Status Parser::Impl::ParseExecute(std::unique_ptr<Stmt>* out) {
+  Take();  // EXECUTE
+  auto s = std::make_unique<ExecuteStmt>();
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+  if (AcceptKeyword("USING")) {
+    do {
+      if (Peek().kind != TokenKind::kUserVar) return Error();
+      s->using_variables.push_back(Take().text);
+    } while (AcceptPunct(Punct::kComma));
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseDeallocatePrepareName(std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<DeallocatePrepareStmt>();
+  SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+  *out = std::move(s);
+  return Status::OK();
 }
 
 // CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] name

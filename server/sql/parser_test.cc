@@ -32,6 +32,13 @@ std::string Near(const std::string& near, int line) {
          near + "' at line " + std::to_string(line);
 }
 
+TEST(ParserTest, TrailingNulBytesAreDroppedLikeSpaces) {
+  // mariadb-slap sends the C string's terminator with the query.
+  auto s = ParseOne<CreateTableStmt>(std::string_view("CREATE TABLE t1 (a INT)\0", 24), StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->table.name, "t1");
+}
+
 // ------------------------------------------------------------------ SELECT
 
 TEST(ParserTest, SelectKeepsItemTextForColumnNames) {
@@ -1547,6 +1554,29 @@ TEST(ParserTest, ConnectorHandshakeQueriesParse) {
     auto r = ParseAll(q);
     EXPECT_TRUE(r.ok()) << q << ": " << r.status().ToString();
   }
+}
+
+TEST(ParserTest, SqlPreparedStatements) {
+  auto p = ParseOne<PrepareStmt>("PREPARE s1 FROM 'SELECT ? + 1'", StmtKind::kPrepare);
+  EXPECT_EQ(p->name, "s1");
+  EXPECT_EQ(p->text, "SELECT ? + 1");
+  EXPECT_FALSE(p->from_variable);
+  p = ParseOne<PrepareStmt>("prepare `my stmt` from @q", StmtKind::kPrepare);
+  EXPECT_EQ(p->name, "my stmt");
+  EXPECT_TRUE(p->from_variable);
+  EXPECT_EQ(p->variable, "q");
+  auto e = ParseOne<ExecuteStmt>("EXECUTE s1", StmtKind::kExecute);
+  EXPECT_EQ(e->name, "s1");
+  EXPECT_TRUE(e->using_variables.empty());
+  e = ParseOne<ExecuteStmt>("EXECUTE s1 USING @a, @`b c`", StmtKind::kExecute);
+  EXPECT_EQ(e->using_variables, (std::vector<std::string>{"a", "b c"}));
+  auto d = ParseOne<DeallocatePrepareStmt>("DEALLOCATE PREPARE s1", StmtKind::kDeallocatePrepare);
+  EXPECT_EQ(d->name, "s1");
+  d = ParseOne<DeallocatePrepareStmt>("drop prepare s2", StmtKind::kDeallocatePrepare);
+  EXPECT_EQ(d->name, "s2");
+  EXPECT_EQ(ParseError("PREPARE s1 FROM SELECT 1").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("EXECUTE s1 USING 1").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("DEALLOCATE s1").mysql_errno(), 1064);
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ Result<CoreStatus> RegisterCoreStatus(StatusVariables& status, CoreStatusProvide
       {&CoreStatus::com_create_table, "Com_create_table", "CREATE TABLE statements."},
       {&CoreStatus::com_drop_table, "Com_drop_table", "DROP TABLE statements."},
       {&CoreStatus::com_alter_table, "Com_alter_table", "ALTER TABLE statements."},
+      {&CoreStatus::com_create_index, "Com_create_index", "CREATE INDEX statements."},
+      {&CoreStatus::com_drop_index, "Com_drop_index", "DROP INDEX statements."},
       {&CoreStatus::com_create_user, "Com_create_user", "CREATE USER statements."},
       {&CoreStatus::com_drop_user, "Com_drop_user", "DROP USER statements."},
       {&CoreStatus::com_grant, "Com_grant", "GRANT statements."},

@@ -47,6 +47,8 @@ struct CoreStatus {
   SessionCounter com_create_table;
   SessionCounter com_drop_table;
   SessionCounter com_alter_table;
+  SessionCounter com_create_index;
+  SessionCounter com_drop_index;
   SessionCounter com_create_user;
   SessionCounter com_drop_user;
   SessionCounter com_grant;

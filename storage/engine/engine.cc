@@ -240,14 +240,23 @@ Status Engine::CleanUpDdl() {
   // CREATE TABLE records the table first and its index roots last (after
   // the redo describing the new trees is durable): a table with a root
   // still 0 is a CREATE the crash interrupted. Drop it.
+  // AddIndex records the index first and its root last: a secondary index
+  // with root 0 is an unfinished CREATE INDEX. Drop it.
   auto snap = catalog_->snapshot();
   for (const std::string& db : snap->DatabaseNames()) {
     for (const auto& def : snap->TablesIn(db)) {
-      bool complete = !def->indexes.empty();
-      for (const IndexDef& idx : def->indexes) complete = complete && idx.root_page != 0;
-      if (complete) continue;
-      uint32_t space_id = 0;
-      SLUICE_RETURN_IF_ERROR(catalog_->DropTable(def->schema, def->name, &space_id));
+      if (def->indexes.empty() || def->indexes[0].root_page == 0) {
+        uint32_t space_id = 0;
+        SLUICE_RETURN_IF_ERROR(catalog_->DropTable(def->schema, def->name, &space_id));
+        ++recovery_info_.incomplete_ddl;
+        continue;
+      }
+      TableDef next = *def;
+      std::erase_if(next.indexes, [](const IndexDef& idx) { return idx.root_page == 0; });
+      if (next.indexes.size() == def->indexes.size()) continue;
+      if (next.has_hidden_row_id()) next.indexes.erase(next.indexes.begin());  // the catalog adds it
+      Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(def->schema, def->name, next);
+      if (!altered.ok()) return altered.status();
       ++recovery_info_.incomplete_ddl;
     }
   }
@@ -755,6 +764,114 @@ Status Engine::DropDatabase(std::string_view name) {
   }
   for (uint32_t space_id : spaces) SLUICE_RETURN_IF_ERROR(RemoveSpace(space_id));
   return Status::OK();
+}
+
+Status Engine::ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_index_id,
+                           std::unique_ptr<BTree> added) {
+  Result<std::shared_ptr<TableHandle>> old = FindHandle(def->id);
+  if (!old.ok()) return old.status();
+  TableHandle& o = **old;
+  auto t = std::make_shared<TableHandle>();
+  t->def = def;
+  t->clustered = std::move(o.clustered);
+  const TableDef& odef = *o.def;
+  for (size_t i = 1; i < def->indexes.size(); ++i) {
+    std::unique_ptr<BTree> tree;
+    if (def->indexes[i].id == added_index_id) tree = std::move(added);
+    for (size_t j = 1; !tree && j < odef.indexes.size(); ++j) {
+      if (odef.indexes[j].id == def->indexes[i].id) tree = std::move(o.secondary[j - 1]);
+    }
+    t->secondary.push_back(std::move(tree));
+  }
+  t->auto_inc_column = o.auto_inc_column;
+  {
+    std::lock_guard lock(o.mu);
+    t->auto_inc_next = o.auto_inc_next;
+  }
+  t->next_row_id.store(o.next_row_id.load());
+  std::unique_lock lock(tables_mu_);
+  tables_[def->id] = std::move(t);
+  return Status::OK();
+}
+
+Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDef index) {
+  std::lock_guard ddl(ddl_mu_);
+  std::shared_ptr<const TableDef> def = FindTable(schema, table);
+  if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(def->id);
+  if (!th.ok()) return th.status();
+  TableDef next = *def;
+  if (next.has_hidden_row_id()) next.indexes.erase(next.indexes.begin());  // the catalog adds it
+  index.kind = IndexKind::kSecondary;
+  index.id = 0;
+  index.root_page = 0;
+  next.indexes.push_back(index);
+  // 1. The catalog names the index (root 0: a crash from here on drops it).
+  Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(schema, table, next);
+  if (!altered.ok()) return altered.status();
+  const std::shared_ptr<const TableDef> stored = *altered;
+  const IndexDef* idx = stored->FindIndex(index.name);
+  if (idx == nullptr) return Status::Corruption("engine: added index vanished from the catalog");
+  auto undo = [&](Status s) {
+    TableDef back = *def;
+    if (back.has_hidden_row_id()) back.indexes.erase(back.indexes.begin());
+    (void)catalog_->AlterTable(schema, table, back);
+    return s;
+  };
+  // 2. Build it from the latest rows (no transaction is open on the table).
+  BTreeOptions bo;
+  bo.index_name = stored->name + "." + idx->name;
+  Result<std::unique_ptr<BTree>> tree = BTree::Create(pool_.get(), stored->space_id, bo);
+  if (!tree.ok()) return undo(tree.status());
+  BTree::Cursor c = (*th)->clustered->NewCursor();
+  Status s = c.SeekToFirst();
+  while (s.ok() && c.Valid()) {
+    Result<StoredRecord> r = ParseRecord(c.value());
+    if (!r.ok()) return undo(r.status());
+    if (!r->delete_marked) {
+      Result<Row> row = DecodeRow(*stored, r->row);
+      if (!row.ok()) return undo(row.status());
+      Result<std::string> ikey = EncodeIndexKey(*stored, *idx, *row);
+      if (!ikey.ok()) return undo(ikey.status());
+      if (idx->unique && !KeyHasNull(*idx, *row)) {
+        BTree::Cursor d = (*tree)->NewCursor();
+        s = d.Seek(*ikey);
+        if (s.ok() && d.Valid() && d.key().starts_with(*ikey)) {
+          return undo(MakeError(er::kDupEntry, KeyText(*idx, *row), stored->name + "." + idx->name));
+        }
+      }
+      Result<bool> added = (*tree)->Upsert(*ikey + std::string(c.key()), "");
+      if (!added.ok()) return undo(added.status());
+    }
+    s = c.Next();
+  }
+  if (!s.ok()) return undo(s);
+  // 3. Durable tree, then the root in the catalog.
+  s = redo_->FlushUpTo(redo_->current_lsn());
+  if (!s.ok()) return undo(s);
+  s = catalog_->SetIndexRoot(stored->id, idx->id, (*tree)->root_page());
+  if (!s.ok()) return undo(s);
+  std::shared_ptr<const TableDef> final_def = catalog_->snapshot()->FindTableById(stored->id);
+  if (final_def == nullptr) return Status::Corruption("engine: altered table vanished from the catalog");
+  return ReopenTable(final_def, idx->id, std::move(tree).value());
+}
+
+Status Engine::DropIndex(std::string_view schema, std::string_view table, std::string_view index) {
+  std::lock_guard ddl(ddl_mu_);
+  std::shared_ptr<const TableDef> def = FindTable(schema, table);
+  if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
+  const IndexDef* idx = def->FindIndex(index);
+  if (idx == nullptr || idx->parts.empty()) return MakeError(er::kCantDropFieldOrKey, index);
+  if (idx->kind == IndexKind::kClustered) {
+    return MakeError(er::kNotSupportedYet, "dropping the PRIMARY KEY");
+  }
+  TableDef next = *def;
+  const uint64_t dropped = idx->id;
+  std::erase_if(next.indexes, [dropped](const IndexDef& i) { return i.id == dropped; });
+  if (next.has_hidden_row_id()) next.indexes.erase(next.indexes.begin());
+  Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(schema, table, next);
+  if (!altered.ok()) return altered.status();
+  return ReopenTable(*altered, 0, nullptr);
 }
 
 Status Engine::RemoveSpace(uint32_t space_id) {

@@ -312,6 +312,16 @@ class Engine {
   Status DropTable(std::string_view schema, std::string_view name);
   // 1008 when missing; drops its tables too. REQUIRES: no transaction uses them.
   Status DropDatabase(std::string_view name);
+  // CREATE INDEX / ALTER TABLE ADD INDEX: builds secondary index `index`
+  // (name, unique, key parts by column name) from the table's rows, then
+  // records it. 1146 unknown table, the catalog's validation errors (1061
+  // duplicate name, 1072...), 1062 when a UNIQUE index meets a duplicate.
+  // A crash before the catalog names the new root drops the index at the
+  // next Open. REQUIRES: no transaction uses the table.
+  Status AddIndex(std::string_view schema, std::string_view table, IndexDef index);
+  // DROP INDEX: 1091 "Can't DROP 'x'; check that column/key exists".
+  // (Its pages stay allocated in the tablespace.) REQUIRES: as AddIndex.
+  Status DropIndex(std::string_view schema, std::string_view table, std::string_view index);
   // nullptr when missing.
   std::shared_ptr<const TableDef> FindTable(std::string_view schema, std::string_view name) const;
 
@@ -441,6 +451,10 @@ class Engine {
   // (after redo replay: a root may exist only in the redo log).
   Status OpenSpace(const TableDef& def);
   Status OpenTable(std::shared_ptr<const TableDef> def);
+  // Replaces the open table's handle after an ALTER: keeps its trees by
+  // index id (a new index's tree comes in `added`), and its counters.
+  Status ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_index_id,
+                     std::unique_ptr<BTree> added);
   // Open() steps: drops half-created tables and orphan tablespace files;
   // replays the redo log; rolls back / re-prepares the transactions it
   // found unfinished.
@@ -476,15 +490,15 @@ class Engine {
   Result<bool> FreeUndo();
   // Purge (engine_purge.cc). One row's work: the delete of a row (when
   // `delete_mark`), or the secondary entries of an older version (the
-  // candidates from `before_row`'s keys, or the single entry `index` /
-  // `index_key` found by the sweep).
+  // candidates from `before_row`'s keys, or the single entry `index_id` /
+  // `index_key` found by the sweep; by id, as an ALTER may renumber).
   struct PurgeItem {
     uint64_t table_id = 0;
     std::string key;  // clustered key
     TrxId trx = kNoTrxId;
     bool delete_mark = false;
     std::string before_row;  // EncodeRow bytes; empty for a sweep entry
-    size_t index = 0;        // > 0: a sweep entry of def->indexes[index]
+    uint64_t index_id = 0;   // != 0: a sweep entry of the index with this id
     std::string index_key;
   };
   enum class PurgeOutcome { kDone, kLater };

@@ -141,8 +141,10 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
   // The row changed since (or this was an update): the older version's
   // entries go unless a version some view may build still has the key.
   std::vector<std::pair<size_t, std::string>> candidates;
-  if (item.index != 0) {
-    candidates.emplace_back(item.index, item.index_key);
+  if (item.index_id != 0) {
+    for (size_t i = 1; i < def.indexes.size(); ++i) {
+      if (def.indexes[i].id == item.index_id) candidates.emplace_back(i, item.index_key);
+    }
   } else if (has_secondary) {
     Result<Row> before = DecodeRow(def, item.before_row);
     if (!before.ok()) return before.status();
@@ -256,7 +258,7 @@ Status Engine::Sweep(std::vector<PurgeItem>* items) {
         PurgeItem item;
         item.table_id = def.id;
         item.key = std::string(pk);
-        item.index = i;
+        item.index_id = def.indexes[i].id;
         item.index_key = std::string(ikey);
         items->push_back(std::move(item));
         return Status::OK();

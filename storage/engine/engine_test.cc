@@ -438,6 +438,73 @@ TEST_F(EngineTest, SecondaryIndexFindsInsertedRows) {
   ASSERT_TRUE(engine_->Commit(*trx).ok());
 }
 
+// t1's n column as a new secondary index.
+IndexDef NIndex(bool unique) {
+  IndexDef idx = Idx("n_idx", {"n"}, false);
+  idx.unique = unique;
+  return idx;
+}
+
+TEST_F(EngineTest, AddIndexBuildsFromTheRowsAndSurvivesReopen) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 20), R(3, "c", 10)});
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(*engine_->Delete(*trx, t1_, Pk(2)));  // delete-marked: no entry
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->AddIndex("db", "t1", NIndex(false)).ok());
+  EXPECT_EQ(engine_->AddIndex("db", "t1", NIndex(false)).mysql_errno(), 1061);  // duplicate name
+  using Ids = std::vector<int64_t>;
+  {
+    auto trx = engine_->Begin();
+    EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "n_idx", {int64_t{10}}), (Ids{1, 3}));
+    EXPECT_TRUE(LookupIds(*engine_, *trx, t1_, "n_idx", {int64_t{20}}).empty());
+    // New writes maintain it.
+    ASSERT_TRUE(engine_->Insert(*trx, t1_, R(4, "d", 20)).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->CheckTable(t1_).ok());
+  ASSERT_TRUE(engine_->Close().ok());
+  engine_.reset();
+  OpenEngine();
+  auto trx = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "n_idx", {int64_t{20}}), (Ids{4}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  trx.reset();
+  ASSERT_TRUE(engine_->CheckTable(t1_).ok());
+  ASSERT_TRUE(engine_->DropIndex("db", "t1", "N_IDX").ok());
+  EXPECT_EQ(engine_->DropIndex("db", "t1", "n_idx").mysql_errno(), 1091);
+  auto trx2 = engine_->Begin();
+  EXPECT_FALSE(engine_->IndexLookup(*trx2, t1_, "n_idx", {int64_t{20}}, [](const Row&) { return true; }).ok());
+  ASSERT_TRUE(engine_->Commit(*trx2).ok());
+}
+
+TEST_F(EngineTest, AddUniqueIndexOverDuplicatesFailsAndLeavesTheTableAsItWas) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 10), R(3, "c", 30)});
+  Status s = engine_->AddIndex("db", "t1", NIndex(true));
+  EXPECT_EQ(s.mysql_errno(), 1062) << s.ToString();
+  EXPECT_EQ(engine_->FindTable("db", "t1")->FindIndex("n_idx"), nullptr);
+  ASSERT_TRUE(engine_->CheckTable(t1_).ok());
+}
+
+TEST_F(EngineTest, AnIndexWhoseBuildACrashInterruptedIsDroppedAtOpen) {
+  InsertCommitted({R(1, "a", 10)});
+  // What AddIndex does first: the catalog names the index, root still 0.
+  TableDef next = *engine_->FindTable("db", "t1");
+  next.indexes.push_back(NIndex(false));
+  ASSERT_TRUE(engine_->catalog().AlterTable("db", "t1", next).ok());
+  engine_->SimulateCrashForTesting();
+  engine_.reset();
+  OpenEngine();
+  EXPECT_EQ(engine_->recovery_info().incomplete_ddl, 1u);
+  auto def = engine_->FindTable("db", "t1");
+  ASSERT_NE(def, nullptr);  // the table stays
+  EXPECT_EQ(def->FindIndex("n_idx"), nullptr);
+  auto trx = engine_->Begin();
+  EXPECT_EQ(Get(*trx, 1), R(1, "a", 10));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
 TEST_F(EngineTest, UpdateOfIndexedColumnMovesTheEntry) {
   InsertCommitted({R(1, "a", 10), R(2, "b", 20)});
   {

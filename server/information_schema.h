@@ -1,0 +1,37 @@
+// server/information_schema.h
+//
+// INFORMATION_SCHEMA tables computed from the engine's catalog, with MySQL
+// 8.0's columns (upper-case names) and contents: SCHEMATA, TABLES, COLUMNS,
+// STATISTICS, KEY_COLUMN_USAGE — what CDC readers (python-mysql-replication,
+// go-mysql/canal, Debezium) read column names and keys from. Also the rows
+// of SHOW INDEX, which shows the same facts as STATISTICS.
+//
+// Thread-safety: pure functions of a catalog snapshot.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/catalog/catalog.h"
+#include "storage/catalog/row_codec.h"
+#include "storage/catalog/table_def.h"
+
+namespace sluice::server {
+
+struct VirtualTable {
+  std::shared_ptr<const storage::TableDef> def;  // schema "information_schema"
+  std::vector<storage::Row> rows;
+};
+
+// The INFORMATION_SCHEMA table `name` (any letter case), with the rows of
+// the schemas `visible` accepts; nullptr-def when there is no such table.
+VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
+                                    const std::function<bool(const std::string& schema)>& visible);
+
+// The names of the INFORMATION_SCHEMA tables (SHOW TABLES FROM information_schema).
+std::vector<std::string> InformationSchemaTableNames();
+
+}  // namespace sluice::server
