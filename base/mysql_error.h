@@ -119,7 +119,7 @@ inline constexpr Error kTruncatedWrongTemporalForField{1292, "22007", "Incorrect
 inline constexpr Error kInvalidOnUpdate{1294, "HY000", "Invalid ON UPDATE clause for '{}' column"};
 inline constexpr Error kErrUnsupportedPs{1295, "HY000", "This command is not supported in the prepared statement protocol yet"};
 inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect time zone: '{}'"};
-inline constexpr Error kSpDoesNotExist{1305, "42000", "FUNCTION {} does not exist"};
+inline constexpr Error kSpDoesNotExist{1305, "42000", "{} {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
 inline constexpr Error kNoDefaultForField{1364, "HY000", "Field '{}' doesn't have a default value"};
 inline constexpr Error kDivisionByZero{1365, "22012", "Division by 0"};

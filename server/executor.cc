@@ -301,9 +301,34 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       return o;
     }
     case sql::StmtKind::kRollback: {
-      Count(cs().com_rollback);
+      const auto& s = st.As<sql::RollbackStmt>();
       Outcome o;
+      if (!s.savepoint.empty()) {
+        Count(cs().com_rollback_to_savepoint);
+        o.error = Tables().RollbackToSavepoint(s.savepoint);
+        return o;
+      }
+      Count(cs().com_rollback);
       o.error = Tables().Rollback();
+      return o;
+    }
+    case sql::StmtKind::kSavepoint: {
+      const auto& s = st.As<sql::SavepointStmt>();
+      Count(s.release ? cs().com_release_savepoint : cs().com_savepoint);
+      Outcome o;
+      o.error = s.release ? Tables().ReleaseSavepoint(s.name) : Tables().Savepoint(s.name);
+      return o;
+    }
+    case sql::StmtKind::kUnlockTables: {
+      Count(cs().com_unlock_tables);
+      Outcome o;
+      o.error = Tables().UnlockTables();
+      return o;
+    }
+    case sql::StmtKind::kLockTables: {
+      Count(cs().com_lock_tables);
+      Outcome o;
+      o.error = MakeError(er::kNotSupportedYet, "LOCK TABLES");
       return o;
     }
     case sql::StmtKind::kDo: {

@@ -86,6 +86,8 @@ struct SessionContext {
   // holds the metadata lock shared for it.
   std::unique_ptr<storage::EngineTrx> trx;
   bool holds_metadata_lock = false;
+  // SAVEPOINTs of the open transaction, oldest first: (name, undo position).
+  std::vector<std::pair<std::string, uint64_t>> savepoints;
   // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).
   PreparedStatements prepared;
   uint64_t bytes_received = 0;   // by the session's I/O

@@ -251,6 +251,7 @@ Result<EngineTrx*> TableExecutor::Trx() {
 namespace {
 void EndTrx(Server& server, SessionContext& ctx) {
   ctx.trx.reset();
+  ctx.savepoints.clear();
   if (ctx.holds_metadata_lock) {
     server.metadata_lock().UnlockShared();
     ctx.holds_metadata_lock = false;
@@ -271,6 +272,40 @@ void TableExecutor::EndWrite() {
   if (!in_write_) return;
   server_.global_read_lock().EndWrite();
   in_write_ = false;
+}
+
+namespace {
+// The savepoint named `name` (case-insensitive, as MySQL), or end().
+auto FindSavepoint(SessionContext& ctx, const std::string& name) {
+  return std::find_if(ctx.savepoints.begin(), ctx.savepoints.end(),
+                      [&](const auto& sp) { return Lower(sp.first) == Lower(name); });
+}
+}  // namespace
+
+Status TableExecutor::Savepoint(const std::string& name) {
+  // Outside a transaction (autocommit, no BEGIN) a savepoint ends with the
+  // statement: nothing to keep.
+  if (Autocommit() && !ctx_.in_transaction && !ctx_.trx) return Status::OK();
+  Result<EngineTrx*> trx = Trx();
+  if (!trx.ok()) return trx.status();
+  if (auto it = FindSavepoint(ctx_, name); it != ctx_.savepoints.end()) ctx_.savepoints.erase(it);
+  ctx_.savepoints.emplace_back(name, server_.engine().Savepoint(**trx));
+  return Status::OK();
+}
+
+Status TableExecutor::RollbackToSavepoint(const std::string& name) {
+  auto it = FindSavepoint(ctx_, name);
+  if (it == ctx_.savepoints.end() || !ctx_.trx) return MakeError(er::kSpDoesNotExist, "SAVEPOINT", name);
+  SLUICE_RETURN_IF_ERROR(server_.engine().RollbackToSavepoint(*ctx_.trx, it->second));
+  ctx_.savepoints.erase(it + 1, ctx_.savepoints.end());  // later ones go, this one stays
+  return Status::OK();
+}
+
+Status TableExecutor::ReleaseSavepoint(const std::string& name) {
+  auto it = FindSavepoint(ctx_, name);
+  if (it == ctx_.savepoints.end()) return MakeError(er::kSpDoesNotExist, "SAVEPOINT", name);
+  ctx_.savepoints.erase(it, ctx_.savepoints.end());
+  return Status::OK();
 }
 
 Status TableExecutor::LockGlobalRead() {
@@ -443,7 +478,9 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     return o;
   }
   def.name = s.table.name;
-  const storage::DatabaseDef* db = server_.engine().catalog().snapshot()->FindDatabase(def.schema);
+  // The snapshot owns the DatabaseDef: keep it while `db` is used.
+  const auto snap = server_.engine().catalog().snapshot();
+  const storage::DatabaseDef* db = snap->FindDatabase(def.schema);
   if (db == nullptr) {
     o.error = MakeError(er::kBadDb, def.schema);
     return o;
@@ -1472,7 +1509,8 @@ Outcome TableExecutor::ShowIndex(const sql::ShowStmt& s) {
 
 Outcome TableExecutor::ShowCreateDatabase(const sql::ShowStmt& s) {
   Outcome o;
-  const storage::DatabaseDef* db = server_.engine().catalog().snapshot()->FindDatabase(s.database);
+  const auto snap = server_.engine().catalog().snapshot();  // owns *db
+  const storage::DatabaseDef* db = snap->FindDatabase(s.database);
   if (db == nullptr) {
     o.error = MakeError(er::kBadDb, s.database);
     return o;

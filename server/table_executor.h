@@ -67,6 +67,11 @@ class TableExecutor {
   // lock and the global read lock.
   static void EndSession(Server& server, SessionContext& ctx);
 
+  // SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT (1305 for an unknown name).
+  Status Savepoint(const std::string& name);
+  Status RollbackToSavepoint(const std::string& name);
+  Status ReleaseSavepoint(const std::string& name);
+
   // FLUSH TABLES WITH READ LOCK / UNLOCK TABLES.
   Status LockGlobalRead();
   Status UnlockTables();

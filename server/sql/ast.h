@@ -166,6 +166,9 @@ enum class StmtKind : uint8_t {
   kCreateTable,
   kDropTable,
   kTruncate,
+  kSavepoint,  // SAVEPOINT / RELEASE SAVEPOINT
+  kLockTables,
+  kUnlockTables,
   kInsert,   // INSERT and REPLACE
   kUpdate,
   kDelete,
@@ -388,6 +391,19 @@ struct CommitStmt : Stmt {
 
 struct RollbackStmt : Stmt {
   RollbackStmt() : Stmt(StmtKind::kRollback) {}
+  std::string savepoint;  // ROLLBACK [WORK] TO [SAVEPOINT] name; "" for a whole ROLLBACK
+};
+
+// SAVEPOINT name / RELEASE SAVEPOINT name.
+struct SavepointStmt : Stmt {
+  SavepointStmt() : Stmt(StmtKind::kSavepoint) {}
+  std::string name;
+  bool release = false;
+};
+
+// UNLOCK TABLES; LOCK TABLES (parsed, not supported yet: no details kept).
+struct TableLocksStmt : Stmt {
+  explicit TableLocksStmt(bool lock) : Stmt(lock ? StmtKind::kLockTables : StmtKind::kUnlockTables) {}
 };
 
 struct DoStmt : Stmt {

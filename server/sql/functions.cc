@@ -905,7 +905,7 @@ Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   auto it = registry.find(upper);
   if (it == registry.end()) {
     std::optional<std::string> db = ctx.CurrentDatabase();
-    return MakeError(er::kSpDoesNotExist, db ? *db + "." + call.name : call.name);
+    return MakeError(er::kSpDoesNotExist, "FUNCTION", db ? *db + "." + call.name : call.name);
   }
   const FunctionDef& def = it->second;
   const int n = static_cast<int>(call.args.size());

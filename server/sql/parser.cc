@@ -454,7 +454,33 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
   if (t.IsKeyword("ROLLBACK")) {
     Take();
     AcceptKeyword("WORK");
-    *out = std::make_unique<RollbackStmt>();
+    auto s = std::make_unique<RollbackStmt>();
+    if (AcceptKeyword("TO")) {
+      AcceptKeyword("SAVEPOINT");
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&s->savepoint));
+    }
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("SAVEPOINT") || (t.IsKeyword("RELEASE") && PeekKeyword("SAVEPOINT", 1))) {
+    auto s = std::make_unique<SavepointStmt>();
+    s->release = t.IsKeyword("RELEASE");
+    Take();
+    if (s->release) Take();
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&s->name));
+    *out = std::move(s);
+    return Status::OK();
+  }
+  if (t.IsKeyword("UNLOCK") && (PeekKeyword("TABLES", 1) || PeekKeyword("TABLE", 1))) {
+    Take();
+    Take();
+    *out = std::make_unique<TableLocksStmt>(false);
+    return Status::OK();
+  }
+  if (t.IsKeyword("LOCK") && (PeekKeyword("TABLES", 1) || PeekKeyword("TABLE", 1))) {
+    // The lock list is checked only loosely: LOCK TABLES is not supported yet.
+    while (!AtStatementEnd()) Take();
+    *out = std::make_unique<TableLocksStmt>(true);
     return Status::OK();
   }
   if (t.IsKeyword("DO")) {

@@ -48,6 +48,11 @@ struct CoreStatus {
   SessionCounter com_drop_table;
   SessionCounter com_alter_table;
   SessionCounter com_create_index;
+  SessionCounter com_savepoint;
+  SessionCounter com_rollback_to_savepoint;
+  SessionCounter com_release_savepoint;
+  SessionCounter com_lock_tables;
+  SessionCounter com_unlock_tables;
   SessionCounter com_drop_index;
   SessionCounter com_create_user;
   SessionCounter com_drop_user;
