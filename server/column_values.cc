@@ -222,26 +222,8 @@ uint32_t MaxBytesPerChar(std::string_view cs) {
 
 // ---- column facts ----
 
-size_t IntWidth(ColumnType t) {
-  switch (t) {
-    case ColumnType::kTinyInt: return 1;
-    case ColumnType::kSmallInt: return 2;
-    case ColumnType::kMediumInt: return 3;
-    case ColumnType::kInt: return 4;
-    default: return 8;
-  }
-}
-
-void IntRange(const ColumnDef& c, i128* lo, i128* hi) {
-  const int bits = static_cast<int>(IntWidth(c.type)) * 8;
-  if (c.is_unsigned) {
-    *lo = 0;
-    *hi = (i128{1} << bits) - 1;
-  } else {
-    *lo = -(i128{1} << (bits - 1));
-    *hi = (i128{1} << (bits - 1)) - 1;
-  }
-}
+using storage::IntRange;
+using storage::IntWidth;
 
 uint64_t MaxBlobBytes(ColumnType t) {
   switch (t) {

@@ -731,6 +731,14 @@ Status ReadRows(Engine& engine, EngineTrx& trx, const TableDef& def, const sql::
   return inner;
 }
 
+// LIMIT n of UPDATE / DELETE: no limit when absent.
+Result<uint64_t> RowLimit(const sql::Expr* e, sql::EvalContext& eval) {
+  if (e == nullptr) return std::numeric_limits<uint64_t>::max();
+  Result<sql::Value> v = sql::Evaluate(*e, eval);
+  if (!v.ok()) return v.status();
+  return v->ToUInt();
+}
+
 // The clustered-key values of `row` (Get/Update/Delete's `pk`).
 Row PkOf(const TableDef& def, const Row& row, uint64_t hidden_row_id = 0) {
   Row pk;
@@ -922,15 +930,12 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     Outcome r;
     Engine& engine = server_.engine();
     RowEval re(eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
-    uint64_t limit = std::numeric_limits<uint64_t>::max();
-    if (s.limit) {
-      Result<sql::Value> l = sql::Evaluate(*s.limit, eval_);
-      if (!l.ok()) {
-        r.error = l.status();
-        return r;
-      }
-      limit = l->ToUInt();
+    Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
+    if (!row_limit.ok()) {
+      r.error = row_limit.status();
+      return r;
     }
+    const uint64_t limit = *row_limit;
     // Read and lock the matching rows first, then change them.
     std::vector<Row> matched;
     Status st = ReadRows(engine, trx, def, s.where.get(), eval_, storage::LockMode::kX,
@@ -1019,15 +1024,12 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
     Outcome r;
     Engine& engine = server_.engine();
     RowEval re(eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
-    uint64_t limit = std::numeric_limits<uint64_t>::max();
-    if (s.limit) {
-      Result<sql::Value> l = sql::Evaluate(*s.limit, eval_);
-      if (!l.ok()) {
-        r.error = l.status();
-        return r;
-      }
-      limit = l->ToUInt();
+    Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
+    if (!row_limit.ok()) {
+      r.error = row_limit.status();
+      return r;
     }
+    const uint64_t limit = *row_limit;
     if (!s.order_by.empty()) {
       r.error = MakeError(er::kNotSupportedYet, "DELETE ... ORDER BY");
       return r;

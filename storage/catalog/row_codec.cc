@@ -20,26 +20,6 @@ constexpr int64_t kMaxTimeMicros = ((838LL * 60 + 59) * 60 + 59) * 1000000LL + 9
 constexpr int64_t kTimeBias = int64_t{1} << 47;  // TIME stored as value + bias in 6 bytes
 constexpr int64_t kMaxTimestampMicros = 2147483647LL * 1000000LL + 999999;
 
-size_t IntWidth(ColumnType t) {
-  switch (t) {
-    case ColumnType::kTinyInt: return 1;
-    case ColumnType::kSmallInt: return 2;
-    case ColumnType::kMediumInt: return 3;
-    case ColumnType::kInt: return 4;
-    default: return 8;
-  }
-}
-
-void IntRange(const ColumnDef& c, i128* lo, i128* hi) {
-  const int bits = static_cast<int>(IntWidth(c.type)) * 8;
-  if (c.is_unsigned) {
-    *lo = 0;
-    *hi = (i128{1} << bits) - 1;
-  } else {
-    *lo = -(i128{1} << (bits - 1));
-    *hi = (i128{1} << (bits - 1)) - 1;
-  }
-}
 
 uint64_t MaxBytes(const ColumnDef& c) {
   switch (c.type) {
@@ -243,6 +223,27 @@ Status AppendKeyPart(const ColumnDef& c, const KeyPart& part, const RowValue& v,
 }
 
 }  // namespace
+
+size_t IntWidth(ColumnType t) {
+  switch (t) {
+    case ColumnType::kTinyInt: return 1;
+    case ColumnType::kSmallInt: return 2;
+    case ColumnType::kMediumInt: return 3;
+    case ColumnType::kInt: return 4;
+    default: return 8;
+  }
+}
+
+void IntRange(const ColumnDef& c, __int128* lo, __int128* hi) {
+  const int bits = static_cast<int>(IntWidth(c.type)) * 8;
+  if (c.is_unsigned) {
+    *lo = 0;
+    *hi = (i128{1} << bits) - 1;
+  } else {
+    *lo = -(i128{1} << (bits - 1));
+    *hi = (i128{1} << (bits - 1)) - 1;
+  }
+}
 
 // ---- temporals ----
 

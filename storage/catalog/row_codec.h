@@ -96,6 +96,11 @@ Result<std::string> EncodeRow(const TableDef& table, const Row& row);
 // Corruption when the bytes do not match the table's layout.
 Result<Row> DecodeRow(const TableDef& table, std::string_view record);
 
+// Bytes an integer column takes (TINYINT 1 .. BIGINT 8), and its value range
+// (by the column's signedness).
+size_t IntWidth(ColumnType t);
+void IntRange(const ColumnDef& c, __int128* lo, __int128* hi);
+
 // The clustered index key: the PRIMARY KEY's parts, or `row_id` (6 bytes)
 // when the table has a GEN_CLUST_INDEX.
 Result<std::string> EncodeClusteredKey(const TableDef& table, const Row& row, uint64_t row_id);
