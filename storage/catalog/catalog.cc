@@ -273,7 +273,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datad
   if (!exists.ok()) return exists.status();
   if (!*exists) {
     std::lock_guard<std::mutex> lock(cat->ddl_mu_);
-    cat->current_.store(std::make_shared<const CatalogSnapshot>());
+    cat->Publish(std::make_shared<const CatalogSnapshot>());
     SLUICE_RETURN_IF_ERROR(cat->CommitLocked(std::make_shared<CatalogSnapshot>()));
     return cat;
   }
@@ -287,12 +287,12 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datad
   bytes.resize(*n);
   Result<std::shared_ptr<CatalogSnapshot>> snap = CatalogCodec::Parse(bytes);
   if (!snap.ok()) return snap.status();
-  cat->current_.store(std::move(*snap));
+  cat->Publish(std::move(*snap));
   return cat;
 }
 
 std::shared_ptr<CatalogSnapshot> Catalog::CopyCurrent() const {
-  return std::make_shared<CatalogSnapshot>(*current_.load());
+  return std::make_shared<CatalogSnapshot>(*snapshot());
 }
 
 Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
@@ -313,7 +313,7 @@ Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
     sticky_error_ = st;
     return st;
   }
-  current_.store(std::move(next));
+  Publish(std::move(next));
   return Status::OK();
 }
 

@@ -92,7 +92,10 @@ class Catalog {
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
 
-  std::shared_ptr<const CatalogSnapshot> snapshot() const { return current_.load(); }
+  std::shared_ptr<const CatalogSnapshot> snapshot() const {
+    std::lock_guard lock(current_mu_);
+    return current_;
+  }
 
   // 1007 when it exists.
   Status CreateDatabase(const DatabaseDef& db);
@@ -137,6 +140,12 @@ class Catalog {
   // Writes `next` to disk (atomically) and publishes it.
   Status CommitLocked(std::shared_ptr<CatalogSnapshot> next);
   std::shared_ptr<CatalogSnapshot> CopyCurrent() const;
+  // The old snapshot is released outside the mutex (it may be the last
+  // reference).
+  void Publish(std::shared_ptr<const CatalogSnapshot> next) {
+    std::lock_guard lock(current_mu_);
+    current_.swap(next);
+  }
 
   FileSystem* const fs_;  // borrowed
   const std::string datadir_;
@@ -145,7 +154,12 @@ class Catalog {
 
   std::mutex ddl_mu_;        // serializes DDL (and the file writes)
   Status sticky_error_;      // GUARDED_BY(ddl_mu_)
-  std::atomic<std::shared_ptr<const CatalogSnapshot>> current_;
+  // The published snapshot. A mutex rather than std::atomic<shared_ptr>:
+  // libstdc++ 12's atomic<shared_ptr>::load unlocks with a relaxed store,
+  // which ThreadSanitizer reports as a race with the next store; the
+  // critical section is a reference-count increment.
+  mutable std::mutex current_mu_;
+  std::shared_ptr<const CatalogSnapshot> current_;  // GUARDED_BY(current_mu_)
 };
 
 }  // namespace sluice::storage
