@@ -146,6 +146,7 @@ inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect par
 inline constexpr Error kVariableIsReadonly{1621, "HY000", "{} variable '{}' is read-only. Use SET {} to assign the value"};
 inline constexpr Error kUnknownLocale{1649, "HY000", "Unknown locale: '{}'"};
 inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
+inline constexpr Error kCantExecuteInReadOnlyTransaction{1792, "25006", "Cannot execute statement in a READ ONLY transaction."};
 inline constexpr Error kMustChangePassword{1820, "HY000",
     "You must reset your password using ALTER USER statement before executing this statement."};
 inline constexpr Error kPasswordFormat{1827, "HY000", "The password hash doesn't have the expected format."};

@@ -290,8 +290,9 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       return Flush(st.As<sql::FlushStmt>());
     case sql::StmtKind::kStartTransaction: {
       Count(cs().com_begin);
+      const auto& s = st.As<sql::StartTransactionStmt>();
       Outcome o;
-      o.error = Tables().Begin();
+      o.error = Tables().Begin(s.consistent_snapshot, s.read_only.value_or(false));
       return o;
     }
     case sql::StmtKind::kCommit: {

@@ -82,6 +82,7 @@ struct SessionContext {
   int64_t row_count = -1;
   uint64_t found_rows = 0;
   bool in_transaction = false;   // BEGIN / START TRANSACTION seen, not yet ended
+  bool read_only_transaction = false;  // START TRANSACTION READ ONLY
   // The open engine transaction (TableExecutor), and whether this session
   // holds the metadata lock shared for it.
   std::unique_ptr<storage::EngineTrx> trx;

@@ -261,6 +261,7 @@ void EndTrx(Server& server, SessionContext& ctx) {
 
 Status TableExecutor::BeginWrite() {
   if (in_write_) return Status::OK();
+  if (ctx_.in_transaction && ctx_.read_only_transaction) return MakeError(er::kCantExecuteInReadOnlyTransaction);
   GlobalReadLock& grl = server_.global_read_lock();
   if (grl.HeldBy(ctx_.connection_id)) return MakeError(er::kCantUpdateWithReadlock);
   if (!grl.BeginWrite(ctx_.connection_id, LockWaitTimeout(server_, ctx_))) return MakeError(er::kLockWaitTimeout);
@@ -322,6 +323,7 @@ Status TableExecutor::UnlockTables() {
 
 Status TableExecutor::Commit() {
   ctx_.in_transaction = false;
+  ctx_.read_only_transaction = false;
   if (!ctx_.trx) return Status::OK();
   // A transaction that wrote commits only while no global read lock is held.
   const bool wrote = ctx_.trx->active() && ctx_.trx->id() != storage::kNoTrxId;
@@ -339,15 +341,22 @@ Status TableExecutor::Commit() {
 
 Status TableExecutor::Rollback() {
   ctx_.in_transaction = false;
+  ctx_.read_only_transaction = false;
   if (!ctx_.trx) return Status::OK();
   Status s = ctx_.trx->active() ? server_.engine().Rollback(*ctx_.trx) : Status::OK();
   EndTrx(server_, ctx_);
   return s;
 }
 
-Status TableExecutor::Begin() {
+Status TableExecutor::Begin(bool consistent_snapshot, bool read_only) {
   SLUICE_RETURN_IF_ERROR(Commit());
   ctx_.in_transaction = true;
+  ctx_.read_only_transaction = read_only;
+  if (consistent_snapshot) {
+    Result<EngineTrx*> trx = Trx();
+    if (!trx.ok()) return trx.status();
+    server_.engine().OpenReadView(**trx);
+  }
   return Status::OK();
 }
 

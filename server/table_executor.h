@@ -59,7 +59,7 @@ class TableExecutor {
 
   // BEGIN / START TRANSACTION, COMMIT, ROLLBACK; and the implicit commit of
   // DDL. Each ends the open engine transaction (if any).
-  Status Begin();
+  Status Begin(bool consistent_snapshot = false, bool read_only = false);
   Status Commit();
   Status Rollback();
 

@@ -1022,6 +1022,10 @@ Status Engine::RollbackToSavepoint(EngineTrx& trx, UndoPos pos) {
                                [this, &trx](const UndoRecord& rec, RollPtr rp) { return ApplyUndo(trx, rec, rp); });
 }
 
+void Engine::OpenReadView(EngineTrx& trx) {
+  if (trx.active() && trx.isolation() == IsolationLevel::kRepeatableRead) (void)trx_sys_->GetReadView(*trx.trx_);
+}
+
 void Engine::EndStatement(EngineTrx& trx) {
   if (trx.active()) trx_sys_->EndStatement(*trx.trx_);
 }

@@ -356,6 +356,9 @@ class Engine {
   // Statement end: READ COMMITTED drops its read view so the next read
   // sees what committed since.
   void EndStatement(EngineTrx& trx);
+  // START TRANSACTION WITH CONSISTENT SNAPSHOT: takes the read view now
+  // instead of at the first read (REPEATABLE READ; a no-op otherwise).
+  void OpenReadView(EngineTrx& trx);
 
   // --- rows ---
   // `row` has one value per column. Checks it (CheckRow: 1048, 1264,
