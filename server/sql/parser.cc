@@ -186,7 +186,9 @@ class Parser::Impl {
   bool AcceptIfNotExists();
   bool AcceptCharsetKeyword();  // CHARACTER SET | CHARSET
   Status ParseTableName(TableRef* ref);  // [schema.]name, no alias
-  Status ParseOrderByList(std::vector<OrderItem>* out);  // after ORDER BY
+  Status ParseOptionalOrderBy(std::vector<OrderItem>* out);  // [ORDER BY list]
+  // UPDATE / DELETE: [WHERE expr] [ORDER BY list] [LIMIT n]
+  Status ParseWhereOrderLimit(ExprPtr* where, std::vector<OrderItem>* order_by, ExprPtr* limit);
   Status ParseLockingClauses(SelectStmt* s);
   Status ParseExprOrDefault(ExprPtr* out);
   Status ParseAssignments(std::vector<Assignment>* out);
@@ -669,11 +671,7 @@ Status Parser::Impl::ParseSelect(std::unique_ptr<Stmt>* out) {
     SLUICE_RETURN_IF_ERROR(ParseExprList(&s->group_by));
   }
   if (AcceptKeyword("HAVING")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->having));
-  if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
-    Take();
-    Take();
-    SLUICE_RETURN_IF_ERROR(ParseOrderByList(&s->order_by));
-  }
+  SLUICE_RETURN_IF_ERROR(ParseOptionalOrderBy(&s->order_by));
   if (PeekKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimit(&s->limit, &s->offset));
   SLUICE_RETURN_IF_ERROR(ParseLockingClauses(s.get()));
   *out = std::move(s);
@@ -1392,7 +1390,17 @@ Status Parser::Impl::ParseTableName(TableRef* ref) {
   return Status::OK();
 }
 
-Status Parser::Impl::ParseOrderByList(std::vector<OrderItem>* out) {
+Status Parser::Impl::ParseWhereOrderLimit(ExprPtr* where, std::vector<OrderItem>* order_by, ExprPtr* limit) {
+  if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(where));
+  SLUICE_RETURN_IF_ERROR(ParseOptionalOrderBy(order_by));
+  if (AcceptKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimitValue(limit));
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseOptionalOrderBy(std::vector<OrderItem>* out) {
+  if (!PeekKeyword("ORDER") || !PeekKeyword("BY", 1)) return Status::OK();
+  Take();
+  Take();
   do {
     OrderItem item;
     SLUICE_RETURN_IF_ERROR(ParseExpr(&item.expr));
@@ -2440,13 +2448,7 @@ Status Parser::Impl::ParseUpdate(std::unique_ptr<Stmt>* out) {
   SLUICE_RETURN_IF_ERROR(ParseTableRef(&s->table));
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("SET"));
   SLUICE_RETURN_IF_ERROR(ParseAssignments(&s->set));
-  if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->where));
-  if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
-    Take();
-    Take();
-    SLUICE_RETURN_IF_ERROR(ParseOrderByList(&s->order_by));
-  }
-  if (AcceptKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimitValue(&s->limit));
+  SLUICE_RETURN_IF_ERROR(ParseWhereOrderLimit(&s->where, &s->order_by, &s->limit));
   *out = std::move(s);
   return Status::OK();
 }
@@ -2468,13 +2470,7 @@ Status Parser::Impl::ParseDelete(std::unique_ptr<Stmt>* out) {
   }
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("FROM"));
   SLUICE_RETURN_IF_ERROR(ParseTableRef(&s->table));
-  if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->where));
-  if (PeekKeyword("ORDER") && PeekKeyword("BY", 1)) {
-    Take();
-    Take();
-    SLUICE_RETURN_IF_ERROR(ParseOrderByList(&s->order_by));
-  }
-  if (AcceptKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimitValue(&s->limit));
+  SLUICE_RETURN_IF_ERROR(ParseWhereOrderLimit(&s->where, &s->order_by, &s->limit));
   *out = std::move(s);
   return Status::OK();
 }
