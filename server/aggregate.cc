@@ -1,9 +1,9 @@
 #include "server/aggregate.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/mysql_error.h"
+#include "server/sql/lexer.h"
 
 namespace sluice::server {
 
@@ -13,8 +13,7 @@ enum class Fn { kCount, kSum, kAvg, kMin, kMax, kNone };
 
 Fn FnOf(const sql::Expr& e) {
   if (e.kind != sql::ExprKind::kFunction) return Fn::kNone;
-  std::string n(e.name);
-  for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string n = sql::AsciiLower(e.name);
   if (n == "count") return Fn::kCount;
   if (n == "sum") return Fn::kSum;
   if (n == "avg") return Fn::kAvg;
@@ -120,9 +119,7 @@ Status Aggregates::Add(State& state, sql::EvalContext& row) const {
     if (call.distinct) {
       // Text compares ignoring case (the default collation), binary exactly.
       std::string key = v->ToString();
-      if (v->kind() == sql::ValueKind::kString && !v->is_binary()) {
-        for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
+      if (v->kind() == sql::ValueKind::kString && !v->is_binary()) key = sql::AsciiLower(key);
       if (!one.seen.insert(std::move(key)).second) continue;
     }
     ++one.count;

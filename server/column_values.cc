@@ -12,6 +12,7 @@
 
 #include "base/mysql_error.h"
 #include "protocol/constants.h"
+#include "server/sql/lexer.h"
 #include "server/sql/temporal_internal.h"
 #include "server/sql/value_internal.h"
 
@@ -37,25 +38,6 @@ constexpr uint16_t kPartKeyFlag = protocol::PART_KEY_FLAG;
 constexpr int64_t kMaxTimestampMicros = 2147483647LL * 1000000LL + 999999;
 
 // ---- small helpers ----
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) {
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  }
-  return out;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 std::string_view StripTrailingSpaces(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -189,7 +171,7 @@ constexpr CollationName kCollations[] = {
 
 // Canonical charset name ("utf8" -> "utf8mb3"); "" when unknown.
 std::string CanonicalCharset(std::string_view name) {
-  std::string cs = Lower(name);
+  std::string cs = sql::AsciiLower(name);
   if (cs == "utf8") cs = "utf8mb3";
   if (cs == "utf8mb4" || cs == "utf8mb3" || cs == "latin1" || cs == "ascii" || cs == "binary") return cs;
   return "";
@@ -206,7 +188,7 @@ std::string DefaultCollation(std::string_view cs) {
 // Canonical collation name ("utf8_bin" -> "utf8mb3_bin") and its charset;
 // nullopt when unknown.
 std::optional<CollationName> FindCollation(std::string_view name) {
-  std::string col = Lower(name);
+  std::string col = sql::AsciiLower(name);
   if (col.rfind("utf8_", 0) == 0) col = "utf8mb3_" + col.substr(5);
   for (const CollationName& c : kCollations) {
     if (c.name == col) return c;
@@ -641,7 +623,7 @@ Result<RowValue> ToYear(const ColumnDef& c, const sql::Value& v, AssignContext& 
 
 // ENUM members compare ignoring ASCII case and trailing spaces.
 bool EnumMemberMatches(std::string_view member, std::string_view s) {
-  return EqualsNoCase(StripTrailingSpaces(member), StripTrailingSpaces(s));
+  return sql::EqualsIgnoreCase(StripTrailingSpaces(member), StripTrailingSpaces(s));
 }
 
 Result<RowValue> ToEnum(const ColumnDef& c, const sql::Value& v, AssignContext& cx) {
@@ -758,8 +740,8 @@ std::string Quoted(std::string_view s) {
 
 bool IsCurrentTimestampCall(const sql::Expr& e) {
   if (e.kind != sql::ExprKind::kFunction) return false;
-  return EqualsNoCase(e.name, "CURRENT_TIMESTAMP") || EqualsNoCase(e.name, "NOW") ||
-         EqualsNoCase(e.name, "LOCALTIME") || EqualsNoCase(e.name, "LOCALTIMESTAMP");
+  return sql::EqualsIgnoreCase(e.name, "CURRENT_TIMESTAMP") || sql::EqualsIgnoreCase(e.name, "NOW") ||
+         sql::EqualsIgnoreCase(e.name, "LOCALTIME") || sql::EqualsIgnoreCase(e.name, "LOCALTIMESTAMP");
 }
 
 }  // namespace
@@ -1008,7 +990,7 @@ protocol::ColumnDefinition ColumnMetadata(const storage::TableDef& table, const 
   const storage::IndexDef* primary = nullptr;
   for (const storage::IndexDef& idx : table.indexes) {
     if (!idx.parts.empty() &&
-        (idx.kind == storage::IndexKind::kClustered || EqualsNoCase(idx.name, storage::kPrimaryKeyName))) {
+        (idx.kind == storage::IndexKind::kClustered || sql::EqualsIgnoreCase(idx.name, storage::kPrimaryKeyName))) {
       primary = &idx;
     }
   }
@@ -1029,7 +1011,7 @@ protocol::ColumnDefinition ColumnMetadata(const storage::TableDef& table, const 
   for (const storage::IndexDef& idx : table.indexes) {
     for (size_t i = 0; i < idx.parts.size(); ++i) {
       const storage::KeyPart& part = idx.parts[i];
-      const bool same = part.column_name.empty() ? part.column == c.ordinal : EqualsNoCase(part.column_name, c.name);
+      const bool same = part.column_name.empty() ? part.column == c.ordinal : sql::EqualsIgnoreCase(part.column_name, c.name);
       if (!same) continue;
       flags |= kPartKeyFlag;
       if (&idx == primary) {

@@ -1,10 +1,10 @@
 #include "server/information_schema.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "server/column_values.h"
+#include "server/sql/lexer.h"
 
 namespace sluice::server {
 
@@ -17,12 +17,6 @@ using storage::IndexKind;
 using storage::Row;
 using storage::RowValue;
 using storage::TableDef;
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Column shapes of the virtual tables.
 ColumnDef Text(std::string name, uint32_t length = 64, bool nullable = false) {
@@ -272,7 +266,7 @@ std::vector<std::string> InformationSchemaTableNames() {
 
 VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
                                     const std::function<bool(const std::string&)>& visible) {
-  const std::string n = Upper(name);
+  const std::string n = sql::AsciiUpper(name);
   if (n == "SCHEMATA") return Schemata(catalog, visible);
   if (n == "TABLES") return Tables(catalog, visible);
   if (n == "COLUMNS") return Columns(catalog, visible);

@@ -20,6 +20,7 @@
 #include "server/executor.h"
 #include "server/result_set.h"
 #include "server/server.h"
+#include "server/sql/lexer.h"
 #include "server/vars/core_status.h"
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
@@ -34,12 +35,6 @@ namespace {
 inline constexpr er::Error kErrPsManyParam{1390, "HY000", "Prepared statement contains too many placeholders"};
 
 constexpr uint64_t kDefaultMaxPreparedStmtCount = 16382;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsBlob(p::ColumnType t) {
   return t == p::MYSQL_TYPE_TINY_BLOB || t == p::MYSQL_TYPE_MEDIUM_BLOB || t == p::MYSQL_TYPE_LONG_BLOB ||
@@ -215,7 +210,7 @@ Result<std::vector<p::ColumnDefinition>> Executor::PrepareColumns(SessionContext
       if (s.from.size() == 1) {
         const auto& t = s.from[0];
         // INFORMATION_SCHEMA: columns found out when run, as for SHOW.
-        if (Lower(t.schema.empty() ? ctx.db : t.schema) == "information_schema") return cols;
+        if (sql::AsciiLower(t.schema.empty() ? ctx.db : t.schema) == "information_schema") return cols;
       }
       std::shared_ptr<const storage::TableDef> def;
       if (s.from.size() == 1) {
@@ -466,7 +461,7 @@ Outcome Executor::SqlPrepare(SessionContext& ctx, const sql::PrepareStmt& s) {
   Outcome o;
   std::string text = s.text;
   if (s.from_variable) {
-    auto it = ctx.user_vars.find(Lower(s.variable));
+    auto it = ctx.user_vars.find(sql::AsciiLower(s.variable));
     text = it == ctx.user_vars.end() || it->second.is_null() ? "NULL" : it->second.ToString();
   }
   // A statement of the same name goes first, even when the new one fails.
@@ -496,7 +491,7 @@ Outcome Executor::SqlExecute(SessionContext& ctx, const sql::ExecuteStmt& s) {
   std::vector<sql::Value> params;
   params.reserve(s.using_variables.size());
   for (const auto& name : s.using_variables) {
-    auto it = ctx.user_vars.find(Lower(name));
+    auto it = ctx.user_vars.find(sql::AsciiLower(name));
     params.push_back(it == ctx.user_vars.end() ? sql::Value::Null() : it->second);
   }
   return RunStatement(ctx, ps->parsed, &params);

@@ -3,17 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "base/mysql_error.h"
+#include "server/acl/access_control.h"
 #include "server/aggregate.h"
 #include "server/column_values.h"
-#include "server/acl/access_control.h"
 #include "server/information_schema.h"
 #include "server/server.h"
+#include "server/sql/lexer.h"
 #include "server/vars/sys_vars.h"
 #include "storage/engine/engine.h"
 
@@ -28,12 +28,6 @@ using storage::Row;
 using storage::RowValue;
 using storage::TableDef;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // A character set's default collation (MySQL 8.0).
 std::string DefaultCollation(std::string charset) {
   if (charset == "utf8mb4") return "utf8mb4_0900_ai_ci";
@@ -44,11 +38,8 @@ std::string DefaultCollation(std::string charset) {
   return charset + "_general_ci";
 }
 
-bool Truthy(const sql::Value& v) {
-  if (v.is_null()) return false;
-  if (v.kind() == sql::ValueKind::kString) return v.ToDouble() != 0;
-  return v.ToDouble() != 0;
-}
+// A condition holds when it is not NULL and not zero (strings as numbers).
+bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() != 0; }
 
 std::chrono::milliseconds LockWaitTimeout(Server& server, SessionContext& ctx) {
   auto v = server.sys_vars().Get("lock_wait_timeout", vars::GetScope::kSession, ctx.vars.get());
@@ -80,14 +71,23 @@ class TableExecutor::RowEval : public sql::EvalContext {
   RowEval(sql::EvalContext& base, const TableDef& def, std::string_view alias)
       : base_(base), def_(def), alias_(alias) {}
   void SetRow(const Row* row) { row_ = row; }
+  // Makes `row` current and says whether it satisfies `where` (none: yes).
+  Result<bool> Matches(const Row& row, const sql::Expr* where) {
+    row_ = &row;
+    clause_ = "where clause";
+    if (where == nullptr) return true;
+    Result<sql::Value> w = sql::Evaluate(*where, *this);
+    if (!w.ok()) return w.status();
+    return Truthy(*w);
+  }
 
   Result<sql::Value> GetColumn(const sql::Expr& column) override {
     if (aliases_ != nullptr && column.table.empty()) {
       for (const auto& [name, value] : *aliases_) {
-        if (Lower(name) == Lower(column.name)) return value;
+        if (sql::AsciiLower(name) == sql::AsciiLower(column.name)) return value;
       }
     }
-    if (!column.table.empty() && Lower(column.table) != Lower(alias_) && Lower(column.table) != Lower(def_.name)) {
+    if (!column.table.empty() && sql::AsciiLower(column.table) != sql::AsciiLower(alias_) && sql::AsciiLower(column.table) != sql::AsciiLower(def_.name)) {
       return MakeError(er::kBadField, column.table + "." + column.name, clause_);
     }
     const ColumnDef* c = def_.FindColumn(column.name);
@@ -149,7 +149,7 @@ bool HasColumn(const sql::Expr& e) {
 
 bool IsPkColumn(const sql::Expr& e, const TableDef& def) {
   if (e.kind != sql::ExprKind::kColumn || def.has_hidden_row_id()) return false;
-  return Lower(e.name) == Lower(def.columns[def.clustered().parts[0].column].name);
+  return sql::AsciiLower(e.name) == sql::AsciiLower(def.columns[def.clustered().parts[0].column].name);
 }
 
 // Narrows `r` by the conjuncts of `e` that bound the first PK column.
@@ -259,6 +259,16 @@ void EndTrx(Server& server, SessionContext& ctx) {
 }
 }  // namespace
 
+AssignContext TableExecutor::Assigning(bool strict, uint64_t row_number) {
+  AssignContext cx;
+  cx.strict = strict;
+  cx.row_number = row_number;
+  cx.warn = [this](uint16_t code, std::string msg) {
+    ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(msg)});
+  };
+  return cx;
+}
+
 Status TableExecutor::BeginWrite() {
   if (in_write_) return Status::OK();
   if (ctx_.in_transaction && ctx_.read_only_transaction) return MakeError(er::kCantExecuteInReadOnlyTransaction);
@@ -279,7 +289,7 @@ namespace {
 // The savepoint named `name` (case-insensitive, as MySQL), or end().
 auto FindSavepoint(SessionContext& ctx, const std::string& name) {
   return std::find_if(ctx.savepoints.begin(), ctx.savepoints.end(),
-                      [&](const auto& sp) { return Lower(sp.first) == Lower(name); });
+                      [&](const auto& sp) { return sql::AsciiLower(sp.first) == sql::AsciiLower(name); });
 }
 }  // namespace
 
@@ -438,8 +448,8 @@ Outcome TableExecutor::CreateDatabase(const sql::CreateDatabaseStmt& s) {
   if (!o.error.ok()) return o;
   storage::DatabaseDef db;
   db.name = s.name;
-  if (!s.charset.empty()) db.default_charset = Lower(s.charset);
-  if (!s.collation.empty()) db.default_collation = Lower(s.collation);
+  if (!s.charset.empty()) db.default_charset = sql::AsciiLower(s.charset);
+  if (!s.collation.empty()) db.default_collation = sql::AsciiLower(s.collation);
   Status st = server_.engine().CreateDatabase(db);
   EndDdl();
   if (st.mysql_errno() == er::kDbCreateExists.code && s.if_not_exists) {
@@ -465,7 +475,7 @@ Outcome TableExecutor::DropDatabase(const sql::DropDatabaseStmt& s) {
   o.error = st;
   if (st.ok()) {
     o.affected_rows = tables;
-    if (Lower(ctx_.db) == Lower(s.name)) ctx_.db.clear();
+    if (sql::AsciiLower(ctx_.db) == sql::AsciiLower(s.name)) ctx_.db.clear();
   }
   return o;
 }
@@ -515,13 +525,13 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
       idx.root_page = 0;
     }
   } else {
-    def.options.charset = !s.options.charset.empty() ? Lower(s.options.charset) : db->default_charset;
+    def.options.charset = !s.options.charset.empty() ? sql::AsciiLower(s.options.charset) : db->default_charset;
     if (def.options.charset == "utf8") def.options.charset = "utf8mb3";
-    def.options.collation = !s.options.collation.empty() ? Lower(s.options.collation)
+    def.options.collation = !s.options.collation.empty() ? sql::AsciiLower(s.options.collation)
                             : !s.options.charset.empty() ? DefaultCollation(def.options.charset)
                                                          : db->default_collation;
     def.options.comment = s.options.comment;
-    if (!s.options.engine.empty() && Lower(s.options.engine) != "innodb") {
+    if (!s.options.engine.empty() && sql::AsciiLower(s.options.engine) != "innodb") {
       // MySQL substitutes the default engine with a warning (NO_ENGINE_SUBSTITUTION
       // off); with it on (the default) an unknown engine is an error.
       o.error = MakeError(er::kUnknownStorageEngine, s.options.engine);
@@ -546,7 +556,7 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
       }
     }
     std::set<std::string> names;
-    for (const auto& k : inline_keys) names.insert(Lower(k.name));
+    for (const auto& k : inline_keys) names.insert(sql::AsciiLower(k.name));
     std::vector<storage::IndexDef> keys;
     for (const sql::IndexSpec& spec : s.indexes) {
       if (spec.kind == sql::IndexSpec::Kind::kFulltext || spec.kind == sql::IndexSpec::Kind::kSpatial) {
@@ -568,9 +578,9 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
         // MySQL names an unnamed key after its first column: k, k_2, k_3...
         std::string base = spec.parts.empty() ? "key" : spec.parts[0].column;
         idx.name = base;
-        for (int n = 2; names.count(Lower(idx.name)); ++n) idx.name = base + "_" + std::to_string(n);
+        for (int n = 2; names.count(sql::AsciiLower(idx.name)); ++n) idx.name = base + "_" + std::to_string(n);
       }
-      names.insert(Lower(idx.name));
+      names.insert(sql::AsciiLower(idx.name));
       keys.push_back(std::move(idx));
     }
     for (auto& k : inline_keys) def.indexes.push_back(std::move(k));
@@ -802,12 +812,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         r.error = MakeError(er::kWrongValueCountOnRow, row_number);
         return r;
       }
-      AssignContext cx;
-      cx.strict = strict;
-      cx.row_number = row_number;
-      cx.warn = [this](uint16_t code, std::string msg) {
-        ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(msg)});
-      };
+      AssignContext cx = Assigning(strict, row_number);
       Row row(def.columns.size());
       std::vector<bool> given(def.columns.size(), false);
       for (size_t i = 0; i < values.size(); ++i) {
@@ -945,37 +950,29 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
       return r;
     }
     const uint64_t limit = *row_limit;
+    if (!s.order_by.empty()) {
+      r.error = MakeError(er::kNotSupportedYet, "UPDATE ... ORDER BY");
+      return r;
+    }
     // Read and lock the matching rows first, then change them.
     std::vector<Row> matched;
     Status st = ReadRows(engine, trx, def, s.where.get(), eval_, storage::LockMode::kX,
                          [&](const Row& row) -> Result<bool> {
-                           re.SetRow(&row);
-                           if (s.where) {
-                             Result<sql::Value> w = sql::Evaluate(*s.where, re);
-                             if (!w.ok()) return w.status();
-                             if (!Truthy(*w)) return true;
-                           }
+                           Result<bool> match = re.Matches(row, s.where.get());
+                           if (!match.ok()) return match.status();
+                           if (!*match) return true;
                            matched.push_back(row);
-                           return s.order_by.empty() ? matched.size() < limit : true;
+                           return matched.size() < limit;
                          });
     if (!st.ok()) {
       r.error = st;
-      return r;
-    }
-    if (!s.order_by.empty()) {
-      r.error = MakeError(er::kNotSupportedYet, "UPDATE ... ORDER BY");
       return r;
     }
     uint64_t changed = 0, row_number = 0;
     for (const Row& old : matched) {
       ++row_number;
       Row updated = old;
-      AssignContext cx;
-      cx.strict = strict;
-      cx.row_number = row_number;
-      cx.warn = [this](uint16_t code, std::string msg) {
-        ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(msg)});
-      };
+      AssignContext cx = Assigning(strict, row_number);
       for (const auto& a : s.set) {
         const ColumnDef* c = def.FindColumn(a.column->name);
         if (c == nullptr) {
@@ -1046,12 +1043,9 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
     std::vector<Row> pks;
     Status st = ReadRows(engine, trx, def, s.where.get(), eval_, storage::LockMode::kX,
                          [&](const Row& row) -> Result<bool> {
-                           re.SetRow(&row);
-                           if (s.where) {
-                             Result<sql::Value> w = sql::Evaluate(*s.where, re);
-                             if (!w.ok()) return w.status();
-                             if (!Truthy(*w)) return true;
-                           }
+                           Result<bool> match = re.Matches(row, s.where.get());
+                           if (!match.ok()) return match.status();
+                           if (!*match) return true;
                            pks.push_back(PkOf(def, row));
                            return pks.size() < limit;
                          });
@@ -1083,10 +1077,10 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
   std::optional<VirtualTable> virtual_table;
   std::shared_ptr<const TableDef> def_ptr;
   const std::string schema = s.from[0].schema.empty() ? ctx_.db : s.from[0].schema;
-  if (Lower(schema) == "information_schema") {
+  if (sql::AsciiLower(schema) == "information_schema") {
     virtual_table = InformationSchemaTable(s.from[0].name, *server_.engine().catalog().snapshot(),
                                            [this](const std::string& db) {
-                                             return Lower(db) == "information_schema" ||
+                                             return sql::AsciiLower(db) == "information_schema" ||
                                                     (ctx_.account && ctx_.account->HasAnyDbAccess(db));
                                            });
     if (virtual_table->def == nullptr) {
@@ -1164,7 +1158,7 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
       }
       if (e.kind == sql::ExprKind::kColumn && e.table.empty()) {
         for (size_t i = 0; i < outs.size(); ++i) {
-          if (!outs[i].alias.empty() && Lower(outs[i].alias) == Lower(e.name)) return static_cast<int>(i);
+          if (!outs[i].alias.empty() && sql::AsciiLower(outs[i].alias) == sql::AsciiLower(e.name)) return static_cast<int>(i);
         }
       }
       return -1;
@@ -1256,13 +1250,9 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
       return Status::OK();
     };
     Status st = rows([&](const Row& row) -> Result<bool> {
-                           re.SetRow(&row);
-                           re.set_clause("where clause");
-                           if (s.where) {
-                             Result<sql::Value> w = sql::Evaluate(*s.where, re);
-                             if (!w.ok()) return w.status();
-                             if (!Truthy(*w)) return true;
-                           }
+                           Result<bool> match = re.Matches(row, s.where.get());
+                           if (!match.ok()) return match.status();
+                           if (!*match) return true;
                            if (!grouped) {
                              Result<bool> more = produce(&row);
                              if (!more.ok()) return more.status();
@@ -1280,7 +1270,7 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
                                                                 : sql::Evaluate(*g, re);
                              if (!v.ok()) return v.status();
                              // Groups compare as MySQL compares: case-insensitively for text.
-                             std::string k = v->is_null() ? std::string("\0N") : Lower(v->ToString());
+                             std::string k = v->is_null() ? std::string("\0N") : sql::AsciiLower(v->ToString());
                              key.push_back(std::move(k));
                            }
                            auto [it, added] = group_index.emplace(std::move(key), groups.size());
@@ -1354,7 +1344,7 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
 Result<std::string> TableExecutor::ShowDatabase(const sql::ShowStmt& s) {
   std::string db = s.database.empty() ? ctx_.db : s.database;
   if (db.empty()) return MakeError(er::kNoDb);
-  if (Lower(db) != "information_schema" && server_.engine().catalog().snapshot()->FindDatabase(db) == nullptr) {
+  if (sql::AsciiLower(db) != "information_schema" && server_.engine().catalog().snapshot()->FindDatabase(db) == nullptr) {
     return MakeError(er::kBadDb, db);
   }
   return db;
@@ -1369,7 +1359,7 @@ Outcome TableExecutor::ShowTables(const sql::ShowStmt& s) {
   }
   const std::string& db = *resolved;
   auto snap = server_.engine().catalog().snapshot();
-  const bool is = Lower(db) == "information_schema";
+  const bool is = sql::AsciiLower(db) == "information_schema";
   ResultSet rs;
   rs.AddTextColumn("Tables_in_" + db + (s.like ? " (" + *s.like + ")" : ""), 64);
   if (s.full) rs.AddTextColumn("Table_type", 64);

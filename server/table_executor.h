@@ -31,6 +31,7 @@
 namespace sluice::server {
 
 class Server;
+struct AssignContext;  // column_values.h
 
 class TableExecutor {
  public:
@@ -96,6 +97,8 @@ class TableExecutor {
   // SHOW ... [FROM db]: the database (1046 none, 1049 unknown).
   Result<std::string> ShowDatabase(const sql::ShowStmt& s);
   bool Autocommit();
+  // Assignments of row `row_number`: their warnings go to the session.
+  AssignContext Assigning(bool strict, uint64_t row_number);
   bool Strict();
 
   Server& server_;
