@@ -9,6 +9,7 @@
 
 #include "base/mysql_error.h"
 #include "server/acl/access_control.h"
+#include "server/access_path.h"
 #include "server/aggregate.h"
 #include "server/column_values.h"
 #include "server/information_schema.h"
@@ -127,98 +128,6 @@ class TableExecutor::RowEval : public sql::EvalContext {
   const char* clause_ = "where clause";
   const std::vector<std::pair<std::string, sql::Value>>* aliases_ = nullptr;
 };
-
-namespace {
-
-// The primary-key range a WHERE implies on the PRIMARY KEY's first column:
-// [lo, hi] with either side open. Only constants (literals, parameters,
-// expressions without columns) count.
-struct PkRange {
-  std::optional<sql::Value> lo, hi;
-  bool lo_strict = false, hi_strict = false;
-  bool point() const { return lo && hi && !lo_strict && !hi_strict && CompareValues(*lo, *hi) == 0; }
-};
-
-bool HasColumn(const sql::Expr& e) {
-  if (e.kind == sql::ExprKind::kColumn) return true;
-  for (const auto& a : e.args) {
-    if (a && HasColumn(*a)) return true;
-  }
-  return false;
-}
-
-bool IsPkColumn(const sql::Expr& e, const TableDef& def) {
-  if (e.kind != sql::ExprKind::kColumn || def.has_hidden_row_id()) return false;
-  return sql::AsciiLower(e.name) == sql::AsciiLower(def.columns[def.clustered().parts[0].column].name);
-}
-
-// Narrows `r` by the conjuncts of `e` that bound the first PK column.
-void CollectPkRange(const sql::Expr& e, const TableDef& def, sql::EvalContext& eval, PkRange* r) {
-  if (e.kind == sql::ExprKind::kBinary && e.op == sql::Op::kAnd) {
-    CollectPkRange(*e.args[0], def, eval, r);
-    CollectPkRange(*e.args[1], def, eval, r);
-    return;
-  }
-  auto constant = [&](const sql::Expr& x) -> std::optional<sql::Value> {
-    if (HasColumn(x)) return std::nullopt;
-    auto v = sql::Evaluate(x, eval);
-    if (!v.ok() || v->is_null()) return std::nullopt;
-    return *v;
-  };
-  auto tighten_lo = [&](sql::Value v, bool strict) {
-    if (!r->lo || CompareValues(v, *r->lo).value_or(0) > 0) {
-      r->lo = std::move(v);
-      r->lo_strict = strict;
-    }
-  };
-  auto tighten_hi = [&](sql::Value v, bool strict) {
-    if (!r->hi || CompareValues(v, *r->hi).value_or(0) < 0) {
-      r->hi = std::move(v);
-      r->hi_strict = strict;
-    }
-  };
-  if (e.kind == sql::ExprKind::kBetween && !e.negated && IsPkColumn(*e.args[0], def)) {
-    auto a = constant(*e.args[1]);
-    auto b = constant(*e.args[2]);
-    if (a) tighten_lo(*a, false);
-    if (b) tighten_hi(*b, false);
-    return;
-  }
-  if (e.kind == sql::ExprKind::kIn && !e.negated && e.args.size() == 2 && IsPkColumn(*e.args[0], def)) {
-    if (auto v = constant(*e.args[1])) {
-      tighten_lo(*v, false);
-      tighten_hi(*v, false);
-    }
-    return;
-  }
-  if (e.kind != sql::ExprKind::kBinary || e.args.size() != 2) return;
-  sql::Op op = e.op;
-  const sql::Expr* col = e.args[0].get();
-  const sql::Expr* val = e.args[1].get();
-  if (!IsPkColumn(*col, def)) {
-    std::swap(col, val);
-    switch (op) {  // const op col  ->  col op' const
-      case sql::Op::kLt: op = sql::Op::kGt; break;
-      case sql::Op::kLe: op = sql::Op::kGe; break;
-      case sql::Op::kGt: op = sql::Op::kLt; break;
-      case sql::Op::kGe: op = sql::Op::kLe; break;
-      default: break;
-    }
-    if (!IsPkColumn(*col, def)) return;
-  }
-  auto v = constant(*val);
-  if (!v) return;
-  switch (op) {
-    case sql::Op::kEq: case sql::Op::kNullSafeEq: tighten_lo(*v, false); tighten_hi(*v, false); break;
-    case sql::Op::kGt: tighten_lo(*v, true); break;
-    case sql::Op::kGe: tighten_lo(*v, false); break;
-    case sql::Op::kLt: tighten_hi(*v, true); break;
-    case sql::Op::kLe: tighten_hi(*v, false); break;
-    default: break;
-  }
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------- transactions
 
@@ -681,75 +590,6 @@ Outcome TableExecutor::DropIndex(const sql::DropIndexStmt& s) {
 
 namespace {
 
-// Reads the rows of `def` that may match `where`, in primary-key order,
-// through the narrowest primary-key range the WHERE gives; FOR UPDATE /
-// FOR SHARE (and UPDATE/DELETE) read the latest versions and lock them.
-Status ReadRows(Engine& engine, EngineTrx& trx, const TableDef& def, const sql::Expr* where,
-                sql::EvalContext& eval, std::optional<storage::LockMode> lock,
-                const std::function<Result<bool>(const Row&)>& fn) {
-  PkRange range;
-  if (where != nullptr) CollectPkRange(*where, def, eval, &range);
-  // Key ranges only on a one-column integer PRIMARY KEY (string keys are
-  // stored in binary order, not their collation's).
-  const ColumnDef* pk_col = nullptr;
-  if (!def.has_hidden_row_id() && def.clustered().parts.size() == 1) {
-    pk_col = &def.columns[def.clustered().parts[0].column];
-    if (!storage::IsIntegerType(pk_col->type)) pk_col = nullptr;
-  }
-  // The key for `v`: rounded to an integer, which is a safe bound for a
-  // range (the WHERE re-checks every row); `exact` says whether it equals v.
-  auto to_key = [&](const sql::Value& v, bool* exact = nullptr) -> std::optional<Row> {
-    AssignContext cx;
-    cx.strict = true;
-    Result<RowValue> rv = ToColumnValue(*pk_col, v, cx);
-    if (!rv.ok()) return std::nullopt;
-    if (exact != nullptr) *exact = CompareValues(FromColumnValue(*pk_col, *rv), v) == 0;
-    return Row{std::move(rv).value()};
-  };
-  Status inner;
-  auto call = [&](const Row& row) -> bool {
-    Result<bool> more = fn(row);
-    if (!more.ok()) {
-      inner = more.status();
-      return false;
-    }
-    return *more;
-  };
-  if (pk_col != nullptr && range.point()) {
-    bool exact = false;
-    std::optional<Row> key = to_key(*range.lo, &exact);
-    if (!key || !exact) return Status::OK();  // a value the column cannot hold matches nothing
-    Result<std::optional<Row>> row =
-        lock ? engine.GetLocked(trx, def.id, *key, *lock) : engine.Get(trx, def.id, *key);
-    if (!row.ok()) return row.status();
-    if (row->has_value()) call(**row);
-    return inner;
-  }
-  std::optional<Row> from;
-  if (pk_col != nullptr && range.lo) from = to_key(*range.lo);
-  if (pk_col == nullptr) range = PkRange();
-  // Rows past the upper bound end the scan.
-  auto past_hi = [&](const Row& row) {
-    if (pk_col == nullptr || !range.hi) return false;
-    std::optional<int> c = CompareValues(FromColumnValue(*pk_col, row[pk_col->ordinal]), *range.hi);
-    return c && (*c > 0 || (*c == 0 && range.hi_strict));
-  };
-  auto visit = [&](const Row& row) { return past_hi(row) ? false : call(row); };
-  Status s;
-  if (lock) {
-    const Row* fp = from ? &*from : nullptr;
-    std::optional<Row> to;
-    if (pk_col != nullptr && range.hi && !range.hi_strict) to = to_key(*range.hi);
-    s = engine.ScanLocked(trx, def.id, fp, to ? &*to : nullptr, 0, *lock, visit);
-  } else if (from) {
-    s = engine.ScanRange(trx, def.id, *from, 0, visit);
-  } else {
-    s = engine.Scan(trx, def.id, visit);
-  }
-  if (!s.ok()) return s;
-  return inner;
-}
-
 // LIMIT n of UPDATE / DELETE: no limit when absent.
 Result<uint64_t> RowLimit(const sql::Expr* e, sql::EvalContext& eval) {
   if (e == nullptr) return std::numeric_limits<uint64_t>::max();
@@ -956,7 +796,8 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     }
     // Read and lock the matching rows first, then change them.
     std::vector<Row> matched;
-    Status st = ReadRows(engine, trx, def, s.where.get(), eval_, storage::LockMode::kX,
+    const BoundTable bound{&def, s.table.alias.empty() ? def.name : s.table.alias};
+    Status st = ReadRows(engine, trx, bound, PlanAccess(bound, s.where.get()), eval_, storage::LockMode::kX,
                          [&](const Row& row) -> Result<bool> {
                            Result<bool> match = re.Matches(row, s.where.get());
                            if (!match.ok()) return match.status();
@@ -1041,7 +882,8 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
       return r;
     }
     std::vector<Row> pks;
-    Status st = ReadRows(engine, trx, def, s.where.get(), eval_, storage::LockMode::kX,
+    const BoundTable bound{&def, s.table.alias.empty() ? def.name : s.table.alias};
+    Status st = ReadRows(engine, trx, bound, PlanAccess(bound, s.where.get()), eval_, storage::LockMode::kX,
                          [&](const Row& row) -> Result<bool> {
                            Result<bool> match = re.Matches(row, s.where.get());
                            if (!match.ok()) return match.status();
@@ -1241,7 +1083,10 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
     std::map<std::vector<std::string>, size_t> group_index;
     const bool early_stop = s.order_by.empty() && !s.distinct && !grouped;
     auto rows = [&](const std::function<Result<bool>(const Row&)>& visit) -> Status {
-      if (!virtual_table) return ReadRows(server_.engine(), trx, def, s.where.get(), eval_, lock, visit);
+      if (!virtual_table) {
+        const BoundTable bound{&def, alias};
+        return ReadRows(server_.engine(), trx, bound, PlanAccess(bound, s.where.get()), eval_, lock, visit);
+      }
       for (const Row& row : virtual_table->rows) {
         Result<bool> more = visit(row);
         if (!more.ok()) return more.status();
