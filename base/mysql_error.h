@@ -26,6 +26,7 @@ struct Error {
 
 inline constexpr Error kDbCreateExists{1007, "HY000", "Can't create database '{}'; database exists"};
 inline constexpr Error kDbDropExists{1008, "HY000", "Can't drop database '{}'; database doesn't exist"};
+inline constexpr Error kIllegalHaOption{1031, "HY000", "Table storage engine for '{}' doesn't have this option"};
 inline constexpr Error kConCount{1040, "08004", "Too many connections"};
 inline constexpr Error kOutOfResources{1041, "HY000",
     "Out of memory; check if mysqld or some other process uses all available memory; if not, you may "
@@ -39,6 +40,7 @@ inline constexpr Error kBadNull{1048, "23000", "Column '{}' cannot be null"};
 inline constexpr Error kBadDb{1049, "42000", "Unknown database '{}'"};
 inline constexpr Error kTableExists{1050, "42S01", "Table '{}' already exists"};
 inline constexpr Error kBadTable{1051, "42S02", "Unknown table '{}'"};
+inline constexpr Error kNonUniq{1052, "23000", "Column '{}' in {} is ambiguous"};
 inline constexpr Error kServerShutdown{1053, "08S01", "Server shutdown in progress"};
 inline constexpr Error kBadField{1054, "42S22", "Unknown column '{}' in '{}'"};
 inline constexpr Error kDupFieldName{1060, "42S21", "Duplicate column name '{}'"};
@@ -49,6 +51,7 @@ inline constexpr Error kParse{1064, "42000",
     "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
     "version for the right syntax to use near '{}' at line {}"};
 inline constexpr Error kEmptyQuery{1065, "42000", "Query was empty"};
+inline constexpr Error kNonUniqTable{1066, "42000", "Not unique table/alias: '{}'"};
 inline constexpr Error kInvalidDefault{1067, "42000", "Invalid default value for '{}'"};
 inline constexpr Error kMultiplePriKey{1068, "42000", "Multiple primary key defined"};
 inline constexpr Error kTooLongKey{1071, "42000", "Specified key was too long; max key length is {} bytes"};
@@ -60,18 +63,25 @@ inline constexpr Error kWrongAutoKey{1075, "42000",
 inline constexpr Error kWrongSubKey{1089, "HY000",
     "Incorrect prefix key; the used key part isn't a string, the used length is longer than the key "
     "part, or the storage engine doesn't support unique prefix keys"};
+inline constexpr Error kCantRemoveAllFields{1090, "42000",
+    "You can't delete all columns with ALTER TABLE; use DROP TABLE instead"};
 inline constexpr Error kCantDropFieldOrKey{1091, "42000", "Can't DROP '{}'; check that column/key exists"};
+inline constexpr Error kUpdateTableUsed{1093, "HY000", "You can't specify target table '{}' for update in FROM clause"};
 inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
 inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
+inline constexpr Error kTableNotLockedForWrite{1099, "HY000", "Table '{}' was locked with a READ lock and can't be updated"};
+inline constexpr Error kTableNotLocked{1100, "HY000", "Table '{}' was not locked with LOCK TABLES"};
 inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
 inline constexpr Error kBlobCantHaveDefault{1101, "42000", "BLOB, TEXT, GEOMETRY or JSON column '{}' can't have a default value"};
 inline constexpr Error kWrongDbName{1102, "42000", "Incorrect database name '{}'"};
+inline constexpr Error kWrongTableName{1103, "42000", "Incorrect table name '{}'"};
 inline constexpr Error kUnknown{1105, "HY000", "{}"};
 inline constexpr Error kInvalidGroupFuncUse{1111, "HY000", "Invalid use of group function"};
 inline constexpr Error kTableMustHaveColumns{1113, "42000", "A table must have at least 1 column"};
 inline constexpr Error kUnknownCharacterSet{1115, "42000", "Unknown character set: '{}'"};
 inline constexpr Error kPasswordNoMatch{1133, "42000", "Can't find any matching row in the user table"};
 inline constexpr Error kWrongValueCountOnRow{1136, "21S01", "Column count doesn't match value count at row {}"};
+inline constexpr Error kInvalidUseOfNull{1138, "22004", "Invalid use of NULL value"};
 inline constexpr Error kNonexistingGrant{1141, "42000", "There is no such grant defined for user '{}' on host '{}'"};
 inline constexpr Error kTableAccessDenied{1142, "42000", "{} command denied to user '{}'@'{}' for table '{}'"};
 inline constexpr Error kNoSuchTable{1146, "42S02", "Table '{}.{}' doesn't exist"};
@@ -84,6 +94,7 @@ inline constexpr Error kNetReadError{1158, "08S01", "Got an error reading commun
 inline constexpr Error kNetReadInterrupted{1159, "08S01", "Got timeout reading communication packets"};
 inline constexpr Error kBlobKeyWithoutLength{1170, "42000",
     "BLOB/TEXT column '{}' used in key specification without a key length"};
+inline constexpr Error kKeyDoesNotExist{1176, "42000", "Key '{}' doesn't exist in table '{}'"};
 inline constexpr Error kUnknownSystemVariable{1193, "HY000", "Unknown system variable '{}'"};
 inline constexpr Error kLockWaitTimeout{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"};
 inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
@@ -101,6 +112,8 @@ inline constexpr Error kVarCantBeRead{1233, "HY000", "Variable '{}' can only be 
 inline constexpr Error kNotSupportedYet{1235, "42000", "This version of MySQL doesn't yet support '{}'"};
 inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
 inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
+inline constexpr Error kOperandColumns{1241, "21000", "Operand should contain {} column(s)"};
+inline constexpr Error kSubqueryNo1Row{1242, "21000", "Subquery returns more than 1 row"};
 inline constexpr Error kErrUnknownStmtHandler{1243, "HY000", "Unknown prepared statement handler ({}) given to {}"};
 inline constexpr Error kNotSupportedAuthMode{1251, "08004",
     "Client does not support authentication protocol requested by server; consider upgrading MySQL client"};
@@ -110,6 +123,7 @@ inline constexpr Error kWarnDataTruncated{1265, "01000", "Data truncated for col
 inline constexpr Error kRevokeGrants{1269, "HY000", "Can't revoke all privileges for one or more of the requested users"};
 inline constexpr Error kUnknownCollation{1273, "HY000", "Unknown collation: '{}'"};
 inline constexpr Error kUnknownStorageEngine{1286, "42000", "Unknown storage engine '{}'"};
+inline constexpr Error kWarnDeprecatedSyntax{1287, "HY000", "'{}' is deprecated and will be removed in a future release. Please use {} instead"};
 inline constexpr Error kOptionPreventsStatement{1290, "HY000",
     "The MySQL server is running with the {} option so it cannot execute this statement"};
 inline constexpr Error kDuplicatedValueInType{1291, "HY000", "Column '{}' has duplicated value '{}' in {}"};

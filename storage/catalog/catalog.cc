@@ -241,6 +241,12 @@ CatalogSnapshot::TablePtr CatalogSnapshot::FindTableById(uint64_t id) const {
 }
 
 std::vector<CatalogSnapshot::TablePtr> CatalogSnapshot::TablesIn(std::string_view schema) const {
+  std::vector<TablePtr> out = AllTablesIn(schema);
+  std::erase_if(out, [](const TablePtr& t) { return IsTempTableName(t->name); });
+  return out;
+}
+
+std::vector<CatalogSnapshot::TablePtr> CatalogSnapshot::AllTablesIn(std::string_view schema) const {
   std::vector<TablePtr> out;
   for (auto it = by_name_.lower_bound({std::string(schema), std::string()});
        it != by_name_.end() && it->first.first == schema; ++it) {
@@ -332,7 +338,7 @@ Status Catalog::DropDatabase(std::string_view name, std::vector<uint32_t>* dropp
   if (it == next->databases_.end()) return MakeError(er::kDbDropExists, name);
   next->databases_.erase(it);
   std::vector<uint32_t> spaces;
-  for (const CatalogSnapshot::TablePtr& t : next->TablesIn(name)) {
+  for (const CatalogSnapshot::TablePtr& t : next->AllTablesIn(name)) {
     spaces.push_back(t->space_id);
     next->by_name_.erase({t->schema, t->name});
     next->by_id_.erase(t->id);
@@ -377,10 +383,12 @@ Status Catalog::DropTable(std::string_view schema, std::string_view name, uint32
 
 Status Catalog::RenameTable(std::string_view from_schema, std::string_view from_name,
                             std::string_view to_schema, std::string_view to_name) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
-  auto next = CopyCurrent();
-  CatalogSnapshot::TablePtr t = next->FindTable(from_schema, from_name);
-  if (t == nullptr) return MakeError(er::kNoSuchTable, from_schema, from_name);
+  return RenameTables({TableRename{std::string(from_schema), std::string(from_name), std::string(to_schema),
+                                   std::string(to_name)}});
+}
+
+Result<CatalogSnapshot::TablePtr> Catalog::MoveTable(CatalogSnapshot* next, const CatalogSnapshot::TablePtr& t,
+                                                     std::string_view to_schema, std::string_view to_name) {
   if (next->FindDatabase(to_schema) == nullptr) return MakeError(er::kBadDb, to_schema);
   if (next->FindTable(to_schema, to_name) != nullptr) return MakeError(er::kTableExists, to_name);
   auto renamed = std::make_shared<TableDef>(*t);
@@ -389,7 +397,44 @@ Status Catalog::RenameTable(std::string_view from_schema, std::string_view from_
   next->by_name_.erase({t->schema, t->name});
   next->by_name_[{renamed->schema, renamed->name}] = renamed;
   next->by_id_[renamed->id] = renamed;
-  return CommitLocked(std::move(next));
+  return CatalogSnapshot::TablePtr(std::move(renamed));
+}
+
+Status Catalog::RenameTables(const std::vector<TableRename>& renames,
+                             std::vector<std::shared_ptr<const TableDef>>* renamed) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  std::vector<std::shared_ptr<const TableDef>> moved;
+  for (const TableRename& r : renames) {
+    CatalogSnapshot::TablePtr t = next->FindTable(r.from_schema, r.from_name);
+    if (t == nullptr) return MakeError(er::kNoSuchTable, r.from_schema, r.from_name);
+    Result<CatalogSnapshot::TablePtr> m = MoveTable(next.get(), t, r.to_schema, r.to_name);
+    if (!m.ok()) return m.status();
+    moved.push_back(*m);
+  }
+  SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+  if (renamed != nullptr) *renamed = std::move(moved);
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view schema, std::string_view name,
+                                                              std::string_view temp_name,
+                                                              std::string_view new_schema,
+                                                              std::string_view new_name, uint32_t* old_space_id) {
+  std::lock_guard<std::mutex> lock(ddl_mu_);
+  auto next = CopyCurrent();
+  CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
+  if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
+  CatalogSnapshot::TablePtr temp = next->FindTable(schema, temp_name);
+  if (temp == nullptr) return MakeError(er::kNoSuchTable, schema, temp_name);
+  // The old table goes first: its name is free for the new one.
+  next->by_name_.erase({old->schema, old->name});
+  next->by_id_.erase(old->id);
+  Result<CatalogSnapshot::TablePtr> m = MoveTable(next.get(), temp, new_schema, new_name);
+  if (!m.ok()) return m.status();
+  SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+  if (old_space_id != nullptr) *old_space_id = old->space_id;
+  return *m;
 }
 
 Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view schema, std::string_view name,

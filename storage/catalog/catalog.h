@@ -19,9 +19,13 @@
 // engine must make tablespaces agree with the catalog (drop spaces no table
 // references: a crash between creating a space and committing CREATE TABLE,
 // or between committing DROP TABLE and removing the space).
-// TODO(storage, #4): the engine calls ReferencedSpaces() at recovery, after
-// Open(), and removes every tablespace file whose id is not in the list;
-// ALTER that rebuilds into a new space does the same with the old one.
+// The engine calls ReferencedSpaces() at recovery and removes every
+// tablespace file whose id is not in the list.
+//
+// Rebuilds (ALTER TABLE by copy, TRUNCATE): the engine builds the new table
+// under a temporary name (kTempTablePrefix, hidden from TablesIn) and swaps
+// it in with ReplaceTable, one atomic write; a temporary table found at
+// start-up is a rebuild a crash interrupted, and the engine drops it.
 //
 // Names (lower_case_table_names=0): database and table names are
 // case-sensitive; column and index names are case-insensitive.
@@ -51,6 +55,20 @@ inline constexpr uint32_t kCatalogFormatVersion = 1;
 inline constexpr std::string_view kCatalogFileName = "catalog.pb";
 inline constexpr std::string_view kCatalogTempFileName = "catalog.pb.tmp";
 
+// Tables named so are the engine's, mid-rebuild (MySQL names its ALTER
+// TABLE copies "#sql-..." too): TablesIn skips them, and the engine refuses
+// them as names in CREATE TABLE and RENAME TABLE.
+inline constexpr std::string_view kTempTablePrefix = "#sql-";
+inline bool IsTempTableName(std::string_view name) { return name.starts_with(kTempTablePrefix); }
+
+// One step of Catalog::RenameTables.
+struct TableRename {
+  std::string from_schema;
+  std::string from_name;
+  std::string to_schema;
+  std::string to_name;
+};
+
 // One immutable version of the catalog.
 class CatalogSnapshot {
  public:
@@ -60,8 +78,11 @@ class CatalogSnapshot {
   const DatabaseDef* FindDatabase(std::string_view name) const;
   TablePtr FindTable(std::string_view schema, std::string_view name) const;
   TablePtr FindTableById(uint64_t id) const;
-  // Sorted by name.
+  // The tables users see, sorted by name: without the temporary tables of
+  // rebuilds in progress (IsTempTableName).
   std::vector<TablePtr> TablesIn(std::string_view schema) const;
+  // Every table of the database, temporary ones included; sorted by name.
+  std::vector<TablePtr> AllTablesIn(std::string_view schema) const;
   std::vector<std::string> DatabaseNames() const;
   size_t table_count() const { return by_id_.size(); }
 
@@ -114,6 +135,21 @@ class Catalog {
   // 1050 when the target exists.
   Status RenameTable(std::string_view from_schema, std::string_view from_name,
                      std::string_view to_schema, std::string_view to_name);
+  // Several renames in one atomic write, applied in order (so a TO b, b TO
+  // c and swaps through a third name work); RenameTable's errors for the
+  // first step that fails, and then nothing changes. *renamed (may be
+  // null) gets the renamed tables' new definitions, in step order.
+  Status RenameTables(const std::vector<TableRename>& renames,
+                      std::vector<std::shared_ptr<const TableDef>>* renamed = nullptr);
+  // The last step of a rebuild, in one atomic write: drops `schema`.`name`
+  // and renames `schema`.`temp_name` to `new_schema`.`new_name` (which may
+  // be `name` itself). 1146 when either table is missing, 1049 / 1050 for
+  // the new name as RenameTable; nothing changes then. *old_space_id gets
+  // the dropped table's space for the engine to delete. Returns the
+  // renamed table.
+  Result<std::shared_ptr<const TableDef>> ReplaceTable(std::string_view schema, std::string_view name,
+                                                       std::string_view temp_name, std::string_view new_schema,
+                                                       std::string_view new_name, uint32_t* old_space_id);
   // Replaces a table's definition (ALTER TABLE). The table keeps its id,
   // space id and counters (auto_increment_next becomes the larger of old
   // and new). An index that keeps its name and key parts keeps its id and
@@ -140,6 +176,10 @@ class Catalog {
   // Writes `next` to disk (atomically) and publishes it.
   Status CommitLocked(std::shared_ptr<CatalogSnapshot> next);
   std::shared_ptr<CatalogSnapshot> CopyCurrent() const;
+  // Renames table `t` of `next` (a snapshot being built) to (to_schema,
+  // to_name): 1049 / 1050 as RenameTable. Returns the new definition.
+  static Result<CatalogSnapshot::TablePtr> MoveTable(CatalogSnapshot* next, const CatalogSnapshot::TablePtr& t,
+                                                     std::string_view to_schema, std::string_view to_name);
   // The old snapshot is released outside the mutex (it may be the last
   // reference).
   void Publish(std::shared_ptr<const CatalogSnapshot> next) {

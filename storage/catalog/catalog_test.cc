@@ -199,6 +199,64 @@ TEST_F(CatalogTest, RenameAndDropTable) {
   EXPECT_TRUE(cat->ReferencedSpaces().empty());
 }
 
+TEST_F(CatalogTest, RenameTablesIsAllOrNothingAndCanSwap) {
+  auto cat = OpenCatalog();
+  ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+  auto a = cat->CreateTable(SimpleTable("db", "a"));
+  auto b = cat->CreateTable(SimpleTable("db", "b"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  // a <-> b through a third name, in one write.
+  std::vector<std::shared_ptr<const TableDef>> renamed;
+  ASSERT_TRUE(cat->RenameTables({{"db", "a", "db", "tmp"}, {"db", "b", "db", "a"}, {"db", "tmp", "db", "b"}},
+                                &renamed)
+                  .ok());
+  ASSERT_EQ(renamed.size(), 3u);
+  EXPECT_EQ(renamed[2]->name, "b");
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "a")->id, (*b)->id);
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "b")->id, (*a)->id);
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "tmp"), nullptr);
+  // A later step fails: the earlier ones are not kept.
+  Status st = cat->RenameTables({{"db", "a", "db", "c"}, {"db", "nope", "db", "d"}});
+  EXPECT_EQ(st.mysql_errno(), 1146);
+  EXPECT_NE(cat->snapshot()->FindTable("db", "a"), nullptr);
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "c"), nullptr);
+}
+
+TEST_F(CatalogTest, ReplaceTableSwapsInTheTemporaryTableInOneWrite) {
+  auto cat = OpenCatalog();
+  ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+  ASSERT_TRUE(cat->CreateDatabase({"db2"}).ok());
+  auto old = cat->CreateTable(SimpleTable("db", "t"));
+  auto temp = cat->CreateTable(SimpleTable("db", "#sql-1"));
+  ASSERT_TRUE(old.ok() && temp.ok());
+  // Hidden from listings while it is being built.
+  auto listed = cat->snapshot()->TablesIn("db");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]->name, "t");
+  EXPECT_EQ(cat->snapshot()->AllTablesIn("db").size(), 2u);
+
+  ASSERT_TRUE(cat->CreateTable(SimpleTable("db2", "taken")).ok());
+  uint32_t space = 0;
+  EXPECT_EQ(cat->ReplaceTable("db", "t", "#sql-1", "db2", "taken", &space).status().mysql_errno(), 1050);
+  EXPECT_EQ(cat->ReplaceTable("db", "t", "#sql-1", "nodb", "t", &space).status().mysql_errno(), 1049);
+  EXPECT_EQ(cat->ReplaceTable("db", "t", "#sql-2", "db", "t", &space).status().mysql_errno(), 1146);
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "t")->id, (*old)->id);  // unchanged
+
+  auto replaced = cat->ReplaceTable("db", "t", "#sql-1", "db", "t", &space);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_EQ(space, (*old)->space_id);
+  EXPECT_EQ((*replaced)->id, (*temp)->id);
+  EXPECT_EQ((*replaced)->name, "t");
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "t")->id, (*temp)->id);
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "#sql-1"), nullptr);
+  EXPECT_EQ(cat->snapshot()->FindTableById((*old)->id), nullptr);
+  // Durable: a reopened catalog has the same.
+  cat.reset();
+  cat = OpenCatalog();
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "t")->id, (*temp)->id);
+  EXPECT_EQ(cat->snapshot()->table_count(), 2u);
+}
+
 TEST_F(CatalogTest, AlterTableKeepsIdsOfUnchangedIndexes) {
   auto cat = OpenCatalog();
   ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());

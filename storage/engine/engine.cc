@@ -112,6 +112,40 @@ std::string UniqueLockKey(const IndexDef& idx, std::string_view ikey) {
   return k;
 }
 
+// The encoding of the first values.size() key parts of `idx` (each value
+// checked as CheckColumnValue does; NULL is the NULL key part): a prefix of
+// every key whose leading parts have these values. REQUIRES: 1 <= size <=
+// idx.parts.size().
+Result<std::string> EncodeKeyPrefix(const TableDef& def, const IndexDef& idx, const Row& values) {
+  IndexDef prefix;
+  prefix.parts.assign(idx.parts.begin(), idx.parts.begin() + static_cast<std::ptrdiff_t>(values.size()));
+  Row sparse(def.columns.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    RowValue v = values[i];
+    if (!IsNull(v)) SLUICE_RETURN_IF_ERROR(CheckColumnValue(def.columns[prefix.parts[i].column], &v, 1));
+    sparse[prefix.parts[i].column] = std::move(v);
+  }
+  return EncodeIndexKey(def, prefix, sparse);
+}
+
+// The smallest byte string greater than every string that starts with
+// `prefix`; nullopt when there is none (the prefix is all 0xff bytes).
+std::optional<std::string> PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
+  if (prefix.empty()) return std::nullopt;
+  prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
+// -1, 0 or 1: how `key`'s leading parts compare with the encoded prefix
+// `bound` (keys starting with `bound` compare equal). Components are
+// prefix-free (key_codec.h), so comparing the first bound.size() bytes
+// compares the parts.
+int ComparePrefix(std::string_view key, std::string_view bound) {
+  const int c = key.substr(0, bound.size()).compare(bound);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
 bool IsZeroOrNull(const RowValue& v) {
   if (IsNull(v)) return true;
   if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v) == 0;
@@ -242,10 +276,13 @@ Status Engine::CleanUpDdl() {
   // still 0 is a CREATE the crash interrupted. Drop it.
   // AddIndex records the index first and its root last: a secondary index
   // with root 0 is an unfinished CREATE INDEX. Drop it.
+  // A table with a temporary name is a rebuild (ALTER TABLE, TRUNCATE) the
+  // crash interrupted before its swap: the old table is still the one
+  // named. Drop it.
   auto snap = catalog_->snapshot();
   for (const std::string& db : snap->DatabaseNames()) {
-    for (const auto& def : snap->TablesIn(db)) {
-      if (def->indexes.empty() || def->indexes[0].root_page == 0) {
+    for (const auto& def : snap->AllTablesIn(db)) {
+      if (def->indexes.empty() || def->indexes[0].root_page == 0 || IsTempTableName(def->name)) {
         uint32_t space_id = 0;
         SLUICE_RETURN_IF_ERROR(catalog_->DropTable(def->schema, def->name, &space_id));
         ++recovery_info_.incomplete_ddl;
@@ -292,7 +329,7 @@ Status Engine::Recover() {
   std::vector<std::shared_ptr<const TableDef>> defs;
   std::unordered_set<uint32_t> spaces;
   for (const std::string& db : snap->DatabaseNames()) {
-    for (const auto& def : snap->TablesIn(db)) {
+    for (const auto& def : snap->AllTablesIn(db)) {
       SLUICE_RETURN_IF_ERROR(OpenSpace(*def));
       spaces.insert(def->space_id);
       defs.push_back(def);
@@ -691,7 +728,12 @@ Status Engine::CreateDatabase(const DatabaseDef& db) {
 }
 
 Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
+  if (IsTempTableName(table.name)) return MakeError(er::kWrongTableName, table.name);
   std::lock_guard ddl(ddl_mu_);
+  return CreateTableLocked(std::move(table));
+}
+
+Result<std::shared_ptr<const TableDef>> Engine::CreateTableLocked(TableDef table) {
   Result<std::shared_ptr<const TableDef>> created = catalog_->CreateTable(std::move(table));
   if (!created.ok()) return created;
   const std::shared_ptr<const TableDef> def = *created;
@@ -743,6 +785,10 @@ Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
 
 Status Engine::DropTable(std::string_view schema, std::string_view name) {
   std::lock_guard ddl(ddl_mu_);
+  return DropTableLocked(schema, name);
+}
+
+Status Engine::DropTableLocked(std::string_view schema, std::string_view name) {
   std::shared_ptr<const TableDef> def = FindTable(schema, name);
   uint32_t space_id = 0;
   SLUICE_RETURN_IF_ERROR(catalog_->DropTable(schema, name, &space_id));
@@ -760,7 +806,7 @@ Status Engine::DropDatabase(std::string_view name) {
   SLUICE_RETURN_IF_ERROR(catalog_->DropDatabase(name, &spaces));
   {
     std::unique_lock lock(tables_mu_);
-    for (const auto& def : snap->TablesIn(name)) tables_.erase(def->id);
+    for (const auto& def : snap->AllTablesIn(name)) tables_.erase(def->id);
   }
   for (uint32_t space_id : spaces) SLUICE_RETURN_IF_ERROR(RemoveSpace(space_id));
   return Status::OK();
@@ -872,6 +918,187 @@ Status Engine::DropIndex(std::string_view schema, std::string_view table, std::s
   Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(schema, table, next);
   if (!altered.ok()) return altered.status();
   return ReopenTable(*altered, 0, nullptr);
+}
+
+Status Engine::RenameTables(const std::vector<TableRename>& renames) {
+  for (const TableRename& r : renames) {
+    if (IsTempTableName(r.to_name)) return MakeError(er::kWrongTableName, r.to_name);
+  }
+  std::lock_guard ddl(ddl_mu_);
+  std::vector<std::shared_ptr<const TableDef>> renamed;
+  SLUICE_RETURN_IF_ERROR(catalog_->RenameTables(renames, &renamed));
+  // The open tables take their final definitions (a table may move twice).
+  auto snap = catalog_->snapshot();
+  for (const auto& def : renamed) {
+    std::shared_ptr<const TableDef> now = snap->FindTableById(def->id);
+    if (now == nullptr) return Status::Corruption("engine: renamed table vanished from the catalog");
+    SLUICE_RETURN_IF_ERROR(ReopenTable(now, 0, nullptr));
+  }
+  return Status::OK();
+}
+
+Status Engine::RenameTable(std::string_view schema, std::string_view name, std::string_view new_schema,
+                           std::string_view new_name) {
+  return RenameTables({TableRename{std::string(schema), std::string(name), std::string(new_schema),
+                                   std::string(new_name)}});
+}
+
+namespace {
+
+// Rows a rebuild inserts per transaction: bounds its undo and locks.
+constexpr uint64_t kCopyBatchRows = 1000;
+
+// 1062 names the key '<table>.<index>': a rebuild's copy fails with its
+// temporary table's name there, and the user altered `table`.
+Status NameTableInDupEntry(Status s, std::string_view temp_name, std::string_view table) {
+  if (s.mysql_errno() != er::kDupEntry.code) return s;
+  std::string message = s.message();
+  const std::string from = fmt::format("'{}.", temp_name);
+  const size_t at = message.rfind(from);
+  if (at == std::string::npos) return s;
+  message.replace(at, from.size(), fmt::format("'{}.", table));
+  return Status::MySQL(s.mysql_errno(), s.sqlstate(), std::move(message));
+}
+
+}  // namespace
+
+Status Engine::CopyRows(uint64_t from, uint64_t to, const RowConverter& convert, uint64_t* copied) {
+  // The reader's view sees every committed row: no transaction uses the
+  // table (REQUIRES). The writer commits every kCopyBatchRows rows; on
+  // failure the caller drops the whole table, so the rollback only keeps
+  // the undo and locks in order.
+  std::unique_ptr<EngineTrx> reader = Begin(IsolationLevel::kRepeatableRead);
+  std::unique_ptr<EngineTrx> writer = Begin();
+  Status failure;
+  Status s = Scan(*reader, from, [&](const Row& row) {
+    Result<Row> next = convert(row, *copied + 1);
+    if (next.ok()) {
+      Result<uint64_t> inserted = Insert(*writer, to, std::move(next).value());
+      if (!inserted.ok()) failure = inserted.status();
+    } else {
+      failure = next.status();
+    }
+    if (!failure.ok()) return false;
+    if (++*copied % kCopyBatchRows == 0) {
+      failure = Commit(*writer);
+      if (!failure.ok()) return false;
+      writer = Begin();
+    }
+    return true;
+  });
+  if (s.ok()) s = failure;
+  if (s.ok()) s = Commit(*writer);
+  if (!s.ok() && writer->active()) (void)Rollback(*writer);
+  (void)Commit(*reader);
+  return s;
+}
+
+Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view name, TableDef new_def,
+                                      const RowConverter& convert, std::optional<uint64_t> auto_increment) {
+  std::shared_ptr<const TableDef> old = FindTable(schema, name);
+  if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
+  Result<std::shared_ptr<TableHandle>> old_handle = FindHandle(old->id);
+  if (!old_handle.ok()) return old_handle.status();
+  const std::string final_schema = new_def.schema;
+  const std::string final_name = new_def.name;
+  if (final_schema != old->schema || final_name != old->name) {
+    // Checked again by the swap; here so that a doomed rename copies nothing.
+    if (IsTempTableName(final_name)) return MakeError(er::kWrongTableName, final_name);
+    auto snap = catalog_->snapshot();
+    if (snap->FindDatabase(final_schema) == nullptr) return MakeError(er::kBadDb, final_schema);
+    if (snap->FindTable(final_schema, final_name) != nullptr) return MakeError(er::kTableExists, final_name);
+  }
+
+  // 1. The new table, under a temporary name in the old table's database.
+  TableDef temp = std::move(new_def);
+  temp.schema = old->schema;
+  temp.name = fmt::format("{}{}-{}", kTempTablePrefix, old->id, catalog_->snapshot()->next_table_id());
+  temp.id = 0;
+  temp.space_id = 0;
+  temp.next_row_id = 1;
+  if (auto_increment) {
+    temp.auto_increment_next = *auto_increment;
+  } else {
+    std::lock_guard lock((*old_handle)->mu);
+    temp.auto_increment_next = (*old_handle)->auto_inc_next;
+  }
+  // The catalog adds the hidden clustered index again when there is no
+  // PRIMARY KEY, and numbers the indexes.
+  std::erase_if(temp.indexes, [](const IndexDef& i) { return i.kind == IndexKind::kClustered && i.parts.empty(); });
+  for (IndexDef& i : temp.indexes) {
+    i.id = 0;
+    i.root_page = 0;
+  }
+  Result<std::shared_ptr<const TableDef>> created = [&] {
+    std::lock_guard ddl(ddl_mu_);
+    return CreateTableLocked(std::move(temp));
+  }();
+  if (!created.ok()) return created.status();
+  const std::shared_ptr<const TableDef> tdef = *created;
+  // After a failure the temporary table goes (ddl_mu_ held); one that
+  // cannot be dropped now is dropped by the next Open.
+  auto drop_temp_locked = [&] {
+    Status dropped = DropTableLocked(tdef->schema, tdef->name);
+    if (!dropped.ok()) {
+      SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0,
+                       "could not drop table {}.{} of a failed rebuild ({}); the next start-up drops it",
+                       tdef->schema, tdef->name, dropped.ToString());
+    }
+  };
+  auto discard = [&](Status failure) -> Status {
+    std::lock_guard ddl(ddl_mu_);
+    drop_temp_locked();
+    return failure;
+  };
+
+  // 2. The rows.
+  uint64_t copied = 0;
+  if (convert) {
+    Status s = CopyRows(old->id, tdef->id, convert, &copied);
+    if (!s.ok()) return discard(NameTableInDupEntry(std::move(s), tdef->name, old->name));
+  }
+
+  // 3. Durable before the catalog names it: its counters, and the redo of
+  // every copied row (commits may not have waited for it, per durability).
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(tdef->id);
+  if (!th.ok()) return discard(th.status());
+  uint64_t ai;
+  {
+    std::lock_guard lock((*th)->mu);
+    ai = (*th)->auto_inc_next;
+  }
+  Status s = catalog_->SetCounters(tdef->id, ai, (*th)->next_row_id.load());
+  if (s.ok()) s = redo_->FlushUpTo(redo_->current_lsn());
+  if (!s.ok()) return discard(s);
+
+  // 4. The swap: one catalog write. Before it the old table is the one
+  // named (and Open would drop the temporary one); after it the new one.
+  std::lock_guard ddl(ddl_mu_);
+  uint32_t old_space = 0;
+  Result<std::shared_ptr<const TableDef>> swapped =
+      catalog_->ReplaceTable(old->schema, old->name, tdef->name, final_schema, final_name, &old_space);
+  if (!swapped.ok()) {
+    drop_temp_locked();
+    return swapped.status();
+  }
+  {
+    std::unique_lock lock(tables_mu_);
+    tables_.erase(old->id);
+  }
+  SLUICE_RETURN_IF_ERROR(ReopenTable(*swapped, 0, nullptr));  // the handle takes the final name
+  s = RemoveSpace(old_space);
+  if (!s.ok()) {
+    // The table is replaced; the file no table refers to goes at the next Open.
+    SLUICE_LOG_WARNING(base::GetLogger("InnoDB"), 0, "could not remove tablespace {} of {}.{}: {}",
+                       SpacePath(old_space), old->schema, old->name, s.ToString());
+  }
+  return copied;
+}
+
+Status Engine::TruncateTable(std::string_view schema, std::string_view name) {
+  std::shared_ptr<const TableDef> def = FindTable(schema, name);
+  if (def == nullptr) return MakeError(er::kNoSuchTable, schema, name);
+  return RebuildTable(schema, name, *def, nullptr, /*auto_increment=*/1).status();
 }
 
 Status Engine::RemoveSpace(uint32_t space_id) {
@@ -1060,7 +1287,7 @@ Status Engine::ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr
 
 // --- rows ---
 
-Result<std::string> Engine::KeyFromPk(const TableDef& def, const Row& pk) const {
+Result<std::string> Engine::KeyFromPk(const TableDef& def, const Row& pk, bool allow_prefix) const {
   if (def.has_hidden_row_id()) {
     if (pk.size() != 1) return Status::InvalidArgument("engine: expected the hidden row id");
     uint64_t id;
@@ -1074,7 +1301,10 @@ Result<std::string> Engine::KeyFromPk(const TableDef& def, const Row& pk) const 
     return EncodeClusteredKey(def, Row(def.columns.size()), id);
   }
   const auto& parts = def.clustered().parts;
-  if (pk.size() != parts.size()) return Status::InvalidArgument("engine: wrong number of primary key values");
+  if (allow_prefix ? pk.empty() || pk.size() > parts.size() : pk.size() != parts.size()) {
+    return Status::InvalidArgument("engine: wrong number of primary key values");
+  }
+  if (pk.size() < parts.size()) return EncodeKeyPrefix(def, def.clustered(), pk);
   Row sparse(def.columns.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     RowValue v = pk[i];
@@ -1172,12 +1402,12 @@ Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk,
   const TableHandle& t = **th;
   std::optional<std::string> from, to;
   if (from_pk != nullptr) {
-    Result<std::string> k = KeyFromPk(*t.def, *from_pk);
+    Result<std::string> k = KeyFromPk(*t.def, *from_pk, /*allow_prefix=*/true);
     if (!k.ok()) return k.status();
     from = std::move(k).value();
   }
   if (to_pk != nullptr) {
-    Result<std::string> k = KeyFromPk(*t.def, *to_pk);
+    Result<std::string> k = KeyFromPk(*t.def, *to_pk, /*allow_prefix=*/true);
     if (!k.ok()) return k.status();
     to = std::move(k).value();
   }
@@ -1203,7 +1433,7 @@ Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk,
       result = k.status();
       break;
     }
-    const bool past = !k->has_value() || (to && **k > *to);
+    const bool past = !k->has_value() || (to && ComparePrefix(**k, *to) > 0);
     if (past && !gaps) break;
     Status s = LockBefore(trx, t, *k, mode, rec_type);
     if (!s.ok()) {
@@ -1431,13 +1661,19 @@ Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const s
   return Status::OK();
 }
 
+std::optional<uint64_t> Engine::NextAutoIncrement(uint64_t table_id) const {
+  Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
+  if (!t.ok()) return std::nullopt;
+  std::lock_guard lock((*t)->mu);
+  return (*t)->auto_inc_next;
+}
+
 Status Engine::IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view index_name, const Row& key,
                            const std::function<bool(const Row&)>& fn) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
   if (!th.ok()) return th.status();
-  const TableHandle& t = **th;
-  const TableDef& def = *t.def;
+  const TableDef& def = *(*th)->def;
   auto same_name = [](std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
@@ -1451,49 +1687,124 @@ Status Engine::IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view i
   for (size_t i = 1; i < def.indexes.size(); ++i) {
     if (same_name(def.indexes[i].name, index_name)) index = i;
   }
-  if (index == 0 || t.secondary[index - 1] == nullptr) {
+  if (index == 0 || (*th)->secondary[index - 1] == nullptr) {
     return Status::InvalidArgument(fmt::format("engine: no secondary index '{}' on {}", index_name, def.name));
   }
-  const IndexDef& idx = def.indexes[index];
-  if (key.size() != idx.parts.size()) return Status::InvalidArgument("engine: wrong number of index key values");
-  Row sparse(def.columns.size());
-  for (size_t i = 0; i < idx.parts.size(); ++i) {
-    RowValue v = key[i];
-    if (!IsNull(v)) SLUICE_RETURN_IF_ERROR(CheckColumnValue(def.columns[idx.parts[i].column], &v, 1));
-    sparse[idx.parts[i].column] = std::move(v);
+  if (key.size() != def.indexes[index].parts.size()) {
+    return Status::InvalidArgument("engine: wrong number of index key values");
   }
-  Result<std::string> ikey = EncodeIndexKey(def, idx, sparse);
-  if (!ikey.ok()) return ikey.status();
+  const KeyBound bound{key, true};
+  return IndexScan(trx, table_id, index, &bound, &bound, /*reverse=*/false, fn);
+}
+
+Result<std::optional<Row>> Engine::VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key) {
+  Result<std::optional<Row>> row = std::optional<Row>();
+  for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
+    std::string value;
+    Result<bool> found = t.clustered->Get(key, &value);
+    if (!found.ok()) return found.status();
+    if (!*found) return std::optional<Row>();
+    row = VisibleRow(trx, t, value);
+    if (row.ok() || row.status().code() != Status::Code::kCorruption) break;
+  }
+  return row;
+}
+
+Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo, const KeyBound* hi,
+                         bool reverse, const std::function<bool(const Row&)>& fn) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
+  if (!th.ok()) return th.status();
+  const TableHandle& t = **th;
+  const TableDef& def = *t.def;
+  if (index >= def.indexes.size() || (index > 0 && t.secondary[index - 1] == nullptr)) {
+    return Status::InvalidArgument(fmt::format("engine: no index #{} on {}", index, def.name));
+  }
+  const IndexDef& idx = def.indexes[index];
+  const BTree& tree = index == 0 ? *t.clustered : *t.secondary[index - 1];
+  std::string lo_key, hi_key;
+  for (auto [bound, out] : {std::pair{lo, &lo_key}, std::pair{hi, &hi_key}}) {
+    if (bound == nullptr) continue;
+    if (bound->key.empty() || bound->key.size() > idx.parts.size()) {
+      return Status::InvalidArgument("engine: wrong number of index key values");
+    }
+    Result<std::string> k = EncodeKeyPrefix(def, idx, bound->key);
+    if (!k.ok()) return k.status();
+    *out = std::move(k).value();
+  }
+  // Whether `key` lies before the lower / after the upper bound.
+  auto before_lo = [&](std::string_view key) {
+    if (lo == nullptr) return false;
+    const int c = ComparePrefix(key, lo_key);
+    return c < 0 || (c == 0 && !lo->inclusive);
+  };
+  auto after_hi = [&](std::string_view key) {
+    if (hi == nullptr) return false;
+    const int c = ComparePrefix(key, hi_key);
+    return c > 0 || (c == 0 && !hi->inclusive);
+  };
   (void)trx_sys_->GetReadView(*trx.trx_);  // the view before the read
-  BTree::Cursor c = t.secondary[index - 1]->NewCursor();
-  SLUICE_RETURN_IF_ERROR(c.Seek(*ikey));
-  while (c.Valid() && c.key().starts_with(*ikey)) {
-    const std::string pk(c.key().substr(ikey->size()));
+  BTree::Cursor c = tree.NewCursor();
+  // Position on the first key of the range in the scan's direction. Past
+  // an inclusive bound means past every key starting with it: its prefix
+  // successor.
+  if (!reverse) {
+    if (lo == nullptr) {
+      SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
+    } else if (lo->inclusive) {
+      SLUICE_RETURN_IF_ERROR(c.Seek(lo_key));
+    } else if (std::optional<std::string> next = PrefixSuccessor(lo_key)) {
+      SLUICE_RETURN_IF_ERROR(c.Seek(*next));
+    } else {
+      return Status::OK();  // nothing sorts after the bound
+    }
+  } else {
+    std::optional<std::string> end;  // the first key past the range
+    if (hi != nullptr) end = hi->inclusive ? PrefixSuccessor(hi_key) : std::optional<std::string>(hi_key);
+    if (end) {
+      SLUICE_RETURN_IF_ERROR(c.Seek(*end));
+      SLUICE_RETURN_IF_ERROR(c.Valid() ? c.Prev() : c.SeekToLast());
+    } else {
+      SLUICE_RETURN_IF_ERROR(c.SeekToLast());
+    }
+  }
+  uint64_t returned = 0;
+  Status result;
+  for (; c.Valid(); result = reverse ? c.Prev() : c.Next()) {  // a failed move ends the loop: !Valid()
+    const std::string_view key = c.key();
+    if (reverse ? before_lo(key) : after_hi(key)) break;
     Result<std::optional<Row>> row = std::optional<Row>();
-    for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
-      std::string value;
-      Result<bool> found = t.clustered->Get(pk, &value);
-      if (!found.ok()) return found.status();
-      if (!*found) {
-        row = std::optional<Row>();
+    if (index == 0) {
+      row = VisibleRow(trx, t, c.value());
+      if (!row.ok() && row.status().code() == Status::Code::kCorruption) row = VisibleRowAt(trx, t, key);
+    } else {
+      Result<size_t> klen = IndexKeyLength(def, idx, key);
+      if (!klen.ok()) {
+        result = klen.status();
         break;
       }
-      row = VisibleRow(trx, t, value);
-      if (row.ok() || row.status().code() != Status::Code::kCorruption) break;
-    }
-    if (!row.ok()) return row.status();
-    if (row->has_value()) {
-      // Entries are not versioned: the visible version must still have the key.
-      Result<std::string> k = EncodeIndexKey(def, idx, **row);
-      if (!k.ok()) return k.status();
-      if (*k == *ikey) {
-        Count(kRowsRead);
-        if (!fn(**row)) break;
+      row = VisibleRowAt(trx, t, key.substr(*klen));
+      if (row.ok() && row->has_value()) {
+        // Entries are not versioned: the visible version must still have
+        // this entry's key (else it comes under its own key's entry).
+        Result<std::string> k = EncodeIndexKey(def, idx, **row);
+        if (!k.ok()) {
+          result = k.status();
+          break;
+        }
+        if (*k != key.substr(0, *klen)) row = std::optional<Row>();
       }
     }
-    SLUICE_RETURN_IF_ERROR(c.Next());
+    if (!row.ok()) {
+      result = row.status();
+      break;
+    }
+    if (!row->has_value()) continue;
+    ++returned;
+    if (!fn(**row)) break;
   }
-  return Status::OK();
+  Count(kRowsRead, returned);
+  return result;
 }
 
 Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row) {

@@ -65,9 +65,9 @@
 // updated key, the entry of a deleted row) is KEPT, because an older read
 // view may still need it to find the old version; only purge (not yet
 // written) may remove it. So the secondary trees are a superset of the
-// visible rows' keys, and IndexLookup re-checks each candidate: it builds
-// the version its read view sees from the clustered record and returns it
-// only when that version still has the looked-up key. Rollback (and
+// visible rows' keys, and IndexLookup/IndexScan re-check each candidate:
+// they build the version the read view sees from the clustered record and
+// return it only when that version still has the entry's key. Rollback (and
 // RollbackToSavepoint) removes exactly the entries the undone changes
 // added (EngineTrx remembers them per undo record; an entry that existed
 // already is left alone), so the trees end as they were.
@@ -105,9 +105,17 @@
 // at the end of the log, sweeps every table once (in the purge thread) for
 // delete-marked records and secondary entries no row version has.
 //
+// DDL is not transactional but crash-safe: each catalog change is one atomic
+// write, made after the pages it names are durable, and Open (CleanUpDdl)
+// drops what a crash left half done: a table or index whose root was never
+// recorded, a rebuild's temporary table (kTempTablePrefix: ALTER TABLE by
+// copy and TRUNCATE swap the new table in with one catalog write), and
+// tablespace files no table refers to.
+//
 // Thread-safety: Engine methods may be called concurrently from any thread,
-// each EngineTrx by one thread at a time. DDL (CreateTable/DropTable) must
-// not run concurrently with DML on the same table.
+// each EngineTrx by one thread at a time. DDL (CreateTable, DropTable,
+// RenameTables, RebuildTable, ...) must not run concurrently with DML on
+// the same table.
 // Lock order: tables_mu_ -> TableHandle::mu (auto-increment) ; lock-manager
 // waits happen with no engine mutex and no page latch held.
 // Blocking: Insert/Update/Delete block on row locks up to the lock wait
@@ -155,7 +163,8 @@ class Engine;
 // Row counters, named as MySQL's status variables. Counted when the
 // operation succeeds (a rolled-back change stays counted, as in InnoDB).
 //   Innodb_rows_inserted: rows Insert() added
-//   Innodb_rows_read:     rows returned by Get/Scan/ScanRange/IndexLookup
+//   Innodb_rows_read:     rows returned by Get/Scan/ScanRange/IndexLookup/
+//                         IndexScan and the locking reads
 //   Innodb_rows_updated:  rows Update() changed (returned true)
 //   Innodb_rows_deleted:  rows Delete() delete-marked (returned true)
 struct EngineCounters {
@@ -304,12 +313,49 @@ class Engine {
 
   // --- DDL (not transactional) ---
   Status CreateDatabase(const DatabaseDef& db);  // 1007 when it exists
-  // Catalog::CreateTable's errors; creates the tablespace file
-  // <datadir>/space_<id>.ibd, the clustered and secondary trees, and
-  // records their roots.
+  // Catalog::CreateTable's errors, and 1103 "Incorrect table name" for a
+  // name starting with kTempTablePrefix (the engine's own); creates the
+  // tablespace file <datadir>/space_<id>.ibd, the clustered and secondary
+  // trees, and records their roots.
   Result<std::shared_ptr<const TableDef>> CreateTable(TableDef table);
   // 1051 when missing. REQUIRES: no transaction uses the table.
   Status DropTable(std::string_view schema, std::string_view name);
+  // RENAME TABLE: Catalog::RenameTables (1146 missing, 1049 unknown
+  // database, 1050 target exists; all steps or none, in one catalog
+  // write), plus 1103 for a temporary name. The table keeps its id, space
+  // and trees. REQUIRES: no transaction uses the tables.
+  Status RenameTables(const std::vector<TableRename>& renames);
+  Status RenameTable(std::string_view schema, std::string_view name, std::string_view new_schema,
+                     std::string_view new_name);
+
+  // ALTER TABLE by copy ("rebuild"): the row of the old table -> the row of
+  // the new one (its number counts from 1, for messages), or the error
+  // that aborts the rebuild.
+  using RowConverter = std::function<Result<Row>(const Row& row, uint64_t row_number)>;
+  // Builds `new_def` (a definition as for CreateTable) as a new table named
+  // kTempTablePrefix... in the old table's database, copies every row of
+  // `schema`.`name` into it through `convert` (in batches of committed
+  // inserts: AUTO_INCREMENT values are filled, 1062 is checked), makes it
+  // durable, and then, in ONE catalog write, drops the old table and names
+  // the new one new_def.schema.new_def.name (the old name, or another for
+  // ALTER ... RENAME); the old tablespace goes last. Returns the number of
+  // rows copied. The AUTO_INCREMENT counter starts at `auto_increment`
+  // when given (AUTO_INCREMENT=n; copied values may raise it), else at the
+  // old table's. A null `convert` copies nothing (TRUNCATE).
+  // Errors: 1146 missing, 1049 / 1050 / 1103 for a new name, CreateTable's
+  // validation errors, `convert`'s, 1062 "Duplicate entry 'v' for key
+  // '<old name>.<index>'": then the temporary table is dropped and nothing
+  // changed. Crash safety: until the catalog write the old table is the
+  // one named, and Open drops every table with a temporary name (and its
+  // space); after it the new one is, with every row durable, and Open
+  // removes the old space if it was left.
+  // REQUIRES: no transaction uses the table, and no other DDL on it runs.
+  Result<uint64_t> RebuildTable(std::string_view schema, std::string_view name, TableDef new_def,
+                                const RowConverter& convert, std::optional<uint64_t> auto_increment = std::nullopt);
+  // TRUNCATE TABLE: a rebuild with no rows (so as crash-safe), the same
+  // definition and the AUTO_INCREMENT counter back at 1. 1146 when missing.
+  // REQUIRES: as RebuildTable.
+  Status TruncateTable(std::string_view schema, std::string_view name);
   // 1008 when missing; drops its tables too. REQUIRES: no transaction uses them.
   Status DropDatabase(std::string_view name);
   // CREATE INDEX / ALTER TABLE ADD INDEX: builds secondary index `index`
@@ -324,6 +370,10 @@ class Engine {
   Status DropIndex(std::string_view schema, std::string_view table, std::string_view index);
   // nullptr when missing.
   std::shared_ptr<const TableDef> FindTable(std::string_view schema, std::string_view name) const;
+  // The value the table's next generated AUTO_INCREMENT would take (SHOW
+  // CREATE TABLE's AUTO_INCREMENT=, information_schema.TABLES); nullopt for
+  // an unknown table.
+  std::optional<uint64_t> NextAutoIncrement(uint64_t table_id) const;
 
   // --- transactions ---
   std::unique_ptr<EngineTrx> Begin(IsolationLevel isolation = IsolationLevel::kRepeatableRead);
@@ -405,6 +455,9 @@ class Engine {
   //   (or the table's supremum): no phantom can appear in the range. In
   //   READ COMMITTED and READ UNCOMMITTED only the records are locked.
   //   At most `limit` rows (0: all); stops early when `fn` returns false.
+  //   `from_pk` and `to_pk` may give only the leading PRIMARY KEY parts:
+  //   the range then runs from the first key with those leading values
+  //   through the last one.
   // Inserts take an insert-intention lock on the next key, so they wait
   // for those gap locks. Locks are taken on keys (see RecordId above), and
   // a scan re-checks after each lock that no key appeared before the one
@@ -419,8 +472,36 @@ class Engine {
   // per key part, in part order; a NULL matches NULL, as IS NULL), in
   // clustered key order; stops early when `fn` returns false. No locks.
   // InvalidArgument for an unknown table/index or a wrong value count.
+  // (IndexScan with both bounds `key`, inclusive.)
   Status IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view index_name, const Row& key,
                      const std::function<bool(const Row&)>& fn);
+
+  // One end of an IndexScan range: values for the first key.size() parts
+  // of the index (at least one, at most all), in part order; a NULL value
+  // is the NULL key part (which sorts first). The end is compared on those
+  // parts only, so {5} inclusive as a lower bound starts at the first key
+  // whose first part is 5, and as an upper bound ends after the last one.
+  struct KeyBound {
+    Row key;
+    bool inclusive = true;
+  };
+
+  // The rows `trx`'s read view sees whose key in index `index` (a position
+  // in TableDef::indexes: 0 is the clustered index, keyed by the PRIMARY
+  // KEY; the others are secondary) lies between `lo` and `hi` (null: no
+  // bound), in the index's order: by key, then (secondary) by clustered
+  // key, a DESC key part's values descending; backwards when `reverse`.
+  // Stops early when `fn` returns false. A secondary entry yields its row
+  // only when the version the view sees still has the entry's key (entries
+  // are not versioned; see "Secondary indexes" above), so every row comes
+  // once, under the key its visible version has. No locks, at every
+  // isolation level (a SERIALIZABLE reader wanting shared locks uses
+  // GetLocked/ScanLocked). InvalidArgument for an unknown table or index,
+  // a bound with no value or more values than key parts (any bound on a
+  // GEN_CLUST_INDEX), or a value of the wrong kind; CheckColumnValue's
+  // errors for a value the key column cannot hold.
+  Status IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo, const KeyBound* hi,
+                   bool reverse, const std::function<bool(const Row&)>& fn);
 
   // The row counters summed over all shards (a racy but monotonic snapshot
   // while other threads work).
@@ -458,6 +539,12 @@ class Engine {
   // index id (a new index's tree comes in `added`), and its counters.
   Status ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_index_id,
                      std::unique_ptr<BTree> added);
+  // CreateTable / DropTable without the name check. REQUIRES: ddl_mu_ held.
+  Result<std::shared_ptr<const TableDef>> CreateTableLocked(TableDef table);
+  Status DropTableLocked(std::string_view schema, std::string_view name);
+  // RebuildTable's copy: every row of table `from` through `convert` into
+  // table `to`; *copied counts the rows inserted.
+  Status CopyRows(uint64_t from, uint64_t to, const RowConverter& convert, uint64_t* copied);
   // Open() steps: drops half-created tables and orphan tablespace files;
   // replays the redo log; rolls back / re-prepares the transactions it
   // found unfinished.
@@ -521,7 +608,9 @@ class Engine {
   std::string SpacePath(uint32_t space_id) const;
   // Detaches a dropped table's tablespace from the pool and deletes its file.
   Status RemoveSpace(uint32_t space_id);
-  Result<std::string> KeyFromPk(const TableDef& def, const Row& pk) const;
+  // The clustered key of `pk`; with `allow_prefix`, `pk` may hold only the
+  // leading PRIMARY KEY parts (their encoding: a prefix of the keys).
+  Result<std::string> KeyFromPk(const TableDef& def, const Row& pk, bool allow_prefix = false) const;
   // Gives `trx` an id and an undo log (first write), and locks the table IX
   // and the record X REC_NOT_GAP.
   Status PrepareWrite(EngineTrx& trx, const TableHandle& t, std::string_view key);
@@ -537,6 +626,9 @@ class Engine {
   Result<std::optional<StoredRecord>> ReadLatest(const TableHandle& t, std::string_view key) const;
   Result<std::optional<Row>> VisibleRow(EngineTrx& trx, const TableHandle& t,
                                         std::string_view record);
+  // The version of the row with clustered key `key` that `trx`'s view sees
+  // (nullopt: none), re-reading the record after a lost rollback race.
+  Result<std::optional<Row>> VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key);
   Status InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row);
   Status DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key,
                           const StoredRecord& cur);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -757,6 +758,245 @@ TEST_F(EngineTest, ScanRangeStartsAtTheKeyAndStopsAtTheLimit) {
   ASSERT_TRUE(engine_->Commit(*trx).ok());
 }
 
+// ---- RENAME TABLE, rebuilds (ALTER TABLE by copy), TRUNCATE
+
+// Every row of table `id`, in clustered order.
+std::vector<Row> AllRows(Engine& e, uint64_t id) {
+  std::vector<Row> rows;
+  auto trx = e.Begin();
+  Status s = e.Scan(*trx, id, [&](const Row& r) {
+    rows.push_back(r);
+    return true;
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(e.Commit(*trx).ok());
+  return rows;
+}
+
+// The names of the tables in `db`, temporary ones included.
+std::vector<std::string> AllTableNames(Engine& e, std::string_view db) {
+  std::vector<std::string> names;
+  for (const auto& t : e.catalog().snapshot()->AllTablesIn(db)) names.push_back(t->name);
+  return names;
+}
+
+TEST_F(EngineTest, RenameTableMovesRowsIndexesAndDatabase) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 20)});
+  ASSERT_TRUE(engine_->CreateDatabase(DatabaseDef{"db2"}).ok());
+  ASSERT_TRUE(engine_->CreateTable(TableDef{.schema = "db2", .name = "taken", .columns = {Col("x", ColumnType::kInt)}})
+                  .ok());
+  EXPECT_EQ(engine_->RenameTable("db", "nope", "db", "x").mysql_errno(), 1146);
+  EXPECT_EQ(engine_->RenameTable("db", "t1", "db2", "taken").mysql_errno(), 1050);
+  EXPECT_EQ(engine_->RenameTable("db", "t1", "nodb", "t1").mysql_errno(), 1049);
+  EXPECT_EQ(engine_->RenameTable("db", "t1", "db", "#sql-x").mysql_errno(), 1103);
+  EXPECT_EQ(engine_->CreateTable(TableDef{.schema = "db", .name = "#sql-1", .columns = {Col("x", ColumnType::kInt)}})
+                .status()
+                .mysql_errno(),
+            1103);
+
+  ASSERT_TRUE(engine_->RenameTable("db", "t1", "db2", "moved").ok());
+  EXPECT_EQ(engine_->FindTable("db", "t1"), nullptr);
+  auto def = engine_->FindTable("db2", "moved");
+  ASSERT_NE(def, nullptr);
+  EXPECT_EQ(def->id, t1_);  // same table, same trees
+  {
+    auto trx = engine_->Begin();
+    EXPECT_EQ(Get(*trx, 2), R(2, "b", 20));
+    EXPECT_EQ(LookupIds(*engine_, *trx, t1_, "v_idx", {std::string("a")}), (std::vector<int64_t>{1}));
+    ASSERT_TRUE(engine_->Insert(*trx, t1_, R(3, "a", 30)).ok());
+    auto dup = engine_->Insert(*trx, t1_, R(3, "c", 30));
+    EXPECT_EQ(dup.status().message(), "Duplicate entry '3' for key 'moved.PRIMARY'");
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  // Several renames at once, as a swap through a third name.
+  ASSERT_TRUE(engine_->RenameTables({{"db2", "moved", "db2", "tmp"},
+                                     {"db2", "taken", "db2", "moved"},
+                                     {"db2", "tmp", "db2", "taken"}})
+                  .ok());
+  EXPECT_EQ(engine_->FindTable("db2", "taken")->id, t1_);
+  ASSERT_TRUE(engine_->Close().ok());
+  engine_.reset();
+  OpenEngine();
+  EXPECT_EQ(engine_->FindTable("db2", "taken")->id, t1_);
+  EXPECT_EQ(AllRows(*engine_, t1_).size(), 3u);
+  ASSERT_TRUE(engine_->CheckTable(t1_).ok());
+}
+
+// t1 with a new column `w` (INT) first and without `n`: the converter of
+// such a rebuild.
+TableDef T1Altered() {
+  TableDef t;
+  t.schema = "db";
+  t.name = "t1";
+  t.columns.push_back(Col("w", ColumnType::kInt));
+  t.columns.push_back(Col("id", ColumnType::kBigInt, false));
+  ColumnDef v = Col("v", ColumnType::kVarChar);
+  v.length = 32;
+  t.columns.push_back(v);
+  t.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  t.indexes.push_back(Idx("v_idx", {"v"}, false));
+  return t;
+}
+
+Result<Row> ToAltered(const Row& row, uint64_t) { return Row{int64_t{7}, row[0], row[1]}; }
+
+TEST_F(EngineTest, RebuildCopiesConvertedRowsAndReplacesTheTable) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 20), R(3, "a", 30)});
+  const uint32_t old_space = engine_->FindTable("db", "t1")->space_id;
+  auto copied = engine_->RebuildTable("db", "t1", T1Altered(), ToAltered);
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_EQ(*copied, 3u);
+  auto def = engine_->FindTable("db", "t1");
+  ASSERT_NE(def, nullptr);
+  EXPECT_NE(def->id, t1_);  // a new table in a new space
+  EXPECT_EQ(def->columns[0].name, "w");
+  EXPECT_EQ(engine_->catalog().snapshot()->FindTableById(t1_), nullptr);
+  EXPECT_FALSE(*fs_.Exists("/data/space_" + std::to_string(old_space) + ".ibd"));
+  EXPECT_EQ(AllTableNames(*engine_, "db"), (std::vector<std::string>{"t1"}));
+  const uint64_t id = def->id;
+  EXPECT_EQ(AllRows(*engine_, id),
+            (std::vector<Row>{{int64_t{7}, int64_t{1}, std::string("a")},
+                              {int64_t{7}, int64_t{2}, std::string("b")},
+                              {int64_t{7}, int64_t{3}, std::string("a")}}));
+  {
+    auto trx = engine_->Begin();
+    std::vector<int64_t> ids;
+    ASSERT_TRUE(engine_->IndexLookup(*trx, id, "v_idx", {std::string("a")}, [&](const Row& r) {
+                       ids.push_back(std::get<int64_t>(r[1]));
+                       return true;
+                     }).ok());
+    EXPECT_EQ(ids, (std::vector<int64_t>{1, 3}));
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->CheckTable(id).ok());
+  ASSERT_TRUE(engine_->Close().ok());
+  engine_.reset();
+  OpenEngine();
+  EXPECT_EQ(engine_->FindTable("db", "t1")->id, id);
+  EXPECT_EQ(AllRows(*engine_, id).size(), 3u);
+  EXPECT_EQ(engine_->recovery_info().incomplete_ddl, 0u);
+}
+
+TEST_F(EngineTest, FailedRebuildLeavesTheTableAsItWas) {
+  InsertCommitted({R(1, "a", 10), R(2, "b", 10), R(3, "c", 30)});
+  const std::vector<Row> before = AllRows(*engine_, t1_);
+  // The converter's error aborts (e.g. strict mode's 1264).
+  auto failed = engine_->RebuildTable("db", "t1", T1Altered(), [](const Row& row, uint64_t n) -> Result<Row> {
+    if (n == 2) return Status::MySQL(1264, "22003", "Out of range value for column 'w' at row 2");
+    return ToAltered(row, n);
+  });
+  EXPECT_EQ(failed.status().mysql_errno(), 1264);
+  // A new UNIQUE key over duplicates: 1062 naming the altered table.
+  TableDef unique = *engine_->FindTable("db", "t1");
+  unique.indexes.push_back(Idx("n_idx", {"n"}, false));
+  unique.indexes.back().unique = true;
+  failed = engine_->RebuildTable("db", "t1", unique, [](const Row& row, uint64_t) -> Result<Row> { return row; });
+  EXPECT_EQ(failed.status().mysql_errno(), 1062);
+  EXPECT_EQ(failed.status().message(), "Duplicate entry '10' for key 't1.n_idx'");
+  // The new name taken: nothing is copied.
+  ASSERT_TRUE(engine_->CreateTable(TableDef{.schema = "db", .name = "u", .columns = {Col("x", ColumnType::kInt)}})
+                  .ok());
+  TableDef renamed = T1Altered();
+  renamed.name = "u";
+  EXPECT_EQ(engine_->RebuildTable("db", "t1", renamed, ToAltered).status().mysql_errno(), 1050);
+  EXPECT_EQ(engine_->RebuildTable("db", "nope", renamed, ToAltered).status().mysql_errno(), 1146);
+
+  EXPECT_EQ(engine_->FindTable("db", "t1")->id, t1_);
+  EXPECT_EQ(AllRows(*engine_, t1_), before);
+  EXPECT_EQ(AllTableNames(*engine_, "db"), (std::vector<std::string>{"t1", "u"}));
+  EXPECT_EQ(engine_->catalog().ReferencedSpaces().size(), 2u);
+  ASSERT_TRUE(engine_->CheckTable(t1_).ok());
+}
+
+TEST_F(EngineTest, RebuildCarriesTheAutoIncrementCounterAndMayRename) {
+  TableDef ai;
+  ai.schema = "db";
+  ai.name = "ai";
+  ColumnDef id = Col("id", ColumnType::kBigInt, false);
+  id.auto_increment = true;
+  ai.columns.push_back(id);
+  ai.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  auto adef = engine_->CreateTable(ai);
+  ASSERT_TRUE(adef.ok());
+  {
+    auto trx = engine_->Begin();
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(engine_->Insert(*trx, (*adef)->id, Row{RowValue()}).ok());
+    ASSERT_TRUE(*engine_->Delete(*trx, (*adef)->id, Row{int64_t{5}}));
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->CreateDatabase(DatabaseDef{"db2"}).ok());
+  TableDef next = ai;
+  next.schema = "db2";
+  next.name = "renamed";
+  next.columns.push_back(Col("extra", ColumnType::kInt));
+  auto copied = engine_->RebuildTable("db", "ai", next, [](const Row& row, uint64_t) -> Result<Row> {
+    return Row{row[0], RowValue()};
+  });
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_EQ(*copied, 4u);
+  EXPECT_EQ(engine_->FindTable("db", "ai"), nullptr);
+  auto def = engine_->FindTable("db2", "renamed");
+  ASSERT_NE(def, nullptr);
+  auto trx = engine_->Begin();
+  auto gen = engine_->Insert(*trx, def->id, Row{RowValue(), RowValue()});
+  ASSERT_TRUE(gen.ok());
+  EXPECT_EQ(*gen, 6u);  // 5 was used before the rebuild
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  // AUTO_INCREMENT = n sets it (copied values can only raise it).
+  copied = engine_->RebuildTable("db2", "renamed", *def, [](const Row& row, uint64_t) -> Result<Row> { return row; },
+                                 100);
+  ASSERT_TRUE(copied.ok());
+  def = engine_->FindTable("db2", "renamed");
+  auto trx2 = engine_->Begin();
+  gen = engine_->Insert(*trx2, def->id, Row{RowValue(), RowValue()});
+  ASSERT_TRUE(gen.ok());
+  EXPECT_EQ(*gen, 100u);
+  ASSERT_TRUE(engine_->Commit(*trx2).ok());
+}
+
+TEST_F(EngineTest, TruncateEmptiesTheTableAndResetsAutoIncrement) {
+  TableDef ai;
+  ai.schema = "db";
+  ai.name = "ai";
+  ColumnDef id = Col("id", ColumnType::kBigInt, false);
+  id.auto_increment = true;
+  ai.columns.push_back(id);
+  ai.columns.push_back(Col("n", ColumnType::kInt));
+  ai.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  ai.indexes.push_back(Idx("n_idx", {"n"}, false));
+  auto adef = engine_->CreateTable(ai);
+  ASSERT_TRUE(adef.ok());
+  {
+    auto trx = engine_->Begin();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(engine_->Insert(*trx, (*adef)->id, Row{RowValue(), int64_t{i}}).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  EXPECT_EQ(engine_->TruncateTable("db", "nope").mysql_errno(), 1146);
+  ASSERT_TRUE(engine_->TruncateTable("db", "ai").ok());
+  auto def = engine_->FindTable("db", "ai");
+  ASSERT_NE(def, nullptr);
+  EXPECT_NE(def->FindIndex("n_idx"), nullptr);
+  EXPECT_TRUE(AllRows(*engine_, def->id).empty());
+  auto trx = engine_->Begin();
+  auto gen = engine_->Insert(*trx, def->id, Row{RowValue(), int64_t{9}});
+  ASSERT_TRUE(gen.ok());
+  EXPECT_EQ(*gen, 1u);
+  EXPECT_EQ(LookupIds(*engine_, *trx, def->id, "n_idx", {int64_t{9}}), (std::vector<int64_t>{1}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  // A table without a PRIMARY KEY (hidden row ids) too.
+  auto hdef = engine_->CreateTable(TableDef{.schema = "db", .name = "h", .columns = {Col("x", ColumnType::kInt)}});
+  ASSERT_TRUE(hdef.ok());
+  {
+    auto trx2 = engine_->Begin();
+    ASSERT_TRUE(engine_->Insert(*trx2, (*hdef)->id, Row{int64_t{1}}).ok());
+    ASSERT_TRUE(engine_->Commit(*trx2).ok());
+  }
+  ASSERT_TRUE(engine_->TruncateTable("db", "h").ok());
+  def = engine_->FindTable("db", "h");
+  EXPECT_TRUE(def->has_hidden_row_id());
+  EXPECT_TRUE(AllRows(*engine_, def->id).empty());
+}
+
 }  // namespace
 }  // namespace sluice::storage
 
@@ -844,6 +1084,273 @@ TEST_F(LockingReadTest, MissingRowForShareLocksItsGapAndSerializableReadsLock) {
   EXPECT_EQ(engine_->Update(*w, t1_, Pk(10), R(10, "x", 0)).status().mysql_errno(), 1205);
   ASSERT_TRUE(engine_->Rollback(*w).ok());
   ASSERT_TRUE(engine_->Commit(*ser).ok());
+}
+
+}  // namespace
+}  // namespace sluice::storage
+
+namespace sluice::storage {
+namespace {
+
+// IndexScan over t2(id BIGINT PRIMARY KEY, k INT NULL, c VARCHAR(8) NULL,
+// KEY k_idx(k), KEY kc_idx(k, c), KEY kd_idx(k DESC)) and a table with a
+// two-part PRIMARY KEY, t3(a INT, b INT, PRIMARY KEY(a, b)).
+class IndexScanTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    TableDef t2;
+    t2.schema = "db";
+    t2.name = "t2";
+    t2.columns.push_back(Col("id", ColumnType::kBigInt, false));
+    t2.columns.push_back(Col("k", ColumnType::kInt));
+    ColumnDef c = Col("c", ColumnType::kVarChar);
+    c.length = 8;
+    t2.columns.push_back(c);
+    t2.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+    t2.indexes.push_back(Idx("k_idx", {"k"}, false));
+    t2.indexes.push_back(Idx("kc_idx", {"k", "c"}, false));
+    IndexDef kd = Idx("kd_idx", {"k"}, false);
+    kd.parts[0].desc = true;
+    t2.indexes.push_back(kd);
+    auto def2 = engine_->CreateTable(t2);
+    ASSERT_TRUE(def2.ok()) << def2.status().ToString();
+    t2_ = (*def2)->id;
+    TableDef t3;
+    t3.schema = "db";
+    t3.name = "t3";
+    t3.columns.push_back(Col("a", ColumnType::kInt, false));
+    t3.columns.push_back(Col("b", ColumnType::kInt, false));
+    t3.indexes.push_back(Idx("PRIMARY", {"a", "b"}, true));
+    auto def3 = engine_->CreateTable(t3);
+    ASSERT_TRUE(def3.ok()) << def3.status().ToString();
+    t3_ = (*def3)->id;
+
+    auto trx = engine_->Begin();
+    for (Row row : {Row{int64_t{1}, int64_t{5}, std::string("x")}, Row{int64_t{2}, int64_t{3}, std::string("b")},
+                    Row{int64_t{3}, int64_t{5}, std::string("a")}, Row{int64_t{4}, RowValue{}, std::string("n")},
+                    Row{int64_t{5}, int64_t{8}, std::string("z")}, Row{int64_t{6}, int64_t{1}, std::string("q")},
+                    Row{int64_t{7}, int64_t{5}, std::string("c")}}) {
+      ASSERT_TRUE(engine_->Insert(*trx, t2_, row).ok());
+    }
+    for (auto [a, b] : {std::pair{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}, {3, 1}}) {
+      ASSERT_TRUE(engine_->Insert(*trx, t3_, Row{int64_t{a}, int64_t{b}}).ok());
+    }
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+
+  using Bound = Engine::KeyBound;
+  static Bound B(Row key, bool inclusive = true) { return Bound{std::move(key), inclusive}; }
+
+  // Column 0 of each row IndexScan returns (t3: a * 10 + b); at most
+  // `stop_after` rows when not 0.
+  std::vector<int64_t> Ids(EngineTrx& trx, uint64_t table, size_t index, const Bound* lo, const Bound* hi,
+                           bool reverse = false, size_t stop_after = 0) {
+    std::vector<int64_t> ids;
+    Status s = engine_->IndexScan(trx, table, index, lo, hi, reverse, [&](const Row& row) {
+      ids.push_back(table == t3_ ? std::get<int64_t>(row[0]) * 10 + std::get<int64_t>(row[1])
+                                 : std::get<int64_t>(row[0]));
+      return ids.size() != stop_after;
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return ids;
+  }
+  std::vector<int64_t> K(EngineTrx& trx, const Bound* lo, const Bound* hi, bool reverse = false) {
+    return Ids(trx, t2_, kK, lo, hi, reverse);
+  }
+  static Row I(int64_t v) { return Row{v}; }
+
+  static constexpr size_t kK = 1, kKc = 2, kKd = 3;  // positions in t2's indexes
+  uint64_t t2_ = 0, t3_ = 0;
+  using V = std::vector<int64_t>;
+};
+
+TEST_F(IndexScanTest, SecondaryRangeInIndexOrderBothWays) {
+  auto trx = engine_->Begin();
+  const Bound ge3 = B(I(3)), gt3 = B(I(3), false), le5 = B(I(5)), lt5 = B(I(5), false), gt1 = B(I(1), false);
+  EXPECT_EQ(K(*trx, &ge3, &le5), (V{2, 1, 3, 7}));  // k, then id
+  EXPECT_EQ(K(*trx, &gt3, &le5), (V{1, 3, 7}));
+  EXPECT_EQ(K(*trx, &ge3, &lt5), (V{2}));
+  EXPECT_EQ(K(*trx, &gt1, nullptr), (V{2, 1, 3, 7, 5}));
+  EXPECT_EQ(K(*trx, nullptr, &lt5), (V{4, 6, 2}));  // NULL sorts first
+  EXPECT_EQ(K(*trx, &ge3, &le5, true), (V{7, 3, 1, 2}));
+  EXPECT_EQ(K(*trx, &gt3, &lt5, true), (V{}));
+  EXPECT_EQ(K(*trx, nullptr, nullptr, true), (V{5, 7, 3, 1, 2, 6, 4}));
+  EXPECT_EQ(K(*trx, nullptr, &le5, true), (V{7, 3, 1, 2, 6, 4}));
+  EXPECT_EQ(K(*trx, &gt1, nullptr, true), (V{5, 7, 3, 1, 2}));
+  // NULL as a bound value: IS NULL, and IS NOT NULL as "after NULL".
+  const Bound null = B(Row{RowValue{}}), after_null = B(Row{RowValue{}}, false);
+  EXPECT_EQ(K(*trx, &null, &null), (V{4}));
+  EXPECT_EQ(K(*trx, &after_null, nullptr), (V{6, 2, 1, 3, 7, 5}));
+  // Stops when fn says so, in either direction.
+  EXPECT_EQ(Ids(*trx, t2_, kK, &ge3, nullptr, false, 2), (V{2, 1}));
+  EXPECT_EQ(Ids(*trx, t2_, kK, nullptr, nullptr, true, 3), (V{5, 7, 3}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(IndexScanTest, PrefixBoundsOnATwoPartIndexAndDescKeyParts) {
+  auto trx = engine_->Begin();
+  const Bound k5 = B(I(5));
+  EXPECT_EQ(Ids(*trx, t2_, kKc, &k5, &k5), (V{3, 7, 1}));  // k = 5, ordered by c
+  EXPECT_EQ(Ids(*trx, t2_, kKc, &k5, &k5, true), (V{1, 7, 3}));
+  const Bound from_b = B(Row{int64_t{5}, std::string("b")});
+  EXPECT_EQ(Ids(*trx, t2_, kKc, &from_b, &k5), (V{7, 1}));  // k = 5 AND c >= 'b'
+  const Bound after_c = B(Row{int64_t{5}, std::string("c")}, false);
+  EXPECT_EQ(Ids(*trx, t2_, kKc, &after_c, nullptr), (V{1, 5}));
+  // A DESC part: the index's order is k descending (NULL last), and the
+  // bounds are ends in that order.
+  EXPECT_EQ(Ids(*trx, t2_, kKd, nullptr, nullptr), (V{5, 1, 3, 7, 2, 6, 4}));
+  const Bound d5 = B(I(5)), d3 = B(I(3));
+  EXPECT_EQ(Ids(*trx, t2_, kKd, &d5, &d3), (V{1, 3, 7, 2}));
+  EXPECT_EQ(Ids(*trx, t2_, kKd, &d5, &d3, true), (V{2, 7, 3, 1}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(IndexScanTest, ClusteredIndexForwardBackwardAndByPrimaryKeyPrefix) {
+  auto trx = engine_->Begin();
+  EXPECT_EQ(Ids(*trx, t2_, 0, nullptr, nullptr, true), (V{7, 6, 5, 4, 3, 2, 1}));
+  const Bound le5 = B(I(5)), gt3 = B(I(3), false), lt6 = B(I(6), false);
+  EXPECT_EQ(Ids(*trx, t2_, 0, nullptr, &le5, true, 2), (V{5, 4}));  // ORDER BY id DESC LIMIT 2
+  EXPECT_EQ(Ids(*trx, t2_, 0, &gt3, &lt6), (V{4, 5}));
+  EXPECT_EQ(Ids(*trx, t2_, 0, &gt3, &lt6, true), (V{5, 4}));
+  const Bound a2 = B(I(2));
+  EXPECT_EQ(Ids(*trx, t3_, 0, &a2, &a2), (V{21, 22, 23}));
+  EXPECT_EQ(Ids(*trx, t3_, 0, &a2, &a2, true), (V{23, 22, 21}));
+  const Bound after_22 = B(Row{int64_t{2}, int64_t{2}}, false), a3 = B(I(3));
+  EXPECT_EQ(Ids(*trx, t3_, 0, &after_22, &a3), (V{23, 31}));
+  const Bound before_22 = B(Row{int64_t{2}, int64_t{2}}, false);
+  EXPECT_EQ(Ids(*trx, t3_, 0, nullptr, &before_22, true), (V{21, 12, 11}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(IndexScanTest, BadArgumentsAreInvalid) {
+  auto trx = engine_->Begin();
+  auto scan = [&](uint64_t table, size_t index, const Bound* lo) {
+    return engine_->IndexScan(*trx, table, index, lo, nullptr, false, [](const Row&) { return true; });
+  };
+  const Bound empty, too_many = B(Row{int64_t{1}, int64_t{2}}), wrong_kind = B(Row{std::string("x")});
+  EXPECT_FALSE(scan(t2_, 4, nullptr).ok());
+  EXPECT_FALSE(scan(t2_, kK, &empty).ok());
+  EXPECT_FALSE(scan(t2_, kK, &too_many).ok());
+  EXPECT_FALSE(scan(t2_, kK, &wrong_kind).ok());
+  EXPECT_FALSE(scan(t2_ + 1000, 0, nullptr).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+}
+
+TEST_F(IndexScanTest, AnOlderReadViewSeesTheOldKeys) {
+  auto reader = engine_->Begin(IsolationLevel::kRepeatableRead);
+  const Bound k3 = B(I(3)), k5 = B(I(5)), k9 = B(I(9));
+  EXPECT_EQ(K(*reader, &k5, &k5), (V{1, 3, 7}));  // the view is taken here
+  auto writer = engine_->Begin();
+  ASSERT_TRUE(*engine_->Update(*writer, t2_, Row{int64_t{1}}, Row{int64_t{1}, int64_t{9}, std::string("x")}));
+  ASSERT_TRUE(*engine_->Delete(*writer, t2_, Row{int64_t{2}}));
+  ASSERT_TRUE(engine_->Insert(*writer, t2_, Row{int64_t{8}, int64_t{5}, std::string("m")}).ok());
+  // The writer sees its own changes; the reader does not, committed or not.
+  EXPECT_EQ(K(*writer, &k5, &k5), (V{3, 7, 8}));
+  EXPECT_EQ(K(*writer, &k9, &k9), (V{1}));
+  EXPECT_EQ(K(*reader, &k9, &k9), (V{}));
+  ASSERT_TRUE(engine_->Commit(*writer).ok());
+  EXPECT_EQ(K(*reader, &k5, &k5), (V{1, 3, 7}));
+  EXPECT_EQ(K(*reader, &k3, &k3), (V{2}));
+  EXPECT_EQ(K(*reader, &k9, &k9), (V{}));
+  EXPECT_EQ(K(*reader, &k3, nullptr, true), (V{5, 7, 3, 1, 2}));  // each row once, under its old key
+  EXPECT_EQ(Ids(*reader, t2_, kKd, nullptr, nullptr), (V{5, 1, 3, 7, 2, 6, 4}));
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+  auto fresh = engine_->Begin();
+  EXPECT_EQ(K(*fresh, &k5, &k5), (V{3, 7, 8}));
+  EXPECT_EQ(K(*fresh, &k3, &k3), (V{}));
+  EXPECT_EQ(K(*fresh, &k3, nullptr, true), (V{1, 5, 8, 7, 3}));
+  EXPECT_EQ(K(*fresh, &k3, nullptr), (V{3, 7, 8, 5, 1}));
+  // IndexLookup is the one-key case.
+  EXPECT_EQ(LookupIds(*engine_, *fresh, t2_, "k_idx", Row{int64_t{9}}), (V{1}));
+  ASSERT_TRUE(engine_->Commit(*fresh).ok());
+}
+
+TEST_F(IndexScanTest, RolledBackKeyChangesLeaveNoRowsBehind) {
+  auto writer = engine_->Begin();
+  ASSERT_TRUE(*engine_->Update(*writer, t2_, Row{int64_t{3}}, Row{int64_t{3}, int64_t{6}, std::string("a")}));
+  ASSERT_TRUE(engine_->Insert(*writer, t2_, Row{int64_t{9}, int64_t{6}, std::string("y")}).ok());
+  const Bound k6 = B(I(6));
+  EXPECT_EQ(K(*writer, &k6, &k6), (V{3, 9}));
+  ASSERT_TRUE(engine_->Rollback(*writer).ok());
+  auto trx = engine_->Begin();
+  EXPECT_EQ(K(*trx, &k6, &k6), (V{}));
+  EXPECT_EQ(K(*trx, nullptr, nullptr), (V{4, 6, 2, 1, 3, 7, 5}));
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  ASSERT_TRUE(engine_->CheckTable(t2_).ok());
+}
+
+// Readers scanning a secondary index while writers move rows between keys
+// (and purge removes the stale entries) see every row exactly once, in key
+// order: each entry counts only under the key its visible version has.
+TEST_F(IndexScanTest, ConcurrentKeyChangesNeitherLoseNorRepeatRows) {
+  constexpr int64_t kRows = 40;
+  {
+    auto trx = engine_->Begin();
+    for (int64_t id = 100; id < 100 + kRows; ++id) {
+      ASSERT_TRUE(engine_->Insert(*trx, t2_, Row{id, id % 7, std::string("w")}).ok());
+    }
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::thread writer([&] {
+    uint64_t n = 0;
+    while (!stop.load()) {
+      auto trx = engine_->Begin();
+      const int64_t id = 100 + static_cast<int64_t>(n * 7 % kRows);
+      auto up = engine_->Update(*trx, t2_, Row{id}, Row{id, static_cast<int64_t>(n % 11), std::string("w")});
+      if (!up.ok() || !*up || !engine_->Commit(*trx).ok()) failures.fetch_add(1);
+      ++n;
+    }
+  });
+  const Bound from = B(I(0));
+  for (int round = 0; round < 200; ++round) {
+    const bool reverse = round % 2 == 1;
+    auto trx = engine_->Begin();
+    std::vector<int64_t> ids;
+    int64_t last_k = reverse ? INT64_MAX : INT64_MIN;
+    bool ordered = true;
+    ASSERT_TRUE(engine_->IndexScan(*trx, t2_, kK, &from, nullptr, reverse, [&](const Row& row) {
+                          const int64_t k = std::get<int64_t>(row[1]);
+                          ordered = ordered && (reverse ? k <= last_k : k >= last_k);
+                          last_k = k;
+                          if (std::get<int64_t>(row[0]) >= 100) ids.push_back(std::get<int64_t>(row[0]));
+                          return true;
+                        }).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+    std::sort(ids.begin(), ids.end());
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kRows)) << "round " << round;
+    for (int64_t i = 0; i < kRows; ++i) ASSERT_EQ(ids[i], 100 + i);
+    ASSERT_TRUE(ordered);
+  }
+  stop.store(true);
+  writer.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(engine_->CheckTable(t2_).ok());
+}
+
+TEST_F(IndexScanTest, ScanLockedTakesPrimaryKeyPrefixes) {
+  auto trx = engine_->Begin();
+  const Row a2{int64_t{2}};
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(engine_->ScanLocked(*trx, t3_, &a2, &a2, 0, LockMode::kX, [&](const Row& r) {
+                        ids.push_back(std::get<int64_t>(r[0]) * 10 + std::get<int64_t>(r[1]));
+                        return true;
+                      }).ok());
+  EXPECT_EQ(ids, (V{21, 22, 23}));
+  auto try_insert = [&](int64_t a, int64_t b) {
+    auto w = engine_->Begin();
+    w->set_lock_wait_timeout(30ms);
+    auto r = engine_->Insert(*w, t3_, Row{a, b});
+    const int err = r.ok() ? 0 : r.status().mysql_errno();
+    EXPECT_TRUE(engine_->Rollback(*w).ok());
+    return err;
+  };
+  EXPECT_EQ(try_insert(2, 9), 1205);  // inside the range: gap before (3, 1)
+  EXPECT_EQ(try_insert(1, 9), 1205);  // gap before (2, 1)
+  EXPECT_EQ(try_insert(3, 5), 0);     // past (3, 1)
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
 }
 
 }  // namespace

@@ -310,6 +310,99 @@ TEST_F(RecoveryTest, IncompleteCreateTableAndOrphanSpacesAreCleanedUp) {
   EXPECT_NE(engine_->FindTable("db", "t"), nullptr);
 }
 
+// t with `v` dropped and `n` doubled: what a rebuild (ALTER TABLE by
+// copy) below makes of it.
+TableDef TWithoutV() {
+  TableDef t = T();
+  t.columns.erase(t.columns.begin() + 1);
+  return t;
+}
+
+Result<Row> DropV(const Row& row, uint64_t) { return Row{row[0], std::get<int64_t>(row[2]) * 2}; }
+
+TEST_F(RecoveryTest, RebuildInterruptedBeforeItsSwapLeavesTheOldTable) {
+  std::map<int64_t, Row> model;
+  {
+    auto trx = engine_->Begin();
+    for (int64_t i = 1; i <= 50; ++i) {
+      ASSERT_TRUE(engine_->Insert(*trx, t_, R(i, "v" + std::to_string(i), i)).ok());
+      model[i] = R(i, "v" + std::to_string(i), i);
+    }
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  const size_t spaces = engine_->catalog().ReferencedSpaces().size();
+  // Every row is copied (and committed); then the catalog can no longer be
+  // written, so the swap fails, and so does dropping the new table: the
+  // process dies with the temporary table named in the catalog.
+  auto rebuilt = engine_->RebuildTable("db", "t", TWithoutV(), [&](const Row& row, uint64_t n) {
+    if (n == 50) fs_.InjectFault({MemFileSystem::Op::kWrite, 1, true, 0, "catalog.pb.tmp"});
+    return DropV(row, n);
+  });
+  EXPECT_FALSE(rebuilt.ok());
+  bool temp_named = false;
+  for (const auto& t : engine_->catalog().snapshot()->AllTablesIn("db")) temp_named |= IsTempTableName(t->name);
+  EXPECT_TRUE(temp_named);
+  Crash();
+  Open();
+  EXPECT_EQ(engine_->recovery_info().incomplete_ddl, 1u);
+  EXPECT_EQ(engine_->recovery_info().orphan_spaces, 1u);  // the temporary table's space
+  ASSERT_EQ(engine_->catalog().snapshot()->AllTablesIn("db").size(), 1u);
+  EXPECT_EQ(engine_->catalog().ReferencedSpaces().size(), spaces);
+  EXPECT_EQ(Contents(), model);
+  EXPECT_EQ(IdsWithN(7), (std::vector<int64_t>{7}));
+  ASSERT_TRUE(engine_->CheckTable(t_).ok());
+  // And the ALTER can run again.
+  auto again = engine_->RebuildTable("db", "t", TWithoutV(), DropV);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, 50u);
+}
+
+TEST_F(RecoveryTest, RebuildIsDurableTheMomentItReturns) {
+  // innodb_flush_log_at_trx_commit=0: the copy's commits do not wait for
+  // the redo, so the rebuild must flush it before the swap.
+  engine_->set_durability(Durability::kNone);
+  {
+    auto trx = engine_->Begin();
+    for (int64_t i = 1; i <= 2500; ++i) ASSERT_TRUE(engine_->Insert(*trx, t_, R(i, "x", i % 10)).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->Checkpoint().ok());
+  const uint32_t old_space = engine_->FindTable("db", "t")->space_id;
+  auto rebuilt = engine_->RebuildTable("db", "t", TWithoutV(), DropV);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().ToString();
+  EXPECT_EQ(*rebuilt, 2500u);
+  Crash();
+  Open();
+  auto def = engine_->FindTable("db", "t");
+  ASSERT_NE(def, nullptr);
+  EXPECT_EQ(def->columns.size(), 2u);
+  EXPECT_FALSE(*fs_.Exists("/data/space_" + std::to_string(old_space) + ".ibd"));
+  uint64_t rows = 0;
+  auto trx = engine_->Begin();
+  ASSERT_TRUE(engine_->Scan(*trx, def->id, [&](const Row& r) {
+                        EXPECT_EQ(std::get<int64_t>(r[1]), (std::get<int64_t>(r[0]) % 10) * 2);
+                        ++rows;
+                        return true;
+                      }).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  EXPECT_EQ(rows, 2500u);
+  ASSERT_TRUE(engine_->CheckTable(def->id).ok());
+}
+
+TEST_F(RecoveryTest, TruncateSurvivesACrashRightAfterIt) {
+  {
+    auto trx = engine_->Begin();
+    for (int64_t i = 1; i <= 10; ++i) ASSERT_TRUE(engine_->Insert(*trx, t_, R(i, "x", i)).ok());
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  ASSERT_TRUE(engine_->TruncateTable("db", "t").ok());
+  Crash();
+  Open();
+  EXPECT_TRUE(Contents().empty());
+  EXPECT_EQ(engine_->catalog().snapshot()->AllTablesIn("db").size(), 1u);
+  ASSERT_TRUE(engine_->CheckTable(t_).ok());
+}
+
 TEST_F(RecoveryTest, TableFiveTimesThePoolIsWrittenScannedAndUpdated) {
   engine_.reset();
   Open(size_t{1} << 20);  // 1 MiB pool
