@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build ccache pkg-config
       libboost-dev libboost-program-options-dev libssl-dev libspdlog-dev libfmt-dev
-      libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev zlib1g-dev libcrypt-dev
+      libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev zlib1g-dev libcrypt-dev libicu-dev
       mariadb-client mariadb-test sysbench python3 python3-venv python3-pip openssl procps)
 
 missing=()

@@ -77,6 +77,7 @@ sql::ExprPtr SubstituteExpr(const sql::Expr& e,
   copy->trim_side = e.trim_side;
   copy->cast = e.cast;
   copy->param_index = e.param_index;
+  copy->subquery = e.subquery;
   copy->begin = e.begin;
   copy->end = e.end;
   for (const auto& a : e.args) copy->args.push_back(a ? SubstituteExpr(*a, replace) : nullptr);
@@ -117,10 +118,8 @@ Status Aggregates::Add(State& state, sql::EvalContext& row) const {
     if (!v.ok()) return v.status();
     if (v->is_null()) continue;
     if (call.distinct) {
-      // Text compares ignoring case (the default collation), binary exactly.
-      std::string key = v->ToString();
-      if (v->kind() == sql::ValueKind::kString && !v->is_binary()) key = sql::AsciiLower(key);
-      if (!one.seen.insert(std::move(key)).second) continue;
+      // Equal under the value's collation ('a', 'A', 'Á'): one value.
+      if (!one.seen.insert(sql::GroupingKey(*v)).second) continue;
     }
     ++one.count;
     switch (fn) {

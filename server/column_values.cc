@@ -12,6 +12,7 @@
 
 #include "base/mysql_error.h"
 #include "protocol/constants.h"
+#include "server/sql/collation.h"
 #include "server/sql/lexer.h"
 #include "server/sql/temporal_internal.h"
 #include "server/sql/value_internal.h"
@@ -807,7 +808,15 @@ sql::Value FromColumnValue(const ColumnDef& c, const RowValue& v) {
       if (auto dec = sql::Decimal::Parse(s)) return sql::Value::Dec(*dec);
       return sql::Value::Double(std::strtod(s.c_str(), nullptr));  // beyond 38 digits
     }
-    return sql::Value::String(s, storage::IsBinaryType(c.type));
+    sql::Value out = sql::Value::String(s, storage::IsBinaryType(c.type));
+    // A text column compares under its collation (the default one needs no
+    // mark: it is what an unmarked string gets).
+    if (!c.collation.empty() && c.collation != "utf8mb4_0900_ai_ci" && !out.is_binary()) {
+      if (std::optional<sql::Collation> coll = sql::CollationFromName(c.collation)) {
+        out.set_collation(*coll, sql::Coercibility::kImplicit);
+      }
+    }
+    return out;
   }
   switch (c.type) {
     case ColumnType::kEnum:
@@ -1225,43 +1234,97 @@ Result<ColumnDef> ColumnFromDefinition(const sql::ColumnDefinition& def, std::st
     c.on_update_current_timestamp = true;
   }
 
-  // DEFAULT.
-  if (def.default_value != nullptr) {
-    const sql::Expr& e = *def.default_value;
-    auto invalid = [&] { return MakeError(kInvalidDefault, c.name); };
-    if (c.auto_increment) return invalid();
-    if (IsCurrentTimestampCall(e)) {
-      if (c.type != ColumnType::kDateTime && c.type != ColumnType::kTimestamp) return invalid();
-      uint32_t fsp = 0;
-      if (!e.args.empty()) {
-        Result<sql::Value> a = eval_default(*e.args[0]);
-        if (!a.ok()) return a.status();
-        fsp = static_cast<uint32_t>(a->ToInt());
-      }
-      if (fsp != c.fsp) return invalid();
-      c.default_kind = ColumnDef::DefaultKind::kCurrentTimestamp;
-    } else {
-      Result<sql::Value> value = eval_default(e);
-      if (!value.ok()) return value.status();
-      if (value->is_null()) {
-        if (!c.nullable) return invalid();
-        c.default_kind = ColumnDef::DefaultKind::kNull;
-      } else {
-        if (storage::IsBlobOrText(c.type) && e.kind == sql::ExprKind::kLiteral) {
-          return MakeError(kBlobCantHaveDefault, c.name);
-        }
-        AssignContext strict;
-        strict.strict = true;
-        Result<RowValue> stored = ToColumnValue(c, *value, strict);
-        if (!stored.ok()) return invalid();
-        std::optional<std::string> text = ColumnText(c, *stored);
-        if (!text) return invalid();
-        c.default_kind = ColumnDef::DefaultKind::kValue;
-        c.default_value = std::move(*text);
-      }
-    }
-  }
+  if (def.default_value != nullptr) SLUICE_RETURN_IF_ERROR(SetColumnDefault(&c, *def.default_value, eval_default));
   return c;
+}
+
+Status SetColumnDefault(ColumnDef* c, const sql::Expr& e,
+                        const std::function<Result<sql::Value>(const sql::Expr&)>& eval_default) {
+  auto invalid = [&] { return MakeError(kInvalidDefault, c->name); };
+  if (c->auto_increment) return invalid();
+  if (IsCurrentTimestampCall(e)) {
+    if (c->type != ColumnType::kDateTime && c->type != ColumnType::kTimestamp) return invalid();
+    uint32_t fsp = 0;
+    if (!e.args.empty()) {
+      Result<sql::Value> a = eval_default(*e.args[0]);
+      if (!a.ok()) return a.status();
+      fsp = static_cast<uint32_t>(a->ToInt());
+    }
+    if (fsp != c->fsp) return invalid();
+    c->default_kind = ColumnDef::DefaultKind::kCurrentTimestamp;
+    c->default_value.clear();
+    return Status::OK();
+  }
+  Result<sql::Value> value = eval_default(e);
+  if (!value.ok()) return value.status();
+  if (value->is_null()) {
+    if (!c->nullable) return invalid();
+    c->default_kind = ColumnDef::DefaultKind::kNull;
+    c->default_value.clear();
+    return Status::OK();
+  }
+  if (storage::IsBlobOrText(c->type) && e.kind == sql::ExprKind::kLiteral) {
+    return MakeError(kBlobCantHaveDefault, c->name);
+  }
+  AssignContext strict;
+  strict.strict = true;
+  Result<RowValue> stored = ToColumnValue(*c, *value, strict);
+  if (!stored.ok()) return invalid();
+  std::optional<std::string> text = ColumnText(*c, *stored);
+  if (!text) return invalid();
+  c->default_kind = ColumnDef::DefaultKind::kValue;
+  c->default_value = std::move(*text);
+  return Status::OK();
+}
+
+Status ApplyTableCharset(std::string_view charset, std::string_view collation, storage::TableOptions* options) {
+  if (charset.empty() && collation.empty()) return Status::OK();
+  std::string cs;
+  if (!charset.empty()) {
+    cs = CanonicalCharset(charset);
+    if (cs.empty()) return MakeError(er::kUnknownCharacterSet, charset);
+  }
+  std::string col;
+  if (!collation.empty()) {
+    std::optional<CollationName> found = FindCollation(collation);
+    if (!found) return MakeError(er::kUnknownCollation, collation);
+    if (cs.empty()) cs = std::string(found->charset);
+    if (found->charset != cs) return MakeError(kCollationCharsetMismatch, collation, charset);
+    col = std::string(found->name);
+  } else {
+    col = DefaultCollation(cs);
+  }
+  options->charset = std::move(cs);
+  options->collation = std::move(col);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- keys
+
+Result<storage::IndexDef> IndexFromSpec(const sql::IndexSpec& spec) {
+  if (spec.kind == sql::IndexSpec::Kind::kFulltext || spec.kind == sql::IndexSpec::Kind::kSpatial) {
+    return MakeError(er::kNotSupportedYet, "FULLTEXT and SPATIAL indexes");
+  }
+  storage::IndexDef idx;
+  idx.kind = spec.kind == sql::IndexSpec::Kind::kPrimary ? storage::IndexKind::kClustered
+                                                        : storage::IndexKind::kSecondary;
+  idx.unique = spec.kind != sql::IndexSpec::Kind::kKey;
+  idx.name = idx.kind == storage::IndexKind::kClustered ? std::string(storage::kPrimaryKeyName) : spec.name;
+  for (const sql::IndexPartSpec& p : spec.parts) {
+    idx.parts.push_back(storage::KeyPart{p.column, 0, static_cast<uint32_t>(p.prefix_length), p.desc});
+  }
+  return idx;
+}
+
+std::string UnusedKeyName(std::string_view base, const std::vector<storage::IndexDef>& keys) {
+  auto taken = [&](std::string_view name) {
+    if (sql::EqualsIgnoreCase(name, storage::kPrimaryKeyName)) return true;
+    return std::any_of(keys.begin(), keys.end(),
+                       [&](const storage::IndexDef& k) { return sql::EqualsIgnoreCase(k.name, name); });
+  };
+  std::string name(base);
+  for (int n = 2; taken(name); ++n) name = std::string(base) + "_" + std::to_string(n);
+  return name;
 }
 
 // ---------------------------------------------------------------- SHOW CREATE TABLE

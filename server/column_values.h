@@ -3,8 +3,9 @@
 // Between the SQL layer's values (sql::Value) and the storage engine's
 // column values (storage::RowValue, in the form storage/catalog/row_codec.h
 // documents for each ColumnType), with MySQL 8.0's assignment and display
-// rules; and between CREATE TABLE's column definitions (sql::ColumnDefinition)
-// and the catalog's (storage::ColumnDef).
+// rules; and between CREATE / ALTER TABLE's column and key definitions
+// (sql::ColumnDefinition, sql::IndexSpec) and the catalog's (storage::ColumnDef,
+// storage::IndexDef).
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -15,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "protocol/response.h"
@@ -96,6 +98,29 @@ protocol::ColumnDefinition ColumnMetadata(const storage::TableDef& table, const 
 Result<storage::ColumnDef> ColumnFromDefinition(
     const sql::ColumnDefinition& def, std::string_view table_charset, std::string_view table_collation,
     const std::function<Result<sql::Value>(const sql::Expr&)>& eval_default);
+
+// The DEFAULT `e` of column `*c` (a column definition's, or ALTER TABLE ...
+// ALTER COLUMN c SET DEFAULT), checked as ColumnFromDefinition says (1067,
+// 1101 for a BLOB/TEXT literal), stored in c->default_kind / default_value.
+Status SetColumnDefault(storage::ColumnDef* c, const sql::Expr& e,
+                        const std::function<Result<sql::Value>(const sql::Expr&)>& eval_default);
+
+// Table options [DEFAULT] CHARSET x / COLLATE y, as MySQL resolves them,
+// into options->charset / collation: a charset alone brings its default
+// collation, a collation alone its charset ("" leaves a part unsaid; both
+// "" change nothing). 1115 unknown charset, 1273 unknown collation, 1253
+// a collation of another charset.
+Status ApplyTableCharset(std::string_view charset, std::string_view collation, storage::TableOptions* options);
+
+// The catalog index for an index definition of CREATE TABLE / ALTER TABLE
+// ADD: PRIMARY KEY is the clustered "PRIMARY", UNIQUE and PRIMARY are
+// unique; key parts by column name. `name` stays "" when the definition
+// has none (see UnusedKeyName). 1235 for FULLTEXT and SPATIAL.
+Result<storage::IndexDef> IndexFromSpec(const sql::IndexSpec& spec);
+
+// The name MySQL gives an unnamed key: `base` (its first column), or base_2,
+// base_3 ... when a key in `keys` (or PRIMARY) has it, ignoring case.
+std::string UnusedKeyName(std::string_view base, const std::vector<storage::IndexDef>& keys);
 
 // The column's type as SHOW CREATE TABLE and SHOW COLUMNS print it:
 // "int", "int unsigned", "bigint", "decimal(10,2)", "varchar(120)",

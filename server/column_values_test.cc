@@ -925,5 +925,70 @@ TEST(ColumnValuesTest, MetadataForBooleanAndUniqueNotNullAsPrimary) {
             p::NOT_NULL_FLAG | p::PRI_KEY_FLAG | p::NO_DEFAULT_VALUE_FLAG | p::NUM_FLAG | 16384);
 }
 
+TEST(ColumnValuesTest, SetColumnDefaultChecksLikeADefinition) {
+  ColumnDef c = Col(ColumnType::kInt);
+  ASSERT_TRUE(SetColumnDefault(&c, *Lit(sql::Value::String("7")), EvalLiteral).ok());
+  EXPECT_EQ(ColumnDefaultClause(c), "DEFAULT '7'");
+  EXPECT_EQ(SetColumnDefault(&c, *Lit(sql::Value::String("x")), EvalLiteral).mysql_errno(), 1067);
+  EXPECT_EQ(ColumnDefaultClause(c), "DEFAULT '7'");  // unchanged by the failure
+  ASSERT_TRUE(SetColumnDefault(&c, *Lit(sql::Value::Null()), EvalLiteral).ok());
+  EXPECT_EQ(ColumnDefaultClause(c), "DEFAULT NULL");
+  c.nullable = false;
+  EXPECT_EQ(SetColumnDefault(&c, *Lit(sql::Value::Null()), EvalLiteral).mysql_errno(), 1067);
+  ColumnDef text = Col(ColumnType::kText);
+  EXPECT_EQ(SetColumnDefault(&text, *Lit(sql::Value::String("x")), EvalLiteral).mysql_errno(), 1101);
+  ColumnDef ts = Col(ColumnType::kDateTime);
+  ts.fsp = 3;
+  ASSERT_TRUE(SetColumnDefault(&ts, *Call("NOW", 3), EvalLiteral).ok());
+  EXPECT_EQ(ColumnDefaultClause(ts), "DEFAULT CURRENT_TIMESTAMP(3)");
+  EXPECT_EQ(SetColumnDefault(&ts, *Call("NOW"), EvalLiteral).mysql_errno(), 1067);  // fsp differs
+}
+
+TEST(ColumnValuesTest, ApplyTableCharsetResolvesAsMySQL) {
+  storage::TableOptions o;
+  ASSERT_TRUE(ApplyTableCharset("", "", &o).ok());
+  EXPECT_EQ(o.charset, "utf8mb4");
+  ASSERT_TRUE(ApplyTableCharset("latin1", "", &o).ok());
+  EXPECT_EQ(o.collation, "latin1_swedish_ci");
+  ASSERT_TRUE(ApplyTableCharset("", "utf8mb4_bin", &o).ok());
+  EXPECT_EQ(o.charset, "utf8mb4");
+  EXPECT_EQ(o.collation, "utf8mb4_bin");
+  ASSERT_TRUE(ApplyTableCharset("utf8", "utf8_bin", &o).ok());
+  EXPECT_EQ(o.charset, "utf8mb3");
+  EXPECT_EQ(o.collation, "utf8mb3_bin");
+  EXPECT_EQ(ApplyTableCharset("nope", "", &o).mysql_errno(), 1115);
+  EXPECT_EQ(ApplyTableCharset("", "nope", &o).mysql_errno(), 1273);
+  EXPECT_EQ(ApplyTableCharset("latin1", "utf8mb4_bin", &o).mysql_errno(), 1253);
+  EXPECT_EQ(o.charset, "utf8mb3");  // unchanged by the failures
+}
+
+TEST(ColumnValuesTest, IndexFromSpecAndUnusedKeyNames) {
+  sql::IndexSpec spec;
+  spec.kind = sql::IndexSpec::Kind::kPrimary;
+  spec.parts.push_back({"a", 0, false});
+  Result<storage::IndexDef> pk = IndexFromSpec(spec);
+  ASSERT_TRUE(pk.ok());
+  EXPECT_EQ(pk->name, "PRIMARY");
+  EXPECT_TRUE(pk->unique);
+  EXPECT_EQ(pk->kind, storage::IndexKind::kClustered);
+  spec.kind = sql::IndexSpec::Kind::kKey;
+  spec.parts.push_back({"b", 4, true});
+  Result<storage::IndexDef> key = IndexFromSpec(spec);
+  ASSERT_TRUE(key.ok());
+  EXPECT_EQ(key->name, "");
+  EXPECT_FALSE(key->unique);
+  EXPECT_EQ(key->parts[1].prefix_length, 4u);
+  EXPECT_TRUE(key->parts[1].desc);
+  spec.kind = sql::IndexSpec::Kind::kFulltext;
+  EXPECT_EQ(IndexFromSpec(spec).status().mysql_errno(), 1235);
+
+  std::vector<storage::IndexDef> keys(2);
+  keys[0].name = "a";
+  keys[1].name = "A_2";
+  EXPECT_EQ(UnusedKeyName("b", keys), "b");
+  EXPECT_EQ(UnusedKeyName("a", keys), "a_3");
+  EXPECT_EQ(UnusedKeyName("primary", keys), "primary_2");
+}
+
 }  // namespace
 }  // namespace sluice::server

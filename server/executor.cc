@@ -328,9 +328,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     }
     case sql::StmtKind::kLockTables: {
       Count(cs().com_lock_tables);
-      Outcome o;
-      o.error = MakeError(er::kNotSupportedYet, "LOCK TABLES");
-      return o;
+      return Tables().LockTables(st.As<sql::TableLocksStmt>());
     }
     case sql::StmtKind::kDo: {
       Outcome o;
@@ -405,6 +403,34 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       if (Outcome o = NeedTablePriv(s.table, Priv::kIndex, "INDEX"); !o.error.ok()) return o;
       return Tables().DropIndex(s);
     }
+    case sql::StmtKind::kAlterTable: {
+      Count(cs().com_alter_table);
+      const auto& s = st.As<sql::AlterTableStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kAlter, "ALTER"); !o.error.ok()) return o;
+      // ALTER ... RENAME: also DROP on the old name, CREATE and INSERT on the new (MySQL).
+      for (const auto& spec : s.specs) {
+        if (spec.kind != sql::AlterSpec::Kind::kRenameTable) continue;
+        if (Outcome o = NeedTablePriv(s.table, Priv::kDrop, "DROP"); !o.error.ok()) return o;
+        if (Outcome o = NeedTablePriv(spec.new_table, Priv::kCreate, "CREATE"); !o.error.ok()) return o;
+        if (Outcome o = NeedTablePriv(spec.new_table, Priv::kInsert, "INSERT"); !o.error.ok()) return o;
+      }
+      return Tables().AlterTable(s);
+    }
+    case sql::StmtKind::kRenameTable: {
+      const auto& s = st.As<sql::RenameTableStmt>();
+      for (const auto& [from, to] : s.renames) {
+        if (Outcome o = NeedTablePriv(from, Priv::kAlter, "ALTER"); !o.error.ok()) return o;
+        if (Outcome o = NeedTablePriv(from, Priv::kDrop, "DROP"); !o.error.ok()) return o;
+        if (Outcome o = NeedTablePriv(to, Priv::kCreate, "CREATE"); !o.error.ok()) return o;
+        if (Outcome o = NeedTablePriv(to, Priv::kInsert, "INSERT"); !o.error.ok()) return o;
+      }
+      return Tables().RenameTable(s);
+    }
+    case sql::StmtKind::kTruncate: {
+      const auto& s = st.As<sql::TruncateStmt>();
+      if (Outcome o = NeedTablePriv(s.table, Priv::kDrop, "DROP"); !o.error.ok()) return o;
+      return Tables().Truncate(s);
+    }
     case sql::StmtKind::kInsert: {
       const auto& s = st.As<sql::InsertStmt>();
       Count(s.replace ? cs().com_replace : cs().com_insert);
@@ -424,6 +450,30 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       const auto& s = st.As<sql::DeleteStmt>();
       if (Outcome o = NeedTablePriv(s.table, Priv::kDelete, "DELETE"); !o.error.ok()) return o;
       return Tables().Delete(s);
+    }
+    case sql::StmtKind::kExplain: {
+      // The privileges of the explained statement (MySQL): SELECT on the
+      // tables of a SELECT (checked per table by Explain), the statement's
+      // own on the table of an UPDATE / DELETE / INSERT / REPLACE.
+      // It counts as the explained statement (Com_select ...), as in MySQL.
+      const auto& s = st.As<sql::ExplainStmt>();
+      const sql::Stmt& inner = *s.stmt;
+      Outcome o;
+      if (inner.kind == sql::StmtKind::kSelect) {
+        Count(cs().com_select);
+      } else if (inner.kind == sql::StmtKind::kUpdate) {
+        Count(cs().com_update);
+        o = NeedTablePriv(inner.As<sql::UpdateStmt>().table, Priv::kUpdate, "UPDATE");
+      } else if (inner.kind == sql::StmtKind::kDelete) {
+        Count(cs().com_delete);
+        o = NeedTablePriv(inner.As<sql::DeleteStmt>().table, Priv::kDelete, "DELETE");
+      } else if (inner.kind == sql::StmtKind::kInsert) {
+        const auto& ins = inner.As<sql::InsertStmt>();
+        Count(ins.replace ? cs().com_replace : cs().com_insert);
+        o = NeedTablePriv(ins.table, Priv::kInsert, ins.replace ? "REPLACE" : "INSERT");
+      }
+      if (!o.error.ok()) return o;
+      return Tables().Explain(s);
     }
     default:
       break;
@@ -455,19 +505,11 @@ Outcome Executor::Statement::NeedTablePriv(const sql::TableRef& t, Priv priv, co
 
 Outcome Executor::Statement::Select(const sql::SelectStmt& s) {
   Outcome o;
-  if (!s.from.empty()) {
-    // The privilege check comes first, as in MySQL (1142 before 1146).
-    const auto& t = s.from.front();
-    std::string db = t.schema.empty() ? ctx_.db : t.schema;
-    if (db.empty()) {
-      o.error = MakeError(er::kNoDb);
-    } else if (Lower(db) != "information_schema" && !(ctx_.account && ctx_.account->HasDb(db, Priv::kSelect))) {
-      o.error = MakeError(er::kTableAccessDenied, "SELECT", ctx_.priv_user, ctx_.host, t.name);
-    } else {
-      return Tables().Select(s);
-    }
-    return o;
-  }
+  // Tables and subqueries (privileges checked per table, 1142 before 1146
+  // as in MySQL) are read by the TableExecutor.
+  bool subquery = s.where && sql::HasSubquery(*s.where);
+  for (const auto& item : s.items) subquery = subquery || (item.expr && sql::HasSubquery(*item.expr));
+  if (!s.from.empty() || subquery) return Tables().Select(s);
   bool emit = true;
   if (s.where) {
     auto w = Eval(*s.where);

@@ -260,8 +260,75 @@ VirtualTable KeyColumnUsage(const storage::CatalogSnapshot& cat, const Visible& 
 
 }  // namespace
 
+namespace {
+
+// Tables sluice has nothing to put in (no tablespaces files, triggers,
+// routines, views or foreign keys), with MySQL 8.0's columns, so that dump
+// and CDC tools that query them get an empty answer instead of 1109.
+VirtualTable Empty(std::string_view name) {
+  auto texts = [](std::initializer_list<const char*> names) {
+    std::vector<ColumnDef> cols;
+    for (const char* n : names) cols.push_back(Text(n, 64, true));
+    return cols;
+  };
+  VirtualTable vt;
+  if (name == "FILES") {
+    std::vector<ColumnDef> cols = {Int("FILE_ID")};
+    for (auto& c : texts({"FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA",
+                          "TABLE_NAME", "LOGFILE_GROUP_NAME"})) {
+      cols.push_back(std::move(c));
+    }
+    for (const char* n : {"LOGFILE_GROUP_NUMBER"}) cols.push_back(Int(n));
+    cols.push_back(Text("ENGINE", 64, true));
+    cols.push_back(Text("FULLTEXT_KEYS", 64, true));
+    for (const char* n : {"DELETED_ROWS", "UPDATE_COUNT", "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE",
+                          "INITIAL_SIZE", "MAXIMUM_SIZE", "AUTOEXTEND_SIZE"}) {
+      cols.push_back(Int(n));
+    }
+    for (auto& c : texts({"CREATION_TIME", "LAST_UPDATE_TIME", "LAST_ACCESS_TIME", "RECOVER_TIME"})) {
+      cols.push_back(std::move(c));
+    }
+    cols.push_back(Int("TRANSACTION_COUNTER"));
+    cols.push_back(Int("VERSION"));
+    cols.push_back(Text("ROW_FORMAT", 10, true));
+    for (const char* n : {"TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH",
+                          "DATA_FREE"}) {
+      cols.push_back(Int(n));
+    }
+    for (auto& c : texts({"CREATE_TIME", "UPDATE_TIME", "CHECK_TIME"})) cols.push_back(std::move(c));
+    cols.push_back(Int("CHECKSUM"));
+    cols.push_back(Text("STATUS", 20, true));
+    cols.push_back(Text("EXTRA", 255, true));
+    vt.def = Def("FILES", std::move(cols));
+  } else if (name == "TRIGGERS") {
+    vt.def = Def("TRIGGERS", texts({"TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME", "EVENT_MANIPULATION",
+                                    "EVENT_OBJECT_CATALOG", "EVENT_OBJECT_SCHEMA", "EVENT_OBJECT_TABLE",
+                                    "ACTION_ORDER", "ACTION_CONDITION", "ACTION_STATEMENT", "ACTION_ORIENTATION",
+                                    "ACTION_TIMING", "CREATED", "SQL_MODE", "DEFINER", "CHARACTER_SET_CLIENT",
+                                    "COLLATION_CONNECTION", "DATABASE_COLLATION"}));
+  } else if (name == "ROUTINES") {
+    vt.def = Def("ROUTINES", texts({"SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
+                                    "ROUTINE_TYPE", "DATA_TYPE", "ROUTINE_BODY", "ROUTINE_DEFINITION",
+                                    "IS_DETERMINISTIC", "SQL_DATA_ACCESS", "SECURITY_TYPE", "CREATED",
+                                    "LAST_ALTERED", "SQL_MODE", "ROUTINE_COMMENT", "DEFINER"}));
+  } else if (name == "VIEWS") {
+    vt.def = Def("VIEWS", texts({"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "CHECK_OPTION",
+                                 "IS_UPDATABLE", "DEFINER", "SECURITY_TYPE", "CHARACTER_SET_CLIENT",
+                                 "COLLATION_CONNECTION"}));
+  } else if (name == "REFERENTIAL_CONSTRAINTS") {
+    vt.def = Def("REFERENTIAL_CONSTRAINTS",
+                 texts({"CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG",
+                        "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME", "MATCH_OPTION", "UPDATE_RULE",
+                        "DELETE_RULE", "TABLE_NAME", "REFERENCED_TABLE_NAME"}));
+  }
+  return vt;
+}
+
+}  // namespace
+
 std::vector<std::string> InformationSchemaTableNames() {
-  return {"COLUMNS", "KEY_COLUMN_USAGE", "SCHEMATA", "STATISTICS", "TABLES"};
+  return {"COLUMNS", "FILES", "KEY_COLUMN_USAGE", "REFERENTIAL_CONSTRAINTS", "ROUTINES", "SCHEMATA",
+          "STATISTICS", "TABLES", "TRIGGERS", "VIEWS"};
 }
 
 VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
@@ -272,7 +339,7 @@ VirtualTable InformationSchemaTable(std::string_view name, const storage::Catalo
   if (n == "COLUMNS") return Columns(catalog, visible);
   if (n == "STATISTICS") return Statistics(catalog, visible);
   if (n == "KEY_COLUMN_USAGE") return KeyColumnUsage(catalog, visible);
-  return {};
+  return Empty(n);
 }
 
 }  // namespace sluice::server

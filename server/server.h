@@ -21,6 +21,7 @@
 
 #include "base/status.h"
 #include "server/global_read_lock.h"
+#include "server/table_locks.h"
 #include "server/metadata_lock.h"
 #include "server/options.h"
 #include "server/session_context.h"
@@ -85,6 +86,7 @@ class Server {
   storage::Engine& engine() { return *engine_; }
   MetadataLock& metadata_lock() { return metadata_lock_; }
   GlobalReadLock& global_read_lock() { return global_read_lock_; }
+  TableLocks& table_locks() { return table_locks_; }
   const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
   // Null when TLS is not available.
   boost::asio::ssl::context* tls_context() { return tls_context_.get(); }
@@ -139,6 +141,7 @@ class Server {
   std::unique_ptr<storage::Engine> engine_;
   MetadataLock metadata_lock_;
   GlobalReadLock global_read_lock_;
+  TableLocks table_locks_;
   std::unique_ptr<WorkerPool> workers_;
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Net> net_;

@@ -87,6 +87,13 @@ struct SessionContext {
   // holds the metadata lock shared for it.
   std::unique_ptr<storage::EngineTrx> trx;
   bool holds_metadata_lock = false;
+  // LOCK TABLES held by this session (empty: none); then it may use only
+  // these tables (by the same alias), and write only the WRITE ones.
+  struct LockedTable {
+    std::string schema, name, alias;
+    bool write = false;
+  };
+  std::vector<LockedTable> locked_tables;
   // SAVEPOINTs of the open transaction, oldest first: (name, undo position).
   std::vector<std::pair<std::string, uint64_t>> savepoints;
   // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).

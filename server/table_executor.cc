@@ -13,6 +13,7 @@
 #include "server/aggregate.h"
 #include "server/column_values.h"
 #include "server/information_schema.h"
+#include "server/row_eval.h"
 #include "server/server.h"
 #include "server/sql/lexer.h"
 #include "server/vars/sys_vars.h"
@@ -40,7 +41,6 @@ std::string DefaultCollation(std::string charset) {
 }
 
 // A condition holds when it is not NULL and not zero (strings as numbers).
-bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() != 0; }
 
 std::chrono::milliseconds LockWaitTimeout(Server& server, SessionContext& ctx) {
   auto v = server.sys_vars().Get("lock_wait_timeout", vars::GetScope::kSession, ctx.vars.get());
@@ -59,75 +59,6 @@ storage::IsolationLevel SessionIsolation(Server& server, SessionContext& ctx) {
 
 }  // namespace
 
-// A resolved table of the statement.
-struct TableExecutor::Table {
-  std::string schema;
-  std::shared_ptr<const TableDef> def;
-};
-
-// Expressions over one row of one table: columns resolve to the row's
-// values; everything else goes to the session's context.
-class TableExecutor::RowEval : public sql::EvalContext {
- public:
-  RowEval(sql::EvalContext& base, const TableDef& def, std::string_view alias)
-      : base_(base), def_(def), alias_(alias) {}
-  void SetRow(const Row* row) { row_ = row; }
-  // Makes `row` current and says whether it satisfies `where` (none: yes).
-  Result<bool> Matches(const Row& row, const sql::Expr* where) {
-    row_ = &row;
-    clause_ = "where clause";
-    if (where == nullptr) return true;
-    Result<sql::Value> w = sql::Evaluate(*where, *this);
-    if (!w.ok()) return w.status();
-    return Truthy(*w);
-  }
-
-  Result<sql::Value> GetColumn(const sql::Expr& column) override {
-    if (aliases_ != nullptr && column.table.empty()) {
-      for (const auto& [name, value] : *aliases_) {
-        if (sql::AsciiLower(name) == sql::AsciiLower(column.name)) return value;
-      }
-    }
-    if (!column.table.empty() && sql::AsciiLower(column.table) != sql::AsciiLower(alias_) && sql::AsciiLower(column.table) != sql::AsciiLower(def_.name)) {
-      return MakeError(er::kBadField, column.table + "." + column.name, clause_);
-    }
-    const ColumnDef* c = def_.FindColumn(column.name);
-    if (c == nullptr) return MakeError(er::kBadField, column.name, clause_);
-    if (row_ == nullptr) return sql::Value::Null();
-    return FromColumnValue(*c, (*row_)[c->ordinal]);
-  }
-  void set_clause(const char* clause) { clause_ = clause; }
-  // Select-list aliases HAVING may name (null: none).
-  void set_aliases(const std::vector<std::pair<std::string, sql::Value>>* aliases) { aliases_ = aliases; }
-
-  Result<sql::Value> GetSystemVariable(std::string_view name, sql::VarScope scope) override {
-    return base_.GetSystemVariable(name, scope);
-  }
-  sql::Value GetUserVariable(std::string_view name) override { return base_.GetUserVariable(name); }
-  void SetUserVariable(std::string_view name, const sql::Value& v) override { base_.SetUserVariable(name, v); }
-  Result<sql::Value> GetParameter(int index) override { return base_.GetParameter(index); }
-  std::optional<std::string> CurrentDatabase() override { return base_.CurrentDatabase(); }
-  std::string User() override { return base_.User(); }
-  std::string CurrentUser() override { return base_.CurrentUser(); }
-  uint64_t ConnectionId() override { return base_.ConnectionId(); }
-  uint64_t LastInsertId() override { return base_.LastInsertId(); }
-  void SetLastInsertId(uint64_t id) override { base_.SetLastInsertId(id); }
-  int64_t FoundRows() override { return base_.FoundRows(); }
-  int64_t RowCount() override { return base_.RowCount(); }
-  std::string ServerVersion() override { return base_.ServerVersion(); }
-  std::chrono::system_clock::time_point StatementTime() override { return base_.StatementTime(); }
-  bool SleepFor(std::chrono::nanoseconds d) override { return base_.SleepFor(d); }
-  void AddWarning(uint16_t code, std::string message) override { base_.AddWarning(code, std::move(message)); }
-  uint64_t MaxAllowedPacket() override { return base_.MaxAllowedPacket(); }
-
- private:
-  sql::EvalContext& base_;
-  const TableDef& def_;
-  std::string alias_;
-  const Row* row_ = nullptr;
-  const char* clause_ = "where clause";
-  const std::vector<std::pair<std::string, sql::Value>>* aliases_ = nullptr;
-};
 
 // ---------------------------------------------------------------- transactions
 
@@ -237,6 +168,62 @@ Status TableExecutor::LockGlobalRead() {
 
 Status TableExecutor::UnlockTables() {
   server_.global_read_lock().Unlock(ctx_.connection_id);
+  if (ctx_.locked_tables.empty()) return Status::OK();
+  // UNLOCK TABLES commits when LOCK TABLES was in force (MySQL).
+  Status st = Commit();
+  server_.table_locks().UnlockAll(ctx_.connection_id);
+  ctx_.locked_tables.clear();
+  return st;
+}
+
+Outcome TableExecutor::LockTables(const sql::TableLocksStmt& s) {
+  Outcome o;
+  o.error = Commit();  // implicit commit
+  if (!o.error.ok()) return o;
+  server_.table_locks().UnlockAll(ctx_.connection_id);
+  ctx_.locked_tables.clear();
+  std::vector<SessionContext::LockedTable> tables;
+  std::vector<std::pair<std::string, bool>> keys;
+  for (const auto& item : s.tables) {
+    const std::string schema = item.table.schema.empty() ? ctx_.db : item.table.schema;
+    if (schema.empty()) {
+      o.error = MakeError(er::kNoDb);
+      return o;
+    }
+    o.error = CheckSelectPrivilege(schema, item.table.name);
+    if (!o.error.ok()) return o;
+    Result<Table> t = ResolveTable(item.table);
+    if (!t.ok()) {
+      o.error = t.status();
+      return o;
+    }
+    tables.push_back({t->schema, t->def->name, item.table.alias, item.write});
+    keys.emplace_back(TableLocks::Key(t->schema, t->def->name), item.write);
+  }
+  if (!server_.table_locks().Lock(ctx_.connection_id, keys, LockWaitTimeout(server_, ctx_))) {
+    o.error = MakeError(er::kLockWaitTimeout);
+    return o;
+  }
+  ctx_.locked_tables = std::move(tables);
+  return o;
+}
+
+Status TableExecutor::UseTable(const Table& t, const sql::TableRef& ref, bool write) {
+  if (!ctx_.locked_tables.empty()) {
+    const std::string& shown = ref.alias.empty() ? ref.name : ref.alias;
+    for (const auto& lt : ctx_.locked_tables) {
+      if (lt.schema == t.schema && sql::EqualsIgnoreCase(lt.name, t.def->name) &&
+          sql::EqualsIgnoreCase(lt.alias, ref.alias)) {
+        if (write && !lt.write) return MakeError(er::kTableNotLockedForWrite, shown);
+        return Status::OK();
+      }
+    }
+    return MakeError(er::kTableNotLocked, shown);
+  }
+  if (!server_.table_locks().WaitAccess(ctx_.connection_id, TableLocks::Key(t.schema, t.def->name), write,
+                                        LockWaitTimeout(server_, ctx_))) {
+    return MakeError(er::kLockWaitTimeout);
+  }
   return Status::OK();
 }
 
@@ -269,6 +256,11 @@ Status TableExecutor::Rollback() {
 
 Status TableExecutor::Begin(bool consistent_snapshot, bool read_only) {
   SLUICE_RETURN_IF_ERROR(Commit());
+  // START TRANSACTION releases LOCK TABLES (MySQL).
+  if (!ctx_.locked_tables.empty()) {
+    server_.table_locks().UnlockAll(ctx_.connection_id);
+    ctx_.locked_tables.clear();
+  }
   ctx_.in_transaction = true;
   ctx_.read_only_transaction = read_only;
   if (consistent_snapshot) {
@@ -281,6 +273,8 @@ Status TableExecutor::Begin(bool consistent_snapshot, bool read_only) {
 
 void TableExecutor::EndSession(Server& server, SessionContext& ctx) {
   server.global_read_lock().Unlock(ctx.connection_id);
+  server.table_locks().UnlockAll(ctx.connection_id);
+  ctx.locked_tables.clear();
   if (ctx.trx && ctx.trx->active()) (void)server.engine().Rollback(*ctx.trx);
   EndTrx(server, ctx);
   ctx.in_transaction = false;
@@ -598,11 +592,94 @@ Result<uint64_t> RowLimit(const sql::Expr* e, sql::EvalContext& eval) {
   return v->ToUInt();
 }
 
-// The clustered-key values of `row` (Get/Update/Delete's `pk`).
-Row PkOf(const TableDef& def, const Row& row, uint64_t hidden_row_id = 0) {
+// 1093: UPDATE / DELETE may not read the table they change in a subquery.
+bool SubqueryReadsTable(const sql::Expr* e, const std::string& schema, const std::string& name,
+                        const std::string& current_db) {
+  if (e == nullptr) return false;
+  if (e->subquery) {
+    const sql::SelectStmt& q = *e->subquery;
+    for (const auto& ref : q.from) {
+      const std::string& db = ref.schema.empty() ? current_db : ref.schema;
+      if (db == schema && sql::EqualsIgnoreCase(ref.name, name)) return true;
+      if (SubqueryReadsTable(ref.on.get(), schema, name, current_db)) return true;
+    }
+    if (SubqueryReadsTable(q.where.get(), schema, name, current_db)) return true;
+    if (SubqueryReadsTable(q.having.get(), schema, name, current_db)) return true;
+    for (const auto& item : q.items) {
+      if (SubqueryReadsTable(item.expr.get(), schema, name, current_db)) return true;
+    }
+  }
+  for (const auto& a : e->args) {
+    if (SubqueryReadsTable(a.get(), schema, name, current_db)) return true;
+  }
+  return false;
+}
+
+// UPDATE / DELETE ... ORDER BY ... [LIMIT n]: sorts the matched rows by
+// the ORDER BY values (NULL first, as MySQL) and keeps the first `limit`.
+// `value_of` evaluates an ORDER BY expression for a row.
+Status OrderRows(const std::function<Result<sql::Value>(const Row&, const sql::Expr&)>& value_of,
+                 const std::vector<sql::OrderItem>& order_by, uint64_t limit, std::vector<Row>* rows) {
+  if (order_by.empty()) return Status::OK();
+  std::vector<std::pair<std::vector<sql::Value>, size_t>> keys;
+  keys.reserve(rows->size());
+  for (size_t i = 0; i < rows->size(); ++i) {
+    std::vector<sql::Value> key;
+    for (const auto& ob : order_by) {
+      Result<sql::Value> v = value_of((*rows)[i], *ob.expr);
+      if (!v.ok()) return v.status();
+      key.push_back(std::move(v).value());
+    }
+    keys.emplace_back(std::move(key), i);
+  }
+  std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+    for (size_t k = 0; k < order_by.size(); ++k) {
+      const sql::Value& x = a.first[k];
+      const sql::Value& y = b.first[k];
+      int c = x.is_null() || y.is_null() ? (x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1))
+                                         : sql::CompareValues(x, y).value_or(0);
+      if (c != 0) return order_by[k].desc ? c > 0 : c < 0;
+    }
+    return false;
+  });
+  std::vector<Row> sorted;
+  for (size_t i = 0; i < keys.size() && sorted.size() < limit; ++i) sorted.push_back(std::move((*rows)[keys[i].second]));
+  *rows = std::move(sorted);
+  return Status::OK();
+}
+
+// The rows UPDATE / DELETE change: those of `table` matching `where`,
+// locked (X), in ORDER BY order when there is one, at most `limit`.
+// `re` is the statement's RowEval.
+template <typename RowEvalT>
+Status ReadForChange(Engine& engine, EngineTrx& trx, const BoundTable& table, const sql::Expr* where,
+                     const std::vector<sql::OrderItem>& order_by, uint64_t limit, RowEvalT& re,
+                     std::vector<Row>* matched) {
+  // All matches when ORDER BY picks which.
+  const uint64_t read_limit = order_by.empty() ? limit : std::numeric_limits<uint64_t>::max();
+  Status st = ReadRows(engine, trx, table, PlanAccess(table, where), re, storage::LockMode::kX,
+                       [&](const Row& row) -> Result<bool> {
+                         Result<bool> match = re.Matches(row, where);
+                         if (!match.ok()) return match.status();
+                         if (!*match) return true;
+                         matched->push_back(row);
+                         return matched->size() < read_limit;
+                       });
+  if (!st.ok()) return st;
+  return OrderRows([&](const Row& row, const sql::Expr& e) {
+    re.SetRow(&row);
+    re.set_clause("order clause");
+    return sql::Evaluate(e, re);
+  }, order_by, limit, matched);
+}
+
+// The clustered-key values of `row` (Get/Update/Delete's `pk`): for a
+// table without PRIMARY KEY, the hidden row id a locking read (ScanLocked)
+// puts after the columns.
+Row PkOf(const TableDef& def, const Row& row) {
   Row pk;
   if (def.has_hidden_row_id()) {
-    pk.push_back(hidden_row_id);
+    pk.push_back(row.size() > def.columns.size() ? row[def.columns.size()] : RowValue(uint64_t{0}));
     return pk;
   }
   for (const auto& p : def.clustered().parts) pk.push_back(row[p.column]);
@@ -618,14 +695,11 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
     o.error = t.status();
     return o;
   }
+  o.error = UseTable(*t, s.table, /*write=*/true);
+  if (!o.error.ok()) return o;
   const TableDef& def = *t->def;
-  if (s.select) {
-    o.error = MakeError(er::kNotSupportedYet, "INSERT ... SELECT");
-    return o;
-  }
-  if (def.has_hidden_row_id() && (s.replace || !s.on_duplicate.empty())) {
-    // Without a key nothing can be a duplicate: plain inserts.
-  }
+  // Without a key nothing can be a duplicate: REPLACE and ON DUPLICATE KEY
+  // UPDATE are plain inserts on a table without a PRIMARY KEY.
   // Target column ordinals, in the statement's order.
   std::vector<const ColumnDef*> targets;
   if (s.columns.empty()) {
@@ -645,20 +719,54 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
     Outcome r;
     Engine& engine = server_.engine();
     uint64_t first_id = 0;
-    uint64_t row_number = 0;
-    for (const auto& values : s.rows) {
+    uint64_t row_number = 0, duplicates = 0;
+    // INSERT ... SELECT: the SELECT's rows are read first (so a table may
+    // be inserted into from itself).
+    std::vector<std::vector<sql::Value>> selected;
+    if (s.select) {
+      Result<SelectRows> rows = RunSelect(*s.select, trx, eval_, std::numeric_limits<uint64_t>::max(), true);
+      if (!rows.ok()) {
+        r.error = rows.status();
+        return r;
+      }
+      if (rows->result.columns.size() != targets.size()) {
+        r.error = MakeError(er::kWrongValueCountOnRow, 1);
+        return r;
+      }
+      selected = std::move(rows->values);
+    }
+    const size_t row_count = s.select ? selected.size() : s.rows.size();
+    // MySQL 8.0.20 deprecates VALUES(col) in favour of the row alias.
+    std::function<bool(const sql::Expr&)> uses_values = [&](const sql::Expr& e) {
+      if (e.kind == sql::ExprKind::kFunction && sql::EqualsIgnoreCase(e.name, "VALUES")) return true;
+      for (const auto& a : e.args) {
+        if (a && uses_values(*a)) return true;
+      }
+      return false;
+    };
+    for (const auto& a : s.on_duplicate) {
+      if (uses_values(*a.value)) {
+        Status w = MakeError(er::kWarnDeprecatedSyntax, "VALUES function",
+                             "an alias (INSERT INTO ... VALUES (...) AS alias) and replace "
+                             "VALUES(col) in the ON DUPLICATE KEY UPDATE clause with alias.col");
+        ctx_.warnings.push_back({Warning::Level::kWarning, w.mysql_errno(), w.message()});
+        break;
+      }
+    }
+    for (size_t n = 0; n < row_count; ++n) {
       ++row_number;
-      if (values.size() != targets.size() && !(values.empty() && s.columns.empty())) {
+      const size_t width = s.select ? targets.size() : s.rows[n].size();
+      if (width != targets.size() && !(width == 0 && s.columns.empty())) {
         r.error = MakeError(er::kWrongValueCountOnRow, row_number);
         return r;
       }
       AssignContext cx = Assigning(strict, row_number);
       Row row(def.columns.size());
       std::vector<bool> given(def.columns.size(), false);
-      for (size_t i = 0; i < values.size(); ++i) {
+      for (size_t i = 0; i < width; ++i) {
         const ColumnDef& c = *targets[i];
         given[c.ordinal] = true;
-        if (values[i]->kind == sql::ExprKind::kDefault) {
+        if (!s.select && s.rows[n][i]->kind == sql::ExprKind::kDefault) {
           Result<RowValue> d = ColumnDefault(c, cx, eval_.StatementTime());
           if (!d.ok()) {
             r.error = d.status();
@@ -667,7 +775,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
           row[c.ordinal] = std::move(d).value();
           continue;
         }
-        Result<sql::Value> v = sql::Evaluate(*values[i], eval_);
+        Result<sql::Value> v = s.select ? Result<sql::Value>(selected[n][i]) : sql::Evaluate(*s.rows[n][i], eval_);
         if (!v.ok()) {
           r.error = v.status();
           return r;
@@ -703,11 +811,13 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         if (!old->has_value() || s.ignore) {
           if (s.ignore) {
             ctx_.warnings.push_back({Warning::Level::kWarning, er::kDupEntry.code, id.status().message()});
+            ++duplicates;
             continue;
           }
           r.error = id.status();
           return r;
         }
+        ++duplicates;
         if (s.replace) {
           Result<bool> del = engine.Delete(trx, def.id, pk);
           if (!del.ok()) {
@@ -717,11 +827,25 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
           id = engine.Insert(trx, def.id, row);
           if (id.ok()) r.affected_rows += 1;  // REPLACE counts the delete too
         } else {
-          // ON DUPLICATE KEY UPDATE, over the old row; VALUES(col) is not
-          // supported yet (it needs the new row in the evaluator).
+          // ON DUPLICATE KEY UPDATE, over the old row. VALUES(col) and
+          // the row alias's columns (VALUES (...) AS new ... new.col) are
+          // the row that was to be inserted.
           Row updated = **old;
-          RowEval re(eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
+          RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
           re.set_clause("field list");
+          auto inserted = [&](const sql::Expr& x) -> std::optional<sql::Value> {
+            const sql::Expr* col = nullptr;
+            if (x.kind == sql::ExprKind::kFunction && sql::EqualsIgnoreCase(x.name, "VALUES") && x.args.size() == 1 &&
+                x.args[0]->kind == sql::ExprKind::kColumn) {
+              col = x.args[0].get();
+            } else if (x.kind == sql::ExprKind::kColumn && !s.row_alias.empty() &&
+                       sql::EqualsIgnoreCase(x.table, s.row_alias)) {
+              col = &x;
+            }
+            const ColumnDef* c = col != nullptr ? def.FindColumn(col->name) : nullptr;
+            if (c == nullptr) return std::nullopt;
+            return FromColumnValue(*c, row[c->ordinal]);
+          };
           for (const auto& a : s.on_duplicate) {
             const ColumnDef* c = def.FindColumn(a.column->name);
             if (c == nullptr) {
@@ -729,8 +853,10 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
               return r;
             }
             re.SetRow(&updated);
-            Result<sql::Value> v = a.value->kind == sql::ExprKind::kDefault ? Result<sql::Value>(sql::Value::Null())
-                                                                            : sql::Evaluate(*a.value, re);
+            Result<sql::Value> v = sql::Value::Null();
+            if (a.value->kind != sql::ExprKind::kDefault) {
+              v = sql::Evaluate(*SubstituteExpr(*a.value, inserted), re);
+            }
             if (!v.ok()) {
               r.error = v.status();
               return r;
@@ -764,8 +890,8 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
       ctx_.last_insert_id = first_id;
       r.last_insert_id = first_id;
     }
-    if (s.rows.size() > 1 || !ctx_.warnings.empty()) {
-      r.info = fmt::format("Records: {}  Duplicates: {}  Warnings: {}", s.rows.size(), 0, ctx_.warning_count());
+    if (row_count > 1 || s.select || !ctx_.warnings.empty()) {
+      r.info = fmt::format("Records: {}  Duplicates: {}  Warnings: {}", row_count, duplicates, ctx_.warning_count());
     }
     return r;
   }, /*writes=*/true);
@@ -778,33 +904,29 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     o.error = t.status();
     return o;
   }
+  o.error = UseTable(*t, s.table, /*write=*/true);
+  if (!o.error.ok()) return o;
   const TableDef& def = *t->def;
   const bool strict = Strict() && !s.ignore;
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = server_.engine();
-    RowEval re(eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
+    RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
     if (!row_limit.ok()) {
       r.error = row_limit.status();
       return r;
     }
     const uint64_t limit = *row_limit;
-    if (!s.order_by.empty()) {
-      r.error = MakeError(er::kNotSupportedYet, "UPDATE ... ORDER BY");
+    if (SubqueryReadsTable(s.where.get(), def.schema, def.name, ctx_.db)) {
+      r.error = MakeError(er::kUpdateTableUsed, def.name);
       return r;
     }
-    // Read and lock the matching rows first, then change them.
+    // Read and lock the matching rows first (all of them when ORDER BY
+    // picks which), then change them.
     std::vector<Row> matched;
-    const BoundTable bound{&def, s.table.alias.empty() ? def.name : s.table.alias};
-    Status st = ReadRows(engine, trx, bound, PlanAccess(bound, s.where.get()), eval_, storage::LockMode::kX,
-                         [&](const Row& row) -> Result<bool> {
-                           Result<bool> match = re.Matches(row, s.where.get());
-                           if (!match.ok()) return match.status();
-                           if (!*match) return true;
-                           matched.push_back(row);
-                           return matched.size() < limit;
-                         });
+    Status st = ReadForChange(engine, trx, BoundTable{&def, s.table.alias.empty() ? def.name : s.table.alias},
+                              s.where.get(), s.order_by, limit, re, &matched);
     if (!st.ok()) {
       r.error = st;
       return r;
@@ -812,7 +934,9 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     uint64_t changed = 0, row_number = 0;
     for (const Row& old : matched) {
       ++row_number;
-      Row updated = old;
+      // The columns (a table without PRIMARY KEY has its row id after them).
+      const Row before(old.begin(), old.begin() + def.columns.size());
+      Row updated = before;
       AssignContext cx = Assigning(strict, row_number);
       for (const auto& a : s.set) {
         const ColumnDef* c = def.FindColumn(a.column->name);
@@ -840,7 +964,7 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
         }
         updated[c->ordinal] = std::move(rv).value();
       }
-      if (updated == old) continue;
+      if (updated == before) continue;
       Result<bool> up = engine.Update(trx, def.id, PkOf(def, old), updated);
       if (!up.ok()) {
         r.error = up.status();
@@ -862,40 +986,32 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
     o.error = t.status();
     return o;
   }
+  o.error = UseTable(*t, s.table, /*write=*/true);
+  if (!o.error.ok()) return o;
   const TableDef& def = *t->def;
-  if (def.has_hidden_row_id()) {
-    o.error = MakeError(er::kNotSupportedYet, "DELETE from a table without a PRIMARY KEY");
-    return o;
-  }
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = server_.engine();
-    RowEval re(eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
+    RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
     if (!row_limit.ok()) {
       r.error = row_limit.status();
       return r;
     }
     const uint64_t limit = *row_limit;
-    if (!s.order_by.empty()) {
-      r.error = MakeError(er::kNotSupportedYet, "DELETE ... ORDER BY");
+    if (SubqueryReadsTable(s.where.get(), def.schema, def.name, ctx_.db)) {
+      r.error = MakeError(er::kUpdateTableUsed, def.name);
       return r;
     }
-    std::vector<Row> pks;
-    const BoundTable bound{&def, s.table.alias.empty() ? def.name : s.table.alias};
-    Status st = ReadRows(engine, trx, bound, PlanAccess(bound, s.where.get()), eval_, storage::LockMode::kX,
-                         [&](const Row& row) -> Result<bool> {
-                           Result<bool> match = re.Matches(row, s.where.get());
-                           if (!match.ok()) return match.status();
-                           if (!*match) return true;
-                           pks.push_back(PkOf(def, row));
-                           return pks.size() < limit;
-                         });
+    std::vector<Row> matched;
+    Status st = ReadForChange(engine, trx, BoundTable{&def, s.table.alias.empty() ? def.name : s.table.alias},
+                              s.where.get(), s.order_by, limit, re, &matched);
     if (!st.ok()) {
       r.error = st;
       return r;
     }
-    for (const Row& pk : pks) {
+    for (const Row& row : matched) {
+      const Row pk = PkOf(def, row);
       Result<bool> del = engine.Delete(trx, def.id, pk);
       if (!del.ok()) {
         r.error = del.status();
@@ -905,283 +1021,6 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
     }
     return r;
   }, /*writes=*/true);
-}
-
-// ---------------------------------------------------------------- SELECT
-
-Outcome TableExecutor::Select(const sql::SelectStmt& s) {
-  Outcome o;
-  if (s.from.size() != 1) {
-    o.error = MakeError(er::kNotSupportedYet, "joins");
-    return o;
-  }
-  // INFORMATION_SCHEMA tables are computed from the catalog.
-  std::optional<VirtualTable> virtual_table;
-  std::shared_ptr<const TableDef> def_ptr;
-  const std::string schema = s.from[0].schema.empty() ? ctx_.db : s.from[0].schema;
-  if (sql::AsciiLower(schema) == "information_schema") {
-    virtual_table = InformationSchemaTable(s.from[0].name, *server_.engine().catalog().snapshot(),
-                                           [this](const std::string& db) {
-                                             return sql::AsciiLower(db) == "information_schema" ||
-                                                    (ctx_.account && ctx_.account->HasAnyDbAccess(db));
-                                           });
-    if (virtual_table->def == nullptr) {
-      o.error = MakeError(er::kNoSuchTable, "information_schema", s.from[0].name);
-      return o;
-    }
-    def_ptr = virtual_table->def;
-    if (s.lock != sql::SelectStmt::Lock::kNone) {
-      o.error = MakeError(er::kNotSupportedYet, "locking reads of INFORMATION_SCHEMA");
-      return o;
-    }
-  } else {
-    Result<Table> t = ResolveTable(s.from[0]);
-    if (!t.ok()) {
-      o.error = t.status();
-      return o;
-    }
-    def_ptr = t->def;
-  }
-  const TableDef& def = *def_ptr;
-  // Aggregates, in the select list, HAVING and ORDER BY.
-  Aggregates aggs;
-  for (const auto& item : s.items) {
-    if (item.expr) o.error = aggs.Collect(*item.expr);
-    if (!o.error.ok()) return o;
-  }
-  if (s.having) o.error = aggs.Collect(*s.having);
-  for (size_t i = 0; o.error.ok() && i < s.order_by.size(); ++i) o.error = aggs.Collect(*s.order_by[i].expr);
-  if (!o.error.ok()) return o;
-  if (s.where && ContainsAggregate(*s.where)) {
-    o.error = MakeError(er::kInvalidGroupFuncUse);
-    return o;
-  }
-  const bool grouped = !s.group_by.empty() || aggs.size() > 0;
-  std::optional<storage::LockMode> lock;
-  if (s.lock == sql::SelectStmt::Lock::kForUpdate) lock = storage::LockMode::kX;
-  if (s.lock == sql::SelectStmt::Lock::kForShare) lock = storage::LockMode::kS;
-  const std::string alias = s.from[0].alias.empty() ? def.name : s.from[0].alias;
-  return RunDml([&](EngineTrx& trx) -> Outcome {
-    Outcome r;
-    RowEval re(eval_, def, alias);
-    // The result columns: * expands to the table's columns.
-    struct Out {
-      const ColumnDef* column = nullptr;  // a plain column (or *)
-      const sql::Expr* expr = nullptr;
-      std::string name;
-      std::string alias;  // for ORDER BY / GROUP BY / HAVING references
-    };
-    std::vector<Out> outs;
-    for (const auto& item : s.items) {
-      if (item.star) {
-        for (const auto& c : def.columns) outs.push_back({&c, nullptr, c.name, ""});
-        continue;
-      }
-      Out out;
-      out.expr = item.expr.get();
-      out.name = item.ColumnName();
-      if (item.has_alias) out.alias = item.alias;
-      if (item.expr->kind == sql::ExprKind::kColumn) {
-        out.column = def.FindColumn(item.expr->name);
-        if (out.column == nullptr) {
-          r.error = MakeError(er::kBadField, item.expr->name, "field list");
-          return r;
-        }
-        if (!item.has_alias) out.name = out.column->name;
-      }
-      outs.push_back(std::move(out));
-    }
-    // ORDER BY / GROUP BY n or alias: the select item it names (or -1).
-    auto item_ref = [&](const sql::Expr& e) -> Result<int> {
-      if (e.kind == sql::ExprKind::kLiteral && !e.value.is_null() && e.value.kind() != sql::ValueKind::kString) {
-        uint64_t n = e.value.ToUInt();
-        if (n < 1 || n > outs.size()) return MakeError(er::kBadField, std::to_string(n), "order clause");
-        return static_cast<int>(n - 1);
-      }
-      if (e.kind == sql::ExprKind::kColumn && e.table.empty()) {
-        for (size_t i = 0; i < outs.size(); ++i) {
-          if (!outs[i].alias.empty() && sql::AsciiLower(outs[i].alias) == sql::AsciiLower(e.name)) return static_cast<int>(i);
-        }
-      }
-      return -1;
-    };
-    uint64_t limit = std::numeric_limits<uint64_t>::max(), offset = 0;
-    for (auto [expr, out] : {std::pair{s.limit.get(), &limit}, std::pair{s.offset.get(), &offset}}) {
-      if (!expr) continue;
-      Result<sql::Value> v = sql::Evaluate(*expr, eval_);
-      if (!v.ok()) {
-        r.error = v.status();
-        return r;
-      }
-      *out = v->ToUInt();
-    }
-    struct Produced {
-      std::vector<std::optional<std::string>> cells;
-      std::vector<sql::Value> sort_keys;
-    };
-    std::vector<Produced> produced;
-    std::vector<std::optional<sql::Value>> first_values(outs.size());
-    // Evaluates `e` for the current row; in a grouped query, aggregates take
-    // the group's values (and plain columns the group's first row).
-    const Aggregates::State* group = nullptr;
-    auto eval_expr = [&](const sql::Expr& e) -> Result<sql::Value> {
-      if (group == nullptr || !ContainsAggregate(e)) return sql::Evaluate(e, re);
-      sql::ExprPtr bound = SubstituteExpr(e, [&](const sql::Expr& x) { return aggs.ValueOf(*group, x); });
-      return sql::Evaluate(*bound, re);
-    };
-    // One output row from the current row (and group).
-    auto produce = [&](const Row* row) -> Result<bool> {
-      re.set_clause("field list");
-      Produced p;
-      std::vector<sql::Value> values(outs.size());
-      for (size_t i = 0; i < outs.size(); ++i) {
-        if (outs[i].column != nullptr) {
-          const RowValue& rv = row != nullptr ? (*row)[outs[i].column->ordinal] : RowValue{};
-          p.cells.push_back(ColumnText(*outs[i].column, rv));
-          values[i] = FromColumnValue(*outs[i].column, rv);
-          continue;
-        }
-        Result<sql::Value> v = eval_expr(*outs[i].expr);
-        if (!v.ok()) return v.status();
-        if (!first_values[i] || first_values[i]->is_null()) first_values[i] = *v;
-        p.cells.push_back(CellOf(*v));
-        values[i] = std::move(v).value();
-      }
-      if (grouped && s.having) {
-        std::vector<std::pair<std::string, sql::Value>> aliases;
-        for (size_t i = 0; i < outs.size(); ++i) {
-          if (!outs[i].alias.empty()) aliases.emplace_back(outs[i].alias, values[i]);
-        }
-        re.set_aliases(&aliases);
-        re.set_clause("having clause");
-        Result<sql::Value> h = eval_expr(*s.having);
-        re.set_aliases(nullptr);
-        if (!h.ok()) return h.status();
-        if (!Truthy(*h)) return true;
-      }
-      re.set_clause("order clause");
-      for (const auto& ob : s.order_by) {
-        Result<int> ref = item_ref(*ob.expr);
-        if (!ref.ok()) return ref.status();
-        if (*ref >= 0) {
-          p.sort_keys.push_back(values[*ref]);
-          continue;
-        }
-        Result<sql::Value> v = eval_expr(*ob.expr);
-        if (!v.ok()) return v.status();
-        p.sort_keys.push_back(std::move(v).value());
-      }
-      produced.push_back(std::move(p));
-      return true;
-    };
-    // Groups in first-seen order (MySQL 8.0 does not sort GROUP BY).
-    struct Group {
-      Row first;
-      std::unique_ptr<Aggregates::State> state;
-    };
-    std::vector<Group> groups;
-    std::map<std::vector<std::string>, size_t> group_index;
-    const bool early_stop = s.order_by.empty() && !s.distinct && !grouped;
-    auto rows = [&](const std::function<Result<bool>(const Row&)>& visit) -> Status {
-      if (!virtual_table) {
-        const BoundTable bound{&def, alias};
-        return ReadRows(server_.engine(), trx, bound, PlanAccess(bound, s.where.get()), eval_, lock, visit);
-      }
-      for (const Row& row : virtual_table->rows) {
-        Result<bool> more = visit(row);
-        if (!more.ok()) return more.status();
-        if (!*more) break;
-      }
-      return Status::OK();
-    };
-    Status st = rows([&](const Row& row) -> Result<bool> {
-                           Result<bool> match = re.Matches(row, s.where.get());
-                           if (!match.ok()) return match.status();
-                           if (!*match) return true;
-                           if (!grouped) {
-                             Result<bool> more = produce(&row);
-                             if (!more.ok()) return more.status();
-                             return !early_stop || produced.size() < offset + limit;
-                           }
-                           re.set_clause("group statement");
-                           std::vector<std::string> key;
-                           for (const auto& g : s.group_by) {
-                             Result<int> ref = item_ref(*g);
-                             if (!ref.ok()) return ref.status();
-                             Result<sql::Value> v = *ref >= 0 && outs[*ref].expr != nullptr
-                                                        ? sql::Evaluate(*outs[*ref].expr, re)
-                                                    : *ref >= 0 ? FromColumnValue(*outs[*ref].column,
-                                                                                  row[outs[*ref].column->ordinal])
-                                                                : sql::Evaluate(*g, re);
-                             if (!v.ok()) return v.status();
-                             // Groups compare as MySQL compares: case-insensitively for text.
-                             std::string k = v->is_null() ? std::string("\0N") : sql::AsciiLower(v->ToString());
-                             key.push_back(std::move(k));
-                           }
-                           auto [it, added] = group_index.emplace(std::move(key), groups.size());
-                           if (added) groups.push_back({row, aggs.NewGroup()});
-                           Status added_row = aggs.Add(*groups[it->second].state, re);
-                           if (!added_row.ok()) return added_row;
-                           return true;
-                         });
-    if (!st.ok()) {
-      r.error = st;
-      return r;
-    }
-    if (grouped) {
-      // Without GROUP BY, aggregates over no rows still give one row.
-      if (groups.empty() && s.group_by.empty()) groups.push_back({Row(), aggs.NewGroup()});
-      for (const Group& g : groups) {
-        group = g.state.get();
-        const Row* row = g.first.empty() ? nullptr : &g.first;
-        re.SetRow(row);
-        Result<bool> ok = produce(row);
-        if (!ok.ok()) {
-          r.error = ok.status();
-          return r;
-        }
-      }
-      group = nullptr;
-    }
-    if (!s.order_by.empty()) {
-      std::stable_sort(produced.begin(), produced.end(), [&](const Produced& a, const Produced& b) {
-        for (size_t i = 0; i < s.order_by.size(); ++i) {
-          // NULL first ascending, as MySQL.
-          const sql::Value& x = a.sort_keys[i];
-          const sql::Value& y = b.sort_keys[i];
-          int c;
-          if (x.is_null() || y.is_null()) {
-            c = x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1);
-          } else {
-            c = CompareValues(x, y).value_or(0);
-          }
-          if (c != 0) return s.order_by[i].desc ? c > 0 : c < 0;
-        }
-        return false;
-      });
-    }
-    ResultSet rs;
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (outs[i].column != nullptr) {
-        rs.columns.push_back(ColumnMetadata(def, *outs[i].column, outs[i].name));
-      } else {
-        rs.columns.push_back(ColumnFor(outs[i].name, first_values[i].value_or(sql::Value::Null())));
-      }
-    }
-    std::set<std::vector<std::optional<std::string>>> seen;
-    uint64_t skipped = 0;
-    for (auto& p : produced) {
-      if (s.distinct && !seen.insert(p.cells).second) continue;
-      if (skipped < offset) {
-        ++skipped;
-        continue;
-      }
-      if (rs.rows.size() >= limit) break;
-      rs.rows.push_back(std::move(p.cells));
-    }
-    r.result = std::move(rs);
-    return r;
-  });
 }
 
 // ---------------------------------------------------------------- SHOW
@@ -1311,6 +1150,13 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
     }
   }
   text += "\n) ENGINE=InnoDB";
+  // MySQL shows the counter once it has moved past 1.
+  const bool has_auto_increment =
+      std::any_of(def.columns.begin(), def.columns.end(), [](const ColumnDef& c) { return c.auto_increment; });
+  if (has_auto_increment) {
+    std::optional<uint64_t> next = server_.engine().NextAutoIncrement(def.id);
+    if (next && *next > 1) text += fmt::format(" AUTO_INCREMENT={}", *next);
+  }
   text += " DEFAULT CHARSET=" + def.options.charset;
   if (!def.options.collation.empty()) text += " COLLATE=" + def.options.collation;
   if (!def.options.comment.empty()) text += " COMMENT='" + def.options.comment + "'";

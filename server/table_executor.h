@@ -1,15 +1,13 @@
 // server/table_executor.h
 //
 // TableExecutor: runs the statements that touch tables on the storage engine
-// (storage/engine): CREATE/DROP DATABASE, CREATE/DROP TABLE, INSERT/REPLACE,
-// UPDATE, DELETE and single-table SELECT, inside the session's engine
-// transaction (autocommit, BEGIN ... COMMIT/ROLLBACK, statement rollback on
-// error).
+// (storage/engine): DDL (here, and ALTER/RENAME/TRUNCATE in table_ddl.cc),
+// INSERT/REPLACE, UPDATE, DELETE, LOCK TABLES, and SELECT with joins and
+// subqueries (select.cc), inside the session's engine transaction
+// (autocommit, BEGIN ... COMMIT/ROLLBACK, statement rollback on error).
 //
-// Access paths: an equality or range on the PRIMARY KEY's first column
-// (=, IN of one value, BETWEEN, <, <=, >, >= with constants) reads only
-// that range; anything else scans the table. Every row read is re-checked
-// against the whole WHERE.
+// How each table is read is its access path (server/access_path.h); every
+// row read is re-checked against the whole condition.
 //
 // DDL and transactions: DDL commits the open transaction first (as MySQL's
 // implicit commit) and waits, through the server's metadata lock, until no
@@ -20,13 +18,20 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/result_set.h"
 #include "server/session_context.h"
 #include "server/sql/ast.h"
 #include "server/sql/eval.h"
+
+namespace sluice::storage {
+struct TableDef;
+}  // namespace sluice::storage
 
 namespace sluice::server {
 
@@ -44,11 +49,21 @@ class TableExecutor {
   Outcome DropTable(const sql::DropTableStmt& s);
   Outcome CreateIndex(const sql::CreateIndexStmt& s);
   Outcome DropIndex(const sql::DropIndexStmt& s);
+  // ALTER TABLE, RENAME TABLE, TRUNCATE TABLE (table_ddl.cc): MySQL 8.0's
+  // matching of the specs and errors; a column change copies the table
+  // (Engine::RebuildTable), secondary index changes are made in place.
+  Outcome AlterTable(const sql::AlterTableStmt& s);
+  Outcome RenameTable(const sql::RenameTableStmt& s);
+  Outcome Truncate(const sql::TruncateStmt& s);
   Outcome Insert(const sql::InsertStmt& s);
   Outcome Update(const sql::UpdateStmt& s);
   Outcome Delete(const sql::DeleteStmt& s);
-  // SELECT with one table in FROM.
+  // SELECT over tables (FROM with joins) or with subqueries (server/select.cc).
   Outcome Select(const sql::SelectStmt& s);
+  // EXPLAIN (explain.cc): MySQL 8.0's traditional EXPLAIN table for a
+  // SELECT, UPDATE, DELETE, INSERT or REPLACE, one row per table, from the
+  // access paths the statement would take. FORMAT=JSON/TREE: 1235.
+  Outcome Explain(const sql::ExplainStmt& s);
 
   // SHOW TABLES / SHOW COLUMNS / SHOW CREATE TABLE rows (the caller filters).
   Outcome ShowTables(const sql::ShowStmt& s);
@@ -73,12 +88,19 @@ class TableExecutor {
   Status RollbackToSavepoint(const std::string& name);
   Status ReleaseSavepoint(const std::string& name);
 
-  // FLUSH TABLES WITH READ LOCK / UNLOCK TABLES.
+  // FLUSH TABLES WITH READ LOCK / UNLOCK TABLES (both kinds of lock).
   Status LockGlobalRead();
   Status UnlockTables();
+  // LOCK TABLES: commits, releases this session's table locks, then takes
+  // the listed ones (waiting for other sessions' conflicting locks).
+  Outcome LockTables(const sql::TableLocksStmt& s);
 
  private:
-  struct Table;
+  // A resolved table of the statement.
+  struct Table {
+    std::string schema;
+    std::shared_ptr<const storage::TableDef> def;
+  };
   class RowEval;
   // The session's transaction, begun when there is none.
   Result<storage::EngineTrx*> Trx();
@@ -94,6 +116,28 @@ class TableExecutor {
   Status BeginDdl();
   void EndDdl();
   Result<Table> ResolveTable(const sql::TableRef& ref);
+
+  // SELECT's rows (server/select.cc), read in `trx` with expressions in
+  // `outer` (the session's context, or the enclosing query's for a
+  // subquery). At most `max_rows`. Cells hold the text protocol's values;
+  // `values` the same as sql::Value when `want_values`.
+  struct SelectRows {
+    ResultSet result;
+    std::vector<std::vector<sql::Value>> values;
+    bool correlated = false;  // it read columns of an enclosing query
+  };
+  Result<SelectRows> RunSelect(const sql::SelectStmt& s, storage::EngineTrx& trx, sql::EvalContext& outer,
+                               uint64_t max_rows, bool want_values);
+  // A subquery of an expression `outer` evaluates (RowEval::RunSubquery);
+  // uncorrelated ones run once per statement.
+  Result<sql::EvalContext::SubqueryRows> RunSubquery(const sql::SelectStmt& s, RowEval& outer, uint64_t max_rows);
+  // A statement is about to read (or write) table `t`, named as `ref`:
+  // under LOCK TABLES it must be locked under that name (1100), for a
+  // write with WRITE (1099); otherwise waits out other sessions'
+  // conflicting LOCK TABLES (1205 after lock_wait_timeout).
+  Status UseTable(const Table& t, const sql::TableRef& ref, bool write);
+  // SELECT privilege on a table a statement reads (1142).
+  Status CheckSelectPrivilege(const std::string& schema, const std::string& table);
   // SHOW ... [FROM db]: the database (1046 none, 1049 unknown).
   Result<std::string> ShowDatabase(const sql::ShowStmt& s);
   bool Autocommit();
@@ -104,6 +148,8 @@ class TableExecutor {
   Server& server_;
   SessionContext& ctx_;
   sql::EvalContext& eval_;
+  // Uncorrelated subqueries' rows, by statement node and row limit.
+  std::map<std::pair<const sql::SelectStmt*, uint64_t>, sql::EvalContext::SubqueryRows> subquery_cache_;
   bool holds_ddl_lock_ = false;
   bool in_write_ = false;
 };

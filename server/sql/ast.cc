@@ -137,6 +137,7 @@ std::string ExprToString(const Expr& e) {
     case ExprKind::kRegexp:
       return "regexp_like(" + ExprToString(*e.args[0]) + "," + ExprToString(*e.args[1]) + ")";
     case ExprKind::kIn:
+      if (e.subquery) return "(" + ExprToString(*e.args[0]) + (e.negated ? " not in (select ...))" : " in (select ...))");
       return "(" + ExprToString(*e.args[0]) + (e.negated ? " not in (" : " in (") + Args(e, 1) +
              "))";
     case ExprKind::kBetween:
@@ -165,8 +166,20 @@ std::string ExprToString(const Expr& e) {
       if (e.star) return name + "(*)";
       return name + "(" + (e.distinct ? "distinct " : "") + Args(e, 0) + ")";
     }
+    case ExprKind::kSubquery:
+      return "(select ...)";
+    case ExprKind::kExists:
+      return "exists(select ...)";
   }
   return "";
+}
+
+bool HasSubquery(const Expr& e) {
+  if (e.subquery) return true;
+  for (const auto& a : e.args) {
+    if (a && HasSubquery(*a)) return true;
+  }
+  return false;
 }
 
 std::string UserSpec::ToString() const {

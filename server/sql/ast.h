@@ -44,6 +44,8 @@ enum class ExprKind : uint8_t {
   kConvertUsing,  // CONVERT(args[0] USING name)
   kCollate,       // args[0] COLLATE name
   kFunction,      // name(args): name as typed (compare ignoring case)
+  kSubquery,      // (SELECT ...) as a value: `subquery`
+  kExists,        // EXISTS (SELECT ...): `subquery`
 };
 
 enum class Op : uint8_t {
@@ -107,6 +109,7 @@ enum class TrimSide : uint8_t { kBoth, kLeading, kTrailing };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct SelectStmt;
 
 struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
@@ -128,6 +131,9 @@ struct Expr {
   TrimSide trim_side = TrimSide::kBoth;  // kFunction TRIM with explicit side
   CastSpec cast;             // kCast
   int param_index = -1;      // kParam
+  // kSubquery, kExists, and kIn with a subquery (x IN (SELECT ...): args
+  // is {x}). Shared so that an Expr stays cheap to copy by SubstituteExpr.
+  std::shared_ptr<const SelectStmt> subquery;
   std::vector<ExprPtr> args;
   uint32_t begin = 0;  // source span in the query text
   uint32_t end = 0;
@@ -135,6 +141,9 @@ struct Expr {
 
 // MySQL-like printed form for messages: (1 + 2), cast(`a` as signed), now().
 std::string ExprToString(const Expr& e);
+
+// True when `e` has a subquery in it (kSubquery, kExists, IN (SELECT ...)).
+bool HasSubquery(const Expr& e);
 
 // ---------------------------------------------------------------- statements
 
@@ -174,9 +183,12 @@ enum class StmtKind : uint8_t {
   kDelete,
   kCreateIndex,  // CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX name ON t (key_parts)
   kDropIndex,    // DROP INDEX name ON t
+  kAlterTable,   // ALTER TABLE t alter_spec, ...
+  kRenameTable,  // RENAME TABLE a TO b, ...
   kPrepare,           // PREPARE name FROM 'text' | @var
   kExecute,           // EXECUTE name [USING @a, ...]
   kDeallocatePrepare, // {DEALLOCATE | DROP} PREPARE name
+  kExplain,           // {EXPLAIN | DESCRIBE | DESC} [FORMAT = f] explainable statement
 };
 
 struct Stmt {
@@ -216,10 +228,24 @@ struct SelectItem {
   std::string ColumnName() const;
 };
 
+// How a table in FROM joins the tables before it.
+enum class JoinKind : uint8_t {
+  kComma,     // FROM a, b (and the first table)
+  kInner,     // [INNER | CROSS] JOIN, STRAIGHT_JOIN
+  kLeft,      // LEFT [OUTER] JOIN
+  kRight,     // RIGHT [OUTER] JOIN
+};
+
 struct TableRef {
   std::string schema;  // "" if unqualified
   std::string name;
   std::string alias;   // "" if none
+  // In a SELECT's FROM list, each table after the first joins the ones
+  // before it (left-deep: a JOIN b ON x JOIN c ON y).
+  JoinKind join = JoinKind::kComma;
+  bool natural = false;                    // NATURAL [LEFT|RIGHT] JOIN
+  std::shared_ptr<const Expr> on;          // ON condition; null if none
+  std::vector<std::string> using_columns;  // USING (a, b)
 };
 
 struct OrderItem {
@@ -402,8 +428,14 @@ struct SavepointStmt : Stmt {
 };
 
 // UNLOCK TABLES; LOCK TABLES (parsed, not supported yet: no details kept).
+// LOCK TABLES t [[AS] a] {READ [LOCAL] | [LOW_PRIORITY] WRITE}, ... / UNLOCK TABLES.
 struct TableLocksStmt : Stmt {
   explicit TableLocksStmt(bool lock) : Stmt(lock ? StmtKind::kLockTables : StmtKind::kUnlockTables) {}
+  struct Item {
+    TableRef table;
+    bool write = false;
+  };
+  std::vector<Item> tables;  // LOCK TABLES only
 };
 
 struct DoStmt : Stmt {
@@ -593,6 +625,59 @@ struct TruncateStmt : Stmt {
   TableRef table;
 };
 
+// One alter_spec of ALTER TABLE. Column names are as typed (compare them
+// ignoring case).
+struct AlterSpec {
+  enum class Kind : uint8_t {
+    kAddColumn,      // ADD [COLUMN] column [position]; ADD [COLUMN] (col, ...) gives one each
+    kAddIndex,       // ADD {INDEX|KEY|UNIQUE|PRIMARY KEY|FULLTEXT|SPATIAL} ...: index
+    kDropColumn,     // DROP [COLUMN] name
+    kDropIndex,      // DROP {INDEX|KEY} name
+    kDropPrimaryKey, // DROP PRIMARY KEY
+    kModifyColumn,   // MODIFY [COLUMN] column [position]: column.name is the column changed
+    kChangeColumn,   // CHANGE [COLUMN] name column [position]
+    kRenameColumn,   // RENAME COLUMN name TO new_name
+    kRenameIndex,    // RENAME {INDEX|KEY} name TO new_name
+    kSetDefault,     // ALTER [COLUMN] name SET DEFAULT default_value
+    kDropDefault,    // ALTER [COLUMN] name DROP DEFAULT
+    kRenameTable,    // RENAME [TO|AS] new_table
+    kForce,          // FORCE (rebuild)
+  };
+  // Where an added or changed column goes: kLast keeps a changed column in
+  // its place and appends an added one.
+  enum class Position : uint8_t { kLast, kFirst, kAfter };
+
+  Kind kind = Kind::kAddColumn;
+  std::string name;      // the column or index the spec names
+  std::string new_name;  // kRenameColumn / kRenameIndex
+  ColumnDefinition column;
+  Position position = Position::kLast;
+  std::string after;     // kAfter: the column
+  IndexSpec index;       // kAddIndex
+  ExprPtr default_value; // kSetDefault, as DEFAULT in a column definition
+  TableRef new_table;    // kRenameTable
+};
+
+// ALTER TABLE [db.]t [alter_spec [, alter_spec] ...]. Table options
+// (ENGINE, CHARSET, COLLATE, COMMENT, AUTO_INCREMENT, ...) may appear among
+// the specs and are merged into `options`; ALGORITHM and LOCK are accepted
+// and dropped.
+struct AlterTableStmt : Stmt {
+  AlterTableStmt() : Stmt(StmtKind::kAlterTable) {}
+  TableRef table;
+  std::vector<AlterSpec> specs;  // in statement order
+  TableOptions options;
+  std::vector<std::string> foreign_keys;  // ADD [CONSTRAINT] FOREIGN KEY ... as typed
+  std::vector<std::string> checks;        // ADD CHECK (...) and column CHECKs as typed
+  bool keys_toggled = false;  // DISABLE KEYS / ENABLE KEYS (a note for InnoDB)
+};
+
+// RENAME TABLE a TO b [, c TO d] ...: done in order, all or nothing.
+struct RenameTableStmt : Stmt {
+  RenameTableStmt() : Stmt(StmtKind::kRenameTable) {}
+  std::vector<std::pair<TableRef, TableRef>> renames;  // from, to
+};
+
 // ---- DML
 
 // col = expr in UPDATE ... SET and ON DUPLICATE KEY UPDATE. `value` may be a
@@ -672,6 +757,17 @@ struct ExecuteStmt : Stmt {
 struct DeallocatePrepareStmt : Stmt {
   DeallocatePrepareStmt() : Stmt(StmtKind::kDeallocatePrepare) {}
   std::string name;
+};
+
+// ---- EXPLAIN
+
+// {EXPLAIN | DESCRIBE | DESC} [FORMAT = TRADITIONAL | JSON | TREE]
+// {SELECT | UPDATE | DELETE | INSERT | REPLACE} ... ({DESCRIBE | EXPLAIN}
+// tbl is SHOW COLUMNS, a ShowStmt).
+struct ExplainStmt : Stmt {
+  ExplainStmt() : Stmt(StmtKind::kExplain) {}
+  std::string format;  // upper-cased FORMAT value; "" when absent (TRADITIONAL)
+  std::unique_ptr<Stmt> stmt;  // the explained statement
 };
 
 }  // namespace sluice::sql

@@ -19,8 +19,6 @@ namespace {
 
 constexpr int kDivPrecisionIncrement = 4;  // MySQL's div_precision_increment default
 
-char Fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // How a value takes part in arithmetic and numeric comparison.
 enum class NumClass { kInt, kDecimal, kDouble };
 
@@ -275,12 +273,11 @@ Result<Value> EvalComparison(const Expr& e, EvalContext& ctx) {
   Value b = std::move(rb).value();
   if (IsNumericValue(b)) a = NumericOperand(*e.args[0], a);
   if (IsNumericValue(a)) b = NumericOperand(*e.args[1], b);
-  const bool cs = HasCaseSensitiveCollation(*e.args[0]) || HasCaseSensitiveCollation(*e.args[1]);
   if (e.op == Op::kNullSafeEq) {
     if (a.is_null() || b.is_null()) return Value::Bool(a.is_null() && b.is_null());
-    return Value::Bool(CompareValues(a, b, cs) == 0);
+    return Value::Bool(CompareValues(a, b) == 0);
   }
-  std::optional<int> c = CompareValues(a, b, cs);
+  std::optional<int> c = CompareValues(a, b);
   if (!c) return Value::Null();
   switch (e.op) {
     case Op::kEq: return Value::Bool(*c == 0);
@@ -414,9 +411,8 @@ Result<Value> EvalLike(const Expr& e, EvalContext& ctx) {
     escape = s.empty() ? '\\' : s[0];
   }
   if (text->is_null() || pattern->is_null()) return Value::Null();
-  const bool cs = text->is_binary() || pattern->is_binary() ||
-                  HasCaseSensitiveCollation(*e.args[0]) || HasCaseSensitiveCollation(*e.args[1]);
-  bool match = LikeMatch(text->ToString(), pattern->ToString(), escape, cs);
+  const Collation collation = ComparisonCollation(*text, *pattern);
+  bool match = LikeMatch(text->ToString(), pattern->ToString(), escape, collation);
   return Value::Bool(match != e.negated);
 }
 
@@ -426,8 +422,7 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
   Result<Value> pattern = Evaluate(*e.args[1], ctx);
   if (!pattern.ok()) return pattern;
   if (text->is_null() || pattern->is_null()) return Value::Null();
-  const bool cs = text->is_binary() || pattern->is_binary() ||
-                  HasCaseSensitiveCollation(*e.args[0]) || HasCaseSensitiveCollation(*e.args[1]);
+  const bool cs = IsCaseSensitive(ComparisonCollation(*text, *pattern));
   // libstdc++'s matcher recurses once or more per subject character and
   // overflows a thread stack on long subjects, so inputs are capped until an
   // ICU-like engine with MySQL's regexp_stack_limit replaces it.
@@ -451,20 +446,46 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
   return Value::Bool(match != e.negated);
 }
 
+// A subquery's rows for a value (1 column; `max_rows` of them at most).
+Result<EvalContext::SubqueryRows> OneColumnRows(const Expr& e, EvalContext& ctx, uint64_t max_rows) {
+  Result<EvalContext::SubqueryRows> r = ctx.RunSubquery(*e.subquery, max_rows);
+  if (r.ok() && r->columns != 1) return MakeError(er::kOperandColumns, 1);
+  return r;
+}
+
+// (SELECT ...) as a value: NULL without rows, 1242 with more than one.
+Result<Value> EvalScalarSubquery(const Expr& e, EvalContext& ctx) {
+  Result<EvalContext::SubqueryRows> r = OneColumnRows(e, ctx, 2);
+  if (!r.ok()) return r.status();
+  if (r->rows.empty()) return Value::Null();
+  if (r->rows.size() > 1) return MakeError(er::kSubqueryNo1Row);
+  return std::move(r->rows[0][0]);
+}
+
 Result<Value> EvalIn(const Expr& e, EvalContext& ctx) {
   Result<Value> left = Evaluate(*e.args[0], ctx);
   if (!left.ok()) return left;
+  // x IN (SELECT ...): the subquery's values are the list.
+  std::vector<Value> listed;
+  if (e.subquery) {
+    Result<EvalContext::SubqueryRows> r = OneColumnRows(e, ctx, std::numeric_limits<uint64_t>::max());
+    if (!r.ok()) return r.status();
+    if (r->rows.empty()) return Value::Bool(e.negated);  // even NULL IN (empty) is false
+    listed.reserve(r->rows.size());
+    for (auto& row : r->rows) listed.push_back(std::move(row[0]));
+  }
   if (left->is_null()) return Value::Null();
-  const bool cs = HasCaseSensitiveCollation(*e.args[0]);
   bool saw_null = false;
-  for (size_t i = 1; i < e.args.size(); ++i) {
-    Result<Value> item = Evaluate(*e.args[i], ctx);
+  const size_t count = e.subquery ? listed.size() : e.args.size() - 1;
+  for (size_t i = 0; i < count; ++i) {
+    const Expr* item_expr = e.subquery ? nullptr : e.args[i + 1].get();
+    Result<Value> item = item_expr ? Evaluate(*item_expr, ctx) : Result<Value>(listed[i]);
     if (!item.ok()) return item;
     Value a = *left;
     Value b = *item;
     if (IsNumericValue(b)) a = NumericOperand(*e.args[0], a);
-    if (IsNumericValue(a)) b = NumericOperand(*e.args[i], b);
-    std::optional<int> c = CompareValues(a, b, cs || HasCaseSensitiveCollation(*e.args[i]));
+    if (IsNumericValue(a) && item_expr) b = NumericOperand(*item_expr, b);
+    std::optional<int> c = CompareValues(a, b);
     if (!c) {
       saw_null = true;
     } else if (*c == 0) {
@@ -482,9 +503,8 @@ Result<Value> EvalBetween(const Expr& e, EvalContext& ctx) {
   if (!lo.ok()) return lo;
   Result<Value> hi = Evaluate(*e.args[2], ctx);
   if (!hi.ok()) return hi;
-  const bool cs = HasCaseSensitiveCollation(*e.args[0]);
-  std::optional<int> c1 = CompareValues(*v, *lo, cs);
-  std::optional<int> c2 = CompareValues(*v, *hi, cs);
+  std::optional<int> c1 = CompareValues(*v, *lo);
+  std::optional<int> c2 = CompareValues(*v, *hi);
   // v >= lo AND v <= hi with three-valued AND.
   std::optional<bool> ge = c1 ? std::optional<bool>(*c1 >= 0) : std::nullopt;
   std::optional<bool> le = c2 ? std::optional<bool>(*c2 <= 0) : std::nullopt;
@@ -510,7 +530,7 @@ Result<Value> EvalCase(const Expr& e, EvalContext& ctx) {
     if (!w.ok()) return w;
     bool hit;
     if (e.has_operand) {
-      hit = CompareValues(operand, *w, HasCaseSensitiveCollation(*e.args[i])) == 0;
+      hit = CompareValues(operand, *w) == 0;
     } else {
       hit = w->ToBool() == std::optional<bool>(true);
     }
@@ -545,16 +565,6 @@ Value NumericOperand(const Expr& arg, const Value& v) {
   return Value::UInt(n);
 }
 
-bool HasCaseSensitiveCollation(const Expr& e) {
-  if (e.kind != ExprKind::kCollate) return false;
-  const std::string& n = e.name;
-  auto ends_with = [&](std::string_view suffix) {
-    return n.size() >= suffix.size() &&
-           n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return n == "binary" || ends_with("_bin") || ends_with("_cs");
-}
-
 size_t Utf8Length(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) {
@@ -577,24 +587,44 @@ Result<Value> Arithmetic(Op op, const Value& a, const Value& b, const Expr& node
   return IntegerArithmetic(op, a, b, node, ctx);
 }
 
-std::optional<int> CompareValues(const Value& a, const Value& b, bool case_sensitive) {
-  if (a.is_null() || b.is_null()) return std::nullopt;
-  if (a.is_string() && b.is_string()) {
-    const std::string& x = a.string_value();
-    const std::string& y = b.string_value();
-    if (case_sensitive || a.is_binary() || b.is_binary()) {
-      int c = x.compare(y);
-      return c < 0 ? -1 : c > 0 ? 1 : 0;
-    }
-    const size_t n = std::min(x.size(), y.size());
-    for (size_t i = 0; i < n; ++i) {
-      unsigned char p = static_cast<unsigned char>(Fold(x[i]));
-      unsigned char q = static_cast<unsigned char>(Fold(y[i]));
-      if (p != q) return p < q ? -1 : 1;
-    }
-    if (x.size() == y.size()) return 0;
-    return x.size() < y.size() ? -1 : 1;
+Collation ComparisonCollation(const Value& a, const Value& b) {
+  if (a.is_binary() || b.is_binary()) return Collation::kBinary;
+  if (!b.is_string()) return a.collation();
+  if (!a.is_string()) return b.collation();
+  return b.coercibility() < a.coercibility() ? b.collation() : a.collation();
+}
+
+namespace {
+
+// A DATE/DATETIME/TIME against a string compares as temporal values
+// (DATE'2024-01-02' = '2024-01-02 00:00:00'); nullopt when either side does
+// not read as one, and the strings compare as strings.
+std::optional<int> CompareTemporal(const Value& a, const Value& b) {
+  const bool as_time = (a.string_type() == StringType::kTime || !a.is_temporal()) &&
+                       (b.string_type() == StringType::kTime || !b.is_temporal());
+  if (as_time) {
+    std::optional<DateTime> x = ParseTime(a.string_value());
+    std::optional<DateTime> y = ParseTime(b.string_value());
+    if (!x || !y) return std::nullopt;
+    auto micros = [](const DateTime& t) {
+      int64_t v = ((static_cast<int64_t>(t.hour) * 60 + t.minute) * 60 + t.second) * 1000000 + t.micro;
+      return t.negative ? -v : v;
+    };
+    const int64_t p = micros(*x), q = micros(*y);
+    return p < q ? -1 : p > q ? 1 : 0;
   }
+  std::optional<DateTime> x = ParseDatetime(a.string_value());
+  std::optional<DateTime> y = ParseDatetime(b.string_value());
+  if (!x || !y) return std::nullopt;
+  const int p[] = {x->year, x->month, x->day, x->hour, x->minute, x->second, x->micro};
+  const int q[] = {y->year, y->month, y->day, y->hour, y->minute, y->second, y->micro};
+  for (size_t i = 0; i < std::size(p); ++i) {
+    if (p[i] != q[i]) return p[i] < q[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+std::optional<int> CompareNonStrings(const Value& a, const Value& b) {
   const NumClass ca = ClassOf(a);
   const NumClass cb = ClassOf(b);
   if (ca == NumClass::kInt && cb == NumClass::kInt) {
@@ -606,6 +636,57 @@ std::optional<int> CompareValues(const Value& a, const Value& b, bool case_sensi
   }
   double x = a.ToDouble(), y = b.ToDouble();
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+}  // namespace
+
+std::optional<int> CompareValues(const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return std::nullopt;
+  if (a.is_string() && b.is_string()) return CompareValues(a, b, ComparisonCollation(a, b));
+  return CompareNonStrings(a, b);
+}
+
+std::optional<int> CompareValues(const Value& a, const Value& b, Collation collation) {
+  if (a.is_null() || b.is_null()) return std::nullopt;
+  if (!a.is_string() || !b.is_string()) return CompareNonStrings(a, b);
+  if ((a.is_temporal() || b.is_temporal()) && !a.is_binary() && !b.is_binary()) {
+    // Two DATEs or two DATETIMEs are in canonical text form, which sorts as
+    // the values do (ORDER BY over a column needs no parsing).
+    const bool same_form = a.string_type() == b.string_type() && a.string_type() != StringType::kTime;
+    if (same_form) {
+      const int c = a.string_value().compare(b.string_value());
+      return c < 0 ? -1 : c > 0 ? 1 : 0;
+    }
+    if (std::optional<int> c = CompareTemporal(a, b)) return c;
+  }
+  return CompareStrings(a.string_value(), b.string_value(), collation);
+}
+
+std::string GroupingKey(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::kNull:
+      return std::string("N");
+    case ValueKind::kInt:
+      return "I" + std::to_string(v.int_value());
+    case ValueKind::kUInt:
+      return "I" + std::to_string(v.uint_value());
+    case ValueKind::kDecimal: {
+      // 1.50 and 1.5 are one value.
+      std::string text = v.decimal_value().ToString();
+      if (text.find('.') != std::string::npos) {
+        while (text.back() == '0') text.pop_back();
+        if (text.back() == '.') text.pop_back();
+      }
+      if (text == "-0") text = "0";
+      return "D" + text;
+    }
+    case ValueKind::kDouble:
+      return "F" + FormatDouble(v.double_value() == 0 ? 0.0 : v.double_value());
+    case ValueKind::kString:
+      if (v.is_temporal()) return "T" + v.string_value();
+      return "S" + SortKey(v.string_value(), v.collation());
+  }
+  return std::string("N");
 }
 
 // ------------------------------------------------------------------ CAST
@@ -650,8 +731,9 @@ Result<Value> CastToInteger(const Value& v, bool to_unsigned, EvalContext& ctx) 
       i = j;
       unsigned_value = static_cast<uint64_t>(parsed.value_or(0));
     }
-    size_t rest = i;
-    while (rest < s.size() && (s[rest] == ' ' || s[rest] == '\t' || s[rest] == '\n')) ++rest;
+    // Anything after the digits, trailing spaces included, is truncated
+    // with a warning (MySQL's strtoll10 stops at the first non-digit).
+    const size_t rest = i;
     Value result = to_unsigned ? Value::UInt(unsigned_value)
                                : Value::Int(static_cast<int64_t>(unsigned_value));
     if (!parsed || overflow || rest != s.size()) {
@@ -794,6 +876,10 @@ Result<Value> EvalContext::GetColumn(const Expr& column) {
   return MakeError(er::kBadField, name, "field list");
 }
 
+Result<EvalContext::SubqueryRows> EvalContext::RunSubquery(const SelectStmt&, uint64_t) {
+  return MakeError(er::kNotSupportedYet, "subqueries here");
+}
+
 Result<Value> EvalContext::GetParameter(int index) {
   return MakeError(er::kWrongArguments, "EXECUTE");
 }
@@ -844,11 +930,22 @@ Result<Value> Evaluate(const Expr& e, EvalContext& ctx) {
     case ExprKind::kConvertUsing:
       return EvalConvertUsing(e, ctx);
     case ExprKind::kCollate: {
-      if (!IsKnownCollation(e.name)) return MakeError(er::kUnknownCollation, e.name);
-      return Evaluate(*e.args[0], ctx);
+      std::optional<Collation> collation = CollationFromName(e.name);
+      if (!collation || !IsKnownCollation(e.name)) return MakeError(er::kUnknownCollation, e.name);
+      Result<Value> v = Evaluate(*e.args[0], ctx);
+      if (!v.ok()) return v;
+      v->set_collation(*collation, Coercibility::kExplicit);
+      return v;
     }
     case ExprKind::kFunction:
       return CallFunction(e, ctx);
+    case ExprKind::kSubquery:
+      return EvalScalarSubquery(e, ctx);
+    case ExprKind::kExists: {
+      Result<EvalContext::SubqueryRows> r = ctx.RunSubquery(*e.subquery, 1);
+      if (!r.ok()) return r.status();
+      return Value::Bool(!r->rows.empty());
+    }
   }
   return Status::InvalidArgument("unknown expression kind");
 }

@@ -3,8 +3,8 @@
 // The expression evaluator: computes an Expr to a Value with MySQL's typing
 // rules (integer arithmetic with overflow errors, exact DECIMAL, DOUBLE for
 // strings in arithmetic, '/' giving DECIMAL with 4 more digits of scale,
-// three-valued logic, case-insensitive string comparison unless a side is
-// binary) and the built-in functions listed in the .cc file.
+// three-valued logic, string comparison by collation (collation.h)) and the
+// built-in functions listed in functions.cc.
 //
 // Everything the evaluator needs from the session and server comes through
 // EvalContext, which the server implements per statement.
@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "server/sql/ast.h"
@@ -43,6 +44,17 @@ class EvalContext {
   // A column reference (for SHOW ... WHERE, and later table rows).
   // Default: ER_BAD_FIELD_ERROR (1054) "Unknown column 'x' in 'field list'".
   virtual Result<Value> GetColumn(const Expr& column);
+
+  // The rows of a subquery (kSubquery, kExists, x IN (SELECT ...)): at
+  // most `max_rows` of them (enough to answer: 1 for EXISTS, 2 for a
+  // scalar subquery), each with `columns` values. Runs in this context, so
+  // a correlated subquery sees the current row's columns.
+  // Default: 1235 (no tables to read here).
+  struct SubqueryRows {
+    size_t columns = 0;
+    std::vector<std::vector<Value>> rows;
+  };
+  virtual Result<SubqueryRows> RunSubquery(const SelectStmt& select, uint64_t max_rows);
 
   // The value bound to placeholder `index` (prepared statements).
   // Default: ER_WRONG_ARGUMENTS (1210) "Incorrect arguments to EXECUTE".
@@ -80,9 +92,23 @@ class EvalContext {
 // argument count, and whatever the context returns.
 Result<Value> Evaluate(const Expr& expr, EvalContext& ctx);
 
+// The collation two strings compare with: binary when either is a binary
+// string, else the collation of the one with the firmer coercibility (x
+// COLLATE c over a column's collation over a literal's), `a`'s on a tie.
+Collation ComparisonCollation(const Value& a, const Value& b);
+
 // Three-way comparison with MySQL's rules: integers exactly, DECIMAL exactly,
-// a number against a string as DOUBLE, strings ignoring ASCII case unless
-// either is binary or `case_sensitive`. nullopt when either side is NULL.
-std::optional<int> CompareValues(const Value& a, const Value& b, bool case_sensitive = false);
+// a number against a string as DOUBLE, a DATE/DATETIME/TIME against a string
+// as temporal values, other strings by their ComparisonCollation (or by
+// `collation` where given). nullopt when either side is NULL.
+std::optional<int> CompareValues(const Value& a, const Value& b);
+std::optional<int> CompareValues(const Value& a, const Value& b, Collation collation);
+
+// The GROUP BY / DISTINCT / COUNT(DISTINCT) key of a value: two values get
+// the same key exactly when MySQL puts them in one group. Strings by
+// SortKey() under their collation ('a', 'A' and 'Á' share a key under the
+// default utf8mb4_0900_ai_ci), binary strings and DATE/TIME values by their
+// bytes, numbers by value, NULL by a key no other value has.
+std::string GroupingKey(const Value& v);
 
 }  // namespace sluice::sql

@@ -21,9 +21,6 @@ Result<Value> Arithmetic(Op op, const Value& a, const Value& b, const Expr& node
 // A hex/bit literal (X'41', 0x41, b'1') is a number in numeric context.
 Value NumericOperand(const Expr& arg, const Value& v);
 
-// True when `e` compares case-sensitively by its collation (x COLLATE *_bin).
-bool HasCaseSensitiveCollation(const Expr& e);
-
 // CAST(v AS node.cast); `node.args[0]` produced v.
 Result<Value> CastValue(const Value& v, const Expr& node, EvalContext& ctx);
 

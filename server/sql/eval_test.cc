@@ -19,6 +19,7 @@ class FakeContext : public EvalContext {
     last_scope = scope;
     if (name == "version") return Value::String("8.0.36-sluice");
     if (name == "max_connections") return Value::Int(151);
+    if (name == "time_zone") return Value::String(time_zone);
     return MakeError(er::kUnknownSystemVariable, name);
   }
   Value GetUserVariable(std::string_view name) override {
@@ -55,6 +56,7 @@ class FakeContext : public EvalContext {
   std::vector<std::chrono::nanoseconds> slept;
   std::vector<std::pair<uint16_t, std::string>> warnings;
   VarScope last_scope = VarScope::kDefault;
+  std::string time_zone = "SYSTEM";
 };
 
 class EvalTest : public ::testing::Test {
@@ -68,6 +70,22 @@ class EvalTest : public ::testing::Test {
   // The value as a client sees it: text, "NULL", or "ERROR <code>".
   std::string Text(std::string_view text) {
     auto v = Eval(text);
+    if (!v.ok()) return "ERROR " + std::to_string(v.status().mysql_errno());
+    return v->is_null() ? "NULL" : v->ToString();
+  }
+  // name(args...) assembled here from parsed arguments, in the shape the
+  // parser gives INTERVAL forms: DATE_ADD(d, INTERVAL 1 DAY) is
+  // Call("DATE_ADD", {"d", "1", "'DAY'"}). Independent of their syntax.
+  std::string Call(std::string name, std::vector<std::string> args) {
+    auto e = std::make_unique<Expr>(ExprKind::kFunction);
+    e->name = std::move(name);
+    for (const std::string& a : args) {
+      auto arg = ParseExpression(a);
+      if (!arg.ok()) return "PARSE ERROR " + a;
+      e->args.push_back(std::move(arg).value());
+    }
+    exprs_.push_back(std::move(e));
+    auto v = Evaluate(*exprs_.back(), ctx_);
     if (!v.ok()) return "ERROR " + std::to_string(v.status().mysql_errno());
     return v->is_null() ? "NULL" : v->ToString();
   }
@@ -568,6 +586,260 @@ TEST_F(EvalTest, MutatedExpressionsNeverCrash) {
     auto v = Eval(q);
     (void)v;
   }
+}
+
+TEST_F(EvalTest, RoundsIntegersToTens) {
+  EXPECT_EQ(Text("ROUND(1250, -2)"), "1300");
+  EXPECT_EQ(Text("ROUND(-1250, -2)"), "-1300");
+  EXPECT_EQ(Text("ROUND(-1249, -2)"), "-1200");
+  EXPECT_EQ(Text("TRUNCATE(-1299, -2)"), "-1200");
+}
+
+// ------------------------------------------------------------------ collations
+
+TEST_F(EvalTest, DefaultCollationIgnoresCaseAndAccentsWithoutPadding) {
+  EXPECT_EQ(Text("'a' = '\xC3\x81'"), "1");  // 'a' = 'Á'
+  EXPECT_EQ(Text("'\xC3\x9F' = 'ss'"), "1");  // 'ß' = 'ss'
+  EXPECT_EQ(Text("'a' = 'a '"), "0");
+  EXPECT_EQ(Text("'a' < 'a '"), "1");
+  EXPECT_EQ(Text("'a_b' < 'a-b'"), "1");  // the UCA's punctuation order
+  EXPECT_EQ(Text("'\xC3\xA9t\xC3\xA9' IN ('ETE', 'x')"), "1");
+  EXPECT_EQ(Text("'B' BETWEEN 'a' AND 'c'"), "1");
+  EXPECT_EQ(Text("STRCMP('\xC3\xA1', 'A')"), "0");
+  EXPECT_EQ(Text("STRCMP('a', 'b')"), "-1");
+  EXPECT_EQ(Text("GREATEST('a', 'B', '\xC3\xA1')"), "B");
+  EXPECT_EQ(Text("LEAST('b', 'A', 'c')"), "A");
+  EXPECT_EQ(Text("FIELD('B', 'a', 'b')"), "2");
+  EXPECT_EQ(Text("FIND_IN_SET('\xC3\xA0', 'x,A,y')"), "2");
+  EXPECT_EQ(Text("LOCATE('\xC3\xA9', 'cafe')"), "4");
+  EXPECT_EQ(Text("NULLIF('A', 'a')"), "NULL");
+}
+
+TEST_F(EvalTest, ExplicitCollationsAndBinaryStrings) {
+  EXPECT_EQ(Text("'a' = 'A' COLLATE utf8mb4_0900_as_cs"), "0");
+  EXPECT_EQ(Text("'a' = '\xC3\xA1' COLLATE utf8mb4_0900_as_ci"), "0");
+  EXPECT_EQ(Text("'a' = 'A' COLLATE utf8mb4_0900_as_ci"), "1");
+  EXPECT_EQ(Text("'a' = 'a ' COLLATE utf8mb4_general_ci"), "1");
+  EXPECT_EQ(Text("'a' = 'A ' COLLATE utf8mb4_bin"), "0");
+  EXPECT_EQ(Text("'a' = 'a ' COLLATE utf8mb4_bin"), "1");
+  EXPECT_EQ(Text("'a' = 'a ' COLLATE utf8mb4_0900_bin"), "0");
+  EXPECT_EQ(Text("'a' COLLATE utf8mb4_bin = 'A'"), "0");
+  EXPECT_EQ(Text("_binary 'a' = 'A'"), "0");
+  EXPECT_EQ(Text("CAST('a' AS BINARY) = 'a'"), "1");
+  EXPECT_EQ(Text("STRCMP('a' COLLATE utf8mb4_bin, 'A')"), "1");
+  EXPECT_EQ(Text("'a' IN ('A' COLLATE utf8mb4_bin)"), "0");
+}
+
+TEST_F(EvalTest, LikeMatchesByCollation) {
+  EXPECT_EQ(Text("'\xC3\x81" "bc' LIKE 'a%'"), "1");  // 'Ábc' LIKE 'a%'
+  EXPECT_EQ(Text("'abc' LIKE '_B_'"), "1");
+  EXPECT_EQ(Text("'a ' LIKE 'a'"), "0");
+  EXPECT_EQ(Text("'\xC3\x81" "bc' LIKE 'a%' COLLATE utf8mb4_0900_as_cs"), "0");
+  EXPECT_EQ(Text("'Abc' LIKE 'a%' COLLATE utf8mb4_bin"), "0");
+  EXPECT_EQ(Text("_binary '\xC3\xA9' LIKE '__'"), "1");  // bytes under binary
+  EXPECT_EQ(Text("'\xC3\xA9' LIKE '_'"), "1");
+}
+
+TEST_F(EvalTest, GroupingKeysFollowTheCollation) {
+  auto key = [&](std::string_view text) {
+    auto v = Eval(text);
+    EXPECT_TRUE(v.ok()) << text;
+    return v.ok() ? GroupingKey(*v) : std::string();
+  };
+  EXPECT_EQ(key("'a'"), key("'A'"));
+  EXPECT_EQ(key("'a'"), key("'\xC3\x81'"));
+  EXPECT_NE(key("'a'"), key("'a '"));
+  EXPECT_NE(key("'a'"), key("'b'"));
+  EXPECT_NE(key("'a' COLLATE utf8mb4_bin"), key("'A' COLLATE utf8mb4_bin"));
+  EXPECT_NE(key("_binary 'a'"), key("_binary 'A'"));
+  EXPECT_NE(key("NULL"), key("''"));
+  EXPECT_NE(key("NULL"), key("'N'"));
+  EXPECT_EQ(key("1.50"), key("1.5"));
+  EXPECT_EQ(key("1"), key("1"));
+  EXPECT_NE(key("1"), key("2"));
+}
+
+TEST_F(EvalTest, CaseMappingCoversUnicode) {
+  EXPECT_EQ(Text("UPPER('stra\xC3\x9F" "e \xC3\xA1')"), "STRA\xC3\x9F" "E \xC3\x81");
+  EXPECT_EQ(Text("LOWER('\xC3\x89T\xC3\x89')"), "\xC3\xA9t\xC3\xA9");
+}
+
+TEST_F(EvalTest, TemporalValuesCompareAsTemporal) {
+  EXPECT_EQ(Text("DATE '2024-01-02' = '2024-01-02 00:00:00'"), "1");
+  EXPECT_EQ(Text("DATE '2024-01-02' < '2024-1-3'"), "1");
+  EXPECT_EQ(Text("TIME '10:00:00' = '10:00'"), "1");
+  EXPECT_EQ(Text("DATE '2024-01-02' = 20240102"), "1");
+}
+
+// ------------------------------------------------------------------ more string functions
+
+TEST_F(EvalTest, ListFunctions) {
+  EXPECT_EQ(Text("FIELD('Bb', 'Aa', 'Bb', 'Cc')"), "2");
+  EXPECT_EQ(Text("FIELD('Gg', 'Aa', 'Bb')"), "0");
+  EXPECT_EQ(Text("FIELD(NULL, 'a')"), "0");
+  EXPECT_EQ(Text("FIELD(2, 1, 2.0, 3)"), "2");
+  EXPECT_EQ(Text("ELT(1, 'Aa', 'Bb')"), "Aa");
+  EXPECT_EQ(Text("ELT(4, 'Aa', 'Bb')"), "NULL");
+  EXPECT_EQ(Text("ELT(0, 'Aa')"), "NULL");
+  EXPECT_EQ(Text("FIND_IN_SET('b', 'a,b,c,d')"), "2");
+  EXPECT_EQ(Text("FIND_IN_SET('e', 'a,b,c,d')"), "0");
+  EXPECT_EQ(Text("FIND_IN_SET('a,b', 'a,b')"), "0");
+  EXPECT_EQ(Text("FIND_IN_SET('', '')"), "0");
+  EXPECT_EQ(Text("FIND_IN_SET(NULL, 'a')"), "NULL");
+}
+
+TEST_F(EvalTest, FormatAndQuote) {
+  EXPECT_EQ(Text("FORMAT(12332.123456, 4)"), "12,332.1235");
+  EXPECT_EQ(Text("FORMAT(12332.1, 4)"), "12,332.1000");
+  EXPECT_EQ(Text("FORMAT(12332.2, 0)"), "12,332");
+  EXPECT_EQ(Text("FORMAT(12332.2, 2, 'de_DE')"), "12.332,20");
+  EXPECT_EQ(Text("FORMAT(-1234567.891, 2)"), "-1,234,567.89");
+  EXPECT_EQ(Text("FORMAT(123, 2)"), "123.00");
+  EXPECT_EQ(Text("FORMAT(1234.5e0, 1)"), "1,234.5");
+  EXPECT_EQ(Text("FORMAT(NULL, 2)"), "NULL");
+  EXPECT_EQ(Text("QUOTE('Don\\'t!')"), "'Don\\'t!'");
+  EXPECT_EQ(Text("QUOTE(NULL)"), "NULL");
+  EXPECT_EQ(Kind("QUOTE(NULL)"), ValueKind::kString);
+  EXPECT_EQ(Text("QUOTE('a\\\\b')"), "'a\\\\b'");
+}
+
+TEST_F(EvalTest, SubstringIndexAndInsert) {
+  EXPECT_EQ(Text("SUBSTRING_INDEX('www.mysql.com', '.', 2)"), "www.mysql");
+  EXPECT_EQ(Text("SUBSTRING_INDEX('www.mysql.com', '.', -2)"), "mysql.com");
+  EXPECT_EQ(Text("SUBSTRING_INDEX('www.mysql.com', '.', 5)"), "www.mysql.com");
+  EXPECT_EQ(Text("SUBSTRING_INDEX('www.mysql.com', '.', 0)"), "");
+  EXPECT_EQ(Text("INSERT('Quadratic', 3, 4, 'What')"), "QuWhattic");
+  EXPECT_EQ(Text("INSERT('Quadratic', -1, 4, 'What')"), "Quadratic");
+  EXPECT_EQ(Text("INSERT('Quadratic', 3, 100, 'What')"), "QuWhat");
+}
+
+// ------------------------------------------------------------------ date functions
+
+TEST_F(EvalTest, DateParts) {
+  EXPECT_EQ(Text("YEAR('1987-01-01')"), "1987");
+  EXPECT_EQ(Text("MONTH('2008-02-03')"), "2");
+  EXPECT_EQ(Text("DAY('2007-02-03')"), "3");
+  EXPECT_EQ(Text("DAYOFMONTH('2008-00-00')"), "0");
+  EXPECT_EQ(Text("HOUR('10:05:03')"), "10");
+  EXPECT_EQ(Text("HOUR('272:59:59')"), "272");
+  EXPECT_EQ(Text("MINUTE('2008-02-03 10:05:03')"), "5");
+  EXPECT_EQ(Text("SECOND('10:05:03')"), "3");
+  EXPECT_EQ(Text("MICROSECOND('12:00:00.123456')"), "123456");
+  EXPECT_EQ(Text("DAYOFWEEK('2007-02-03')"), "7");
+  EXPECT_EQ(Text("WEEKDAY('2008-02-03 22:23:00')"), "6");
+  EXPECT_EQ(Text("DAYOFYEAR('2007-02-03')"), "34");
+  EXPECT_EQ(Text("QUARTER('2008-04-01')"), "2");
+  EXPECT_EQ(Text("DAYNAME('2007-02-03')"), "Saturday");
+  EXPECT_EQ(Text("MONTHNAME('2008-02-03')"), "February");
+  EXPECT_EQ(Text("TO_DAYS(950501)"), "728779");
+  EXPECT_EQ(Text("WEEK('2008-02-20')"), "7");
+  EXPECT_EQ(Text("WEEK('2008-02-20', 1)"), "8");
+  EXPECT_EQ(Text("WEEK('2008-12-31', 1)"), "53");
+  EXPECT_EQ(Text("WEEK('2000-01-01', 0)"), "0");
+  EXPECT_EQ(Text("WEEK('2000-01-01', 2)"), "52");
+  EXPECT_EQ(Text("LAST_DAY('2003-02-05')"), "2003-02-28");
+  EXPECT_EQ(Text("LAST_DAY('2004-02-05')"), "2004-02-29");
+  EXPECT_EQ(Text("LAST_DAY('2004-01-01 01:01:01')"), "2004-01-31");
+  EXPECT_EQ(Text("LAST_DAY('2003-03-32')"), "NULL");
+  ASSERT_FALSE(ctx_.warnings.empty());
+  EXPECT_EQ(ctx_.warnings.back().first, 1292);
+  EXPECT_EQ(ctx_.warnings.back().second, "Incorrect datetime value: '2003-03-32'");
+  EXPECT_EQ(Text("DATE('2003-12-31 01:02:03')"), "2003-12-31");
+  EXPECT_EQ(Text("TIME('2003-12-31 01:02:03')"), "01:02:03");
+  EXPECT_EQ(Text("TIME('2003-12-31 01:02:03.000123')"), "01:02:03.000123");
+}
+
+TEST_F(EvalTest, DateDifferences) {
+  EXPECT_EQ(Text("DATEDIFF('2007-12-31 23:59:59', '2007-12-30')"), "1");
+  EXPECT_EQ(Text("DATEDIFF('2010-11-30 23:59:59', '2010-12-31')"), "-31");
+  EXPECT_EQ(Text("TIMESTAMPDIFF(MONTH, '2003-02-01', '2003-05-01')"), "3");
+  EXPECT_EQ(Text("TIMESTAMPDIFF(YEAR, '2002-05-01', '2001-01-01')"), "-1");
+  EXPECT_EQ(Text("TIMESTAMPDIFF(MINUTE, '2003-02-01', '2003-05-01 12:05:55')"), "128885");
+  EXPECT_EQ(Text("TIMESTAMPDIFF(MONTH, '2024-01-31', '2024-02-29')"), "0");
+  EXPECT_EQ(Text("TIMESTAMPDIFF(MONTH, '2024-01-31', '2024-03-31')"), "2");
+  EXPECT_EQ(Text("TIMESTAMPDIFF(DAY, '2024-03-02', '2024-03-01 00:00:01')"), "0");
+  EXPECT_EQ(Text("TIMESTAMPADD(MINUTE, 1, '2003-01-02')"), "2003-01-02 00:01:00");
+  EXPECT_EQ(Text("TIMESTAMPADD(WEEK, 1, '2003-01-02')"), "2003-01-09");
+  EXPECT_EQ(Call("TIMESTAMPDIFF", {"FORTNIGHT", "'2003-01-02'", "'2003-01-03'"}), "ERROR 1210");
+}
+
+// DATE_ADD(d, INTERVAL n unit) reaches the evaluator as DATE_ADD(d, n, 'unit').
+TEST_F(EvalTest, IntervalArithmetic) {
+  EXPECT_EQ(Call("DATE_ADD", {"'2018-05-01'", "1", "'DAY'"}), "2018-05-02");
+  EXPECT_EQ(Call("DATE_SUB", {"'2018-05-01'", "1", "'YEAR'"}), "2017-05-01");
+  EXPECT_EQ(Call("DATE_ADD", {"'2020-12-31 23:59:59'", "1", "'SECOND'"}), "2021-01-01 00:00:00");
+  EXPECT_EQ(Call("DATE_ADD", {"'2018-12-31 23:59:59'", "1", "'DAY'"}), "2019-01-01 23:59:59");
+  EXPECT_EQ(Call("DATE_ADD", {"'2100-12-31 23:59:59'", "'1:1'", "'MINUTE_SECOND'"}), "2101-01-01 00:01:00");
+  EXPECT_EQ(Call("DATE_SUB", {"'2025-01-01 00:00:00'", "'1 1:1:1'", "'DAY_SECOND'"}), "2024-12-30 22:58:59");
+  EXPECT_EQ(Call("DATE_ADD", {"'1900-01-01 00:00:00'", "'-1 10'", "'DAY_HOUR'"}), "1899-12-30 14:00:00");
+  EXPECT_EQ(Call("DATE_SUB", {"'1998-01-02'", "31", "'DAY'"}), "1997-12-02");
+  EXPECT_EQ(Call("DATE_ADD", {"'1992-12-31 23:59:59.000002'", "'1.999999'", "'SECOND_MICROSECOND'"}),
+            "1993-01-01 00:00:01.000001");
+  EXPECT_EQ(Call("DATE_ADD", {"'2024-01-31'", "1", "'MONTH'"}), "2024-02-29");
+  EXPECT_EQ(Call("DATE_ADD", {"'2024-01-01'", "1", "'HOUR'"}), "2024-01-01 01:00:00");
+  EXPECT_EQ(Call("DATE_ADD", {"'2024-01-01'", "1.5", "'SECOND'"}), "2024-01-01 00:00:01.500000");
+  EXPECT_EQ(Call("DATE_ADD", {"'2024-01-01'", "1", "'QUARTER'"}), "2024-04-01");
+  EXPECT_EQ(Call("DATE_ADD", {"'2024-01-01'", "'2-3'", "'YEAR_MONTH'"}), "2026-04-01");
+  EXPECT_EQ(Text("ADDDATE('2008-01-02', 31)"), "2008-02-02");
+  EXPECT_EQ(Text("SUBDATE('2008-01-02 12:00:00', 31)"), "2007-12-02 12:00:00");
+  EXPECT_EQ(Call("DATE_ADD", {"'9999-12-31'", "1", "'DAY'"}), "NULL");
+  ASSERT_FALSE(ctx_.warnings.empty());
+  EXPECT_EQ(ctx_.warnings.back().first, 1441);
+  EXPECT_EQ(Call("DATE_ADD", {"NULL", "1", "'DAY'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"DATE '2024-02-28'", "1", "'DAY'"}), "2024-02-29");
+  EXPECT_EQ(Call("DATE_ADD", {"TIME '10:00:00'", "90", "'MINUTE'"}), "11:30:00");
+  EXPECT_EQ(Text("ADDDATE('2024-01-01', 1) = '2024-01-02'"), "1");
+}
+
+TEST_F(EvalTest, ExtractParts) {
+  EXPECT_EQ(Call("EXTRACT", {"'YEAR'", "'2019-07-02'"}), "2019");
+  EXPECT_EQ(Call("EXTRACT", {"'YEAR_MONTH'", "'2019-07-02 01:02:03'"}), "201907");
+  EXPECT_EQ(Call("EXTRACT", {"'DAY_MINUTE'", "'2019-07-02 01:02:03'"}), "20102");
+  EXPECT_EQ(Call("EXTRACT", {"'MICROSECOND'", "'2003-01-02 10:30:00.000123'"}), "123");
+  EXPECT_EQ(Call("EXTRACT", {"'HOUR_SECOND'", "'10:30:05'"}), "103005");
+}
+
+TEST_F(EvalTest, DateFormatSpecifiers) {
+  EXPECT_EQ(Text("DATE_FORMAT('2009-10-04 22:23:00', '%W %M %Y')"), "Sunday October 2009");
+  EXPECT_EQ(Text("DATE_FORMAT('2007-10-04 22:23:00', '%H:%i:%s')"), "22:23:00");
+  EXPECT_EQ(Text("DATE_FORMAT('1900-10-04 22:23:00', '%D %y %a %d %m %b %j')"),
+            "4th 00 Thu 04 10 Oct 277");
+  EXPECT_EQ(Text("DATE_FORMAT('1997-10-04 22:23:00', '%H %k %I %r %T %S %w')"),
+            "22 22 10 10:23:00 PM 22:23:00 00 6");
+  EXPECT_EQ(Text("DATE_FORMAT('1999-01-01', '%X %V')"), "1998 52");
+  EXPECT_EQ(Text("DATE_FORMAT('2006-06-00', '%d')"), "00");
+  EXPECT_EQ(Text("DATE_FORMAT('2024-03-05 07:08:09.012345', '%e %c %l %p %f %%')"),
+            "5 3 7 AM 012345 %");
+  EXPECT_EQ(Text("DATE_FORMAT('2024-01-01', '%U %u %V %v %x')"), "00 01 53 01 2024");
+}
+
+TEST_F(EvalTest, StrToDate) {
+  EXPECT_EQ(Text("STR_TO_DATE('01,5,2013', '%d,%m,%Y')"), "2013-05-01");
+  EXPECT_EQ(Text("STR_TO_DATE('May 1, 2013', '%M %d,%Y')"), "2013-05-01");
+  EXPECT_EQ(Text("STR_TO_DATE('a09:30:17', 'a%h:%i:%s')"), "09:30:17");
+  EXPECT_EQ(Text("STR_TO_DATE('a09:30:17', '%h:%i:%s')"), "NULL");
+  ASSERT_FALSE(ctx_.warnings.empty());
+  EXPECT_EQ(ctx_.warnings.back().first, 1411);
+  EXPECT_EQ(Text("STR_TO_DATE('2013-05-01 10:11:12.5', '%Y-%m-%d %H:%i:%s.%f')"),
+            "2013-05-01 10:11:12.500000");
+  EXPECT_EQ(Text("STR_TO_DATE('04/31/2004', '%m/%d/%Y')"), "NULL");
+  EXPECT_EQ(Text("STR_TO_DATE('10:30 PM', '%h:%i %p')"), "22:30:00");
+  EXPECT_EQ(Text("STR_TO_DATE('abc', 'abc')"), "NULL");
+}
+
+TEST_F(EvalTest, UnixTimeUsesTheSessionZone) {
+  ctx_.time_zone = "+00:00";
+  EXPECT_EQ(Text("UNIX_TIMESTAMP('2015-11-13 10:20:19')"), "1447410019");
+  EXPECT_EQ(Text("UNIX_TIMESTAMP('2015-11-13 10:20:19.012')"), "1447410019.012");
+  EXPECT_EQ(Text("FROM_UNIXTIME(1447430881)"), "2015-11-13 16:08:01");
+  EXPECT_EQ(Text("FROM_UNIXTIME(1447430881.5)"), "2015-11-13 16:08:01.5");
+  EXPECT_EQ(Text("FROM_UNIXTIME(1447430881, '%Y %D %M %h:%i:%s %x')"),
+            "2015 13th November 04:08:01 2015");
+  EXPECT_EQ(Text("FROM_UNIXTIME(-1)"), "NULL");
+  ctx_.time_zone = "+05:30";
+  EXPECT_EQ(Text("FROM_UNIXTIME(0)"), "1970-01-01 05:30:00");
+  EXPECT_EQ(Text("UNIX_TIMESTAMP('1970-01-01 05:30:00')"), "0");
+  EXPECT_EQ(Text("NOW()"), "2023-11-15 03:43:20");  // 1700000000 + 5:30
 }
 
 }  // namespace

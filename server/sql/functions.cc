@@ -8,7 +8,18 @@
 // UCASE LOWER LCASE SUBSTRING SUBSTR MID LEFT RIGHT REPLACE TRIM LTRIM RTRIM
 // REPEAT REVERSE LOCATE POSITION INSTR LPAD RPAD HEX UNHEX ASCII SPACE STRCMP
 // IF IFNULL NULLIF COALESCE ISNULL ABS CEIL CEILING FLOOR ROUND TRUNCATE MOD
-// POW POWER SQRT SIGN GREATEST LEAST MD5 SHA1 SHA SHA2 UUID RAND SLEEP.
+// POW POWER SQRT SIGN GREATEST LEAST MD5 SHA1 SHA SHA2 UUID RAND SLEEP
+// FIELD ELT FIND_IN_SET FORMAT QUOTE SUBSTRING_INDEX INSERT FROM_UNIXTIME YEAR
+// MONTH DAY DAYOFMONTH QUARTER HOUR MINUTE SECOND MICROSECOND DAYOFWEEK WEEKDAY
+// DAYOFYEAR WEEK TO_DAYS DAYNAME MONTHNAME LAST_DAY DATE TIME DATEDIFF
+// DATE_ADD DATE_SUB ADDDATE SUBDATE TIMESTAMPADD TIMESTAMPDIFF EXTRACT
+// DATE_FORMAT STR_TO_DATE.
+//
+// INTERVAL forms are function calls here, the unit a string literal the
+// parser makes of the unit word: DATE_ADD(d, INTERVAL 1 DAY) and
+// d + INTERVAL 1 DAY are DATE_ADD(d, 1, 'DAY'), d - INTERVAL ... is DATE_SUB,
+// EXTRACT(unit FROM d) is EXTRACT('UNIT', d). A unit may also be a bare word,
+// which parses as a column name: TIMESTAMPDIFF(DAY, a, b).
 
 #include <openssl/evp.h>
 
@@ -44,8 +55,9 @@ struct Call {
     }
     return false;
   }
-  bool CaseSensitive(size_t i) const {
-    return args[i].is_binary() || HasCaseSensitiveCollation(*expr.args[i]);
+  // The collation args[i] and args[j] compare with.
+  Collation CollationOf(size_t i, size_t j) const {
+    return ComparisonCollation(args[i], args[j]);
   }
 };
 
@@ -59,14 +71,6 @@ struct FunctionDef {
 };
 
 // ------------------------------------------------------------------ helpers
-
-char Fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string FoldCase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = Fold(c);
-  return out;
-}
 
 // Byte offsets of the start of each character, plus s.size() at the end.
 // Binary strings count bytes.
@@ -173,11 +177,49 @@ DateTime Truncate(DateTime dt, int fsp) {
   return dt;
 }
 
+// The session's time_zone as seconds east of UTC; nullopt for SYSTEM (and
+// named zones, not supported yet): the server's local time.
+std::optional<int64_t> SessionZoneOffset(EvalContext& ctx) {
+  Result<Value> tz = ctx.GetSystemVariable("time_zone", VarScope::kDefault);
+  if (!tz.ok() || tz->is_null()) return std::nullopt;
+  const std::string s = tz->ToString();
+  if (EqualsIgnoreCase(s, "UTC")) return 0;
+  if (s.size() < 4 || (s[0] != '+' && s[0] != '-')) return std::nullopt;
+  const size_t colon = s.find(':');
+  if (colon == std::string::npos || colon + 3 != s.size()) return std::nullopt;
+  const std::string_view hours(s.data() + 1, colon - 1);
+  const std::string_view minutes(s.data() + colon + 1, 2);
+  auto digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  };
+  if (!digits(hours) || !digits(minutes) || hours.size() > 2) return std::nullopt;
+  const int64_t offset = (std::stoi(std::string(hours)) * 60 + std::stoi(std::string(minutes))) * 60;
+  return s[0] == '-' ? -offset : offset;
+}
+
+// Clock time in the session's time zone (or UTC).
+DateTime ClockTime(Call& c, std::chrono::system_clock::time_point tp, bool utc) {
+  if (utc) return FromTimePoint(tp, true);
+  if (std::optional<int64_t> offset = SessionZoneOffset(c.ctx)) {
+    return FromTimePoint(tp + std::chrono::seconds(*offset), true);
+  }
+  return FromTimePoint(tp, false);
+}
+
+// Seconds since the epoch of a date and time in the session's time zone.
+std::optional<int64_t> ToUnixSeconds(Call& c, const DateTime& dt) {
+  if (dt.month == 0 || dt.day == 0) return std::nullopt;
+  if (std::optional<int64_t> offset = SessionZoneOffset(c.ctx)) {
+    return ToMicros(dt) / 1000000 - *offset;
+  }
+  return LocalToUnixSeconds(dt);
+}
+
 Result<Value> NowLike(Call& c, const char* fname, bool utc, bool sysdate) {
   Result<int> fsp = FractionalPrecision(c, fname);
   if (!fsp.ok()) return fsp.status();
   auto tp = sysdate ? std::chrono::system_clock::now() : c.ctx.StatementTime();
-  DateTime dt = Truncate(FromTimePoint(tp, utc), *fsp);
+  DateTime dt = Truncate(ClockTime(c, tp, utc), *fsp);
   return Value::Typed(FormatDatetime(dt, *fsp), StringType::kDatetime);
 }
 
@@ -186,7 +228,7 @@ Result<Value> FnSysdate(Call& c) { return NowLike(c, "sysdate", false, true); }
 Result<Value> FnUtcTimestamp(Call& c) { return NowLike(c, "utc_timestamp", true, false); }
 
 Result<Value> DateLike(Call& c, bool utc) {
-  DateTime dt = FromTimePoint(c.ctx.StatementTime(), utc);
+  DateTime dt = ClockTime(c, c.ctx.StatementTime(), utc);
   return Value::Typed(FormatDate(dt), StringType::kDate);
 }
 
@@ -196,12 +238,121 @@ Result<Value> FnUtcDate(Call& c) { return DateLike(c, true); }
 Result<Value> TimeLike(Call& c, const char* fname, bool utc) {
   Result<int> fsp = FractionalPrecision(c, fname);
   if (!fsp.ok()) return fsp.status();
-  DateTime dt = Truncate(FromTimePoint(c.ctx.StatementTime(), utc), *fsp);
+  DateTime dt = Truncate(ClockTime(c, c.ctx.StatementTime(), utc), *fsp);
   return Value::Typed(FormatTime(dt, *fsp), StringType::kTime);
 }
 
 Result<Value> FnCurtime(Call& c) { return TimeLike(c, "curtime", false); }
 Result<Value> FnUtcTime(Call& c) { return TimeLike(c, "utc_time", true); }
+
+void WarnIncorrectDatetime(Call& c, const Value& v) {
+  c.ctx.AddWarning(er::kTruncatedWrongValue.code, "Incorrect datetime value: '" + v.ToString() + "'");
+}
+
+// Digits after the point in a temporal value's text: its fractional precision.
+int FractionDigits(const Value& v) {
+  if (!v.is_string()) return 0;
+  const std::string& s = v.string_value();
+  const size_t dot = s.rfind('.');
+  if (dot == std::string::npos || s.find(':') == std::string::npos) return 0;
+  return static_cast<int>(std::min<size_t>(s.size() - dot - 1, 6));
+}
+
+// True when a date-and-time text (or number) has a time part: '2024-01-02
+// 10:00' and 20240102100000 do, '2024-01-02' and 20240102 do not.
+bool HasTimePart(const Value& v) {
+  if (v.string_type() == StringType::kDate) return false;
+  if (v.string_type() == StringType::kDatetime) return true;
+  std::string s = v.ToString();
+  if (s.find(':') != std::string::npos) return true;
+  const size_t dot = s.find('.');
+  if (dot != std::string::npos) s.resize(dot);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  size_t digits = 0;
+  for (char ch : s) digits += ch >= '0' && ch <= '9';
+  return digits == s.size() && digits > 8;
+}
+
+// args[i] as a DATETIME (a TIME counts from today, as MySQL); nullopt for
+// NULL and, with warning 1292, for what is no date. `fuzzy` takes zero
+// months and days ('2008-00-00').
+std::optional<DateTime> DatetimeArg(Call& c, size_t i, bool fuzzy = false) {
+  const Value& v = c.args[i];
+  if (v.is_null()) return std::nullopt;
+  std::optional<DateTime> dt;
+  if (v.string_type() == StringType::kTime) {
+    std::optional<DateTime> t = ParseTime(v.string_value());
+    if (t) {
+      DateTime today = ClockTime(c, c.ctx.StatementTime(), false);
+      today.hour = today.minute = today.second = today.micro = 0;
+      const int64_t span =
+          ((static_cast<int64_t>(t->hour) * 60 + t->minute) * 60 + t->second) * 1000000 + t->micro;
+      dt = FromMicros(ToMicros(today) + (t->negative ? -span : span));
+    }
+  } else if (fuzzy && v.is_string()) {
+    dt = ParseDatetimeFuzzy(v.string_value());
+  } else {
+    dt = ValueToDatetime(v);
+  }
+  if (!dt) WarnIncorrectDatetime(c, v);
+  return dt;
+}
+
+// The same for functions that need a whole date (no zero month or day).
+std::optional<DateTime> FullDateArg(Call& c, size_t i) {
+  std::optional<DateTime> dt = DatetimeArg(c, i);
+  if (dt && (dt->month == 0 || dt->day == 0)) return std::nullopt;
+  return dt;
+}
+
+// args[i] as a TIME (a DATETIME's time of day); nullopt for NULL and, with
+// warning 1292, for what is no time.
+std::optional<DateTime> TimeArg(Call& c, size_t i) {
+  const Value& v = c.args[i];
+  if (v.is_null()) return std::nullopt;
+  std::optional<DateTime> t = ValueToTime(v);
+  if (!t) {
+    c.ctx.AddWarning(er::kTruncatedWrongValue.code,
+                     "Truncated incorrect time value: '" + v.ToString() + "'");
+  }
+  return t;
+}
+
+Value DateValue(const DateTime& dt) { return Value::Typed(FormatDate(dt), StringType::kDate); }
+
+Value DatetimeValue(const DateTime& dt, int fsp) {
+  return Value::Typed(FormatDatetime(dt, fsp), StringType::kDatetime);
+}
+
+// The unit word of TIMESTAMPDIFF(unit, ...), EXTRACT(unit FROM ...) and
+// INTERVAL ... unit: a bare word (it parses as a column name) or the
+// parser's string literal.
+Result<IntervalUnit> UnitArg(const Call& c, size_t i) {
+  const Expr& e = *c.expr.args[i];
+  std::optional<IntervalUnit> unit;
+  if (e.kind == ExprKind::kColumn && e.table.empty() && e.schema.empty()) {
+    unit = IntervalUnitFromName(e.name);
+  } else if (e.kind == ExprKind::kLiteral && e.value.is_string()) {
+    unit = IntervalUnitFromName(e.value.string_value());
+  }
+  if (!unit) return MakeError(er::kWrongArguments, AsciiLower(c.name));
+  return *unit;
+}
+
+// Evaluates every argument but the unit word at `unit_index` (a NULL there).
+Status EvaluateAllBut(Call& c, size_t unit_index) {
+  c.args.clear();
+  for (size_t i = 0; i < c.expr.args.size(); ++i) {
+    if (i == unit_index) {
+      c.args.push_back(Value::Null());
+      continue;
+    }
+    Result<Value> v = Evaluate(*c.expr.args[i], c.ctx);
+    if (!v.ok()) return v.status();
+    c.args.push_back(std::move(v).value());
+  }
+  return Status::OK();
+}
 
 Result<Value> FnUnixTimestamp(Call& c) {
   if (c.args.empty()) {
@@ -213,11 +364,10 @@ Result<Value> FnUnixTimestamp(Call& c) {
   if (v.is_null()) return Value::Null();
   std::optional<DateTime> dt = ValueToDatetime(v);
   if (!dt) {
-    c.ctx.AddWarning(er::kTruncatedWrongValue.code,
-                     "Incorrect datetime value: '" + v.ToString() + "'");
+    WarnIncorrectDatetime(c, v);
     return Value::Int(0);
   }
-  std::optional<int64_t> secs = dt->month == 0 ? std::nullopt : LocalToUnixSeconds(*dt);
+  std::optional<int64_t> secs = ToUnixSeconds(c, *dt);
   const int fd = dt->frac_digits;
   if (!secs || *secs < 0) {
     return fd == 0 ? Value::Int(0) : Value::Dec(Decimal{0, static_cast<uint8_t>(fd)});
@@ -226,6 +376,326 @@ Result<Value> FnUnixTimestamp(Call& c) {
   const int unit = static_cast<int>(Pow10(6 - fd));
   __int128 m = static_cast<__int128>(*secs) * Pow10(fd) + dt->micro / unit;
   return Value::Dec(Decimal{m, static_cast<uint8_t>(fd)});
+}
+
+Result<Value> FnFromUnixtime(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const Value v = c.Num(0);
+  Decimal d = v.ToDecimal();
+  const int fsp = v.kind() == ValueKind::kInt || v.kind() == ValueKind::kUInt ? 0
+                  : std::min<int>(d.scale, 6);
+  std::optional<Decimal> micros = d.Rescaled(6);
+  // MySQL's range: 0 .. 32536771199.999999 (3001-01-19 03:14:07 UTC + a day).
+  if (!micros || micros->mantissa < 0 ||
+      micros->mantissa > static_cast<__int128>(32536771199LL) * 1000000 + 999999) {
+    return Value::Null();
+  }
+  const int64_t us = static_cast<int64_t>(micros->mantissa);
+  const auto tp = std::chrono::system_clock::time_point(std::chrono::microseconds(us));
+  DateTime dt = RoundFraction(ClockTime(c, tp, false), fsp, false);
+  if (c.args.size() > 1) {
+    std::optional<std::string> text = FormatWithPattern(dt, c.args[1].ToString());
+    return text ? Value::String(std::move(*text)) : Value::Null();
+  }
+  return DatetimeValue(dt, fsp);
+}
+
+Result<Value> DatePart(Call& c, int (*part)(const DateTime&)) {
+  std::optional<DateTime> dt = DatetimeArg(c, 0, /*fuzzy=*/true);
+  if (!dt) return Value::Null();
+  return Value::Int(part(*dt));
+}
+
+Result<Value> FnYear(Call& c) {
+  return DatePart(c, [](const DateTime& d) { return d.year; });
+}
+Result<Value> FnMonth(Call& c) {
+  return DatePart(c, [](const DateTime& d) { return d.month; });
+}
+Result<Value> FnDay(Call& c) {
+  return DatePart(c, [](const DateTime& d) { return d.day; });
+}
+Result<Value> FnQuarter(Call& c) {
+  return DatePart(c, [](const DateTime& d) { return (d.month + 2) / 3; });
+}
+
+Result<Value> TimePart(Call& c, int (*part)(const DateTime&)) {
+  std::optional<DateTime> t = TimeArg(c, 0);
+  if (!t) return Value::Null();
+  return Value::Int(part(*t));
+}
+
+Result<Value> FnHour(Call& c) {
+  return TimePart(c, [](const DateTime& t) { return t.hour; });
+}
+Result<Value> FnMinute(Call& c) {
+  return TimePart(c, [](const DateTime& t) { return t.minute; });
+}
+Result<Value> FnSecond(Call& c) {
+  return TimePart(c, [](const DateTime& t) { return t.second; });
+}
+Result<Value> FnMicrosecond(Call& c) {
+  return TimePart(c, [](const DateTime& t) { return t.micro; });
+}
+
+Result<Value> FullDatePart(Call& c, int (*part)(const DateTime&)) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  return Value::Int(part(*dt));
+}
+
+Result<Value> FnDayOfWeek(Call& c) {
+  return FullDatePart(c, [](const DateTime& d) { return (Weekday(d) + 1) % 7 + 1; });
+}
+Result<Value> FnWeekday(Call& c) {
+  return FullDatePart(c, [](const DateTime& d) { return Weekday(d); });
+}
+Result<Value> FnDayOfYear(Call& c) {
+  return FullDatePart(c, [](const DateTime& d) { return DayOfYear(d); });
+}
+
+Result<Value> FnToDays(Call& c) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  constexpr int64_t kDaysFromYear0 = 719528;  // 0000-01-01 .. 1970-01-01, MySQL's day 0 is year 0
+  return Value::Int(DaysFromCivil(dt->year, dt->month, dt->day) + kDaysFromYear0);
+}
+
+Result<Value> FnWeek(Call& c) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  int mode = 0;  // default_week_format
+  if (c.args.size() > 1) {
+    if (c.args[1].is_null()) return Value::Null();
+    mode = static_cast<int>(c.Num(1).ToInt() & 7);
+  }
+  int year = 0;
+  return Value::Int(WeekOfYear(*dt, mode, &year));
+}
+
+Result<Value> FnDayName(Call& c) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  return Value::String(*FormatWithPattern(*dt, "%W"));
+}
+
+Result<Value> FnMonthName(Call& c) {
+  std::optional<DateTime> dt = DatetimeArg(c, 0, /*fuzzy=*/true);
+  if (!dt || dt->month == 0) return Value::Null();
+  return Value::String(*FormatWithPattern(*dt, "%M"));
+}
+
+Result<Value> FnLastDay(Call& c) {
+  std::optional<DateTime> dt = DatetimeArg(c, 0);
+  if (!dt || dt->month == 0) return Value::Null();
+  DateTime last;
+  last.year = dt->year;
+  last.month = dt->month;
+  last.day = DaysInMonth(dt->year, dt->month);
+  return DateValue(last);
+}
+
+Result<Value> FnDate(Call& c) {
+  std::optional<DateTime> dt = DatetimeArg(c, 0);
+  if (!dt) return Value::Null();
+  return DateValue(*dt);
+}
+
+Result<Value> FnTime(Call& c) {
+  std::optional<DateTime> t = TimeArg(c, 0);
+  if (!t) return Value::Null();
+  const int fsp = c.args[0].is_string() ? FractionDigits(c.args[0]) : t->frac_digits;
+  return Value::Typed(FormatTime(*t, fsp), StringType::kTime);
+}
+
+Result<Value> FnDateDiff(Call& c) {
+  std::optional<DateTime> a = FullDateArg(c, 0);
+  std::optional<DateTime> b = FullDateArg(c, 1);
+  if (!a || !b) return Value::Null();
+  return Value::Int(DaysFromCivil(a->year, a->month, a->day) - DaysFromCivil(b->year, b->month, b->day));
+}
+
+// The date at args[date] plus (minus) INTERVAL args[amount] `unit`.
+// A DATE plus a date unit stays a DATE; everything else is a DATETIME with
+// the date's fractional digits (6 when the result has microseconds).
+Result<Value> AddUnits(Call& c, size_t date, const Value& amount, IntervalUnit unit, bool subtract) {
+  const Value& d = c.args[date];
+  if (d.is_null() || amount.is_null()) return Value::Null();
+  std::optional<Interval> iv = MakeInterval(amount, unit);
+  if (!iv) return Value::Null();
+  if (d.string_type() == StringType::kTime) {
+    // TIME +/- a time interval stays a TIME.
+    std::optional<DateTime> t = ParseTime(d.string_value());
+    if (!t || iv->months != 0) return Value::Null();
+    int64_t span = ((static_cast<int64_t>(t->hour) * 60 + t->minute) * 60 + t->second) * 1000000 + t->micro;
+    if (t->negative) span = -span;
+    const int64_t delta = iv->days * 86400LL * 1000000 + iv->micros;
+    span += subtract ? -delta : delta;
+    constexpr int64_t kMaxTime = (838LL * 3600 + 59 * 60 + 59) * 1000000 + 999999;
+    if (span > kMaxTime || span < -kMaxTime) return Value::Null();
+    DateTime r;
+    r.negative = span < 0;
+    if (r.negative) span = -span;
+    r.micro = static_cast<int>(span % 1000000);
+    r.second = static_cast<int>(span / 1000000 % 60);
+    r.minute = static_cast<int>(span / 60000000 % 60);
+    r.hour = static_cast<int>(span / 3600000000LL);
+    const int fsp = std::max(FractionDigits(d), r.micro != 0 ? 6 : 0);
+    return Value::Typed(FormatTime(r, fsp), StringType::kTime);
+  }
+  std::optional<DateTime> dt = DatetimeArg(c, date);
+  if (!dt) return Value::Null();
+  std::optional<DateTime> r = AddInterval(*dt, *iv, subtract);
+  if (!r) {
+    if (dt->month == 0 || dt->day == 0) {
+      WarnIncorrectDatetime(c, d);
+    } else {
+      c.ctx.AddWarning(1441, "Datetime function: datetime field overflow");
+    }
+    return Value::Null();
+  }
+  if (!HasTimePart(d) && IsDateUnit(unit)) return DateValue(*r);
+  const int fsp = std::max(FractionDigits(d), r->micro != 0 ? 6 : 0);
+  return DatetimeValue(*r, fsp);
+}
+
+// DATE_ADD(d, amount, unit) / DATE_SUB, the parser's form of
+// DATE_ADD(d, INTERVAL amount unit) and d +/- INTERVAL amount unit;
+// ADDDATE(d, days) / SUBDATE(d, days).
+Result<Value> DateAddSub(Call& c, bool subtract) {
+  if (c.expr.args.size() == 2) {
+    Status st = EvaluateAllBut(c, 2);
+    if (!st.ok()) return st;
+    return AddUnits(c, 0, c.Num(1), IntervalUnit::kDay, subtract);
+  }
+  Result<IntervalUnit> unit = UnitArg(c, 2);
+  if (!unit.ok()) return unit.status();
+  Status st = EvaluateAllBut(c, 2);
+  if (!st.ok()) return st;
+  return AddUnits(c, 0, c.Num(1), *unit, subtract);
+}
+
+Result<Value> FnDateAdd(Call& c) { return DateAddSub(c, false); }
+Result<Value> FnDateSub(Call& c) { return DateAddSub(c, true); }
+
+Result<Value> FnTimestampAdd(Call& c) {
+  Result<IntervalUnit> unit = UnitArg(c, 0);
+  if (!unit.ok()) return unit.status();
+  Status st = EvaluateAllBut(c, 0);
+  if (!st.ok()) return st;
+  return AddUnits(c, 2, c.Num(1), *unit, false);
+}
+
+Result<Value> FnTimestampDiff(Call& c) {
+  Result<IntervalUnit> unit = UnitArg(c, 0);
+  if (!unit.ok()) return unit.status();
+  Status st = EvaluateAllBut(c, 0);
+  if (!st.ok()) return st;
+  std::optional<DateTime> a = DatetimeArg(c, 1);
+  std::optional<DateTime> b = DatetimeArg(c, 2);
+  if (!a || !b || a->month == 0 || b->month == 0 || a->day == 0 || b->day == 0) return Value::Null();
+  const int64_t diff = ToMicros(*b) - ToMicros(*a);
+  switch (*unit) {
+    case IntervalUnit::kMicrosecond: return Value::Int(diff);
+    case IntervalUnit::kSecond: return Value::Int(diff / 1000000);
+    case IntervalUnit::kMinute: return Value::Int(diff / 60000000);
+    case IntervalUnit::kHour: return Value::Int(diff / 3600000000LL);
+    case IntervalUnit::kDay: return Value::Int(diff / 86400000000LL);
+    case IntervalUnit::kWeek: return Value::Int(diff / (7 * 86400000000LL));
+    case IntervalUnit::kMonth:
+    case IntervalUnit::kQuarter:
+    case IntervalUnit::kYear: {
+      // Whole months from the earlier to the later: a month counts once its
+      // day and time of day are reached again.
+      const bool negative = diff < 0;
+      const DateTime& from = negative ? *b : *a;
+      const DateTime& to = negative ? *a : *b;
+      int64_t months = (static_cast<int64_t>(to.year) - from.year) * 12 + (to.month - from.month);
+      const int64_t from_rest = ToMicros(from) - ToMicros(DateTime{false, from.year, from.month, 1});
+      const int64_t to_rest = ToMicros(to) - ToMicros(DateTime{false, to.year, to.month, 1});
+      if (to_rest < from_rest) --months;
+      if (negative) months = -months;
+      if (*unit == IntervalUnit::kQuarter) return Value::Int(months / 3);
+      if (*unit == IntervalUnit::kYear) return Value::Int(months / 12);
+      return Value::Int(months);
+    }
+    default:
+      return MakeError(er::kWrongArguments, "timestampdiff");
+  }
+}
+
+// EXTRACT(unit FROM d), parsed as EXTRACT(unit, d).
+Result<Value> FnExtract(Call& c) {
+  Result<IntervalUnit> unit = UnitArg(c, 0);
+  if (!unit.ok()) return unit.status();
+  Status st = EvaluateAllBut(c, 0);
+  if (!st.ok()) return st;
+  if (c.args[1].is_null()) return Value::Null();
+  using U = IntervalUnit;
+  const U u = *unit;
+  const bool time_only = u == U::kMicrosecond || u == U::kSecond || u == U::kMinute || u == U::kHour ||
+                         u == U::kSecondMicrosecond || u == U::kMinuteMicrosecond ||
+                         u == U::kMinuteSecond || u == U::kHourMicrosecond || u == U::kHourSecond ||
+                         u == U::kHourMinute;
+  std::optional<DateTime> t = time_only ? TimeArg(c, 1) : DatetimeArg(c, 1, /*fuzzy=*/true);
+  if (!t) return Value::Null();
+  const int64_t y = t->year, mo = t->month, d = t->day, h = t->hour, mi = t->minute, s = t->second,
+                us = t->micro;
+  int64_t r = 0;
+  switch (u) {
+    case U::kYear: r = y; break;
+    case U::kQuarter: r = (mo + 2) / 3; break;
+    case U::kMonth: r = mo; break;
+    case U::kWeek: {
+      if (mo == 0 || d == 0) return Value::Null();
+      int year = 0;
+      r = WeekOfYear(*t, 0, &year);
+      break;
+    }
+    case U::kDay: r = d; break;
+    case U::kHour: r = h; break;
+    case U::kMinute: r = mi; break;
+    case U::kSecond: r = s; break;
+    case U::kMicrosecond: r = us; break;
+    case U::kYearMonth: r = y * 100 + mo; break;
+    case U::kDayHour: r = d * 100 + h; break;
+    case U::kDayMinute: r = (d * 100 + h) * 100 + mi; break;
+    case U::kDaySecond: r = ((d * 100 + h) * 100 + mi) * 100 + s; break;
+    case U::kDayMicrosecond: r = (((d * 100 + h) * 100 + mi) * 100 + s) * 1000000 + us; break;
+    case U::kHourMinute: r = h * 100 + mi; break;
+    case U::kHourSecond: r = (h * 100 + mi) * 100 + s; break;
+    case U::kHourMicrosecond: r = ((h * 100 + mi) * 100 + s) * 1000000 + us; break;
+    case U::kMinuteSecond: r = mi * 100 + s; break;
+    case U::kMinuteMicrosecond: r = (mi * 100 + s) * 1000000 + us; break;
+    case U::kSecondMicrosecond: r = s * 1000000 + us; break;
+  }
+  return Value::Int(t->negative ? -r : r);
+}
+
+Result<Value> FnDateFormat(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  std::optional<DateTime> dt = DatetimeArg(c, 0, /*fuzzy=*/true);
+  if (!dt) return Value::Null();
+  std::optional<std::string> text = FormatWithPattern(*dt, c.args[1].ToString());
+  return text ? Value::String(std::move(*text)) : Value::Null();
+}
+
+Result<Value> FnStrToDate(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const std::string text = c.args[0].ToString();
+  std::optional<ParsedWithPattern> r = ParseWithPattern(text, c.args[1].ToString());
+  // sql_mode's NO_ZERO_DATE / NO_ZERO_IN_DATE (MySQL's default) refuse
+  // dates with zero parts.
+  const bool zero_date = r && (!r->has_time || r->has_date) &&
+                         (r->value.month == 0 || r->value.day == 0);
+  if (!r || zero_date) {
+    c.ctx.AddWarning(1411, "Incorrect datetime value: '" + text + "' for function str_to_date");
+    return Value::Null();
+  }
+  const int fsp = r->has_fraction ? 6 : 0;
+  if (r->has_date && !r->has_time) return DateValue(r->value);
+  if (r->has_time && !r->has_date) return Value::Typed(FormatTime(r->value, fsp), StringType::kTime);
+  return DatetimeValue(r->value, fsp);
 }
 
 // ------------------------------------------------------------------ strings
@@ -268,7 +738,9 @@ Result<Value> ChangeCase(Call& c, bool upper) {
   if (c.AnyNull()) return Value::Null();
   std::string s = c.args[0].ToString();
   if (c.args[0].is_binary()) return StringResult(std::move(s), true);  // MySQL leaves bytes alone
-  return Value::String(upper ? AsciiUpper(s) : AsciiLower(s));
+  Value out = Value::String(upper ? Utf8ToUpper(s) : Utf8ToLower(s));
+  out.set_collation(c.args[0].collation(), c.args[0].coercibility());
+  return out;
 }
 
 Result<Value> FnUpper(Call& c) { return ChangeCase(c, true); }
@@ -389,38 +861,42 @@ Result<Value> FnReverse(Call& c) {
 }
 
 // 1-based character position of `needle` in `hay` at or after character
-// `from` (1-based); 0 when absent.
-int64_t Locate(const std::string& needle, const std::string& hay, int64_t from, bool cs,
-               bool binary) {
+// `from` (1-based); 0 when absent. Characters compare under `collation`.
+int64_t Locate(const std::string& needle, const std::string& hay, int64_t from,
+               Collation collation) {
+  const bool binary = collation == Collation::kBinary;
   std::vector<size_t> starts = CharStarts(hay, binary);
   const int64_t n = static_cast<int64_t>(starts.size()) - 1;
   if (from < 1 || from > n + 1) return 0;
   if (needle.empty()) return from;
-  const std::string h = cs ? hay : FoldCase(hay);
-  const std::string nd = cs ? needle : FoldCase(needle);
-  size_t pos = h.find(nd, starts[from - 1]);
-  while (pos != std::string::npos) {
-    // Only matches that start on a character boundary count.
-    auto it = std::lower_bound(starts.begin(), starts.end(), pos);
-    if (it != starts.end() && *it == pos) return (it - starts.begin()) + 1;
-    pos = h.find(nd, pos + 1);
+  if (IsCaseSensitive(collation)) {
+    size_t pos = hay.find(needle, starts[from - 1]);
+    while (pos != std::string::npos) {
+      // Only matches that start on a character boundary count.
+      auto it = std::lower_bound(starts.begin(), starts.end(), pos);
+      if (it != starts.end() && *it == pos) return (it - starts.begin()) + 1;
+      pos = hay.find(needle, pos + 1);
+    }
+    return 0;
+  }
+  // Windows of the needle's length in characters, compared by the collation.
+  const int64_t width = static_cast<int64_t>(CharStarts(needle, false).size()) - 1;
+  for (int64_t k = from - 1; k + width <= n; ++k) {
+    std::string_view window(hay.data() + starts[k], starts[k + width] - starts[k]);
+    if (CompareStrings(window, needle, collation) == 0) return k + 1;
   }
   return 0;
 }
 
 Result<Value> FnLocate(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  const bool cs = c.CaseSensitive(0) || c.CaseSensitive(1);
   const int64_t from = c.args.size() > 2 ? c.Num(2).ToInt() : 1;
-  return Value::Int(Locate(c.args[0].ToString(), c.args[1].ToString(), from, cs,
-                           c.args[1].is_binary()));
+  return Value::Int(Locate(c.args[0].ToString(), c.args[1].ToString(), from, c.CollationOf(1, 0)));
 }
 
 Result<Value> FnInstr(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  const bool cs = c.CaseSensitive(0) || c.CaseSensitive(1);
-  return Value::Int(
-      Locate(c.args[1].ToString(), c.args[0].ToString(), 1, cs, c.args[0].is_binary()));
+  return Value::Int(Locate(c.args[1].ToString(), c.args[0].ToString(), 1, c.CollationOf(0, 1)));
 }
 
 Result<Value> Pad(Call& c, bool left) {
@@ -504,9 +980,169 @@ Result<Value> FnSpace(Call& c) {
 
 Result<Value> FnStrcmp(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  Value a = Value::String(c.args[0].ToString(), c.args[0].is_binary());
-  Value b = Value::String(c.args[1].ToString(), c.args[1].is_binary());
-  return Value::Int(*CompareValues(a, b, c.CaseSensitive(0) || c.CaseSensitive(1)));
+  return Value::Int(CompareStrings(c.args[0].ToString(), c.args[1].ToString(), c.CollationOf(0, 1)));
+}
+
+Result<Value> FnField(Call& c) {
+  if (c.args[0].is_null()) return Value::Int(0);
+  // All strings compare as strings, all numbers as numbers, a mix as DOUBLE.
+  bool all_strings = true, all_numbers = true;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (c.args[i].is_null()) continue;
+    const bool text = c.args[i].is_string() && !c.expr.args[i]->hex_literal;
+    all_strings = all_strings && text;
+    all_numbers = all_numbers && !text;
+  }
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    if (c.args[i].is_null()) continue;
+    std::optional<int> cmp;
+    if (all_strings) {
+      cmp = CompareValues(c.args[0], c.args[i]);
+    } else if (all_numbers) {
+      cmp = CompareValues(c.Num(0), c.Num(i));
+    } else {
+      cmp = CompareValues(Value::Double(c.Num(0).ToDouble()), Value::Double(c.Num(i).ToDouble()));
+    }
+    if (cmp == 0) return Value::Int(static_cast<int64_t>(i));
+  }
+  return Value::Int(0);
+}
+
+Result<Value> FnElt(Call& c) {
+  if (c.args[0].is_null()) return Value::Null();
+  const int64_t n = c.Num(0).ToInt();
+  if (n < 1 || n >= static_cast<int64_t>(c.args.size())) return Value::Null();
+  return c.args[n];
+}
+
+Result<Value> FnFindInSet(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const std::string needle = c.args[0].ToString();
+  const std::string list = c.args[1].ToString();
+  if (list.empty() || needle.find(',') != std::string::npos) return Value::Int(0);
+  const Collation collation = c.CollationOf(0, 1);
+  int64_t index = 1;
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = list.find(',', begin);
+    std::string_view item(list.data() + begin, (comma == std::string::npos ? list.size() : comma) - begin);
+    if (CompareStrings(item, needle, collation) == 0) return Value::Int(index);
+    if (comma == std::string::npos) return Value::Int(0);
+    begin = comma + 1;
+    ++index;
+  }
+}
+
+// FORMAT(X, D[, locale]): X rounded to D decimals, with thousands separators.
+Result<Value> FnFormat(Call& c) {
+  if (c.args[0].is_null() || c.args[1].is_null()) return Value::Null();
+  const Value x = c.Num(0);
+  const int64_t d = std::clamp<int64_t>(c.Num(1).ToInt(), 0, 30);
+  std::string digits;
+  if (x.kind() == ValueKind::kInt || x.kind() == ValueKind::kUInt || x.kind() == ValueKind::kDecimal) {
+    std::optional<Decimal> r = x.ToDecimal().Rescaled(static_cast<int>(d));
+    digits = r ? r->ToString() : fmt::format("{:.{}f}", x.ToDouble(), d);
+  } else {
+    const double v = x.ToDouble();
+    if (!std::isfinite(v)) return Value::String(FormatDouble(v));
+    const double p = std::pow(10.0, static_cast<double>(d));
+    const double scaled = v * p;
+    const double rounded = std::isfinite(scaled) ? std::rint(scaled) / p : v;
+    digits = fmt::format("{:.{}f}", rounded, d);
+    if (digits.size() > 1 && digits[0] == '-' && digits.find_first_not_of("-0.") == std::string::npos) {
+      digits.erase(0, 1);  // -0.00 prints as 0.00
+    }
+  }
+  // Locales: en_US (the default) and those writing 1.234.567,89.
+  char thousands = ',', point = '.';
+  if (c.args.size() > 2 && !c.args[2].is_null()) {
+    const std::string locale = c.args[2].ToString();
+    static const char* const kDotThousands[] = {"de_DE", "de_AT", "es_ES", "it_IT", "nl_NL",
+                                                "pt_BR", "id_ID", "da_DK", "tr_TR", "el_GR"};
+    for (const char* l : kDotThousands) {
+      if (EqualsIgnoreCase(locale, l)) {
+        thousands = '.';
+        point = ',';
+      }
+    }
+  }
+  const bool negative = !digits.empty() && digits[0] == '-';
+  const size_t int_begin = negative ? 1 : 0;
+  const size_t dot = digits.find('.');
+  const size_t int_end = dot == std::string::npos ? digits.size() : dot;
+  std::string out = negative ? "-" : "";
+  for (size_t i = int_begin; i < int_end; ++i) {
+    out.push_back(digits[i]);
+    const size_t left = int_end - i - 1;
+    if (left > 0 && left % 3 == 0) out.push_back(thousands);
+  }
+  if (dot != std::string::npos) {
+    out.push_back(point);
+    out.append(digits, dot + 1, std::string::npos);
+  }
+  return Value::String(std::move(out));
+}
+
+Result<Value> FnQuote(Call& c) {
+  if (c.args[0].is_null()) return Value::String("NULL");
+  const std::string s = c.args[0].ToString();
+  std::string out = "'";
+  for (char ch : s) {
+    switch (ch) {
+      case '\\': out += "\\\\"; break;
+      case '\'': out += "\\'"; break;
+      case '\0': out += "\\0"; break;
+      case '\x1a': out += "\\Z"; break;
+      default: out.push_back(ch);
+    }
+  }
+  out.push_back('\'');
+  return StringResult(std::move(out), c.args[0].is_binary());
+}
+
+Result<Value> FnSubstringIndex(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const std::string s = c.args[0].ToString();
+  const std::string delim = c.args[1].ToString();
+  const int64_t count = c.Num(2).ToInt();
+  const bool binary = AnyBinary(c);
+  if (delim.empty() || count == 0) return StringResult("", binary);
+  if (count > 0) {
+    size_t pos = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      const size_t hit = s.find(delim, pos);
+      if (hit == std::string::npos) return StringResult(s, binary);
+      if (k + 1 == count) return StringResult(s.substr(0, hit), binary);
+      pos = hit + delim.size();
+    }
+    return StringResult(s, binary);
+  }
+  size_t end = s.size();
+  for (int64_t k = 0; k < -count; ++k) {
+    if (end < delim.size()) return StringResult(s, binary);
+    const size_t hit = s.rfind(delim, end - delim.size());
+    if (hit == std::string::npos) return StringResult(s, binary);
+    if (k + 1 == -count) return StringResult(s.substr(hit + delim.size()), binary);
+    if (hit == 0) return StringResult(s, binary);
+    end = hit;
+  }
+  return StringResult(s, binary);
+}
+
+// INSERT(str, pos, len, newstr): str with len characters from pos replaced.
+Result<Value> FnInsert(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const std::string s = c.args[0].ToString();
+  const bool binary = AnyBinary(c);
+  const std::vector<size_t> starts = CharStarts(s, binary);
+  const int64_t n = static_cast<int64_t>(starts.size()) - 1;
+  const int64_t pos = c.Num(1).ToInt();
+  int64_t len = c.Num(2).ToInt();
+  if (pos < 1 || pos > n) return StringResult(s, binary);
+  if (len < 0 || len > n - pos + 1) len = n - pos + 1;
+  std::string out = s.substr(0, starts[pos - 1]) + c.args[3].ToString() + s.substr(starts[pos - 1 + len]);
+  if (auto null = TooLong(c, out.size())) return *null;
+  return StringResult(std::move(out), binary);
 }
 
 // ------------------------------------------------------------------ control flow
@@ -533,8 +1169,7 @@ Result<Value> FnCoalesce(Call& c) {
 
 Result<Value> FnNullif(Call& c) {
   if (c.args[0].is_null()) return Value::Null();
-  bool cs = c.CaseSensitive(0) || c.CaseSensitive(1);
-  if (CompareValues(c.args[0], c.args[1], cs) == 0) return Value::Null();
+  if (CompareValues(c.args[0], c.args[1]) == 0) return Value::Null();
   return c.args[0];
 }
 
@@ -606,7 +1241,9 @@ Result<Value> RoundOrTruncate(Call& c, bool truncate) {
       if (d >= 0) return v;
       if (-d > 20) return v.kind() == ValueKind::kInt ? Value::Int(0) : Value::UInt(0);
       const __int128 p = Pow10(static_cast<int>(-d));
-      const __int128 x = v.kind() == ValueKind::kInt ? v.int_value() : v.uint_value();
+      // Each arm widened first: int64 ? uint64 would make a negative huge.
+      const __int128 x = v.kind() == ValueKind::kInt ? static_cast<__int128>(v.int_value())
+                                                     : static_cast<__int128>(v.uint_value());
       __int128 q = x / p;
       if (!truncate && ((x % p < 0 ? -(x % p) : x % p) * 2 >= p)) q += x < 0 ? -1 : 1;
       __int128 r = q * p;
@@ -686,13 +1323,18 @@ Result<Value> FnSign(Call& c) {
 Result<Value> GreatestLeast(Call& c, bool greatest) {
   if (c.AnyNull()) return Value::Null();
   bool all_strings = true, all_ints = true, any_double = false;
-  bool cs = false;
   std::vector<Value> vals;
   for (size_t i = 0; i < c.args.size(); ++i) {
     const Value& raw = c.args[i];
     all_strings = all_strings && raw.is_string() && !c.expr.args[i]->hex_literal;
-    cs = cs || c.CaseSensitive(i);
   }
+  // One collation for the whole list: the firmest one, binary over all.
+  const Value* firmest = &c.args[0];
+  for (const Value& v : c.args) {
+    if (firmest->is_binary()) break;
+    if (v.is_binary() || v.coercibility() < firmest->coercibility()) firmest = &v;
+  }
+  const Collation collation = firmest->collation();
   for (size_t i = 0; i < c.args.size(); ++i) {
     Value v = all_strings ? c.args[i] : c.Num(i);
     if (!all_strings) {
@@ -703,7 +1345,8 @@ Result<Value> GreatestLeast(Call& c, bool greatest) {
   }
   size_t best = 0;
   for (size_t i = 1; i < vals.size(); ++i) {
-    int cmp = *CompareValues(vals[i], vals[best], cs);
+    int cmp = all_strings ? CompareValues(vals[i], vals[best], collation).value_or(0)
+                          : CompareValues(vals[i], vals[best]).value_or(0);
     if (greatest ? cmp > 0 : cmp < 0) best = i;
   }
   if (all_strings || all_ints) return vals[best];
@@ -862,6 +1505,43 @@ const std::unordered_map<std::string_view, FunctionDef>& Registry() {
       {"ASCII", {1, 1, false, FnAscii}},
       {"SPACE", {1, 1, false, FnSpace}},
       {"STRCMP", {2, 2, false, FnStrcmp}},
+      {"FIELD", {2, -1, false, FnField}},
+      {"ELT", {2, -1, false, FnElt}},
+      {"FIND_IN_SET", {2, 2, false, FnFindInSet}},
+      {"FORMAT", {2, 3, false, FnFormat}},
+      {"QUOTE", {1, 1, false, FnQuote}},
+      {"SUBSTRING_INDEX", {3, 3, false, FnSubstringIndex}},
+      {"INSERT", {4, 4, false, FnInsert}},
+      {"FROM_UNIXTIME", {1, 2, false, FnFromUnixtime}},
+      {"YEAR", {1, 1, false, FnYear}},
+      {"MONTH", {1, 1, false, FnMonth}},
+      {"DAY", {1, 1, false, FnDay}},
+      {"DAYOFMONTH", {1, 1, false, FnDay}},
+      {"QUARTER", {1, 1, false, FnQuarter}},
+      {"HOUR", {1, 1, false, FnHour}},
+      {"MINUTE", {1, 1, false, FnMinute}},
+      {"SECOND", {1, 1, false, FnSecond}},
+      {"MICROSECOND", {1, 1, false, FnMicrosecond}},
+      {"DAYOFWEEK", {1, 1, false, FnDayOfWeek}},
+      {"WEEKDAY", {1, 1, false, FnWeekday}},
+      {"DAYOFYEAR", {1, 1, false, FnDayOfYear}},
+      {"WEEK", {1, 2, false, FnWeek}},
+      {"TO_DAYS", {1, 1, false, FnToDays}},
+      {"DAYNAME", {1, 1, false, FnDayName}},
+      {"MONTHNAME", {1, 1, false, FnMonthName}},
+      {"LAST_DAY", {1, 1, false, FnLastDay}},
+      {"DATE", {1, 1, false, FnDate}},
+      {"TIME", {1, 1, false, FnTime}},
+      {"DATEDIFF", {2, 2, false, FnDateDiff}},
+      {"DATE_ADD", {3, 3, true, FnDateAdd}},
+      {"DATE_SUB", {3, 3, true, FnDateSub}},
+      {"ADDDATE", {2, 3, true, FnDateAdd}},
+      {"SUBDATE", {2, 3, true, FnDateSub}},
+      {"TIMESTAMPADD", {3, 3, true, FnTimestampAdd}},
+      {"TIMESTAMPDIFF", {3, 3, true, FnTimestampDiff}},
+      {"EXTRACT", {2, 2, true, FnExtract}},
+      {"DATE_FORMAT", {2, 2, false, FnDateFormat}},
+      {"STR_TO_DATE", {2, 2, false, FnStrToDate}},
       {"IF", {3, 3, true, FnIf}},
       {"IFNULL", {2, 2, true, FnIfnull}},
       {"COALESCE", {1, -1, true, FnCoalesce}},

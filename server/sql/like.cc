@@ -15,8 +15,6 @@ size_t CharLength(unsigned char lead) {
   return 4;
 }
 
-char Fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 struct PatternItem {
   enum Kind { kChar, kAnyOne, kAnyRun } kind;
   std::string_view ch;  // kChar: one character's bytes
@@ -26,11 +24,22 @@ struct PatternItem {
 
 bool LikeMatch(std::string_view text, std::string_view pattern, char escape,
                bool case_sensitive) {
+  return LikeMatch(text, pattern, escape,
+                   case_sensitive ? Collation::k0900Bin : Collation::k0900AiCi);
+}
+
+bool LikeMatch(std::string_view text, std::string_view pattern, char escape,
+               Collation collation) {
+  // Binary strings match byte against byte, text character against character.
+  const bool bytes = collation == Collation::kBinary;
+  auto char_len = [bytes](char lead) -> size_t {
+    return bytes ? 1 : CharLength(static_cast<unsigned char>(lead));
+  };
   std::vector<PatternItem> items;
   for (size_t i = 0; i < pattern.size();) {
     char c = pattern[i];
     if (escape != '\0' && c == escape && i + 1 < pattern.size()) {
-      size_t len = CharLength(static_cast<unsigned char>(pattern[i + 1]));
+      size_t len = char_len(pattern[i + 1]);
       items.push_back({PatternItem::kChar, pattern.substr(i + 1, len)});
       i += 1 + len;
     } else if (c == '%') {
@@ -42,18 +51,14 @@ bool LikeMatch(std::string_view text, std::string_view pattern, char escape,
       items.push_back({PatternItem::kAnyOne, {}});
       ++i;
     } else {
-      size_t len = CharLength(static_cast<unsigned char>(c));
+      size_t len = char_len(c);
       items.push_back({PatternItem::kChar, pattern.substr(i, len)});
       i += len;
     }
   }
 
   auto same_char = [&](std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t k = 0; k < a.size(); ++k) {
-      if (case_sensitive ? a[k] != b[k] : Fold(a[k]) != Fold(b[k])) return false;
-    }
-    return true;
+    return CharsEqual(a, b, collation);
   };
 
   // Greedy match with backtracking to the last '%': linear in practice and
@@ -61,7 +66,7 @@ bool LikeMatch(std::string_view text, std::string_view pattern, char escape,
   size_t t = 0, p = 0;
   size_t star_p = std::string_view::npos, star_t = 0;
   while (t < text.size()) {
-    size_t len = CharLength(static_cast<unsigned char>(text[t]));
+    size_t len = char_len(text[t]);
     if (t + len > text.size()) len = text.size() - t;
     std::string_view ch = text.substr(t, len);
     if (p < items.size() && items[p].kind == PatternItem::kAnyRun) {
@@ -77,7 +82,7 @@ bool LikeMatch(std::string_view text, std::string_view pattern, char escape,
     }
     if (star_p == std::string_view::npos) return false;
     p = star_p + 1;
-    star_t += CharLength(static_cast<unsigned char>(text[star_t]));
+    star_t += char_len(text[star_t]);
     t = star_t;
   }
   while (p < items.size() && items[p].kind == PatternItem::kAnyRun) ++p;

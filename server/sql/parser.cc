@@ -155,6 +155,10 @@ class Parser::Impl {
   // ---- statements
   Status ParseStatement(std::unique_ptr<Stmt>* out);
   Status ParseSelect(std::unique_ptr<Stmt>* out);
+  // SELECT ... inside parentheses (the caller takes the parentheses).
+  Status ParseSubquery(std::shared_ptr<const SelectStmt>* out);
+  // FROM's table references: t [[AS] a] joined by commas and JOINs.
+  Status ParseFromList(std::vector<TableRef>* from);
   Status ParseSelectItem(SelectItem* item);
   Status ParseTableRef(TableRef* ref);
   Status ParseLimit(ExprPtr* limit, ExprPtr* offset);
@@ -223,6 +227,12 @@ class Parser::Impl {
   Status ParseIndexOptions(IndexSpec* index);
   Status ParseAlterAlgorithmAndLock();
   Status ParseTableOptions(TableOptions* options);
+  Status ParseTableOption(TableOptions* options, bool* matched);
+  Status ParseAlterTable(std::unique_ptr<Stmt>* out);
+  Status ParseAlterSpec(AlterTableStmt* s);
+  Status ParseAlterAdd(AlterTableStmt* s);
+  Status ParseColumnPosition(AlterSpec* spec);
+  Status ParseRenameTable(std::unique_ptr<Stmt>* out);
 
   // ---- DML
   Status ParseInsert(bool replace, std::unique_ptr<Stmt>* out);
@@ -251,6 +261,9 @@ class Parser::Impl {
   Status ParseExprList(std::vector<ExprPtr>* out);
   Status ParseWordExpr(ExprPtr* out);
   Status ParseFunctionCall(Token name_token, std::string upper, ExprPtr* out);
+  Status ParseIntervalUnit(ExprPtr* out);
+  Status ParseInterval(ExprPtr* amount, ExprPtr* unit, uint32_t* begin);
+  ExprPtr MakeDateArith(bool subtract, ExprPtr date, ExprPtr amount, ExprPtr unit, uint32_t begin);
   Status ParseCase(Token case_token, ExprPtr* out);
   Status ParseCastType(CastSpec* spec);
   Status ParseOptionalLength(int* length);
@@ -480,9 +493,22 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
     return Status::OK();
   }
   if (t.IsKeyword("LOCK") && (PeekKeyword("TABLES", 1) || PeekKeyword("TABLE", 1))) {
-    // The lock list is checked only loosely: LOCK TABLES is not supported yet.
-    while (!AtStatementEnd()) Take();
-    *out = std::make_unique<TableLocksStmt>(true);
+    Take();
+    Take();
+    auto s = std::make_unique<TableLocksStmt>(true);
+    do {
+      TableLocksStmt::Item item;
+      SLUICE_RETURN_IF_ERROR(ParseTableRef(&item.table));
+      if (AcceptKeyword("READ")) {
+        AcceptKeyword("LOCAL");
+      } else {
+        AcceptKeyword("LOW_PRIORITY");
+        SLUICE_RETURN_IF_ERROR(ExpectKeyword("WRITE"));
+        item.write = true;
+      }
+      s->tables.push_back(std::move(item));
+    } while (AcceptPunct(Punct::kComma));
+    *out = std::move(s);
     return Status::OK();
   }
   if (t.IsKeyword("DO")) {
@@ -495,6 +521,7 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
   if (t.IsKeyword("CREATE")) return ParseCreate(out);
   if (t.IsKeyword("ALTER")) {
     Take();
+    if (AcceptKeyword("TABLE")) return ParseAlterTable(out);
     if (!PeekKeyword("USER")) return Error();
     Take();
     return ParseCreateOrAlterUser(/*alter=*/true, out);
@@ -512,9 +539,10 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
     *out = std::move(s);
     return Status::OK();
   }
-  if (t.IsKeyword("DESCRIBE") || t.IsKeyword("DESC")) return ParseDescribe(out);
+  if (t.IsKeyword("DESCRIBE") || t.IsKeyword("DESC") || t.IsKeyword("EXPLAIN")) return ParseDescribe(out);
   if (t.IsKeyword("RENAME")) {
     Take();
+    if (AcceptKeyword("TABLE") || AcceptKeyword("TABLES")) return ParseRenameTable(out);
     SLUICE_RETURN_IF_ERROR(ExpectKeyword("USER"));
     auto s = std::make_unique<RenameUserStmt>();
     do {
@@ -657,11 +685,7 @@ Status Parser::Impl::ParseSelect(std::unique_ptr<Stmt>* out) {
     if (AcceptKeyword("DUAL")) {
       s->from_dual = true;
     } else {
-      do {
-        TableRef ref;
-        SLUICE_RETURN_IF_ERROR(ParseTableRef(&ref));
-        s->from.push_back(std::move(ref));
-      } while (AcceptPunct(Punct::kComma));
+      SLUICE_RETURN_IF_ERROR(ParseFromList(&s->from));
     }
   }
   if (AcceptKeyword("WHERE")) SLUICE_RETURN_IF_ERROR(ParseExpr(&s->where));
@@ -675,6 +699,77 @@ Status Parser::Impl::ParseSelect(std::unique_ptr<Stmt>* out) {
   if (PeekKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimit(&s->limit, &s->offset));
   SLUICE_RETURN_IF_ERROR(ParseLockingClauses(s.get()));
   *out = std::move(s);
+  return Status::OK();
+}
+
+Status Parser::Impl::ParseSubquery(std::shared_ptr<const SelectStmt>* out) {
+  if (!PeekKeyword("SELECT")) return Error();
+  std::unique_ptr<Stmt> select;
+  SLUICE_RETURN_IF_ERROR(ParseSelect(&select));
+  *out = std::shared_ptr<const SelectStmt>(static_cast<SelectStmt*>(select.release()));
+  return Status::OK();
+}
+
+// table_ref {, table_ref | join_clause}..., where a join clause is
+//   [INNER | CROSS] JOIN t [ON expr | USING (cols)]
+//   STRAIGHT_JOIN t [ON expr]
+//   {LEFT | RIGHT} [OUTER] JOIN t {ON expr | USING (cols)}
+//   NATURAL [INNER | {LEFT | RIGHT} [OUTER]] JOIN t
+// flattened left-deep into `from` (each entry says how it joins the ones
+// before it). Parenthesized joins and derived tables are not parsed.
+Status Parser::Impl::ParseFromList(std::vector<TableRef>* from) {
+  TableRef first;
+  SLUICE_RETURN_IF_ERROR(ParseTableRef(&first));
+  from->push_back(std::move(first));
+  for (;;) {
+    if (AcceptPunct(Punct::kComma)) {
+      TableRef ref;
+      SLUICE_RETURN_IF_ERROR(ParseTableRef(&ref));
+      from->push_back(std::move(ref));
+      continue;
+    }
+    JoinKind kind = JoinKind::kInner;
+    bool natural = false, straight = false, spec_required = false;
+    if (AcceptKeyword("NATURAL")) natural = true;
+    if (AcceptKeyword("LEFT")) {
+      kind = JoinKind::kLeft;
+    } else if (AcceptKeyword("RIGHT")) {
+      kind = JoinKind::kRight;
+    }
+    if (kind != JoinKind::kInner) {
+      AcceptKeyword("OUTER");
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("JOIN"));
+      spec_required = !natural;
+    } else if (AcceptKeyword("STRAIGHT_JOIN")) {
+      if (natural) return Error();
+      straight = true;
+    } else if (AcceptKeyword("INNER") || AcceptKeyword("CROSS")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("JOIN"));
+    } else if (!AcceptKeyword("JOIN")) {
+      if (natural) return Error();
+      break;
+    }
+    TableRef ref;
+    SLUICE_RETURN_IF_ERROR(ParseTableRef(&ref));
+    ref.join = kind;
+    ref.natural = natural;
+    if (!natural && AcceptKeyword("ON")) {
+      ExprPtr on;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&on));
+      ref.on = std::shared_ptr<const Expr>(std::move(on));
+    } else if (!natural && !straight && AcceptKeyword("USING")) {
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+      do {
+        std::string column;
+        SLUICE_RETURN_IF_ERROR(ParseIdent(&column));
+        ref.using_columns.push_back(std::move(column));
+      } while (AcceptPunct(Punct::kComma));
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+    } else if (spec_required) {
+      return Error();
+    }
+    from->push_back(std::move(ref));
+  }
   return Status::OK();
 }
 
@@ -1525,9 +1620,31 @@ Status Parser::Impl::ParseShowColumnsOrIndex(ShowStmt* show) {
   return ParseShowFilter(show);
 }
 
-// {DESCRIBE | DESC} [db.]t [col | 'pattern']: SHOW COLUMNS with `like`.
+// {EXPLAIN | DESCRIBE | DESC} [FORMAT = name] {SELECT | UPDATE | DELETE |
+// INSERT | REPLACE} ...: an ExplainStmt. {EXPLAIN | DESCRIBE | DESC} [db.]t
+// [col | 'pattern']: SHOW COLUMNS with `like`.
 Status Parser::Impl::ParseDescribe(std::unique_ptr<Stmt>* out) {
-  Take();  // DESCRIBE / DESC
+  Take();  // EXPLAIN / DESCRIBE / DESC
+  std::string format;
+  if (PeekKeyword("FORMAT") && PeekPunct(Punct::kEq, 1)) {
+    Take();
+    Take();
+    if (Peek().kind == TokenKind::kString) {
+      format = Take().text;
+    } else {
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&format));
+    }
+    format = AsciiUpper(format);
+  }
+  for (std::string_view kw : {"SELECT", "UPDATE", "DELETE", "INSERT", "REPLACE"}) {
+    if (!PeekKeyword(kw)) continue;
+    auto e = std::make_unique<ExplainStmt>();
+    e->format = std::move(format);
+    SLUICE_RETURN_IF_ERROR(ParseStatement(&e->stmt));
+    *out = std::move(e);
+    return Status::OK();
+  }
+  if (!format.empty()) return Error();
   auto s = std::make_unique<ShowStmt>();
   s->what = ShowKind::kColumns;
   SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
@@ -2275,78 +2392,246 @@ Status Parser::Impl::ParseDataType(DataType* type, bool* serial) {
   return Status::OK();
 }
 
-// [ENGINE [=] x | [DEFAULT] CHARACTER SET [=] x | [DEFAULT] COLLATE [=] x | COMMENT [=] 'x' |
-//  AUTO_INCREMENT [=] n | ROW_FORMAT [=] x | ...] [,] ...  Unknown options are 1064.
+// [table_option] [[,] table_option] ...  Unknown options are 1064.
 Status Parser::Impl::ParseTableOptions(TableOptions* options) {
   bool need_option = false;  // after a ','
   for (;;) {
     if (!need_option && AtStatementEnd()) return Status::OK();
-    const bool had_default = AcceptKeyword("DEFAULT");
-    std::string ignored;
-    uint64_t ignored_number = 0;
-    if (AcceptCharsetKeyword()) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&options->charset));
-    } else if (AcceptKeyword("COLLATE")) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&options->collation));
-    } else if (had_default) {
+    bool matched = false;
+    SLUICE_RETURN_IF_ERROR(ParseTableOption(options, &matched));
+    if (!matched) return Error();
+    need_option = AcceptPunct(Punct::kComma);
+  }
+}
+
+// One table option: ENGINE [=] x | [DEFAULT] CHARACTER SET [=] x |
+// [DEFAULT] COLLATE [=] x | COMMENT [=] 'x' | AUTO_INCREMENT [=] n |
+// ROW_FORMAT [=] x | ... (the rest accepted and ignored). *matched is false,
+// and nothing consumed, when the next token starts no option.
+Status Parser::Impl::ParseTableOption(TableOptions* options, bool* matched) {
+  *matched = true;
+  const bool had_default = AcceptKeyword("DEFAULT");
+  std::string ignored;
+  uint64_t ignored_number = 0;
+  if (AcceptCharsetKeyword()) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&options->charset));
+  } else if (AcceptKeyword("COLLATE")) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseCharsetOrDefault(&options->collation));
+  } else if (had_default) {
+    return Error();
+  } else if (AcceptKeyword("ENGINE")) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseName(&options->engine));
+  } else if (AcceptKeyword("COMMENT")) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseString(&options->comment));
+  } else if (AcceptKeyword("AUTO_INCREMENT")) {
+    AcceptPunct(Punct::kEq);
+    uint64_t n = 0;
+    SLUICE_RETURN_IF_ERROR(ParseUnsigned(&n));
+    options->auto_increment = n;
+  } else if (AcceptKeyword("ROW_FORMAT")) {
+    AcceptPunct(Punct::kEq);
+    const Token& f = Peek();
+    if (!f.IsKeyword("DEFAULT") && !f.IsKeyword("DYNAMIC") && !f.IsKeyword("FIXED") &&
+        !f.IsKeyword("COMPRESSED") && !f.IsKeyword("REDUNDANT") && !f.IsKeyword("COMPACT")) {
       return Error();
-    } else if (AcceptKeyword("ENGINE")) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseName(&options->engine));
-    } else if (AcceptKeyword("COMMENT")) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseString(&options->comment));
-    } else if (AcceptKeyword("AUTO_INCREMENT")) {
-      AcceptPunct(Punct::kEq);
-      uint64_t n = 0;
-      SLUICE_RETURN_IF_ERROR(ParseUnsigned(&n));
-      options->auto_increment = n;
-    } else if (AcceptKeyword("ROW_FORMAT")) {
-      AcceptPunct(Punct::kEq);
-      const Token& f = Peek();
-      if (!f.IsKeyword("DEFAULT") && !f.IsKeyword("DYNAMIC") && !f.IsKeyword("FIXED") &&
-          !f.IsKeyword("COMPRESSED") && !f.IsKeyword("REDUNDANT") && !f.IsKeyword("COMPACT")) {
-        return Error();
-      }
-      options->row_format = Take().text;
-    } else if (AcceptKeyword("KEY_BLOCK_SIZE") || AcceptKeyword("AVG_ROW_LENGTH") ||
-               AcceptKeyword("MAX_ROWS") || AcceptKeyword("MIN_ROWS") ||
-               AcceptKeyword("CHECKSUM") || AcceptKeyword("TABLE_CHECKSUM") ||
-               AcceptKeyword("DELAY_KEY_WRITE") || AcceptKeyword("AUTOEXTEND_SIZE")) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored_number));
-    } else if (AcceptKeyword("STATS_PERSISTENT") || AcceptKeyword("STATS_AUTO_RECALC") ||
-               AcceptKeyword("STATS_SAMPLE_PAGES") || AcceptKeyword("PACK_KEYS")) {
-      AcceptPunct(Punct::kEq);
-      if (!AcceptKeyword("DEFAULT")) SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored_number));
-    } else if (AcceptKeyword("COMPRESSION") || AcceptKeyword("ENCRYPTION") ||
-               AcceptKeyword("CONNECTION") || AcceptKeyword("PASSWORD") ||
-               AcceptKeyword("ENGINE_ATTRIBUTE") || AcceptKeyword("SECONDARY_ENGINE_ATTRIBUTE")) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
-    } else if ((PeekKeyword("DATA") || PeekKeyword("INDEX")) && PeekKeyword("DIRECTORY", 1)) {
-      Take();
-      Take();
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
-    } else if (AcceptKeyword("INSERT_METHOD")) {
-      AcceptPunct(Punct::kEq);
-      if (!AcceptKeyword("NO") && !AcceptKeyword("FIRST") && !AcceptKeyword("LAST")) {
-        return Error();
-      }
-    } else if (AcceptKeyword("TABLESPACE")) {
-      AcceptPunct(Punct::kEq);
-      SLUICE_RETURN_IF_ERROR(ParseIdent(&ignored));
-      if (AcceptKeyword("STORAGE")) {
-        if (!AcceptKeyword("DISK") && !AcceptKeyword("MEMORY")) return Error();
-      }
+    }
+    options->row_format = Take().text;
+  } else if (AcceptKeyword("KEY_BLOCK_SIZE") || AcceptKeyword("AVG_ROW_LENGTH") ||
+             AcceptKeyword("MAX_ROWS") || AcceptKeyword("MIN_ROWS") ||
+             AcceptKeyword("CHECKSUM") || AcceptKeyword("TABLE_CHECKSUM") ||
+             AcceptKeyword("DELAY_KEY_WRITE") || AcceptKeyword("AUTOEXTEND_SIZE")) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored_number));
+  } else if (AcceptKeyword("STATS_PERSISTENT") || AcceptKeyword("STATS_AUTO_RECALC") ||
+             AcceptKeyword("STATS_SAMPLE_PAGES") || AcceptKeyword("PACK_KEYS")) {
+    AcceptPunct(Punct::kEq);
+    if (!AcceptKeyword("DEFAULT")) SLUICE_RETURN_IF_ERROR(ParseUnsigned(&ignored_number));
+  } else if (AcceptKeyword("COMPRESSION") || AcceptKeyword("ENCRYPTION") ||
+             AcceptKeyword("CONNECTION") || AcceptKeyword("PASSWORD") ||
+             AcceptKeyword("ENGINE_ATTRIBUTE") || AcceptKeyword("SECONDARY_ENGINE_ATTRIBUTE")) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
+  } else if ((PeekKeyword("DATA") || PeekKeyword("INDEX")) && PeekKeyword("DIRECTORY", 1)) {
+    Take();
+    Take();
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseString(&ignored));
+  } else if (AcceptKeyword("INSERT_METHOD")) {
+    AcceptPunct(Punct::kEq);
+    if (!AcceptKeyword("NO") && !AcceptKeyword("FIRST") && !AcceptKeyword("LAST")) {
+      return Error();
+    }
+  } else if (AcceptKeyword("TABLESPACE")) {
+    AcceptPunct(Punct::kEq);
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&ignored));
+    if (AcceptKeyword("STORAGE")) {
+      if (!AcceptKeyword("DISK") && !AcceptKeyword("MEMORY")) return Error();
+    }
+  } else {
+    *matched = false;
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ ALTER TABLE / RENAME TABLE
+
+// ALTER TABLE [db.]t [alter_spec [, alter_spec] ...]
+Status Parser::Impl::ParseAlterTable(std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<AlterTableStmt>();
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&s->table));
+  if (!AtStatementEnd()) {
+    do {
+      SLUICE_RETURN_IF_ERROR(ParseAlterSpec(s.get()));
+    } while (AcceptPunct(Punct::kComma));
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// One alter_spec (AlterSpec lists them), or table options (several may
+// follow each other without commas, as in MySQL), or ALGORITHM / LOCK.
+Status Parser::Impl::ParseAlterSpec(AlterTableStmt* s) {
+  if (AcceptKeyword("ADD")) return ParseAlterAdd(s);
+  AlterSpec spec;
+  CreateTableStmt scratch;  // collects column CHECKs for ParseColumnDefinition
+  if (AcceptKeyword("DROP")) {
+    if (AcceptKeyword("PRIMARY")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("KEY"));
+      spec.kind = AlterSpec::Kind::kDropPrimaryKey;
+    } else if (AcceptKeyword("INDEX") || AcceptKeyword("KEY")) {
+      spec.kind = AlterSpec::Kind::kDropIndex;
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+    } else {
+      AcceptKeyword("COLUMN");
+      spec.kind = AlterSpec::Kind::kDropColumn;
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+    }
+  } else if (AcceptKeyword("MODIFY")) {
+    AcceptKeyword("COLUMN");
+    spec.kind = AlterSpec::Kind::kModifyColumn;
+    SLUICE_RETURN_IF_ERROR(ParseColumnDefinition(&scratch, &spec.column));
+    spec.name = spec.column.name;
+    SLUICE_RETURN_IF_ERROR(ParseColumnPosition(&spec));
+  } else if (AcceptKeyword("CHANGE")) {
+    AcceptKeyword("COLUMN");
+    spec.kind = AlterSpec::Kind::kChangeColumn;
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+    SLUICE_RETURN_IF_ERROR(ParseColumnDefinition(&scratch, &spec.column));
+    SLUICE_RETURN_IF_ERROR(ParseColumnPosition(&spec));
+  } else if (AcceptKeyword("RENAME")) {
+    if (AcceptKeyword("COLUMN")) {
+      spec.kind = AlterSpec::Kind::kRenameColumn;
+    } else if (AcceptKeyword("INDEX") || AcceptKeyword("KEY")) {
+      spec.kind = AlterSpec::Kind::kRenameIndex;
+    } else {
+      if (!AcceptKeyword("TO")) AcceptKeyword("AS");
+      spec.kind = AlterSpec::Kind::kRenameTable;
+      SLUICE_RETURN_IF_ERROR(ParseTableName(&spec.new_table));
+    }
+    if (spec.kind != AlterSpec::Kind::kRenameTable) {
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("TO"));
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.new_name));
+    }
+  } else if (AcceptKeyword("ALTER")) {
+    AcceptKeyword("COLUMN");
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+    if (AcceptKeyword("SET")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("DEFAULT"));
+      spec.kind = AlterSpec::Kind::kSetDefault;
+      SLUICE_RETURN_IF_ERROR(ParseColumnDefault(&spec.default_value));
+    } else if (AcceptKeyword("DROP")) {
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("DEFAULT"));
+      spec.kind = AlterSpec::Kind::kDropDefault;
     } else {
       return Error();
     }
-    need_option = AcceptPunct(Punct::kComma);
+  } else if (AcceptKeyword("FORCE")) {
+    spec.kind = AlterSpec::Kind::kForce;
+  } else if ((PeekKeyword("DISABLE") || PeekKeyword("ENABLE")) && PeekKeyword("KEYS", 1)) {
+    // What dumps wrap their INSERTs in; InnoDB has no such switch.
+    Take();
+    Take();
+    s->keys_toggled = true;
+    return Status::OK();
+  } else if (PeekKeyword("ALGORITHM") || PeekKeyword("LOCK")) {
+    return ParseAlterAlgorithmAndLock();
+  } else {
+    bool matched = false;
+    SLUICE_RETURN_IF_ERROR(ParseTableOption(&s->options, &matched));
+    if (!matched) return Error();
+    while (matched) SLUICE_RETURN_IF_ERROR(ParseTableOption(&s->options, &matched));
+    return Status::OK();
   }
+  for (std::string& c : scratch.checks) s->checks.push_back(std::move(c));
+  s->specs.push_back(std::move(spec));
+  return Status::OK();
+}
+
+// After ADD: [COLUMN] column [FIRST | AFTER col] | [COLUMN] (element, ...) |
+// an index or constraint, all parsed as CREATE TABLE's elements.
+Status Parser::Impl::ParseAlterAdd(AlterTableStmt* s) {
+  CreateTableStmt elements;
+  const bool column = AcceptKeyword("COLUMN");
+  const bool list = AcceptPunct(Punct::kLParen);
+  if (list) {
+    do {
+      SLUICE_RETURN_IF_ERROR(ParseTableElement(&elements));
+    } while (AcceptPunct(Punct::kComma));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  } else if (column) {
+    ColumnDefinition col;
+    SLUICE_RETURN_IF_ERROR(ParseColumnDefinition(&elements, &col));
+    elements.columns.push_back(std::move(col));
+  } else {
+    SLUICE_RETURN_IF_ERROR(ParseTableElement(&elements));
+  }
+  for (ColumnDefinition& col : elements.columns) {
+    AlterSpec spec;
+    spec.kind = AlterSpec::Kind::kAddColumn;
+    spec.name = col.name;
+    spec.column = std::move(col);
+    if (!list) SLUICE_RETURN_IF_ERROR(ParseColumnPosition(&spec));
+    s->specs.push_back(std::move(spec));
+  }
+  for (IndexSpec& index : elements.indexes) {
+    AlterSpec spec;
+    spec.kind = AlterSpec::Kind::kAddIndex;
+    spec.index = std::move(index);
+    s->specs.push_back(std::move(spec));
+  }
+  for (std::string& f : elements.foreign_keys) s->foreign_keys.push_back(std::move(f));
+  for (std::string& c : elements.checks) s->checks.push_back(std::move(c));
+  return Status::OK();
+}
+
+// [FIRST | AFTER col]
+Status Parser::Impl::ParseColumnPosition(AlterSpec* spec) {
+  if (AcceptKeyword("FIRST")) {
+    spec->position = AlterSpec::Position::kFirst;
+  } else if (AcceptKeyword("AFTER")) {
+    spec->position = AlterSpec::Position::kAfter;
+    SLUICE_RETURN_IF_ERROR(ParseIdent(&spec->after));
+  }
+  return Status::OK();
+}
+
+// After RENAME {TABLE | TABLES}: [db.]a TO [db.]b [, [db.]c TO [db.]d] ...
+Status Parser::Impl::ParseRenameTable(std::unique_ptr<Stmt>* out) {
+  auto s = std::make_unique<RenameTableStmt>();
+  do {
+    TableRef from, to;
+    SLUICE_RETURN_IF_ERROR(ParseTableName(&from));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("TO"));
+    SLUICE_RETURN_IF_ERROR(ParseTableName(&to));
+    s->renames.emplace_back(std::move(from), std::move(to));
+  } while (AcceptPunct(Punct::kComma));
+  *out = std::move(s);
+  return Status::OK();
 }
 
 // ------------------------------------------------------------------ INSERT / UPDATE / DELETE
@@ -2585,8 +2870,11 @@ Status Parser::Impl::ParsePredicate(ExprPtr* out) {
     e->negated = negated;
     e->args.push_back(std::move(*out));
     SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
-    if (PeekKeyword("SELECT")) return Error();  // subqueries are not supported yet
-    SLUICE_RETURN_IF_ERROR(ParseExprList(&e->args));
+    if (PeekKeyword("SELECT")) {
+      SLUICE_RETURN_IF_ERROR(ParseSubquery(&e->subquery));
+    } else {
+      SLUICE_RETURN_IF_ERROR(ParseExprList(&e->args));
+    }
     if (!PeekPunct(Punct::kRParen)) return Error();
     e->end = Take().end;
     *out = std::move(e);
@@ -2662,14 +2950,72 @@ Status Parser::Impl::ParseShift(ExprPtr* out) {
 }
 
 Status Parser::Impl::ParseAdditive(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseMultiplicative(out));
+  if (PeekKeyword("INTERVAL") && !PeekPunct(Punct::kLParen, 1)) {
+    // INTERVAL expr unit + date
+    ExprPtr amount, unit, date;
+    uint32_t begin = 0;
+    SLUICE_RETURN_IF_ERROR(ParseInterval(&amount, &unit, &begin));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kPlus));
+    SLUICE_RETURN_IF_ERROR(ParseMultiplicative(&date));
+    *out = MakeDateArith(false, std::move(date), std::move(amount), std::move(unit), begin);
+  } else {
+    SLUICE_RETURN_IF_ERROR(ParseMultiplicative(out));
+  }
   while (PeekPunct(Punct::kPlus) || PeekPunct(Punct::kMinus)) {
     Op op = Take().punct == Punct::kPlus ? Op::kAdd : Op::kSub;
+    if (PeekKeyword("INTERVAL")) {
+      // date + INTERVAL expr unit / date - INTERVAL expr unit
+      ExprPtr amount, unit;
+      uint32_t begin = 0;
+      SLUICE_RETURN_IF_ERROR(ParseInterval(&amount, &unit, &begin));
+      const uint32_t start = (*out)->begin;
+      *out = MakeDateArith(op == Op::kSub, std::move(*out), std::move(amount), std::move(unit), start);
+      continue;
+    }
     ExprPtr r;
     SLUICE_RETURN_IF_ERROR(ParseMultiplicative(&r));
     *out = MakeBinary(op, std::move(*out), std::move(r));
   }
   return Status::OK();
+}
+
+// A unit of INTERVAL, EXTRACT, TIMESTAMPADD/DIFF as the string literal the
+// evaluator reads ('DAY', 'DAY_SECOND', ...).
+Status Parser::Impl::ParseIntervalUnit(ExprPtr* out) {
+  static const std::unordered_set<std::string_view> kUnits = {
+      "MICROSECOND",        "SECOND",           "MINUTE",           "HOUR",
+      "DAY",                "WEEK",             "MONTH",            "QUARTER",
+      "YEAR",               "SECOND_MICROSECOND", "MINUTE_MICROSECOND", "MINUTE_SECOND",
+      "HOUR_MICROSECOND",   "HOUR_SECOND",      "HOUR_MINUTE",      "DAY_MICROSECOND",
+      "DAY_SECOND",         "DAY_MINUTE",       "DAY_HOUR",         "YEAR_MONTH",
+  };
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kIdent) return Error();
+  std::string upper = AsciiUpper(t.text);
+  if (kUnits.count(upper) == 0) return Error();
+  Token u = Take();
+  *out = MakeStringLiteral(std::move(upper), u.offset, u.end);
+  return Status::OK();
+}
+
+// INTERVAL expr unit; *begin is where INTERVAL starts.
+Status Parser::Impl::ParseInterval(ExprPtr* amount, ExprPtr* unit, uint32_t* begin) {
+  *begin = Peek().offset;
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("INTERVAL"));
+  SLUICE_RETURN_IF_ERROR(ParseExpr(amount));
+  return ParseIntervalUnit(unit);
+}
+
+// date +/- INTERVAL amount unit as the call DATE_ADD(date, amount, 'UNIT')
+// (DATE_SUB), which is how the evaluator takes it.
+ExprPtr Parser::Impl::MakeDateArith(bool subtract, ExprPtr date, ExprPtr amount, ExprPtr unit,
+                                    uint32_t begin) {
+  auto e = MakeExpr(ExprKind::kFunction, begin, std::max(date->end, unit->end));
+  e->name = subtract ? "DATE_SUB" : "DATE_ADD";
+  e->args.push_back(std::move(date));
+  e->args.push_back(std::move(amount));
+  e->args.push_back(std::move(unit));
+  return e;
 }
 
 Status Parser::Impl::ParseMultiplicative(ExprPtr* out) {
@@ -2867,7 +3213,14 @@ Status Parser::Impl::ParsePrimary(ExprPtr* out) {
     case TokenKind::kPunct: {
       if (!t.Is(Punct::kLParen)) return Error();
       Token open = Take();
-      if (PeekKeyword("SELECT")) return Error();  // subqueries are not supported yet
+      if (PeekKeyword("SELECT")) {
+        auto e = MakeExpr(ExprKind::kSubquery, open.offset, 0);
+        SLUICE_RETURN_IF_ERROR(ParseSubquery(&e->subquery));
+        if (!PeekPunct(Punct::kRParen)) return Error();
+        e->end = Take().end;
+        *out = std::move(e);
+        return Status::OK();
+      }
       SLUICE_RETURN_IF_ERROR(ParseExpr(out));
       if (!PeekPunct(Punct::kRParen)) return Error();  // row constructors too
       Token close = Take();
@@ -2919,6 +3272,16 @@ Status Parser::Impl::ParseWordExpr(ExprPtr* out) {
     auto e = MakeExpr(ExprKind::kLiteral, w.offset, w.end);
     if (upper == "TRUE") e->value = Value::Int(1);
     if (upper == "FALSE") e->value = Value::Int(0);
+    *out = std::move(e);
+    return Status::OK();
+  }
+  if (upper == "EXISTS" && PeekPunct(Punct::kLParen, 1)) {
+    Token w = Take();
+    Take();  // (
+    auto e = MakeExpr(ExprKind::kExists, w.offset, 0);
+    SLUICE_RETURN_IF_ERROR(ParseSubquery(&e->subquery));
+    if (!PeekPunct(Punct::kRParen)) return Error();
+    e->end = Take().end;
     *out = std::move(e);
     return Status::OK();
   }
@@ -3140,6 +3503,42 @@ Status Parser::Impl::ParseFunctionCall(Token name_token, std::string upper, Expr
       } else {
         e->args.push_back(std::move(first));
       }
+    }
+  } else if (upper == "DATE_ADD" || upper == "DATE_SUB" || upper == "ADDDATE" ||
+             upper == "SUBDATE") {
+    // DATE_ADD(d, INTERVAL n unit) -> DATE_ADD(d, n, 'UNIT'); ADDDATE(d, days).
+    ExprPtr date, amount, unit;
+    uint32_t begin = 0;
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&date));
+    SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kComma));
+    e->args.push_back(std::move(date));
+    if (PeekKeyword("INTERVAL")) {
+      SLUICE_RETURN_IF_ERROR(ParseInterval(&amount, &unit, &begin));
+      e->args.push_back(std::move(amount));
+      e->args.push_back(std::move(unit));
+    } else if (upper == "ADDDATE" || upper == "SUBDATE") {
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&amount));
+      e->args.push_back(std::move(amount));
+    } else {
+      return Error();
+    }
+  } else if (upper == "EXTRACT") {
+    // EXTRACT(unit FROM d) -> EXTRACT('UNIT', d)
+    ExprPtr unit, date;
+    SLUICE_RETURN_IF_ERROR(ParseIntervalUnit(&unit));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("FROM"));
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&date));
+    e->args.push_back(std::move(unit));
+    e->args.push_back(std::move(date));
+  } else if (upper == "TIMESTAMPADD" || upper == "TIMESTAMPDIFF") {
+    // TIMESTAMPDIFF(unit, a, b) -> TIMESTAMPDIFF('UNIT', a, b)
+    ExprPtr unit;
+    SLUICE_RETURN_IF_ERROR(ParseIntervalUnit(&unit));
+    e->args.push_back(std::move(unit));
+    while (AcceptPunct(Punct::kComma)) {
+      ExprPtr more;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&more));
+      e->args.push_back(std::move(more));
     }
   } else if (upper == "POSITION") {
     e->name = "LOCATE";

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "server/sql/lexer.h"
+
 namespace sluice::sql {
 namespace {
 
@@ -75,6 +77,84 @@ TEST(ParserTest, SelectFromDualWhereLimit) {
   EXPECT_EQ(s->where->kind, ExprKind::kBinary);
   EXPECT_EQ(s->limit->value.int_value(), 5);
   EXPECT_EQ(s->offset->value.int_value(), 2);
+}
+
+TEST(ParserTest, SelectFromJoinsFlattensLeftDeep) {
+  auto s = ParseOne<SelectStmt>(
+      "SELECT * FROM a JOIN b ON a.x = b.x LEFT OUTER JOIN c USING (y, z) , d "
+      "STRAIGHT_JOIN e ON 1 NATURAL JOIN f RIGHT JOIN g ON g.k = f.k CROSS JOIN h INNER JOIN i",
+      StmtKind::kSelect);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->from.size(), 9u);
+  EXPECT_EQ(s->from[0].join, JoinKind::kComma);
+  EXPECT_EQ(s->from[1].join, JoinKind::kInner);
+  ASSERT_NE(s->from[1].on, nullptr);
+  EXPECT_EQ(s->from[2].join, JoinKind::kLeft);
+  EXPECT_EQ(s->from[2].using_columns, (std::vector<std::string>{"y", "z"}));
+  EXPECT_EQ(s->from[3].join, JoinKind::kComma);
+  EXPECT_EQ(s->from[4].join, JoinKind::kInner);
+  EXPECT_TRUE(s->from[5].natural);
+  EXPECT_EQ(s->from[6].join, JoinKind::kRight);
+  EXPECT_EQ(s->from[7].join, JoinKind::kInner);
+  EXPECT_EQ(s->from[8].on, nullptr);
+  // An outer join needs ON or USING; NATURAL takes neither.
+  EXPECT_EQ(ParseError("SELECT 1 FROM a LEFT JOIN b").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("SELECT 1 FROM a NATURAL JOIN b ON 1").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("SELECT 1 FROM a STRAIGHT_JOIN b USING (x)").mysql_errno(), 1064);
+}
+
+TEST(ParserTest, SubqueriesAsValuesInAndExists) {
+  auto s = ParseOne<SelectStmt>(
+      "SELECT (SELECT MAX(a) FROM t), x IN (SELECT b FROM u WHERE u.c = t.c), NOT EXISTS (SELECT 1 FROM v), "
+      "y NOT IN (1, 2) FROM t",
+      StmtKind::kSelect);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->items.size(), 4u);
+  EXPECT_EQ(s->items[0].expr->kind, ExprKind::kSubquery);
+  ASSERT_NE(s->items[0].expr->subquery, nullptr);
+  EXPECT_EQ(s->items[0].expr->subquery->from[0].name, "t");
+  EXPECT_EQ(s->items[0].text, "(SELECT MAX(a) FROM t)");
+  EXPECT_EQ(s->items[1].expr->kind, ExprKind::kIn);
+  EXPECT_EQ(s->items[1].expr->args.size(), 1u);
+  ASSERT_NE(s->items[1].expr->subquery, nullptr);
+  EXPECT_NE(s->items[1].expr->subquery->where, nullptr);
+  EXPECT_EQ(s->items[2].expr->kind, ExprKind::kUnary);
+  EXPECT_EQ(s->items[2].expr->args[0]->kind, ExprKind::kExists);
+  EXPECT_EQ(s->items[3].expr->subquery, nullptr);
+  EXPECT_TRUE(HasSubquery(*s->items[2].expr));
+  EXPECT_FALSE(HasSubquery(*s->items[3].expr));
+  EXPECT_EQ(ParseError("SELECT (SELECT 1").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("SELECT EXISTS (1)").mysql_errno(), 1064);
+}
+
+TEST(ParserTest, IntervalAndExtractBecomeFunctionCalls) {
+  auto s = ParseOne<SelectStmt>(
+      "SELECT DATE_ADD(d, INTERVAL 1 DAY), d - INTERVAL '1:2' MINUTE_SECOND, INTERVAL 2 HOUR + d, "
+      "EXTRACT(YEAR_MONTH FROM d)",
+      StmtKind::kSelect);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->items.size(), 4u);
+  for (const auto& item : s->items) EXPECT_EQ(item.expr->kind, ExprKind::kFunction) << item.text;
+  EXPECT_TRUE(EqualsIgnoreCase(s->items[1].expr->name, "DATE_SUB"));
+  EXPECT_TRUE(EqualsIgnoreCase(s->items[2].expr->name, "DATE_ADD"));
+  EXPECT_TRUE(EqualsIgnoreCase(s->items[3].expr->name, "EXTRACT"));
+  EXPECT_EQ(s->items[0].text, "DATE_ADD(d, INTERVAL 1 DAY)");
+  EXPECT_EQ(ParseError("SELECT d + INTERVAL 1 FORTNIGHT").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("SELECT EXTRACT(YEAR d)").mysql_errno(), 1064);
+}
+
+TEST(ParserTest, LockTablesListsTablesAndModes) {
+  auto s = ParseOne<TableLocksStmt>("LOCK TABLES a READ, db.b AS x READ LOCAL, c WRITE, d LOW_PRIORITY WRITE",
+                                    StmtKind::kLockTables);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->tables.size(), 4u);
+  EXPECT_FALSE(s->tables[0].write);
+  EXPECT_EQ(s->tables[1].table.schema, "db");
+  EXPECT_EQ(s->tables[1].table.alias, "x");
+  EXPECT_TRUE(s->tables[2].write);
+  EXPECT_TRUE(s->tables[3].write);
+  EXPECT_EQ(ParseError("LOCK TABLES a").mysql_errno(), 1064);
+  EXPECT_EQ(ParseError("LOCK TABLE a READ WRITE").mysql_errno(), 1064);
 }
 
 TEST(ParserTest, SelectLimitWithCommaIsOffsetThenCount) {
@@ -1091,6 +1171,163 @@ TEST(ParserTest, DropTableTruncateAndIndexes) {
   EXPECT_EQ(ParseError("DROP TEMPORARY USER u").message(), Near("USER u", 1));
 }
 
+// ------------------------------------------------------------------ ALTER TABLE / RENAME TABLE
+
+TEST(ParserTest, AlterTableColumnSpecs) {
+  auto a = ParseOne<AlterTableStmt>(
+      "ALTER TABLE db.t ADD COLUMN c INT NOT NULL DEFAULT 3 FIRST, ADD d VARCHAR(10) AFTER `a`, "
+      "DROP COLUMN e, DROP f, MODIFY COLUMN g BIGINT UNSIGNED AFTER h, CHANGE i j TEXT, "
+      "CHANGE COLUMN k l INT FIRST, RENAME COLUMN m TO n, ALTER COLUMN o SET DEFAULT 'x', "
+      "ALTER p DROP DEFAULT, ALTER q SET DEFAULT (1 + 2)",
+      StmtKind::kAlterTable);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->table.schema, "db");
+  EXPECT_EQ(a->table.name, "t");
+  ASSERT_EQ(a->specs.size(), 11u);
+  using K = AlterSpec::Kind;
+  using P = AlterSpec::Position;
+  EXPECT_EQ(a->specs[0].kind, K::kAddColumn);
+  EXPECT_EQ(a->specs[0].column.name, "c");
+  EXPECT_EQ(a->specs[0].column.nullable, false);
+  ASSERT_TRUE(a->specs[0].column.default_value);
+  EXPECT_EQ(a->specs[0].position, P::kFirst);
+  EXPECT_EQ(a->specs[1].kind, K::kAddColumn);
+  EXPECT_EQ(a->specs[1].column.type.name, "VARCHAR");
+  EXPECT_EQ(a->specs[1].position, P::kAfter);
+  EXPECT_EQ(a->specs[1].after, "a");
+  EXPECT_EQ(a->specs[2].kind, K::kDropColumn);
+  EXPECT_EQ(a->specs[2].name, "e");
+  EXPECT_EQ(a->specs[3].kind, K::kDropColumn);
+  EXPECT_EQ(a->specs[3].name, "f");
+  EXPECT_EQ(a->specs[4].kind, K::kModifyColumn);
+  EXPECT_EQ(a->specs[4].name, "g");
+  EXPECT_TRUE(a->specs[4].column.type.is_unsigned);
+  EXPECT_EQ(a->specs[4].after, "h");
+  EXPECT_EQ(a->specs[5].kind, K::kChangeColumn);
+  EXPECT_EQ(a->specs[5].name, "i");
+  EXPECT_EQ(a->specs[5].column.name, "j");
+  EXPECT_EQ(a->specs[5].position, P::kLast);
+  EXPECT_EQ(a->specs[6].kind, K::kChangeColumn);
+  EXPECT_EQ(a->specs[6].column.name, "l");
+  EXPECT_EQ(a->specs[6].position, P::kFirst);
+  EXPECT_EQ(a->specs[7].kind, K::kRenameColumn);
+  EXPECT_EQ(a->specs[7].name, "m");
+  EXPECT_EQ(a->specs[7].new_name, "n");
+  EXPECT_EQ(a->specs[8].kind, K::kSetDefault);
+  EXPECT_EQ(a->specs[8].name, "o");
+  ASSERT_TRUE(a->specs[8].default_value);
+  EXPECT_EQ(a->specs[8].default_value->value.ToString(), "x");
+  EXPECT_EQ(a->specs[9].kind, K::kDropDefault);
+  EXPECT_EQ(a->specs[9].name, "p");
+  ASSERT_TRUE(a->specs[10].default_value);
+  EXPECT_EQ(a->specs[10].default_value->kind, ExprKind::kBinary);
+
+  // ADD (col, ...) gives one spec per element, indexes included.
+  auto l = ParseOne<AlterTableStmt>("ALTER TABLE t ADD (x INT, y INT UNIQUE, KEY (x))", StmtKind::kAlterTable);
+  ASSERT_TRUE(l);
+  ASSERT_EQ(l->specs.size(), 3u);
+  EXPECT_EQ(l->specs[0].column.name, "x");
+  EXPECT_TRUE(l->specs[1].column.unique);
+  EXPECT_EQ(l->specs[2].kind, K::kAddIndex);
+  // Non-reserved keywords name columns.
+  auto w = ParseOne<AlterTableStmt>("ALTER TABLE t ADD first INT FIRST, DROP modify", StmtKind::kAlterTable);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->specs[0].column.name, "first");
+  EXPECT_EQ(w->specs[0].position, P::kFirst);
+  EXPECT_EQ(w->specs[1].name, "modify");
+}
+
+TEST(ParserTest, AlterTableIndexRenameAndOptionSpecs) {
+  auto a = ParseOne<AlterTableStmt>(
+      "ALTER TABLE t ADD INDEX (a), ADD KEY k2 USING BTREE (b(4) DESC), ADD UNIQUE u (c), "
+      "ADD UNIQUE KEY (d), ADD CONSTRAINT pk PRIMARY KEY (e), ADD FULLTEXT INDEX f (g), "
+      "DROP INDEX k3, DROP KEY `PRIMARY`, DROP PRIMARY KEY, RENAME INDEX k4 TO k5, "
+      "RENAME KEY k6 TO k7, ALGORITHM=INPLACE, LOCK = NONE, FORCE, RENAME TO db2.u",
+      StmtKind::kAlterTable);
+  ASSERT_TRUE(a);
+  using K = AlterSpec::Kind;
+  ASSERT_EQ(a->specs.size(), 13u);
+  EXPECT_EQ(a->specs[0].kind, K::kAddIndex);
+  EXPECT_EQ(a->specs[0].index.kind, IndexSpec::Kind::kKey);
+  EXPECT_EQ(a->specs[0].index.name, "");
+  EXPECT_EQ(a->specs[1].index.name, "k2");
+  EXPECT_EQ(a->specs[1].index.parts[0].prefix_length, 4);
+  EXPECT_TRUE(a->specs[1].index.parts[0].desc);
+  EXPECT_EQ(a->specs[2].index.kind, IndexSpec::Kind::kUnique);
+  EXPECT_EQ(a->specs[2].index.name, "u");
+  EXPECT_EQ(a->specs[3].index.kind, IndexSpec::Kind::kUnique);
+  EXPECT_EQ(a->specs[4].index.kind, IndexSpec::Kind::kPrimary);
+  EXPECT_EQ(a->specs[5].index.kind, IndexSpec::Kind::kFulltext);
+  EXPECT_EQ(a->specs[6].kind, K::kDropIndex);
+  EXPECT_EQ(a->specs[6].name, "k3");
+  EXPECT_EQ(a->specs[7].kind, K::kDropIndex);
+  EXPECT_EQ(a->specs[7].name, "PRIMARY");
+  EXPECT_EQ(a->specs[8].kind, K::kDropPrimaryKey);
+  EXPECT_EQ(a->specs[9].kind, K::kRenameIndex);
+  EXPECT_EQ(a->specs[9].name, "k4");
+  EXPECT_EQ(a->specs[9].new_name, "k5");
+  EXPECT_EQ(a->specs[10].new_name, "k7");
+  EXPECT_EQ(a->specs[11].kind, K::kForce);
+  EXPECT_EQ(a->specs[12].kind, K::kRenameTable);
+  EXPECT_EQ(a->specs[12].new_table.schema, "db2");
+  EXPECT_EQ(a->specs[12].new_table.name, "u");
+
+  // Table options among the specs, with or without commas between them.
+  auto o = ParseOne<AlterTableStmt>(
+      "ALTER TABLE t ENGINE=InnoDB DEFAULT CHARSET = latin1, COLLATE latin1_bin, ADD z INT, "
+      "COMMENT = 'hi' AUTO_INCREMENT 100, RENAME AS v",
+      StmtKind::kAlterTable);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->options.engine, "InnoDB");
+  EXPECT_EQ(o->options.charset, "latin1");
+  EXPECT_EQ(o->options.collation, "latin1_bin");
+  EXPECT_EQ(o->options.comment, "hi");
+  EXPECT_EQ(o->options.auto_increment, 100u);
+  ASSERT_EQ(o->specs.size(), 2u);
+  EXPECT_EQ(o->specs[1].new_table.name, "v");
+  // No spec at all is a no-op ALTER.
+  auto n = ParseOne<AlterTableStmt>("alter table t", StmtKind::kAlterTable);
+  ASSERT_TRUE(n);
+  EXPECT_TRUE(n->specs.empty());
+  auto fk = ParseOne<AlterTableStmt>("ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (b)",
+                                     StmtKind::kAlterTable);
+  ASSERT_TRUE(fk);
+  EXPECT_EQ(fk->foreign_keys.size(), 1u);
+}
+
+TEST(ParserTest, RenameTableAndAlterErrors) {
+  auto r = ParseOne<RenameTableStmt>("RENAME TABLE a TO b, db.c TO db2.d", StmtKind::kRenameTable);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->renames.size(), 2u);
+  EXPECT_EQ(r->renames[0].first.name, "a");
+  EXPECT_EQ(r->renames[0].second.name, "b");
+  EXPECT_EQ(r->renames[1].first.schema, "db");
+  EXPECT_EQ(r->renames[1].second.schema, "db2");
+  EXPECT_EQ(ParseOne<RenameTableStmt>("RENAME TABLES x TO y", StmtKind::kRenameTable)->renames.size(), 1u);
+  // RENAME USER still parses.
+  EXPECT_TRUE(ParseOne<RenameUserStmt>("RENAME USER a TO b", StmtKind::kRenameUser));
+
+  EXPECT_EQ(ParseError("RENAME TABLE a b").message(), Near("b", 1));
+  EXPECT_EQ(ParseError("RENAME TABLE a TO b,").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ADD").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t FOO").message(), Near("FOO", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ADD c INT,").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ADD COLUMN key INT").message(), Near("key INT", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t DROP PRIMARY c").message(), Near("c", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t MODIFY c").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t CHANGE c d").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t CHANGE c INT").message(), Near("INT", 1));  // reserved: no name
+  EXPECT_EQ(ParseError("ALTER TABLE t RENAME COLUMN a b").message(), Near("b", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ALTER c SET NULL").message(), Near("NULL", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ALTER c SET DEFAULT").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ADD c INT AFTER").message(), Near("", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ADD (c INT) FIRST").message(), Near("FIRST", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t ALGORITHM=FAST").message(), Near("FAST", 1));
+  EXPECT_EQ(ParseError("ALTER TABLE t DEFAULT COMMENT 'x'").message(), Near("COMMENT 'x'", 1));
+  EXPECT_EQ(ParseError("ALTER DATABASE d").message(), Near("DATABASE d", 1));
+}
+
 // ------------------------------------------------------------------ INSERT / REPLACE
 
 TEST(ParserTest, InsertForms) {
@@ -1353,7 +1590,7 @@ TEST(ParserTest, ErrorNearTextStartsAtTheOffendingToken) {
   EXPECT_EQ(st.message(), Near("SELEC 1", 1));
   EXPECT_EQ(ParseError("SELECT 1 +").message(), Near("", 1));
   EXPECT_EQ(ParseError("SELECT * FROM").message(), Near("", 1));
-  EXPECT_EQ(ParseError("SELECT 1 FROM t JOIN u").message(), Near("JOIN u", 1));
+  EXPECT_EQ(ParseError("SELECT 1 FROM t LEFT JOIN u").message(), Near("", 1));
   EXPECT_EQ(ParseError("SELECT (1, 2)").message(), Near(", 2)", 1));
 }
 

@@ -469,7 +469,8 @@ int64_t Value::ToInt() const {
     case ValueKind::kUInt:
       return static_cast<int64_t>(u_);
     case ValueKind::kDouble: {
-      double r = std::round(d_);
+      // Nearest, ties to even, as MySQL's rint(): CAST(2.5e0 AS SIGNED) is 2.
+      double r = std::nearbyint(d_);
       if (std::isnan(r)) return 0;
       if (r >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
       if (r <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
@@ -497,7 +498,7 @@ uint64_t Value::ToUInt() const {
     case ValueKind::kUInt:
       return u_;
     case ValueKind::kDouble: {
-      double r = std::round(d_);
+      double r = std::nearbyint(d_);
       if (std::isnan(r)) return 0;
       if (r >= 18446744073709551615.0) return std::numeric_limits<uint64_t>::max();
       if (r < 0) return static_cast<uint64_t>(Value::Double(d_).ToInt());

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "server/sql/collation.h"
+
 namespace sluice::sql {
 
 // Text of `d` as MySQL sends it in a text resultset: the shortest digits that
@@ -80,6 +82,18 @@ class Value {
   bool is_string() const { return kind_ == ValueKind::kString; }
   bool is_numeric() const { return !is_null() && !is_string(); }
   bool is_binary() const { return binary_; }
+  // The collation a string value compares with: kBinary for binary strings;
+  // otherwise what it was tagged with (utf8mb4_0900_ai_ci unless COLLATE or
+  // a column's collation set another), and how firmly.
+  Collation collation() const { return binary_ ? Collation::kBinary : collation_; }
+  Coercibility coercibility() const { return coercibility_; }
+  // Tags a non-binary string with a collation: kExplicit for x COLLATE c,
+  // kImplicit for a column's value. No effect on other values.
+  void set_collation(Collation c, Coercibility how) {
+    if (kind_ != ValueKind::kString || binary_) return;
+    collation_ = c;
+    coercibility_ = how;
+  }
   // kText for every non-string and for plain strings.
   StringType string_type() const { return string_type_; }
   bool is_temporal() const {
@@ -95,8 +109,10 @@ class Value {
   const std::string& string_value() const { return s_; }
 
   // Conversions with MySQL's rules. A NULL converts to 0 / "" (callers test
-  // is_null() first where NULL matters). `ToInt` rounds DECIMAL and DOUBLE
-  // half away from zero and parses strings by their numeric prefix.
+  // is_null() first where NULL matters). `ToInt` rounds DECIMAL half away
+  // from zero, DOUBLE to the nearest integer with ties to even (MySQL's
+  // rint(): 2.5e0 -> 2, 3.5e0 -> 4), and parses strings by their numeric
+  // prefix.
   int64_t ToInt() const;
   uint64_t ToUInt() const;
   double ToDouble() const;
@@ -111,6 +127,8 @@ class Value {
   ValueKind kind_ = ValueKind::kNull;
   bool binary_ = false;
   StringType string_type_ = StringType::kText;
+  Collation collation_ = kDefaultCollation;
+  Coercibility coercibility_ = Coercibility::kCoercible;
   int64_t i_ = 0;
   uint64_t u_ = 0;
   double d_ = 0;

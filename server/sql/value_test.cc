@@ -78,9 +78,11 @@ TEST(ValueTest, StringsConvertByTheirNumericPrefix) {
   EXPECT_EQ(Value::String("2.50").ToDecimal().ToString(), "2.50");
 }
 
-TEST(ValueTest, NumbersRoundHalfAwayFromZeroToIntegers) {
-  EXPECT_EQ(Value::Double(2.5).ToInt(), 3);
-  EXPECT_EQ(Value::Double(-2.5).ToInt(), -3);
+TEST(ValueTest, DecimalsRoundHalfAwayFromZeroDoublesHalfToEven) {
+  EXPECT_EQ(Value::Double(2.5).ToInt(), 2);  // ties to even, as MySQL's rint()
+  EXPECT_EQ(Value::Double(-2.5).ToInt(), -2);
+  EXPECT_EQ(Value::Double(3.5).ToInt(), 4);
+  EXPECT_EQ(Value::Double(2.6).ToInt(), 3);
   EXPECT_EQ(Value::Dec(*Decimal::Parse("-1.5")).ToInt(), -2);
   EXPECT_EQ(Value::Double(1e30).ToInt(), INT64_MAX);
   EXPECT_EQ(Value::Int(-1).ToUInt(), UINT64_MAX);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/mysql_error.h"
+#include "server/sql/lexer.h"
 
 namespace sluice::vars {
 namespace {
@@ -27,17 +28,6 @@ Status UnknownStorageEngine(std::string_view engine) {
 }
 Status UnknownLocale(std::string_view locale) {
   return MakeError(er::kUnknownLocale, locale);
-}
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
 }
 
 // {spelling a client may use, canonical name}.
@@ -81,7 +71,7 @@ template <size_t N>
 NameResolver TableResolver(const std::pair<std::string_view, std::string_view> (&table)[N]) {
   return [&table](std::string_view name) -> std::optional<std::string> {
     for (const auto& [spelling, canonical] : table) {
-      if (IEquals(spelling, name)) return std::string(canonical);
+      if (sql::EqualsIgnoreCase(spelling, name)) return std::string(canonical);
     }
     return std::nullopt;
   };
@@ -106,11 +96,11 @@ Status UnknownCollation(std::string_view name) { return MakeError(er::kUnknownCo
 // MySQL shows it ('+05:30').
 Status CheckTimeZone(SetScope, sql::Value* value, const SessionVariables*) {
   const std::string text = value->string_value();
-  if (IEquals(text, "SYSTEM")) {
+  if (sql::EqualsIgnoreCase(text, "SYSTEM")) {
     *value = sql::Value::String("SYSTEM");
     return Status::OK();
   }
-  if (IEquals(text, "UTC")) {
+  if (sql::EqualsIgnoreCase(text, "UTC")) {
     *value = sql::Value::String("UTC");
     return Status::OK();
   }
@@ -145,7 +135,7 @@ Status CheckTimeZone(SetScope, sql::Value* value, const SessionVariables*) {
 
 Status CheckLocale(SetScope, sql::Value* value, const SessionVariables*) {
   for (std::string_view locale : kLocales) {
-    if (IEquals(locale, value->string_value())) {
+    if (sql::EqualsIgnoreCase(locale, value->string_value())) {
       *value = sql::Value::String(std::string(locale));
       return Status::OK();
     }
@@ -155,7 +145,7 @@ Status CheckLocale(SetScope, sql::Value* value, const SessionVariables*) {
 
 // sluice has one engine; it answers to MySQL's name for it.
 Status CheckStorageEngine(SetScope, sql::Value* value, const SessionVariables*) {
-  if (!IEquals(value->string_value(), "InnoDB")) return UnknownStorageEngine(value->string_value());
+  if (!sql::EqualsIgnoreCase(value->string_value(), "InnoDB")) return UnknownStorageEngine(value->string_value());
   *value = sql::Value::String("InnoDB");
   return Status::OK();
 }
@@ -388,6 +378,11 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
   add(S::UInt("innodb_lock_wait_timeout", kB, 50, 1, 1073741824,
               "Seconds a statement waits for a row lock before failing with error 1205; only "
               "that statement is rolled back."));
+  add(S::Bool("sql_quote_show_create", kB, true,
+              "Whether SHOW CREATE TABLE quotes names (sluice always quotes them with backticks)."));
+  add(S::UInt("lock_wait_timeout", kB, 31536000, 1, 31536000,
+              "Seconds a statement waits for a metadata lock, LOCK TABLES or FLUSH TABLES WITH "
+              "READ LOCK before failing with error 1205."));
   add(S::String("default_storage_engine", kB, "InnoDB",
                 "Engine of tables created without ENGINE=; sluice has InnoDB only."))
       .Check(CheckStorageEngine);

@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "server/sql/lexer.h"
 #include "server/vars/json_internal.h"
 
 namespace sluice::vars {
@@ -64,14 +65,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (LowerChar(a[i]) != LowerChar(b[i])) return false;
-  }
-  return true;
-}
-
 Status WrongValue(const VarDef& def, std::string_view text) {
   return MakeError(er::kWrongValueForVar, def.spec.name, text);
 }
@@ -85,8 +78,8 @@ void Truncated(const VarDef& def, std::string_view text, std::vector<Status>* wa
 }
 
 std::optional<bool> ParseBoolText(std::string_view s) {
-  if (IEquals(s, "ON") || IEquals(s, "TRUE") || s == "1") return true;
-  if (IEquals(s, "OFF") || IEquals(s, "FALSE") || s == "0") return false;
+  if (sql::EqualsIgnoreCase(s, "ON") || sql::EqualsIgnoreCase(s, "TRUE") || s == "1") return true;
+  if (sql::EqualsIgnoreCase(s, "OFF") || sql::EqualsIgnoreCase(s, "FALSE") || s == "0") return false;
   return std::nullopt;
 }
 
@@ -174,7 +167,7 @@ Result<Raw> ParseValue(const VarDef& def, const sql::Value& v, std::vector<Statu
       }
       if (v.is_string()) {
         for (size_t i = 0; i < s.names.size(); ++i) {
-          if (IEquals(s.names[i], v.string_value())) return Raw(static_cast<uint64_t>(i));
+          if (sql::EqualsIgnoreCase(s.names[i], v.string_value())) return Raw(static_cast<uint64_t>(i));
         }
         return WrongValue(def, v.string_value());
       }
@@ -197,7 +190,7 @@ Result<Raw> ParseValue(const VarDef& def, const sql::Value& v, std::vector<Statu
           if (item.empty()) continue;  // "A,,B" and a trailing comma are tolerated
           bool found = false;
           for (size_t i = 0; i < s.names.size(); ++i) {
-            if (!s.names[i].empty() && IEquals(s.names[i], item)) {
+            if (!s.names[i].empty() && sql::EqualsIgnoreCase(s.names[i], item)) {
               mask |= uint64_t{1} << i;
               found = true;
               break;
@@ -620,7 +613,7 @@ Status SystemVariables::Register(VariableSpec spec) {
   if (spec.type == VarType::kSet) {
     auto bit_of = [&](std::string_view flag) -> uint64_t {
       for (size_t i = 0; i < spec.names.size(); ++i) {
-        if (!spec.names[i].empty() && IEquals(spec.names[i], flag)) return uint64_t{1} << i;
+        if (!spec.names[i].empty() && sql::EqualsIgnoreCase(spec.names[i], flag)) return uint64_t{1} << i;
       }
       return 0;
     };

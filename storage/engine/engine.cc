@@ -1461,6 +1461,15 @@ Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk,
       result = row.status();
       break;
     }
+    if (t.def->has_hidden_row_id()) {
+      // The row id, so the caller can Update / Delete the row.
+      Result<uint64_t> id = KeyDecoder(*last).RowId();
+      if (!id.ok()) {
+        result = id.status();
+        break;
+      }
+      row->push_back(*id);
+    }
     ++returned;
     if (!fn(*row) || returned == limit) break;
   }

@@ -457,7 +457,9 @@ class Engine {
   //   At most `limit` rows (0: all); stops early when `fn` returns false.
   //   `from_pk` and `to_pk` may give only the leading PRIMARY KEY parts:
   //   the range then runs from the first key with those leading values
-  //   through the last one.
+  //   through the last one. For a table without PRIMARY KEY each row comes
+  //   with one more value after its columns: its hidden row id (uint64_t),
+  //   the `pk` that Update and Delete take.
   // Inserts take an insert-intention lock on the next key, so they wait
   // for those gap locks. Locks are taken on keys (see RecordId above), and
   // a scan re-checks after each lock that no key appeared before the one
