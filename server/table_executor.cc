@@ -673,6 +673,31 @@ Status ReadForChange(Engine& engine, EngineTrx& trx, const BoundTable& table, co
   }, order_by, limit, matched);
 }
 
+// The row a UNIQUE secondary index says already has `row`'s key (the
+// first such index), as `trx`'s read view sees it; nullopt when none
+// (a key with a NULL part never collides).
+Result<std::optional<Row>> UniqueKeyHolder(Engine& engine, EngineTrx& trx, const TableDef& def, const Row& row) {
+  for (size_t i = 1; i < def.indexes.size(); ++i) {
+    const storage::IndexDef& idx = def.indexes[i];
+    if (!idx.unique) continue;
+    Row key;
+    bool null_part = false;
+    for (const auto& part : idx.parts) {
+      null_part = null_part || std::holds_alternative<std::monostate>(row[part.column]);
+      key.push_back(row[part.column]);
+    }
+    if (null_part) continue;
+    std::optional<Row> found;
+    Status st = engine.IndexLookup(trx, def.id, idx.name, key, [&](const Row& r) {
+      found = r;
+      return false;
+    });
+    if (!st.ok()) return st;
+    if (found) return found;
+  }
+  return std::optional<Row>();
+}
+
 // The clustered-key values of `row` (Get/Update/Delete's `pk`): for a
 // table without PRIMARY KEY, the hidden row id a locking read (ScanLocked)
 // puts after the columns.
@@ -798,12 +823,26 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         row[c.ordinal] = std::move(d).value();
       }
       Result<uint64_t> id = engine.Insert(trx, def.id, row);
-      if (!id.ok() && id.status().mysql_errno() == er::kDupEntry.code && !def.has_hidden_row_id() &&
-          (s.replace || !s.on_duplicate.empty() || s.ignore)) {
-        // Only a PRIMARY KEY duplicate is resolved here; a UNIQUE secondary
-        // one is reported (or ignored).
-        const Row pk = PkOf(def, row);
+      bool handled = false;  // ignored, or updated by ON DUPLICATE KEY UPDATE
+      // REPLACE deletes every row the new one collides with (one per
+      // unique key at most), so it may go round more than once.
+      for (size_t round = 0; round < def.indexes.size() && !id.ok() &&
+                             id.status().mysql_errno() == er::kDupEntry.code && !def.has_hidden_row_id() &&
+                             (s.replace || !s.on_duplicate.empty() || s.ignore);
+           ++round) {
+        // The row holding the duplicate key: the PRIMARY KEY's, else a
+        // UNIQUE index's (found in the read view, then locked and re-read).
+        Row pk = PkOf(def, row);
         Result<std::optional<Row>> old = engine.GetLocked(trx, def.id, pk, storage::LockMode::kX);
+        if (old.ok() && !old->has_value()) {
+          Result<std::optional<Row>> holder = UniqueKeyHolder(engine, trx, def, row);
+          if (!holder.ok()) {
+            old = holder.status();
+          } else if (holder->has_value()) {
+            pk = PkOf(def, **holder);
+            old = engine.GetLocked(trx, def.id, pk, storage::LockMode::kX);
+          }
+        }
         if (!old.ok()) {
           r.error = old.status();
           return r;
@@ -812,7 +851,8 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
           if (s.ignore) {
             ctx_.warnings.push_back({Warning::Level::kWarning, er::kDupEntry.code, id.status().message()});
             ++duplicates;
-            continue;
+            handled = true;
+            break;
           }
           r.error = id.status();
           return r;
@@ -825,7 +865,8 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             return r;
           }
           id = engine.Insert(trx, def.id, row);
-          if (id.ok()) r.affected_rows += 1;  // REPLACE counts the delete too
+          r.affected_rows += 1;  // REPLACE counts each delete too
+          continue;
         } else {
           // ON DUPLICATE KEY UPDATE, over the old row. VALUES(col) and
           // the row alias's columns (VALUES (...) AS new ... new.col) are
@@ -876,9 +917,11 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             }
             r.affected_rows += 2;  // MySQL: 2 for an updated row
           }
-          continue;
+          handled = true;
+          break;
         }
       }
+      if (handled) continue;
       if (!id.ok()) {
         r.error = id.status();
         return r;
