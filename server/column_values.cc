@@ -721,6 +721,15 @@ std::string TemporalText(const ColumnDef& c, int64_t v) {
   }
 }
 
+
+bool IsCurrentTimestampCall(const sql::Expr& e) {
+  if (e.kind != sql::ExprKind::kFunction) return false;
+  return sql::EqualsIgnoreCase(e.name, "CURRENT_TIMESTAMP") || sql::EqualsIgnoreCase(e.name, "NOW") ||
+         sql::EqualsIgnoreCase(e.name, "LOCALTIME") || sql::EqualsIgnoreCase(e.name, "LOCALTIMESTAMP");
+}
+
+}  // namespace
+
 // A string in single quotes as SHOW CREATE TABLE writes it.
 std::string Quoted(std::string_view s) {
   std::string out = "'";
@@ -738,14 +747,6 @@ std::string Quoted(std::string_view s) {
   out += "'";
   return out;
 }
-
-bool IsCurrentTimestampCall(const sql::Expr& e) {
-  if (e.kind != sql::ExprKind::kFunction) return false;
-  return sql::EqualsIgnoreCase(e.name, "CURRENT_TIMESTAMP") || sql::EqualsIgnoreCase(e.name, "NOW") ||
-         sql::EqualsIgnoreCase(e.name, "LOCALTIME") || sql::EqualsIgnoreCase(e.name, "LOCALTIMESTAMP");
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------- assignment
 
@@ -1041,6 +1042,7 @@ Result<ColumnDef> ColumnFromDefinition(const sql::ColumnDefinition& def, std::st
                                        const std::function<Result<sql::Value>(const sql::Expr&)>& eval_default) {
   ColumnDef c;
   c.name = def.name;
+  c.comment = def.comment;
   const sql::DataType& t = def.type;
   std::string name = t.name;
   for (char& ch : name) {

@@ -127,6 +127,10 @@ std::string UnusedKeyName(std::string_view base, const std::vector<storage::Inde
 // "char(60)", "datetime(6)", "enum('a','b')", "text", "varbinary(16)".
 std::string ColumnTypeText(const storage::ColumnDef& c);
 
+// `s` in single quotes as SHOW CREATE TABLE writes it ('' for a quote,
+// backslash escapes for \\, NUL, newline, CR and ^Z).
+std::string Quoted(std::string_view s);
+
 // The column's DEFAULT as SHOW CREATE TABLE prints it ("DEFAULT NULL",
 // "DEFAULT '0'", "DEFAULT CURRENT_TIMESTAMP(3)"), "" when it has none.
 std::string ColumnDefaultClause(const storage::ColumnDef& c);

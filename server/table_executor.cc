@@ -1144,7 +1144,7 @@ Outcome TableExecutor::ShowColumns(const sql::ShowStmt& s) {
       row.push_back(IsTextType(c.type) ? std::optional<std::string>(c.collation) : std::nullopt);
     }
     row.insert(row.end(), {std::string(c.nullable ? "YES" : "NO"), key, dflt, extra});
-    if (s.full) row.insert(row.end(), {std::string("select,insert,update,references"), std::string()});
+    if (s.full) row.insert(row.end(), {std::string("select,insert,update,references"), c.comment});
     rs.rows.push_back(std::move(row));
   }
   o.result = std::move(rs);
@@ -1176,6 +1176,7 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
       text += c.fsp ? fmt::format(" ON UPDATE CURRENT_TIMESTAMP({})", c.fsp) : " ON UPDATE CURRENT_TIMESTAMP";
     }
     if (c.auto_increment) text += " AUTO_INCREMENT";
+    if (!c.comment.empty()) text += " COMMENT " + Quoted(c.comment);
   }
   for (const auto& idx : def.indexes) {
     if (idx.parts.empty()) continue;  // GEN_CLUST_INDEX
@@ -1202,7 +1203,7 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
   }
   text += " DEFAULT CHARSET=" + def.options.charset;
   if (!def.options.collation.empty()) text += " COLLATE=" + def.options.collation;
-  if (!def.options.comment.empty()) text += " COMMENT='" + def.options.comment + "'";
+  if (!def.options.comment.empty()) text += " COMMENT=" + Quoted(def.options.comment);
   ResultSet rs;
   rs.AddTextColumn("Table", 64);
   rs.AddTextColumn("Create Table", 1024);

@@ -62,6 +62,7 @@ struct CatalogCodec {
     p->set_charset(c.charset);
     p->set_collation(c.collation);
     for (const std::string& v : c.enum_values) p->add_enum_values(v);
+    p->set_comment(c.comment);
   }
 
   static Result<ColumnDef> FromProto(const catalogpb::Column& p) {
@@ -92,6 +93,7 @@ struct CatalogCodec {
     c.charset = p.charset();
     c.collation = p.collation();
     c.enum_values.assign(p.enum_values().begin(), p.enum_values().end());
+    c.comment = p.comment();
     return c;
   }
 

@@ -53,6 +53,7 @@ struct ColumnDef {
   std::string charset;    // empty: the table's
   std::string collation;  // empty: the charset's default
   std::vector<std::string> enum_values;
+  std::string comment;    // COMMENT 'x'
 };
 
 struct KeyPart {
