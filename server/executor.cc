@@ -417,6 +417,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       return Tables().AlterTable(s);
     }
     case sql::StmtKind::kRenameTable: {
+      Count(cs().com_rename_table);
       const auto& s = st.As<sql::RenameTableStmt>();
       for (const auto& [from, to] : s.renames) {
         if (Outcome o = NeedTablePriv(from, Priv::kAlter, "ALTER"); !o.error.ok()) return o;
@@ -427,6 +428,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       return Tables().RenameTable(s);
     }
     case sql::StmtKind::kTruncate: {
+      Count(cs().com_truncate);
       const auto& s = st.As<sql::TruncateStmt>();
       if (Outcome o = NeedTablePriv(s.table, Priv::kDrop, "DROP"); !o.error.ok()) return o;
       return Tables().Truncate(s);

@@ -40,6 +40,8 @@ Result<CoreStatus> RegisterCoreStatus(StatusVariables& status, CoreStatusProvide
       {&CoreStatus::com_lock_tables, "Com_lock_tables", "LOCK TABLES statements."},
       {&CoreStatus::com_unlock_tables, "Com_unlock_tables", "UNLOCK TABLES statements."},
       {&CoreStatus::com_drop_index, "Com_drop_index", "DROP INDEX statements."},
+      {&CoreStatus::com_rename_table, "Com_rename_table", "RENAME TABLE statements."},
+      {&CoreStatus::com_truncate, "Com_truncate", "TRUNCATE TABLE statements."},
       {&CoreStatus::com_create_user, "Com_create_user", "CREATE USER statements."},
       {&CoreStatus::com_drop_user, "Com_drop_user", "DROP USER statements."},
       {&CoreStatus::com_grant, "Com_grant", "GRANT statements."},

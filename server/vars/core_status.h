@@ -54,6 +54,8 @@ struct CoreStatus {
   SessionCounter com_lock_tables;
   SessionCounter com_unlock_tables;
   SessionCounter com_drop_index;
+  SessionCounter com_rename_table;
+  SessionCounter com_truncate;
   SessionCounter com_create_user;
   SessionCounter com_drop_user;
   SessionCounter com_grant;
