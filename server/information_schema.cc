@@ -278,7 +278,7 @@ VirtualTable Empty(std::string_view name) {
                           "TABLE_NAME", "LOGFILE_GROUP_NAME"})) {
       cols.push_back(std::move(c));
     }
-    for (const char* n : {"LOGFILE_GROUP_NUMBER"}) cols.push_back(Int(n));
+    cols.push_back(Int("LOGFILE_GROUP_NUMBER"));
     cols.push_back(Text("ENGINE", 64, true));
     cols.push_back(Text("FULLTEXT_KEYS", 64, true));
     for (const char* n : {"DELETED_ROWS", "UPDATE_COUNT", "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE",

@@ -29,6 +29,21 @@ namespace sluice::server {
 // MySQL's truth of a condition: not NULL and not zero.
 inline bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() != 0; }
 
+// ORDER BY: whether a row whose ORDER BY values are `a` comes before one
+// with `b` (one value per item of `order_by`; NULL first ascending, as
+// MySQL). SELECT and UPDATE / DELETE ... ORDER BY sort with it.
+inline bool OrderedBefore(const std::vector<sql::Value>& a, const std::vector<sql::Value>& b,
+                          const std::vector<sql::OrderItem>& order_by) {
+  for (size_t i = 0; i < order_by.size(); ++i) {
+    const sql::Value& x = a[i];
+    const sql::Value& y = b[i];
+    int c = x.is_null() || y.is_null() ? (x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1))
+                                       : sql::CompareValues(x, y).value_or(0);
+    if (c != 0) return order_by[i].desc ? c > 0 : c < 0;
+  }
+  return false;
+}
+
 class TableExecutor::RowEval : public sql::EvalContext {
  public:
   struct Source {
@@ -139,12 +154,14 @@ class TableExecutor::RowEval : public sql::EvalContext {
   void AddWarning(uint16_t code, std::string message) override { base_.AddWarning(code, std::move(message)); }
   uint64_t MaxAllowedPacket() override { return base_.MaxAllowedPacket(); }
 
- private:
+  // 1054 for `column` in the current clause.
   Status UnknownColumn(const sql::Expr& column) const {
     std::string name = column.name;
     if (!column.table.empty()) name = column.table + "." + name;
     return MakeError(er::kBadField, name, clause_);
   }
+
+ private:
 
   TableExecutor& ex_;
   sql::EvalContext& base_;

@@ -69,12 +69,6 @@ sql::ExprPtr MakeBinary(sql::Op op, sql::ExprPtr a, sql::ExprPtr b) {
   return e;
 }
 
-// NULL first ascending, as MySQL.
-int CompareForSort(const sql::Value& x, const sql::Value& y) {
-  if (x.is_null() || y.is_null()) return x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1);
-  return sql::CompareValues(x, y).value_or(0);
-}
-
 }  // namespace
 
 Status TableExecutor::CheckSelectPrivilege(const std::string& schema, const std::string& table) {
@@ -233,10 +227,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
         correlated = true;
         return Status::OK();
       }
-      if (static_cast<size_t>(where->first) > limit) {
-        std::string name = col.table.empty() ? col.name : col.table + "." + col.name;
-        return MakeError(er::kBadField, name, clause);
-      }
+      if (static_cast<size_t>(where->first) > limit) return re.UnknownColumn(col);
       last = std::max(last, where->first);
       return Status::OK();
     });
@@ -357,16 +348,13 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   for (const auto& item : s.items) {
     if (item.expr) SLUICE_RETURN_IF_ERROR(last_level(*item.expr, levels.size(), "field list").status());
   }
-  for (const auto& g : s.group_by) {
-    Result<int> l = last_level(*g, levels.size(), "group statement");
-    if (!l.ok() && l.status().mysql_errno() != er::kBadField.code) return l.status();
-  }
-  for (const auto& ob : s.order_by) {
-    Result<int> l = last_level(*ob.expr, levels.size(), "order clause");
-    if (!l.ok() && l.status().mysql_errno() != er::kBadField.code) return l.status();
-  }
-  if (s.having) {
-    Result<int> l = last_level(*s.having, levels.size(), "having clause");
+  // (There an unknown name may still be a select-list alias.)
+  std::vector<std::pair<const sql::Expr*, const char*>> may_name_aliases;
+  for (const auto& g : s.group_by) may_name_aliases.emplace_back(g.get(), "group statement");
+  for (const auto& ob : s.order_by) may_name_aliases.emplace_back(ob.expr.get(), "order clause");
+  if (s.having) may_name_aliases.emplace_back(s.having.get(), "having clause");
+  for (const auto& [e, clause] : may_name_aliases) {
+    Result<int> l = last_level(*e, levels.size(), clause);
     if (!l.ok() && l.status().mysql_errno() != er::kBadField.code) return l.status();
   }
   // Subqueries anywhere may be correlated to this query's enclosing ones.
@@ -586,11 +574,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   }
   if (!s.order_by.empty() && !presorted) {
     std::stable_sort(produced.begin(), produced.end(), [&](const Produced& a, const Produced& b) {
-      for (size_t i = 0; i < s.order_by.size(); ++i) {
-        int c = CompareForSort(a.sort_keys[i], b.sort_keys[i]);
-        if (c != 0) return s.order_by[i].desc ? c > 0 : c < 0;
-      }
-      return false;
+      return OrderedBefore(a.sort_keys, b.sort_keys, s.order_by);
     });
   }
   SelectRows out;

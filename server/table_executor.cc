@@ -220,6 +220,9 @@ Status TableExecutor::UseTable(const Table& t, const sql::TableRef& ref, bool wr
     }
     return MakeError(er::kTableNotLocked, shown);
   }
+  // The common case: no LOCK TABLES anywhere, so no key and no timeout
+  // lookup on every statement.
+  if (!server_.table_locks().AnyHeld()) return Status::OK();
   if (!server_.table_locks().WaitAccess(ctx_.connection_id, TableLocks::Key(t.schema, t.def->name), write,
                                         LockWaitTimeout(server_, ctx_))) {
     return MakeError(er::kLockWaitTimeout);
@@ -616,7 +619,7 @@ bool SubqueryReadsTable(const sql::Expr* e, const std::string& schema, const std
 }
 
 // UPDATE / DELETE ... ORDER BY ... [LIMIT n]: sorts the matched rows by
-// the ORDER BY values (NULL first, as MySQL) and keeps the first `limit`.
+// the ORDER BY values (OrderedBefore) and keeps the first `limit`.
 // `value_of` evaluates an ORDER BY expression for a row.
 Status OrderRows(const std::function<Result<sql::Value>(const Row&, const sql::Expr&)>& value_of,
                  const std::vector<sql::OrderItem>& order_by, uint64_t limit, std::vector<Row>* rows) {
@@ -632,16 +635,8 @@ Status OrderRows(const std::function<Result<sql::Value>(const Row&, const sql::E
     }
     keys.emplace_back(std::move(key), i);
   }
-  std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
-    for (size_t k = 0; k < order_by.size(); ++k) {
-      const sql::Value& x = a.first[k];
-      const sql::Value& y = b.first[k];
-      int c = x.is_null() || y.is_null() ? (x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1))
-                                         : sql::CompareValues(x, y).value_or(0);
-      if (c != 0) return order_by[k].desc ? c > 0 : c < 0;
-    }
-    return false;
-  });
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&](const auto& a, const auto& b) { return OrderedBefore(a.first, b.first, order_by); });
   std::vector<Row> sorted;
   for (size_t i = 0; i < keys.size() && sorted.size() < limit; ++i) sorted.push_back(std::move((*rows)[keys[i].second]));
   *rows = std::move(sorted);

@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/sql/lexer.h"
+
 namespace sluice::server {
 
 class TableLocks {
@@ -74,21 +76,20 @@ class TableLocks {
     cv_.notify_all();
   }
 
+  // Whether any session holds a lock (a statement need not look further
+  // when none does).
+  bool AnyHeld() const { return held_.load(std::memory_order_acquire) != 0; }
+
   // Waits until `session` may read (or write) `key`: no other session
   // holds a WRITE lock on it (or, to write, any lock).
   bool WaitAccess(uint32_t session, const std::string& key, bool write, std::chrono::milliseconds timeout) {
-    if (held_.load(std::memory_order_acquire) == 0) return true;
+    if (!AnyHeld()) return true;
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, timeout, [&] { return !Conflicts(session, key, write); });
   }
 
   static std::string Key(std::string_view schema, std::string_view table) {
-    std::string key;
-    key.reserve(schema.size() + table.size() + 1);
-    for (char c : schema) key.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-    key.push_back('.');
-    for (char c : table) key.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-    return key;
+    return sql::AsciiLower(schema) + "." + sql::AsciiLower(table);
   }
 
  private:
