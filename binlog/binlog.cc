@@ -1,0 +1,860 @@
+#include "binlog/binlog.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "binlog/bytes_internal.h"
+#include "binlog/event_internal.h"
+#include "binlog/file_reader.h"
+
+namespace sluice::binlog {
+
+using internal::LoadLE;
+using internal::StoreLE;
+
+namespace {
+
+Status Errno(const std::string& what) { return Status::IOError(fmt::format("{}: {}", what, std::strerror(errno))); }
+
+Status WriteAll(int fd, std::string_view data, uint64_t offset) {
+  while (!data.empty()) {
+    ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("binlog write");
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+uint64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint32_t NowSeconds() { return static_cast<uint32_t>(NowMicros() / 1000000); }
+
+constexpr uint64_t kOffsetBits = 40;
+
+// Appends `event` (built with `from`'s checksum) to `out` as an event of a
+// file with checksum `to`, with log_pos = `log_pos`.
+void AppendPatched(std::string& out, std::string_view event, Checksum from, Checksum to, uint64_t end_in_file) {
+  const bool from_crc = from == Checksum::kCrc32, to_crc = to == Checksum::kCrc32;
+  const size_t start = out.size();
+  if (from_crc == to_crc) {
+    out.append(event);
+  } else {
+    out.append(event.substr(0, event.size() - (from_crc ? kChecksumLen : 0)));
+    if (to_crc) out.append(kChecksumLen, '\0');
+    StoreLE(out.data() + start + 9, out.size() - start, 4);
+  }
+  PatchLogPos(out.data() + start, static_cast<uint32_t>(end_in_file), to);
+}
+
+size_t PatchedSize(size_t size, Checksum from, Checksum to) {
+  if (from == to || (from != Checksum::kCrc32 && to != Checksum::kCrc32)) return size;
+  return from == Checksum::kCrc32 ? size - kChecksumLen : size + kChecksumLen;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- TransactionCache
+
+TransactionCache::~TransactionCache() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+Status TransactionCache::Append(std::string_view event) {
+  if (size_ + event.size() > max_size_) {
+    return Status::MySQL(1197, "HY000",
+                         "Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; "
+                         "increase this mysqld variable and try again");
+  }
+  if (!spilled_ && mem_.size() + event.size() > cache_size_) SLUICE_RETURN_IF_ERROR(Spill());
+  if (spilled_) {
+    if (std::fwrite(event.data(), 1, event.size(), file_) != event.size()) return Errno("binlog cache write");
+  } else {
+    mem_.append(event);
+  }
+  size_ += event.size();
+  return Status::OK();
+}
+
+Status TransactionCache::Spill() {
+  if (file_ == nullptr) {
+    file_ = std::tmpfile();
+    if (file_ == nullptr) return Errno("binlog cache temporary file");
+  }
+  if (std::fwrite(mem_.data(), 1, mem_.size(), file_) != mem_.size()) return Errno("binlog cache write");
+  mem_.clear();
+  mem_.shrink_to_fit();
+  spilled_ = true;
+  return Status::OK();
+}
+
+Status TransactionCache::Truncate(uint64_t size) {
+  if (size >= size_) return Status::OK();
+  if (!spilled_) {
+    mem_.resize(size);
+  } else {
+    if (std::fflush(file_) != 0 || ::ftruncate(fileno(file_), static_cast<off_t>(size)) != 0 ||
+        std::fseek(file_, 0, SEEK_END) != 0) {
+      return Errno("binlog cache truncate");
+    }
+  }
+  size_ = size;
+  return Status::OK();
+}
+
+void TransactionCache::Clear() {
+  mem_.clear();
+  if (mem_.capacity() > cache_size_) mem_.shrink_to_fit();
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  size_ = 0;
+  spilled_ = false;
+  has_statements_ = false;
+}
+
+Status TransactionCache::ForEachChunk(const std::function<Status(std::string_view)>& f) const {
+  if (!spilled_) return mem_.empty() ? Status::OK() : f(mem_);
+  if (std::fflush(file_) != 0) return Errno("binlog cache flush");
+  std::string chunk;
+  uint64_t pos = 0;
+  constexpr size_t kChunk = size_t{1} << 20;
+  while (pos < size_) {
+    chunk.clear();
+    // Whole events, about kChunk bytes at a time.
+    while (pos < size_ && (chunk.empty() || chunk.size() < kChunk)) {
+      char header[kHeaderLen];
+      if (::pread(fileno(file_), header, kHeaderLen, static_cast<off_t>(pos)) != static_cast<ssize_t>(kHeaderLen)) {
+        return Errno("binlog cache read");
+      }
+      const uint32_t size = static_cast<uint32_t>(LoadLE(header + 9, 4));
+      if (size < kHeaderLen || pos + size > size_) return Status::Corruption("binlog cache: bad event size");
+      const size_t at = chunk.size();
+      chunk.resize(at + size);
+      if (::pread(fileno(file_), chunk.data() + at, size, static_cast<off_t>(pos)) != static_cast<ssize_t>(size)) {
+        return Errno("binlog cache read");
+      }
+      pos += size;
+    }
+    SLUICE_RETURN_IF_ERROR(f(chunk));
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Binlog
+
+struct Binlog::Ticket {
+  const TransactionCache* cache;
+  uint32_t timestamp;
+  CommitResult result;
+  Status status;
+  bool done = false;
+};
+
+Binlog::Binlog(Options options)
+    : options_(std::move(options)),
+      sync_binlog_(options_.sync_binlog),
+      max_size_(options_.max_size),
+      expire_seconds_(options_.expire_seconds),
+      server_id_(options_.server_id),
+      checksum_(options_.checksum),
+      gtid_mode_(options_.gtid_mode) {}
+
+Binlog::~Binlog() {
+  (void)Close();
+}
+
+std::string Binlog::FileName(uint32_t number) const { return fmt::format("{}.{:06d}", options_.basename, number); }
+
+std::string Binlog::FilePath(const std::string& name) const { return options_.dir + "/" + name; }
+
+namespace {
+// "binlog.000012" -> 12 for basename "binlog"; nullopt otherwise.
+std::optional<uint32_t> FileNumber(std::string_view basename, std::string_view name) {
+  if (name.starts_with("./")) name.remove_prefix(2);
+  if (name.size() <= basename.size() + 1 || !name.starts_with(basename) || name[basename.size()] != '.') {
+    return std::nullopt;
+  }
+  std::string_view digits = name.substr(basename.size() + 1);
+  if (digits.size() < 6) return std::nullopt;
+  uint64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+    if (n > 0xffffff) return std::nullopt;
+  }
+  return static_cast<uint32_t>(n);
+}
+
+// The Previous_gtids set of a binlog file (empty when it has none).
+Result<GtidSet> ReadPreviousGtids(const std::string& path) {
+  Result<std::unique_ptr<BinlogFileReader>> r = BinlogFileReader::Open(path, /*verify_checksums=*/false);
+  if (!r.ok()) return r.status();
+  for (int i = 0; i < 2; ++i) {
+    Result<std::optional<BinlogFileReader::Event>> ev = (*r)->Next();
+    if (!ev.ok()) return ev.status();
+    if (!ev->has_value()) break;
+    if ((*ev)->header.type == kPreviousGtidsEvent) return DecodePreviousGtids((*ev)->bytes, (*r)->format().checksum);
+  }
+  return GtidSet();
+}
+}  // namespace
+
+Result<std::unique_ptr<Binlog>> Binlog::Open(Options options, RecoveryInfo* recovery) {
+  std::unique_ptr<Binlog> b(new Binlog(std::move(options)));
+  RecoveryInfo local;
+  std::unique_lock lock(b->flush_mu_);
+  SLUICE_RETURN_IF_ERROR(b->RecoverLocked(recovery != nullptr ? recovery : &local));
+  return b;
+}
+
+Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
+  const std::string index_path = FilePath(options_.basename + ".index");
+  std::ifstream index(index_path);
+  std::vector<uint32_t> files;
+  if (index) {
+    std::string line;
+    while (std::getline(index, line)) {
+      if (line.empty()) break;
+      std::optional<uint32_t> n = FileNumber(options_.basename, line);
+      if (!n) return Status::Corruption(fmt::format("binlog index {}: bad line '{}'", index_path, line));
+      // A file listed but gone (removed by hand) is skipped, as a purge.
+      if (std::filesystem::exists(FilePath(FileName(*n)))) files.push_back(*n);
+    }
+  }
+  {
+    std::lock_guard s(state_mu_);
+    files_ = files;
+  }
+  if (files.empty()) return Status::OK();
+
+  // gtid_purged: what the oldest file says came before it.
+  Result<GtidSet> purged = ReadPreviousGtids(FilePath(FileName(files.front())));
+  if (!purged.ok()) return purged.status();
+
+  // The last file: everything up to its last whole transaction counts.
+  const std::string last = FileName(files.back());
+  recovery->last_file = last;
+  Result<std::unique_ptr<BinlogFileReader>> rr = BinlogFileReader::Open(FilePath(last), /*verify_checksums=*/true);
+  if (!rr.ok()) return rr.status();
+  BinlogFileReader& r = **rr;
+  GtidSet executed;
+  uint64_t boundary = 4;  // end of the last complete transaction / control event
+  uint64_t max_xid = 0;
+  // The transaction being read: its GTID and Xid, and whether it began
+  // with BEGIN (then it ends at Xid or COMMIT; else its one Query ends it).
+  std::optional<GtidInfo> gtid;
+  bool in_begin = false;
+  std::optional<uint64_t> xid;
+  auto finish_trx = [&](uint64_t end) {
+    if (gtid && !gtid->anonymous) executed.Add(gtid->sid, gtid->gno);
+    if (xid) {
+      recovery->xids.insert(*xid);
+      max_xid = std::max(max_xid, *xid);
+    }
+    gtid.reset();
+    xid.reset();
+    in_begin = false;
+    boundary = end;
+  };
+  const Checksum cs = r.format().checksum;
+  while (true) {
+    Result<std::optional<BinlogFileReader::Event>> ev = r.Next();
+    if (!ev.ok()) break;  // a torn or corrupt tail: cut at the boundary
+    if (!ev->has_value()) break;
+    const BinlogFileReader::Event& e = **ev;
+    const uint64_t end = e.offset + e.bytes.size();
+    switch (e.header.type) {
+      case kFormatDescriptionEvent:
+        recovery->crashed = (e.header.flags & kLogEventBinlogInUse) != 0;
+        boundary = end;
+        break;
+      case kPreviousGtidsEvent: {
+        Result<GtidSet> p = DecodePreviousGtids(e.bytes, cs);
+        if (!p.ok()) return p.status();
+        executed = *p;
+        boundary = end;
+        break;
+      }
+      case kGtidEvent:
+      case kAnonymousGtidEvent: {
+        Result<GtidInfo> g = DecodeGtid(e.bytes, cs);
+        if (!g.ok()) return g.status();
+        gtid = *g;
+        in_begin = false;
+        xid.reset();
+        break;
+      }
+      case kQueryEvent: {
+        Result<QueryInfo> q = DecodeQuery(e.bytes, cs);
+        if (!q.ok()) return q.status();
+        if (q->query == "BEGIN") {
+          in_begin = true;
+        } else if (!in_begin || q->query == "COMMIT" || q->query == "ROLLBACK") {
+          finish_trx(end);
+        }
+        break;
+      }
+      case kXidEvent: {
+        Result<uint64_t> x = DecodeXid(e.bytes, cs);
+        if (!x.ok()) return x.status();
+        xid = *x;
+        finish_trx(end);
+        break;
+      }
+      case kRotateEvent:
+      case kStopEvent:
+        if (!gtid) boundary = end;
+        break;
+      default:
+        break;  // Table_map, rows events: inside a transaction
+    }
+  }
+  const uint64_t size = std::filesystem::file_size(FilePath(last));
+  if (boundary < size) {
+    recovery->truncated_bytes = size - boundary;
+    if (::truncate(FilePath(last).c_str(), static_cast<off_t>(boundary)) != 0) return Errno("binlog truncate");
+  }
+  next_xid_.store(max_xid + 1, std::memory_order_relaxed);
+  {
+    std::lock_guard s(state_mu_);
+    gtid_executed_ = std::move(executed);
+    gtid_purged_ = std::move(*purged);
+  }
+  file_number_ = files.back();
+  file_size_ = boundary;
+  return Status::OK();
+}
+
+Status Binlog::StartWriting() {
+  std::unique_lock lock(flush_mu_);
+  if (writing_) return Status::OK();
+  uint32_t number = 1;
+  {
+    std::lock_guard s(state_mu_);
+    if (!files_.empty()) number = files_.back() + 1;
+  }
+  if (number > 1) {
+    // The old last file is now closed: clear its in-use flag (its CRC was
+    // computed without it).
+    int fd = ::open(FilePath(FileName(number - 1)).c_str(), O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+      char flags;
+      if (::pread(fd, &flags, 1, 4 + 17) == 1 && (flags & kLogEventBinlogInUse)) {
+        flags = static_cast<char>(flags & ~kLogEventBinlogInUse);
+        (void)!::pwrite(fd, &flags, 1, 4 + 17);
+        ::fdatasync(fd);
+      }
+      ::close(fd);
+    }
+  }
+  first_file_ = true;
+  SLUICE_RETURN_IF_ERROR(OpenNewFileLocked(number));
+  writing_ = true;
+  PurgeExpiredLocked();
+  return Status::OK();
+}
+
+Status Binlog::OpenNewFileLocked(uint32_t number) {
+  const std::string name = FileName(number);
+  const std::string path = FilePath(name);
+  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0640);
+  if (fd < 0) return Errno("binlog create " + path);
+  const Checksum cs = checksum_.load(std::memory_order_relaxed);
+  std::string head(kBinlogMagic, 4);
+  EventHeader h;
+  h.timestamp = NowSeconds();
+  h.server_id = server_id();
+  h.type = kFormatDescriptionEvent;
+  h.flags = kLogEventBinlogInUse;
+  std::string fde = EncodeFormatDescription(h, options_.server_version, first_file_ ? h.timestamp : 0, cs);
+  first_file_ = false;
+  // FDE's log_pos: patched below (its CRC is over the flags cleared).
+  StoreLE(fde.data() + 13, 4 + fde.size(), 4);
+  {
+    std::string copy = fde;
+    copy[17] = static_cast<char>(copy[17] & ~kLogEventBinlogInUse);
+    StoreLE(fde.data() + fde.size() - 4, Crc32(std::string_view(copy).substr(0, copy.size() - 4)), 4);
+  }
+  head += fde;
+  EventHeader p;
+  p.timestamp = h.timestamp;
+  p.server_id = h.server_id;
+  p.type = kPreviousGtidsEvent;
+  GtidSet executed = gtid_executed();
+  std::string prev = EncodePreviousGtids(p, executed, cs);
+  PatchLogPos(prev.data(), static_cast<uint32_t>(head.size() + prev.size()), cs);
+  head += prev;
+  Status s = WriteAll(fd, head, 0);
+  if (s.ok() && ::fdatasync(fd) != 0) s = Errno("binlog fsync");
+  if (!s.ok()) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return s;
+  }
+  {
+    std::lock_guard st(state_mu_);
+    files_.push_back(number);
+  }
+  s = WriteIndexLocked();
+  if (!s.ok()) {
+    std::lock_guard st(state_mu_);
+    files_.pop_back();
+    ::close(fd);
+    return s;
+  }
+  fd_ = fd;
+  file_number_ = number;
+  file_size_ = head.size();
+  file_checksum_ = cs;
+  sequence_number_ = 0;
+  last_group_end_ = 0;
+  PublishEnd(number, file_size_);
+  return Status::OK();
+}
+
+Status Binlog::WriteIndexLocked() {
+  std::string text;
+  {
+    std::lock_guard s(state_mu_);
+    for (uint32_t n : files_) text += "./" + FileName(n) + "\n";
+  }
+  const std::string path = FilePath(options_.basename + ".index");
+  const std::string tmp = path + "_crash_safe";
+  int fd = ::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0640);
+  if (fd < 0) return Errno("binlog index " + tmp);
+  Status s = WriteAll(fd, text, 0);
+  if (s.ok() && ::fsync(fd) != 0) s = Errno("binlog index fsync");
+  ::close(fd);
+  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Errno("binlog index rename");
+  if (s.ok()) {
+    int dfd = ::open(options_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      ::fsync(dfd);
+      ::close(dfd);
+    }
+  }
+  return s;
+}
+
+Status Binlog::CloseFileLocked(bool stop_event) {
+  if (fd_ < 0) return Status::OK();
+  const Checksum cs = file_checksum_;
+  EventHeader h;
+  h.timestamp = NowSeconds();
+  h.server_id = server_id();
+  std::string ev;
+  if (stop_event) {
+    h.type = kStopEvent;
+    ev = EncodeStop(h, cs);
+  } else {
+    h.type = kRotateEvent;
+    ev = EncodeRotate(h, 4, FileName(file_number_ + 1), cs);
+  }
+  PatchLogPos(ev.data(), static_cast<uint32_t>(file_size_ + ev.size()), cs);
+  Status s = WriteAll(fd_, ev, file_size_);
+  if (s.ok()) file_size_ += ev.size();
+  if (s.ok() && ::fdatasync(fd_) != 0) s = Errno("binlog fsync");
+  ::close(fd_);
+  fd_ = -1;
+  if (s.ok()) {
+    // Clear BINLOG_IN_USE_F: the file is complete.
+    int fd = ::open(FilePath(FileName(file_number_)).c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return Errno("binlog reopen");
+    char flags = 0;
+    if (::pread(fd, &flags, 1, 4 + 17) == 1) {
+      flags = static_cast<char>(flags & ~kLogEventBinlogInUse);
+      if (::pwrite(fd, &flags, 1, 4 + 17) != 1) s = Errno("binlog close");
+    }
+    if (s.ok() && ::fdatasync(fd) != 0) s = Errno("binlog fsync");
+    ::close(fd);
+  }
+  PublishEnd(file_number_, file_size_);
+  return s;
+}
+
+Status Binlog::RotateLocked() {
+  SLUICE_RETURN_IF_ERROR(CloseFileLocked(/*stop_event=*/false));
+  rotate_wanted_ = false;
+  SLUICE_RETURN_IF_ERROR(OpenNewFileLocked(file_number_ + 1));
+  PurgeExpiredLocked();
+  return Status::OK();
+}
+
+void Binlog::WaitNoPendingLocked(std::unique_lock<std::mutex>&) {
+  std::unique_lock p(pending_mu_);
+  pending_cv_.wait(p, [&] { return pending_ == 0; });
+}
+
+Status Binlog::Close() {
+  std::unique_lock lock(flush_mu_);
+  if (!writing_) return Status::OK();
+  WaitNoPendingLocked(lock);
+  writing_ = false;
+  return CloseFileLocked(/*stop_event=*/true);
+}
+
+Status Binlog::Rotate() {
+  std::unique_lock lock(flush_mu_);
+  if (!writing_) return Status::MySQL(1381, "HY000", "You are not using binary logging");
+  WaitNoPendingLocked(lock);
+  return RotateLocked();
+}
+
+Status Binlog::SetChecksum(Checksum c) {
+  std::unique_lock lock(flush_mu_);
+  if (checksum_.exchange(c) == c || !writing_) return Status::OK();
+  WaitNoPendingLocked(lock);
+  return RotateLocked();
+}
+
+// ---------------------------------------------------------------- commit
+
+Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result) {
+  Ticket me{&cache, timestamp, {}, Status::OK(), false};
+  {
+    std::unique_lock q(queue_mu_);
+    queue_.push_back(&me);
+    if (queue_.size() > 1) {
+      // A leader is gathering (or about to gather) this queue.
+      queue_cv_.wait(q, [&] { return me.done; });
+      if (result != nullptr) *result = std::move(me.result);
+      return me.status;
+    }
+  }
+  std::unique_lock flush(flush_mu_);
+  std::vector<Ticket*> group;
+  {
+    std::lock_guard q(queue_mu_);
+    group.swap(queue_);
+  }
+  Status s = writing_ ? FlushGroupLocked(group, flush)
+                      : Status::MySQL(1381, "HY000", "You are not using binary logging");
+  {
+    std::lock_guard q(queue_mu_);
+    for (Ticket* t : group) {
+      if (!s.ok()) t->status = s;
+      t->done = true;
+    }
+  }
+  queue_cv_.notify_all();
+  flush.unlock();
+  if (result != nullptr) *result = std::move(me.result);
+  return me.status;
+}
+
+void Binlog::CommitDone() {
+  std::lock_guard p(pending_mu_);
+  if (pending_ > 0 && --pending_ == 0) pending_cv_.notify_all();
+}
+
+Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock) {
+  if (rotate_wanted_ || file_size_ >= max_size_.load(std::memory_order_relaxed)) {
+    WaitNoPendingLocked(flush_lock);
+    SLUICE_RETURN_IF_ERROR(RotateLocked());
+  }
+  const Checksum cs = file_checksum_;
+  const uint64_t start = file_size_;
+  uint64_t offset = start;
+  std::string buf;
+  Status s;
+  uint64_t written = start;
+  auto write_out = [&]() -> Status {
+    if (buf.empty()) return Status::OK();
+    Status w = WriteAll(fd_, buf, written);
+    written += buf.size();
+    buf.clear();
+    return w;
+  };
+  Uuid sid = options_.server_uuid;
+  int64_t next_gno;
+  {
+    std::lock_guard st(state_mu_);
+    next_gno = gtid_executed_.LastGno(sid) + 1;
+  }
+  const bool gtids = gtid_mode_.load(std::memory_order_relaxed);
+  const int64_t last_committed = last_group_end_;
+  GtidSet added;
+  for (Ticket* t : group) {
+    const TransactionCache& cache = *t->cache;
+    GtidInfo g;
+    g.anonymous = !gtids;
+    g.may_have_sbr = cache.has_statements();
+    if (gtids) {
+      g.sid = sid;
+      g.gno = next_gno++;
+      added.Add(sid, g.gno);
+    }
+    g.last_committed = last_committed;
+    g.sequence_number = ++sequence_number_;
+    g.immediate_commit_timestamp = NowMicros();
+    g.original_commit_timestamp = g.immediate_commit_timestamp;
+    // The cache's size in this file's checksum form.
+    uint64_t body = 0;
+    if (cache.checksum() == cs) {
+      body = cache.size();
+    } else {
+      s = cache.ForEachChunk([&](std::string_view chunk) {
+        while (!chunk.empty()) {
+          const uint32_t size = static_cast<uint32_t>(LoadLE(chunk.data() + 9, 4));
+          body += PatchedSize(size, cache.checksum(), cs);
+          chunk.remove_prefix(size);
+        }
+        return Status::OK();
+      });
+      if (!s.ok()) break;
+    }
+    g.transaction_length = 0;
+    uint64_t gsize = GtidEventSize(g, cs);
+    for (int i = 0; i < 3; ++i) {  // the length's own lenenc width: a fix point
+      g.transaction_length = gsize + body;
+      gsize = GtidEventSize(g, cs);
+    }
+    g.transaction_length = gsize + body;
+    EventHeader h;
+    h.timestamp = t->timestamp;
+    h.server_id = server_id();
+    h.type = gtids ? kGtidEvent : kAnonymousGtidEvent;
+    h.log_pos = static_cast<uint32_t>(offset + gsize);
+    std::string gev = EncodeGtid(h, g, cs);
+    buf += gev;
+    offset += gev.size();
+    s = cache.ForEachChunk([&](std::string_view chunk) {
+      while (!chunk.empty()) {
+        const uint32_t size = static_cast<uint32_t>(LoadLE(chunk.data() + 9, 4));
+        const uint64_t out_size = PatchedSize(size, cache.checksum(), cs);
+        AppendPatched(buf, chunk.substr(0, size), cache.checksum(), cs, offset + out_size);
+        offset += out_size;
+        chunk.remove_prefix(size);
+      }
+      return buf.size() >= (size_t{4} << 20) ? write_out() : Status::OK();
+    });
+    if (!s.ok()) break;
+    t->result.gtid = gtids ? fmt::format("{}:{}", sid.ToString(), g.gno) : std::string();
+    t->result.file = FileName(file_number_);
+    t->result.end = offset;
+  }
+  if (s.ok()) s = write_out();
+  if (!s.ok()) {
+    // Nothing of the group may stay: cut the file back.
+    (void)!::ftruncate(fd_, static_cast<off_t>(start));
+    sequence_number_ = last_committed;
+    return s;
+  }
+  file_size_ = offset;
+  last_group_end_ = sequence_number_;
+  stat_bytes_.fetch_add(offset - start, std::memory_order_relaxed);
+  stat_commits_.fetch_add(group.size(), std::memory_order_relaxed);
+  stat_groups_.fetch_add(1, std::memory_order_relaxed);
+  const std::string file = FileName(file_number_);
+  if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) hooks->AfterFlush(file, offset);
+
+  const uint32_t n = sync_binlog_.load(std::memory_order_relaxed);
+  if (n != 0 && ++groups_since_sync_ >= n) {
+    groups_since_sync_ = 0;
+    if (::fdatasync(fd_) != 0) {
+      Status e = Errno("binlog fsync");
+      (void)!::ftruncate(fd_, static_cast<off_t>(start));
+      file_size_ = start;
+      sequence_number_ = last_committed;
+      last_group_end_ = last_committed;
+      return e;
+    }
+    stat_syncs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  {
+    std::lock_guard st(state_mu_);
+    gtid_executed_.Add(added);
+  }
+  {
+    std::lock_guard p(pending_mu_);
+    pending_ += group.size();
+  }
+  PublishEnd(file_number_, offset);
+  if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) hooks->AfterSync(file, offset);
+  if (file_size_ >= max_size_.load(std::memory_order_relaxed)) rotate_wanted_ = true;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- files
+
+std::vector<BinlogFileInfo> Binlog::ListFiles() const {
+  std::vector<uint32_t> files;
+  {
+    std::lock_guard s(state_mu_);
+    files = files_;
+  }
+  std::vector<BinlogFileInfo> out;
+  for (uint32_t n : files) {
+    BinlogFileInfo f;
+    f.name = FileName(n);
+    std::error_code ec;
+    f.size = std::filesystem::file_size(FilePath(f.name), ec);
+    if (ec) f.size = 0;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::pair<std::string, uint64_t> Binlog::CurrentPosition() const {
+  End e = end();
+  return {FileName(e.file_number), e.offset};
+}
+
+bool Binlog::HasFile(const std::string& name) const {
+  std::optional<uint32_t> n = FileNumber(options_.basename, name);
+  if (!n) return false;
+  std::lock_guard s(state_mu_);
+  return std::find(files_.begin(), files_.end(), *n) != files_.end();
+}
+
+Status Binlog::PurgeFilesLocked(size_t count) {
+  std::vector<uint32_t> gone;
+  uint32_t first_kept;
+  {
+    std::lock_guard s(state_mu_);
+    count = std::min(count, files_.size() - 1);  // never the active file
+    if (count == 0) return Status::OK();
+    gone.assign(files_.begin(), files_.begin() + static_cast<long>(count));
+    first_kept = files_[count];
+  }
+  Result<GtidSet> purged = ReadPreviousGtids(FilePath(FileName(first_kept)));
+  if (!purged.ok()) return purged.status();
+  {
+    std::lock_guard s(state_mu_);
+    files_.erase(files_.begin(), files_.begin() + static_cast<long>(count));
+    gtid_purged_ = std::move(*purged);
+  }
+  SLUICE_RETURN_IF_ERROR(WriteIndexLocked());
+  for (uint32_t n : gone) ::unlink(FilePath(FileName(n)).c_str());
+  return Status::OK();
+}
+
+Status Binlog::PurgeTo(const std::string& name) {
+  std::unique_lock lock(flush_mu_);
+  std::optional<uint32_t> n = FileNumber(options_.basename, name);
+  size_t index = 0;
+  {
+    std::lock_guard s(state_mu_);
+    auto it = n ? std::find(files_.begin(), files_.end(), *n) : files_.end();
+    if (it == files_.end()) return Status::MySQL(1373, "HY000", "Target log not found in binlog index");
+    index = static_cast<size_t>(it - files_.begin());
+  }
+  return PurgeFilesLocked(index);
+}
+
+Status Binlog::PurgeBefore(int64_t unix_seconds) {
+  std::unique_lock lock(flush_mu_);
+  std::vector<uint32_t> files;
+  {
+    std::lock_guard s(state_mu_);
+    files = files_;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i + 1 < files.size(); ++i) {
+    struct stat st;
+    if (::stat(FilePath(FileName(files[i])).c_str(), &st) != 0) break;
+    if (st.st_mtime >= unix_seconds) break;
+    ++count;
+  }
+  return PurgeFilesLocked(count);
+}
+
+void Binlog::PurgeExpiredLocked() {
+  const uint64_t expire = expire_seconds_.load(std::memory_order_relaxed);
+  if (expire == 0) return;
+  const int64_t before = static_cast<int64_t>(NowSeconds()) - static_cast<int64_t>(expire);
+  std::vector<uint32_t> files;
+  {
+    std::lock_guard s(state_mu_);
+    files = files_;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i + 1 < files.size(); ++i) {
+    struct stat st;
+    if (::stat(FilePath(FileName(files[i])).c_str(), &st) != 0 || st.st_mtime >= before) break;
+    ++count;
+  }
+  (void)PurgeFilesLocked(count);
+}
+
+Status Binlog::Reset(uint64_t first_number) {
+  std::unique_lock lock(flush_mu_);
+  if (first_number == 0 || first_number > 2000000000) first_number = 1;
+  WaitNoPendingLocked(lock);
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  std::vector<uint32_t> files;
+  {
+    std::lock_guard s(state_mu_);
+    files.swap(files_);
+    gtid_executed_.Clear();
+    gtid_purged_.Clear();
+  }
+  for (uint32_t n : files) ::unlink(FilePath(FileName(n)).c_str());
+  SLUICE_RETURN_IF_ERROR(WriteIndexLocked());
+  if (!writing_) return Status::OK();
+  return OpenNewFileLocked(static_cast<uint32_t>(first_number));
+}
+
+GtidSet Binlog::gtid_executed() const {
+  std::lock_guard s(state_mu_);
+  return gtid_executed_;
+}
+
+GtidSet Binlog::gtid_purged() const {
+  std::lock_guard s(state_mu_);
+  return gtid_purged_;
+}
+
+// ---------------------------------------------------------------- readers
+
+void Binlog::PublishEnd(uint32_t number, uint64_t offset) {
+  end_.store((uint64_t{number} << kOffsetBits) | offset, std::memory_order_release);
+  {
+    std::lock_guard l(end_mu_);
+  }
+  end_cv_.notify_all();
+}
+
+Binlog::End Binlog::end() const {
+  const uint64_t v = end_.load(std::memory_order_acquire);
+  return End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
+}
+
+Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout) const {
+  const uint64_t packed = (uint64_t{seen.file_number} << kOffsetBits) | seen.offset;
+  std::unique_lock l(end_mu_);
+  end_cv_.wait_for(l, timeout, [&] { return end_.load(std::memory_order_acquire) != packed; });
+  return end();
+}
+
+Binlog::Stats Binlog::stats() const {
+  Stats s;
+  s.commits = stat_commits_.load(std::memory_order_relaxed);
+  s.groups = stat_groups_.load(std::memory_order_relaxed);
+  s.syncs = stat_syncs_.load(std::memory_order_relaxed);
+  s.bytes_written = stat_bytes_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace sluice::binlog

@@ -1,0 +1,292 @@
+// binlog/binlog.h
+//
+// The binary log: files <basename>.NNNNNN listed in <basename>.index,
+// the commit pipeline that writes transactions into them, GTID state, and
+// crash recovery.
+//
+// A transaction reaches the binlog as a TransactionCache: its events
+// (Query BEGIN, Table_map, rows events, Xid; or one DDL Query) built by the
+// session with log_pos 0. Commit() puts it in a queue; the first session to
+// find the queue empty is the leader of a group:
+//   flush stage  (holds flush_mu_) takes every queued cache, gives each a
+//                Gtid/Anonymous_gtid event (GNO, logical clock, commit
+//                time, transaction length), patches log_pos/CRC, and writes
+//                the group with one write(2); CommitHooks::AfterFlush.
+//   sync stage   fsync per sync_binlog (1: every group; N: every Nth
+//                group; 0: never), then publishes the end (file, offset)
+//                for readers and CommitHooks::AfterSync; then wakes the
+//                followers, which go on to commit in the engine.
+// Each committer calls CommitDone() after its engine commit. A file
+// rotates (max_binlog_size, FLUSH BINARY LOGS) only once every transaction
+// written to it has called CommitDone(), so crash recovery needs to read
+// only the last file: a transaction prepared in the engine commits iff its
+// Xid is there.
+//
+// Readers never take flush_mu_: they read files up to end() and wait on
+// WaitForEnd().
+//
+// Lock order: flush_mu_ -> queue_mu_; flush_mu_ -> state_mu_; end_mu_ is a
+// leaf. Commit() blocks (write, fsync); never call it on an I/O thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "binlog/event.h"
+#include "binlog/gtid.h"
+
+namespace sluice::binlog {
+
+// A transaction's events before they reach the binlog. Kept in memory up
+// to `cache_size` bytes (binlog_cache_size), then in a temporary file;
+// beyond `max_size` (max_binlog_cache_size) Append fails with 1197.
+// Thread-safety: one session at a time.
+class TransactionCache {
+ public:
+  TransactionCache() = default;
+  ~TransactionCache();
+  TransactionCache(const TransactionCache&) = delete;
+  TransactionCache& operator=(const TransactionCache&) = delete;
+
+  void set_limits(uint64_t cache_size, uint64_t max_size) {
+    cache_size_ = cache_size;
+    max_size_ = max_size;
+  }
+  // Appends one whole event (log_pos 0; CRC as `checksum()` says).
+  Status Append(std::string_view event);
+  uint64_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Drops everything after `size` (statement or savepoint rollback).
+  Status Truncate(uint64_t size);
+  void Clear();
+  // The checksum the events were built with (binlog_checksum at the
+  // transaction's first event).
+  Checksum checksum() const { return checksum_; }
+  void set_checksum(Checksum c) { checksum_ = c; }
+  // The transaction logs statements (DDL): its Gtid event gets
+  // FLAG_MAY_HAVE_SBR. Cleared by Clear().
+  bool has_statements() const { return has_statements_; }
+  void set_has_statements(bool v) { has_statements_ = v; }
+  // Whether the transaction went past cache_size into the temporary file
+  // (Binlog_cache_disk_use).
+  bool spilled() const { return spilled_; }
+  // Calls `f` with the cached bytes, in order, in chunks (each a whole
+  // number of events). IOError from the temporary file.
+  Status ForEachChunk(const std::function<Status(std::string_view)>& f) const;
+
+ private:
+  Status Spill();
+  uint64_t cache_size_ = 32768;
+  uint64_t max_size_ = UINT64_MAX;
+  Checksum checksum_ = Checksum::kCrc32;
+  std::string mem_;
+  std::FILE* file_ = nullptr;  // after spilling: everything is here
+  uint64_t size_ = 0;
+  bool spilled_ = false;
+  bool has_statements_ = false;
+};
+
+// Observer hook points of the storage side of the binlog (the observer
+// registry implements them; null = none).
+class CommitHooks {
+ public:
+  virtual ~CommitHooks() = default;
+  // After the group is written (not yet synced), with the end position.
+  virtual void AfterFlush(const std::string& file, uint64_t end) = 0;
+  // After the group is synced and its end published.
+  virtual void AfterSync(const std::string& file, uint64_t end) = 0;
+};
+
+struct BinlogFileInfo {
+  std::string name;  // basename, "binlog.000001"
+  uint64_t size = 0;
+};
+
+class Binlog {
+ public:
+  struct Options {
+    std::string dir;                  // where the files and index live (the datadir)
+    std::string basename = "binlog";  // log_bin basename
+    uint32_t server_id = 1;
+    Uuid server_uuid;
+    std::string server_version = "8.0.36-sluice";
+    bool gtid_mode = true;  // false: Anonymous_gtid events
+    Checksum checksum = Checksum::kCrc32;
+    uint64_t max_size = uint64_t{1} << 30;
+    uint32_t sync_binlog = 1;
+    uint64_t expire_seconds = 0;  // 0: never
+  };
+
+  // What Open() found.
+  struct RecoveryInfo {
+    bool crashed = false;           // the last file was not closed cleanly
+    uint64_t truncated_bytes = 0;   // a partly written last transaction removed
+    std::set<uint64_t> xids;        // Xids in the last file: commit these
+    std::string last_file;
+  };
+
+  // Opens (creating the index when missing) and recovers the last file:
+  // truncates a partly written last transaction, collects its Xids, and
+  // rebuilds gtid_executed (the last file's Previous_gtids plus its
+  // GTIDs) and gtid_purged (the first file's Previous_gtids). Starts no
+  // new file yet: call StartWriting() once the engine has resolved its
+  // prepared transactions against RecoveryInfo::xids.
+  static Result<std::unique_ptr<Binlog>> Open(Options options, RecoveryInfo* recovery);
+  ~Binlog();
+  Binlog(const Binlog&) = delete;
+  Binlog& operator=(const Binlog&) = delete;
+
+  // Marks the last file closed and starts a new one (as mysqld does at
+  // every start), then purges expired files.
+  Status StartWriting();
+  // Writes a Stop event, clears the in-use flag and closes. Idempotent.
+  Status Close();
+
+  // --- commit pipeline ---
+  // A fresh, unique Xid for a transaction about to prepare.
+  uint64_t NextXid() { return next_xid_.fetch_add(1, std::memory_order_relaxed); }
+  struct CommitResult {
+    std::string gtid;   // "uuid:N" (empty when anonymous)
+    std::string file;
+    uint64_t end = 0;   // end offset of the transaction in `file`
+  };
+  // Writes `cache` as one transaction (see the file comment). `timestamp`
+  // is the Gtid event's header timestamp (seconds). On error nothing of
+  // the transaction is visible (the file is cut back) and the caller rolls
+  // back. The caller must call CommitDone() after Commit() returns OK,
+  // once its engine commit is done.
+  Status Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result = nullptr);
+  void CommitDone();
+
+  // --- files ---
+  std::vector<BinlogFileInfo> ListFiles() const;  // SHOW BINARY LOGS
+  // Current file and the published end in it (SHOW MASTER STATUS).
+  std::pair<std::string, uint64_t> CurrentPosition() const;
+  std::string FilePath(const std::string& name) const;  // dir + name
+  bool HasFile(const std::string& name) const;
+  // FLUSH BINARY LOGS.
+  Status Rotate();
+  // PURGE BINARY LOGS TO 'name': removes every file before `name`. 1373
+  // "Target log not found in binlog index" when unknown. The active file
+  // is never purged.
+  Status PurgeTo(const std::string& name);
+  // PURGE BINARY LOGS BEFORE: files whose last modification is before
+  // `unix_seconds` (never the active file).
+  Status PurgeBefore(int64_t unix_seconds);
+  // RESET MASTER / RESET BINARY LOGS AND GTIDS: removes every file, empties
+  // gtid_executed and gtid_purged, starts at <basename>.000001 (or at
+  // `first_number`).
+  Status Reset(uint64_t first_number = 1);
+
+  // --- GTID state ---
+  GtidSet gtid_executed() const;
+  GtidSet gtid_purged() const;
+  const Uuid& server_uuid() const { return options_.server_uuid; }
+
+  // --- run-time settings ---
+  void set_sync_binlog(uint32_t n) { sync_binlog_.store(n, std::memory_order_relaxed); }
+  void set_max_size(uint64_t n) { max_size_.store(n, std::memory_order_relaxed); }
+  void set_expire_seconds(uint64_t n) { expire_seconds_.store(n, std::memory_order_relaxed); }
+  void set_server_id(uint32_t id) { server_id_.store(id, std::memory_order_relaxed); }
+  uint32_t server_id() const { return server_id_.load(std::memory_order_relaxed); }
+  // binlog_checksum: takes effect with a rotation (as MySQL).
+  Status SetChecksum(Checksum c);
+  Checksum checksum() const { return checksum_.load(std::memory_order_relaxed); }
+  void set_hooks(CommitHooks* hooks) { hooks_.store(hooks, std::memory_order_release); }
+  // gtid_mode: ON / ON_PERMISSIVE give GTIDs, OFF / OFF_PERMISSIVE
+  // Anonymous_gtid events (from the next group on).
+  void set_gtid_mode(bool on) { gtid_mode_.store(on, std::memory_order_relaxed); }
+
+  // --- readers ---
+  struct End {
+    uint32_t file_number = 0;  // the NNNNNN of the file
+    uint64_t offset = 0;
+  };
+  End end() const;
+  // Waits until end() differs from `seen` or `timeout` passes; returns end().
+  End WaitForEnd(End seen, std::chrono::milliseconds timeout) const;
+  std::string FileName(uint32_t number) const;
+
+  // --- counters (SHOW STATUS) ---
+  struct Stats {
+    uint64_t commits = 0;        // transactions written
+    uint64_t groups = 0;         // flush groups (Binlog_group_commits)
+    uint64_t syncs = 0;          // fsyncs of the binlog
+    uint64_t bytes_written = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Ticket;
+  explicit Binlog(Options options);
+  Status RecoverLocked(RecoveryInfo* recovery);
+  Status OpenNewFileLocked(uint32_t number);  // REQUIRES flush_mu_
+  Status CloseFileLocked(bool stop_event);    // REQUIRES flush_mu_
+  Status RotateLocked();                      // REQUIRES flush_mu_
+  Status WriteIndexLocked();                  // REQUIRES flush_mu_
+  Status FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock);
+  void WaitNoPendingLocked(std::unique_lock<std::mutex>& flush_lock);
+  void PublishEnd(uint32_t number, uint64_t offset);
+  Status PurgeFilesLocked(size_t count);  // the first `count` files
+  void PurgeExpiredLocked();
+
+  Options options_;
+  std::atomic<uint32_t> sync_binlog_;
+  std::atomic<uint64_t> max_size_;
+  std::atomic<uint64_t> expire_seconds_;
+  std::atomic<uint32_t> server_id_;
+  std::atomic<Checksum> checksum_;
+  std::atomic<CommitHooks*> hooks_{nullptr};
+  std::atomic<bool> gtid_mode_;
+  std::atomic<uint64_t> next_xid_{1};
+
+  // The flush and sync stages; the file and its index.
+  mutable std::mutex flush_mu_;
+  std::vector<uint32_t> files_;      // file numbers, oldest first (GUARDED_BY state_mu_ for readers too)
+  int fd_ = -1;                      // the active file
+  uint32_t file_number_ = 0;
+  uint64_t file_size_ = 0;
+  Checksum file_checksum_ = Checksum::kCrc32;  // of the active file
+  int64_t sequence_number_ = 0;      // logical clock, per file
+  int64_t last_group_end_ = 0;       // sequence_number of the last group's last transaction
+  uint64_t groups_since_sync_ = 0;
+  bool writing_ = false;
+  bool first_file_ = false;  // the next file is the first since start
+
+  // Transactions written but not yet CommitDone().
+  std::mutex pending_mu_;
+  std::condition_variable pending_cv_;
+  uint64_t pending_ = 0;
+  bool rotate_wanted_ = false;  // GUARDED_BY flush_mu_
+
+  // The leader/follower queue.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::vector<Ticket*> queue_;
+
+  // GTID state and the file list for readers of SHOW statements.
+  mutable std::mutex state_mu_;
+  GtidSet gtid_executed_;
+  GtidSet gtid_purged_;
+
+  // Published end.
+  std::atomic<uint64_t> end_{0};  // file number << 40 | offset
+  mutable std::mutex end_mu_;
+  mutable std::condition_variable end_cv_;
+
+  std::atomic<uint64_t> stat_commits_{0}, stat_groups_{0}, stat_syncs_{0}, stat_bytes_{0};
+};
+
+}  // namespace sluice::binlog

@@ -1,0 +1,65 @@
+// binlog/file_reader.h
+//
+// Reads one binlog file event by event: checks the magic, reads the
+// Format_description first (which says whether the events carry a CRC32),
+// then hands out whole events with their offsets. Used by crash recovery,
+// SHOW BINLOG EVENTS, PURGE/gtid bookkeeping and sluice-binlog; dump
+// threads (issue 7) read the same way up to the published end.
+//
+// A truncated last event (a crash mid-write) is reported as end of file
+// with truncated() true and valid_end() the offset after the last whole
+// event; a bad size or (when verify_checksums) a bad CRC is Corruption.
+//
+// Thread-safety: one reader per thread.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "binlog/event.h"
+
+namespace sluice::binlog {
+
+class BinlogFileReader {
+ public:
+  struct Event {
+    uint64_t offset = 0;  // where the event starts in the file
+    EventHeader header;
+    std::string bytes;    // the whole event, header and CRC included
+  };
+
+  // Opens `path`; reads and checks the magic and the Format_description.
+  // NotFound-like IOError when missing; Corruption for a file that is not
+  // a binlog ("Binlog has bad magic number").
+  static Result<std::unique_ptr<BinlogFileReader>> Open(const std::string& path, bool verify_checksums = true);
+  ~BinlogFileReader();
+
+  const FormatDescription& format() const { return fd_; }
+  // Next event, starting with the Format_description at offset 4;
+  // nullopt at the end of the file (or at `limit` when set).
+  Result<std::optional<Event>> Next();
+  // Continue at `offset` (an event boundary; >= 4).
+  Status Seek(uint64_t offset);
+  // Stop at `limit` bytes (e.g. the published end of the active file).
+  void set_limit(uint64_t limit) { limit_ = limit; }
+  bool truncated() const { return truncated_; }
+  uint64_t valid_end() const { return valid_end_; }
+  uint64_t file_size() const { return file_size_; }
+
+ private:
+  BinlogFileReader() = default;
+  std::FILE* file_ = nullptr;
+  FormatDescription fd_;
+  bool verify_ = true;
+  uint64_t pos_ = 4;
+  uint64_t limit_ = UINT64_MAX;
+  uint64_t file_size_ = 0;
+  uint64_t valid_end_ = 4;
+  bool truncated_ = false;
+};
+
+}  // namespace sluice::binlog
