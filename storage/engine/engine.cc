@@ -1120,14 +1120,16 @@ std::unique_ptr<EngineTrx> Engine::Begin(IsolationLevel isolation) {
   return std::unique_ptr<EngineTrx>(new EngineTrx(this, std::move(trx), std::move(lt)));
 }
 
-Status Engine::Commit(EngineTrx& trx) {
+Status Engine::Commit(EngineTrx& trx, bool decided_elsewhere) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   if (trx.first_lsn_ != 0) {
     // Durable (as innodb_flush_log_at_trx_commit says) before anyone can
-    // see it or take its locks.
+    // see it or take its locks -- unless the decision is durable elsewhere.
     Result<uint64_t> end = LogTrxRecord(trx, kRedoCommit, TrxPayload(trx.id()));
     if (!end.ok()) return end.status();
-    SLUICE_RETURN_IF_ERROR(redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed)));
+    if (!(decided_elsewhere && trx.prepared_)) {
+      SLUICE_RETURN_IF_ERROR(redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed)));
+    }
   }
   ForgetActive(trx);
   Result<uint64_t> commit_no = trx_sys_->Commit(*trx.trx_);
@@ -1888,7 +1890,7 @@ Status Engine::DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::strin
   return updated.status();
 }
 
-Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row) {
+Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row, Row* stored) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
   if (!th.ok()) return th.status();
@@ -1923,6 +1925,7 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row) {
   Status s = InsertLocked(trx, t, *key, row);
   if (!s.ok()) return UndoFailedStatement(trx, sp, std::move(s));
   Count(kRowsInserted);
+  if (stored != nullptr) *stored = std::move(row);
   return generated;
 }
 

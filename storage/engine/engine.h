@@ -379,8 +379,11 @@ class Engine {
   std::unique_ptr<EngineTrx> Begin(IsolationLevel isolation = IsolationLevel::kRepeatableRead);
   // Logs the commit (and waits for it as Options::durability says), then
   // commits in TrxSys and releases the locks. InvalidArgument when not
-  // active. Works on a prepared transaction too.
-  Status Commit(EngineTrx& trx);
+  // active. Works on a prepared transaction too. `decided_elsewhere`: the
+  // transaction is prepared and its commit decision is already durable
+  // outside the engine (its Xid is synced in the binlog, so recovery
+  // commits it), so the commit record is logged without waiting for it.
+  Status Commit(EngineTrx& trx, bool decided_elsewhere = false);
 
   // Two-phase commit, first phase: logs `xid` (an opaque, non-empty name
   // chosen by the binlog) and makes it durable; the transaction keeps its
@@ -415,8 +418,9 @@ class Engine {
   // 1406), fills AUTO_INCREMENT when NULL or 0 and the hidden row id, and
   // inserts. Returns the generated AUTO_INCREMENT value or hidden row id
   // (0 when neither). 1062 when the PRIMARY KEY exists; 1205/1213 from the
-  // row lock. `table` is the table's id.
-  Result<uint64_t> Insert(EngineTrx& trx, uint64_t table_id, Row row);
+  // row lock. `table` is the table's id. `stored` (when given) receives the
+  // row as inserted, generated values filled in (for the binlog).
+  Result<uint64_t> Insert(EngineTrx& trx, uint64_t table_id, Row row, Row* stored = nullptr);
 
   // The row with these PRIMARY KEY values (in key-part order; for a table
   // without PRIMARY KEY, one uint64_t: the hidden row id) as `trx`'s read
