@@ -99,6 +99,7 @@ inline constexpr Error kUnknownSystemVariable{1193, "HY000", "Unknown system var
 inline constexpr Error kLockWaitTimeout{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"};
 inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
 inline constexpr Error kLockDeadlock{1213, "40001", "Deadlock found when trying to get lock; try restarting transaction"};
+inline constexpr Error kErrorWhenExecutingCommand{1220, "HY000", "Error when executing command {}: {}"};
 inline constexpr Error kWrongUsage{1221, "HY000", "Incorrect usage of {} and {}"};
 inline constexpr Error kCantUpdateWithReadlock{1223, "HY000", "Can't execute the query because you have a conflicting read lock"};
 inline constexpr Error kSpecificAccessDenied{1227, "42000",
@@ -140,6 +141,7 @@ inline constexpr Error kDivisionByZero{1365, "22012", "Division by 0"};
 inline constexpr Error kTruncatedWrongValueForField{1366, "HY000",
     "Incorrect {} value: '{}' for column '{}' at row {}"};
 inline constexpr Error kIllegalValueForType{1367, "22007", "Illegal {} '{}' value found during parsing"};
+inline constexpr Error kUnknownTargetBinlog{1373, "HY000", "Target log not found in binlog index"};
 inline constexpr Error kNoBinaryLogging{1381, "HY000", "You are not using binary logging"};
 inline constexpr Error kCannotUser{1396, "HY000", "Operation {} failed for {}"};
 inline constexpr Error kXaerNota{1397, "XAE04", "XAER_NOTA: Unknown XID"};
@@ -173,6 +175,9 @@ inline constexpr Error kSecureTransportRequired{3159, "HY000",
     "Connections using insecure transport are prohibited while --require_secure_transport=ON."};
 inline constexpr Error kUserDoesNotExist{3162, "HY000", "Authorization ID {} does not exist."};
 inline constexpr Error kUserAlreadyExists{3163, "HY000", "Authorization ID {} already exists."};
+inline constexpr Error kResetMasterToValueOutOfRange{3567, "HY000",
+    "The requested value '{}' for the next binary log index is out of range. Please use a value between '1' and "
+    "'2000000000'."};
 inline constexpr Error kVarDoesNotExist{3615, "HY000", "Variable {} does not exist in persisted config file"};
 inline constexpr Error kIllegalPrivilegeLevel{3619, "HY000", "Illegal privilege level specified for {}"};
 inline constexpr Error kRegexpIllegalArgument{3685, "HY000", "Illegal argument to a regular expression."};

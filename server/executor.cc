@@ -20,6 +20,8 @@
 #include "server/acl/access_control.h"
 #include "server/options.h"
 #include "server/server.h"
+#include "binlog/binlog.h"
+#include "server/binlog_statements.h"
 #include "server/sql/eval.h"
 #include "server/sql/like.h"
 #include "server/sql/parser.h"
@@ -358,6 +360,51 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       return executor_.SqlExecute(ctx_, st.As<sql::ExecuteStmt>());
     case sql::StmtKind::kDeallocatePrepare:
       return executor_.SqlDeallocate(ctx_, st.As<sql::DeallocatePrepareStmt>());
+    case sql::StmtKind::kPurgeBinaryLogs: {
+      const auto& s = st.As<sql::PurgeBinaryLogsStmt>();
+      Count(s.before ? cs().com_purge_before_date : cs().com_purge);
+      Outcome o;
+      if (!ctx_.account || !ctx_.account->HasDynamicOrSuper("BINLOG_ADMIN")) {
+        o.error = NeedPrivileges("SUPER or BINLOG_ADMIN");
+        return o;
+      }
+      o.error = Tables().Commit();  // implicit commit
+      if (!o.error.ok()) return o;
+      int64_t before = 0;
+      if (s.before) {
+        Result<sql::Value> v = Eval(*s.before);
+        if (!v.ok()) {
+          o.error = v.status();
+          return o;
+        }
+        // A datetime in the server's local time, as mysqld reads it.
+        struct tm tm {};
+        const std::string text = v->is_null() ? std::string() : v->ToString();
+        if (std::sscanf(text.c_str(), "%d-%d-%d %d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                        &tm.tm_min, &tm.tm_sec) < 3) {
+          o.error = MakeError(er::kWrongArguments, "PURGE LOGS BEFORE");
+          return o;
+        }
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        tm.tm_isdst = -1;
+        before = static_cast<int64_t>(mktime(&tm));
+      }
+      o.error = PurgeBinaryLogs(server_.binlog(), s, before);
+      return o;
+    }
+    case sql::StmtKind::kResetMaster: {
+      Count(cs().com_reset);
+      Outcome o;
+      if (!Has(Priv::kReload)) {
+        o.error = NeedPrivileges("RELOAD");
+        return o;
+      }
+      o.error = Tables().Commit();  // implicit commit
+      if (!o.error.ok()) return o;
+      o.error = ResetMaster(server_.binlog(), st.As<sql::ResetMasterStmt>().to);
+      return o;
+    }
     case sql::StmtKind::kInstallPlugin:
     case sql::StmtKind::kUninstallPlugin: {
       Outcome o;
@@ -746,6 +793,14 @@ Outcome Executor::Statement::Flush(const sql::FlushStmt& s) {
       case sql::FlushOption::kStatus:
         if (ctx_.status) ctx_.status->Flush();
         break;
+      case sql::FlushOption::kBinaryLogs:
+      case sql::FlushOption::kLogs:
+        // FLUSH [BINARY] LOGS closes the binlog file and starts the next.
+        if (server_.binlog() != nullptr) {
+          o.error = server_.binlog()->Rotate();
+          if (!o.error.ok()) return o;
+        }
+        break;
       default:
         break;  // logs, tables, hosts: nothing to flush yet
     }
@@ -909,17 +964,36 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       }
       if (s.what == sql::ShowKind::kBinaryLogs) {
         Count(cs().com_show_binlogs);
-        // As mysqld with log_bin=OFF; the binlog arrives with its own part.
-        o.error = MakeError(er::kNoBinaryLogging);
+        Result<ResultSet> logs = ShowBinaryLogs(server_.binlog());  // 1381 when log_bin is OFF
+        if (!logs.ok()) {
+          o.error = logs.status();
+          return o;
+        }
+        o.result = std::move(logs).value();
         return o;
       }
       Count(cs().com_show_master_status);
-      rs.AddTextColumn("File", 512);
-      rs.AddIntColumn("Position");
-      rs.AddTextColumn("Binlog_Do_DB", 255);
-      rs.AddTextColumn("Binlog_Ignore_DB", 255);
-      rs.AddTextColumn("Executed_Gtid_Set", 1024);
-      o.result = std::move(rs);  // empty while log_bin=OFF, as mysqld
+      o.result = ShowMasterStatus(server_.binlog());  // no row when log_bin is OFF, as mysqld
+      return o;
+    }
+    case sql::ShowKind::kBinlogEvents: {
+      Count(cs().com_show_binlog_events);
+      if (!Has(Priv::kReplicationSlave)) {
+        o.error = NeedPrivileges("REPLICATION SLAVE");
+        return o;
+      }
+      uint64_t limit = UINT64_MAX, offset = 0;
+      if (s.limit) {
+        o.error = EvalLimit(s.limit.get(), s.offset.get(), &limit, &offset);
+        if (!o.error.ok()) return o;
+      }
+      if (server_.binlog() == nullptr) return o;  // mysqld: an empty result with log_bin OFF
+      Result<ResultSet> events = ShowBinlogEvents(server_.binlog(), s, limit, offset);
+      if (!events.ok()) {
+        o.error = events.status();
+        return o;
+      }
+      o.result = std::move(events).value();
       return o;
     }
     case sql::ShowKind::kReplicas: {
@@ -1320,6 +1394,8 @@ Status Executor::RegisterVariables() {
   struct tm local;
   localtime_r(&now, &local);
   d.system_time_zone = local.tm_zone ? local.tm_zone : "UTC";
+  d.log_bin = !o.log_bin.empty();
+  if (d.log_bin) d.log_bin_basename = d.datadir + o.log_bin;
   auto& sv = server_.sys_vars();
   SLUICE_RETURN_IF_ERROR(vars::RegisterCoreVariables(sv, d));
   std::vector<Status> warnings;
@@ -1335,6 +1411,7 @@ Status Executor::RegisterVariables() {
   SLUICE_RETURN_IF_ERROR(set_start("innodb_buffer_pool_size", std::to_string(o.innodb_buffer_pool_size)));
   SLUICE_RETURN_IF_ERROR(
       set_start("innodb_flush_log_at_trx_commit", std::to_string(o.innodb_flush_log_at_trx_commit)));
+  for (const auto& [name, value] : o.variables) SLUICE_RETURN_IF_ERROR(set_start(name.c_str(), value));
   SLUICE_RETURN_IF_ERROR(RegisterPreparedVariables());
   Status st = sv.LoadPersisted(o.datadir);
   if (!st.ok()) SLUICE_LOG_WARNING(server_.log(), 13183, "{}", st.message());
@@ -1510,7 +1587,9 @@ Outcome Executor::RunStatement(SessionContext& ctx, const sql::ParsedStatement& 
     o.error = MakeError(er::kMustChangePassword);
   } else {
     Statement runner(server_, *this, ctx, params);
+    ctx.statement_text = ps.text;
     o = runner.Run(ps);
+    ctx.statement_text = {};
     // A password change lifts the sandbox for the next statement.
     server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
   }

@@ -48,6 +48,13 @@ Result<uint64_t> ParseSize(const std::string& name, const std::string& v, uint64
   return r;
 }
 
+// Options that only give a system variable its start-up value.
+constexpr const char* kVariableOptions[] = {
+    "binlog-checksum",   "sync-binlog",        "max-binlog-size",       "binlog-expire-logs-seconds",
+    "gtid-mode",         "enforce-gtid-consistency", "binlog-format",   "binlog-row-image",
+    "binlog-row-metadata", "binlog-cache-size", "max-binlog-cache-size",
+};
+
 const std::set<std::string>& BoolOptions() {
   static const std::set<std::string> k = {"require-secure-transport", "initialize",
                                           "initialize-insecure", "help", "version", "verbose"};
@@ -67,6 +74,9 @@ std::string NormalizeArg(const std::string& arg) {
     return "--" + name.substr(5) + "=OFF";
   }
   if (BoolOptions().count(name) && value.empty()) return "--" + name + "=ON";
+  // --log-bin alone: the default basename; --skip-log-bin / --disable-log-bin: off.
+  if (name == "log-bin" && value.empty()) return "--log-bin=binlog";
+  if ((name == "skip-log-bin" || name == "disable-log-bin") && value.empty()) return "--log-bin=OFF";
   return "--" + name + value;
 }
 
@@ -148,7 +158,12 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
       ("thread-cache-size", s("9"), "Idle statement threads kept for reuse.")
       ("io-threads", s("0"), "Asio I/O threads (0: one per core).")
       ("innodb-buffer-pool-size", s("128M"), "Bytes of table and index pages cached in memory (5M .. 1T).")
-      ("innodb-flush-log-at-trx-commit", s("1"), "1: write and fsync the redo log at each commit; 2: write at commit, fsync once a second; 0: both once a second.");
+      ("innodb-flush-log-at-trx-commit", s("1"), "1: write and fsync the redo log at each commit; 2: write at commit, fsync once a second; 0: both once a second.")
+      ("log-bin", s("binlog"), "Binary log basename (files <datadir>/<name>.NNNNNN); --skip-log-bin or --disable-log-bin turns the binary log off.");
+  // Start-up values of system variables, checked by the variable itself.
+  for (const char* name : kVariableOptions) {
+    desc.add_options()(name, s(), "Start-up value of the system variable of this name.");
+  }
 
   std::vector<std::string> cmdline;
   std::string defaults_file;
@@ -235,6 +250,14 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
               o.innodb_buffer_pool_size);
   SLUICE_TAKE(ParseSize("innodb-flush-log-at-trx-commit", str("innodb-flush-log-at-trx-commit"), 0, 2),
               o.innodb_flush_log_at_trx_commit);
+  o.log_bin = str("log-bin");
+  if (o.log_bin == "OFF" || o.log_bin == "0") o.log_bin.clear();
+  for (const char* name : kVariableOptions) {
+    if (!vm.count(name)) continue;
+    std::string var = name;
+    std::replace(var.begin(), var.end(), '-', '_');
+    o.variables.emplace_back(var, str(name));
+  }
 #undef SLUICE_TAKE
   if ((!o.ssl_cert.empty()) != (!o.ssl_key.empty())) {
     return Status::InvalidArgument("ssl-cert and ssl-key must be given together");

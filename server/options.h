@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -39,6 +40,10 @@ struct ServerOptions {
   uint32_t io_threads = 0;  // 0: hardware concurrency
   uint64_t innodb_buffer_pool_size = 128ull << 20;
   uint32_t innodb_flush_log_at_trx_commit = 1;  // 0, 1 or 2
+  std::string log_bin = "binlog";  // binlog basename; empty: log_bin OFF
+  // Start-up values of system variables (binlog_checksum, sync_binlog,
+  // gtid_mode, ...), by variable name, in the order given.
+  std::vector<std::pair<std::string, std::string>> variables;
 
   bool initialize = false;           // --initialize: random root password, then exit
   bool initialize_insecure = false;  // --initialize-insecure: empty password, then exit

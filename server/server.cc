@@ -14,6 +14,7 @@
 #include "server/executor.h"
 #include "server/lock_vars.h"
 #include "storage/engine/engine.h"
+#include "binlog/binlog.h"
 #include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "server/session.h"
@@ -83,6 +84,11 @@ Status Server::OpenEngine() {
 }
 
 void Server::CloseEngine() {
+  if (binlog_) {
+    Status b = binlog_->Close();
+    if (!b.ok()) SLUICE_LOG_ERROR(log_, 0, "binlog: close failed: {}", b.ToString());
+    binlog_.reset();
+  }
   if (!engine_) return;
   Status s = engine_->Close();
   if (!s.ok()) SLUICE_LOG_ERROR(log_, 0, "InnoDB: shutdown failed: {}", s.ToString());
@@ -189,6 +195,7 @@ Status Server::Start() {
   // Persisted values of the variables registered just now apply here.
   ApplyLockVariables(*sys_vars_, *lock_manager_);
   SLUICE_RETURN_IF_ERROR(OpenEngine());
+  SLUICE_RETURN_IF_ERROR(OpenBinlog());
   vars::CoreStatusProviders providers;
   providers.uptime_seconds = [this] {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(

@@ -44,6 +44,9 @@ class AccessControl;
 namespace sluice::protocol {
 class RsaKeyPair;
 }
+namespace sluice::binlog {
+class Binlog;
+}
 namespace sluice::storage {
 class Engine;
 class FileSystem;
@@ -84,6 +87,8 @@ class Server {
   storage::LockManager& lock_manager() { return *lock_manager_; }
   // The storage engine (tables, transactions); valid after Start().
   storage::Engine& engine() { return *engine_; }
+  // The binary log; null when log_bin is OFF (--skip-log-bin).
+  binlog::Binlog* binlog() { return binlog_.get(); }
   MetadataLock& metadata_lock() { return metadata_lock_; }
   GlobalReadLock& global_read_lock() { return global_read_lock_; }
   TableLocks& table_locks() { return table_locks_; }
@@ -124,6 +129,10 @@ class Server {
   Status LoadTls();
   Status OpenEngine();
   void CloseEngine();
+  // Opens the binlog, resolves the engine's prepared transactions against
+  // it (crash recovery), and starts a new binlog file.
+  Status OpenBinlog();
+  Status RegisterBinlogVariables();
   void StartAccept();
   void StopEverything();
 
@@ -139,6 +148,7 @@ class Server {
   std::unique_ptr<storage::LockManager> lock_manager_;
   std::unique_ptr<storage::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
+  std::unique_ptr<binlog::Binlog> binlog_;
   MetadataLock metadata_lock_;
   GlobalReadLock global_read_lock_;
   TableLocks table_locks_;

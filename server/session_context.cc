@@ -1,5 +1,7 @@
 #include "server/session_context.h"
 
+#include "server/session_binlog.h"
+
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
 #include "storage/engine/engine.h"

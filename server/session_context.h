@@ -36,6 +36,8 @@ struct Account;
 
 namespace sluice::server {
 
+class SessionBinlog;
+
 struct ProcessInfo {
   uint32_t id = 0;
   std::string user;
@@ -94,8 +96,17 @@ struct SessionContext {
     bool write = false;
   };
   std::vector<LockedTable> locked_tables;
-  // SAVEPOINTs of the open transaction, oldest first: (name, undo position).
-  std::vector<std::pair<std::string, uint64_t>> savepoints;
+  // SAVEPOINTs of the open transaction, oldest first.
+  struct Savepoint {
+    std::string name;
+    uint64_t undo_pos = 0;     // the engine's undo position
+    uint64_t binlog_mark = 0;  // the transaction's binlog events so far
+  };
+  std::vector<Savepoint> savepoints;
+  // The open transaction's binlog events (created at the first row change).
+  std::unique_ptr<SessionBinlog> binlog;
+  // The text of the statement being run (DDL is logged as written).
+  std::string_view statement_text;
   // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).
   PreparedStatements prepared;
   uint64_t bytes_received = 0;   // by the session's I/O

@@ -326,10 +326,13 @@ Outcome TableExecutor::AlterTable(const sql::AlterTableStmt& s) {
   }
   o.error = BeginDdl();
   if (!o.error.ok()) return o;
-  struct EndDdlAtExit {
-    TableExecutor* self;
-    ~EndDdlAtExit() { self->EndDdl(); }
-  } end_ddl{this};
+  o = AlterTableLocked(s);
+  EndDdl(o.error);
+  return o;
+}
+
+Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
+  Outcome o;
   storage::Engine& engine = server_.engine();
   Result<Table> t = ResolveTable(s.table);
   if (!t.ok()) {
@@ -509,7 +512,7 @@ Outcome TableExecutor::RenameTable(const sql::RenameTableStmt& s) {
   o.error = BeginDdl();
   if (!o.error.ok()) return o;
   o.error = server_.engine().RenameTables(renames);
-  EndDdl();
+  EndDdl(o.error);
   return o;
 }
 
@@ -519,7 +522,7 @@ Outcome TableExecutor::Truncate(const sql::TruncateStmt& s) {
   if (!o.error.ok()) return o;
   Result<Table> t = ResolveTable(s.table);
   o.error = t.ok() ? server_.engine().TruncateTable(t->schema, t->def->name) : t.status();
-  EndDdl();
+  EndDdl(o.error);
   return o;
 }
 

@@ -15,6 +15,7 @@
 #include "server/information_schema.h"
 #include "server/row_eval.h"
 #include "server/server.h"
+#include "server/session_binlog.h"
 #include "server/sql/lexer.h"
 #include "server/vars/sys_vars.h"
 #include "storage/engine/engine.h"
@@ -62,6 +63,16 @@ storage::IsolationLevel SessionIsolation(Server& server, SessionContext& ctx) {
 
 // ---------------------------------------------------------------- transactions
 
+SessionBinlog& TableExecutor::Binlog() {
+  if (!ctx_.binlog) ctx_.binlog = std::make_unique<SessionBinlog>();
+  return *ctx_.binlog;
+}
+
+Status TableExecutor::LogRow(const TableDef& def, SessionBinlog::RowKind kind, const Row* before, const Row* after) {
+  if (server_.binlog() == nullptr) return Status::OK();
+  return Binlog().LogRow(server_, ctx_, def, kind, before, after);
+}
+
 bool TableExecutor::Autocommit() {
   auto v = server_.sys_vars().Get("autocommit", vars::GetScope::kSession, ctx_.vars.get());
   return !v.ok() || v->ToInt() != 0;
@@ -92,6 +103,7 @@ namespace {
 void EndTrx(Server& server, SessionContext& ctx) {
   ctx.trx.reset();
   ctx.savepoints.clear();
+  if (ctx.binlog) ctx.binlog->Clear();
   if (ctx.holds_metadata_lock) {
     server.metadata_lock().UnlockShared();
     ctx.holds_metadata_lock = false;
@@ -129,7 +141,7 @@ namespace {
 // The savepoint named `name` (case-insensitive, as MySQL), or end().
 auto FindSavepoint(SessionContext& ctx, const std::string& name) {
   return std::find_if(ctx.savepoints.begin(), ctx.savepoints.end(),
-                      [&](const auto& sp) { return sql::AsciiLower(sp.first) == sql::AsciiLower(name); });
+                      [&](const auto& sp) { return sql::AsciiLower(sp.name) == sql::AsciiLower(name); });
 }
 }  // namespace
 
@@ -140,14 +152,15 @@ Status TableExecutor::Savepoint(const std::string& name) {
   Result<EngineTrx*> trx = Trx();
   if (!trx.ok()) return trx.status();
   if (auto it = FindSavepoint(ctx_, name); it != ctx_.savepoints.end()) ctx_.savepoints.erase(it);
-  ctx_.savepoints.emplace_back(name, server_.engine().Savepoint(**trx));
+  ctx_.savepoints.push_back({name, server_.engine().Savepoint(**trx), Binlog().Mark()});
   return Status::OK();
 }
 
 Status TableExecutor::RollbackToSavepoint(const std::string& name) {
   auto it = FindSavepoint(ctx_, name);
   if (it == ctx_.savepoints.end() || !ctx_.trx) return MakeError(er::kSpDoesNotExist, "SAVEPOINT", name);
-  SLUICE_RETURN_IF_ERROR(server_.engine().RollbackToSavepoint(*ctx_.trx, it->second));
+  SLUICE_RETURN_IF_ERROR(server_.engine().RollbackToSavepoint(*ctx_.trx, it->undo_pos));
+  SLUICE_RETURN_IF_ERROR(Binlog().RollbackTo(it->binlog_mark));
   ctx_.savepoints.erase(it + 1, ctx_.savepoints.end());  // later ones go, this one stays
   return Status::OK();
 }
@@ -241,7 +254,9 @@ Status TableExecutor::Commit() {
     Status w = BeginWrite();
     if (!w.ok()) return w;
   }
-  Status s = ctx_.trx->active() ? server_.engine().Commit(*ctx_.trx) : Status::OK();
+  // With the binlog on, a transaction that logged rows commits in two
+  // phases through it (SessionBinlog::Commit).
+  Status s = ctx_.trx->active() ? Binlog().Commit(server_, ctx_, *ctx_.trx) : Status::OK();
   if (!s.ok() && ctx_.trx->active()) (void)server_.engine().Rollback(*ctx_.trx);
   EndTrx(server_, ctx_);
   if (wrote && outer) EndWrite();
@@ -300,7 +315,9 @@ Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body, bo
   }
   Engine& engine = server_.engine();
   const storage::UndoPos sp = engine.Savepoint(**trx);
+  const uint64_t binlog_mark = Binlog().Mark();
   o = body(**trx);
+  if (o.error.ok()) o.error = Binlog().EndStatement();
   const bool autocommit = Autocommit() && !ctx_.in_transaction;
   if (!o.error.ok()) {
     if (o.error.mysql_errno() == er::kLockDeadlock.code || autocommit) {
@@ -308,6 +325,7 @@ Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body, bo
       (void)Rollback();
     } else {
       Status s = engine.RollbackToSavepoint(**trx, sp);
+      if (s.ok()) s = Binlog().RollbackTo(binlog_mark);
       if (!s.ok()) (void)Rollback();
     }
     return o;
@@ -337,6 +355,11 @@ void TableExecutor::EndDdl() {
   EndWrite();
 }
 
+void TableExecutor::EndDdl(Status& result) {
+  if (result.ok() && holds_ddl_lock_) result = SessionBinlog::LogDdl(server_, ctx_, ctx_.statement_text);
+  EndDdl();
+}
+
 Result<TableExecutor::Table> TableExecutor::ResolveTable(const sql::TableRef& ref) {
   Table t;
   t.schema = ref.schema.empty() ? ctx_.db : ref.schema;
@@ -357,7 +380,7 @@ Outcome TableExecutor::CreateDatabase(const sql::CreateDatabaseStmt& s) {
   if (!s.charset.empty()) db.default_charset = sql::AsciiLower(s.charset);
   if (!s.collation.empty()) db.default_collation = sql::AsciiLower(s.collation);
   Status st = server_.engine().CreateDatabase(db);
-  EndDdl();
+  EndDdl(st);
   if (st.mysql_errno() == er::kDbCreateExists.code && s.if_not_exists) {
     ctx_.warnings.push_back({Warning::Level::kNote, st.mysql_errno(), st.message()});
     return o;
@@ -373,7 +396,7 @@ Outcome TableExecutor::DropDatabase(const sql::DropDatabaseStmt& s) {
   if (!o.error.ok()) return o;
   const size_t tables = server_.engine().catalog().snapshot()->TablesIn(s.name).size();
   Status st = server_.engine().DropDatabase(s.name);
-  EndDdl();
+  EndDdl(st);
   if (st.mysql_errno() == er::kDbDropExists.code && s.if_exists) {
     ctx_.warnings.push_back({Warning::Level::kNote, st.mysql_errno(), st.message()});
     return o;
@@ -502,8 +525,8 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     return o;
   }
   Result<std::shared_ptr<const TableDef>> created = server_.engine().CreateTable(std::move(def));
-  EndDdl();
   o.error = created.status();
+  EndDdl(o.error);
   return o;
 }
 
@@ -526,7 +549,11 @@ Outcome TableExecutor::DropTable(const sql::DropTableStmt& s) {
       break;
     }
   }
-  EndDdl();
+  if (o.error.ok() && (missing.empty() || s.if_exists)) {
+    EndDdl(o.error);
+  } else {
+    EndDdl();
+  }
   if (o.error.ok() && !missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ",") + m;
@@ -565,7 +592,7 @@ Outcome TableExecutor::CreateIndex(const sql::CreateIndexStmt& s) {
   o.error = BeginDdl();
   if (!o.error.ok()) return o;
   o.error = server_.engine().AddIndex(t->schema, t->def->name, std::move(idx));
-  EndDdl();
+  EndDdl(o.error);
   return o;
 }
 
@@ -579,7 +606,7 @@ Outcome TableExecutor::DropIndex(const sql::DropIndexStmt& s) {
   o.error = BeginDdl();
   if (!o.error.ok()) return o;
   o.error = server_.engine().DropIndex(t->schema, t->def->name, s.name);
-  EndDdl();
+  EndDdl(o.error);
   return o;
 }
 
@@ -817,7 +844,20 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         }
         row[c.ordinal] = std::move(d).value();
       }
-      Result<uint64_t> id = engine.Insert(trx, def.id, row);
+      // The binlog gets the row as stored (generated AUTO_INCREMENT filled).
+      const bool binlogging = server_.binlog() != nullptr;
+      Row stored;
+      Result<uint64_t> id = engine.Insert(trx, def.id, row, binlogging ? &stored : nullptr);
+      auto log_insert = [&]() -> Status {
+        return binlogging ? LogRow(def, SessionBinlog::RowKind::kWrite, nullptr, &stored) : Status::OK();
+      };
+      if (id.ok()) {
+        Status ls = log_insert();
+        if (!ls.ok()) {
+          r.error = ls;
+          return r;
+        }
+      }
       bool handled = false;  // ignored, or updated by ON DUPLICATE KEY UPDATE
       // REPLACE deletes every row the new one collides with (one per
       // unique key at most), so it may go round more than once.
@@ -859,7 +899,17 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             r.error = del.status();
             return r;
           }
-          id = engine.Insert(trx, def.id, row);
+          if (Status ls = LogRow(def, SessionBinlog::RowKind::kDelete, &**old, nullptr); !ls.ok()) {
+            r.error = ls;
+            return r;
+          }
+          id = engine.Insert(trx, def.id, row, binlogging ? &stored : nullptr);
+          if (id.ok()) {
+            if (Status ls = log_insert(); !ls.ok()) {
+              r.error = ls;
+              return r;
+            }
+          }
           r.affected_rows += 1;  // REPLACE counts each delete too
           continue;
         } else {
@@ -908,6 +958,10 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             Result<bool> up = engine.Update(trx, def.id, pk, updated);
             if (!up.ok()) {
               r.error = up.status();
+              return r;
+            }
+            if (Status ls = LogRow(def, SessionBinlog::RowKind::kUpdate, &**old, &updated); !ls.ok()) {
+              r.error = ls;
               return r;
             }
             r.affected_rows += 2;  // MySQL: 2 for an updated row
@@ -1008,7 +1062,13 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
         r.error = up.status();
         return r;
       }
-      if (*up) ++changed;
+      if (*up) {
+        ++changed;
+        if (Status ls = LogRow(def, SessionBinlog::RowKind::kUpdate, &before, &updated); !ls.ok()) {
+          r.error = ls;
+          return r;
+        }
+      }
     }
     r.affected_rows = changed;
     r.info = fmt::format("Rows matched: {}  Changed: {}  Warnings: {}", matched.size(), changed,
@@ -1055,7 +1115,13 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
         r.error = del.status();
         return r;
       }
-      if (*del) ++r.affected_rows;
+      if (*del) {
+        ++r.affected_rows;
+        if (Status ls = LogRow(def, SessionBinlog::RowKind::kDelete, &row, nullptr); !ls.ok()) {
+          r.error = ls;
+          return r;
+        }
+      }
     }
     return r;
   }, /*writes=*/true);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "server/result_set.h"
+#include "server/session_binlog.h"
 #include "server/session_context.h"
 #include "server/sql/ast.h"
 #include "server/sql/eval.h"
@@ -96,6 +97,11 @@ class TableExecutor {
   Outcome LockTables(const sql::TableLocksStmt& s);
 
  private:
+  // The session's binlog state (made on first use).
+  SessionBinlog& Binlog();
+  // Records a row change for the binlog (nothing when log_bin is OFF).
+  Status LogRow(const storage::TableDef& def, SessionBinlog::RowKind kind, const storage::Row* before,
+                const storage::Row* after);
   // A resolved table of the statement.
   struct Table {
     std::string schema;
@@ -114,7 +120,12 @@ class TableExecutor {
   void EndWrite();
   // Implicit commit and the exclusive metadata lock for DDL.
   Status BeginDdl();
+  // Releases what BeginDdl took. With `result` OK, first logs the
+  // statement to the binlog (while other sessions still wait, so the DDL
+  // precedes their transactions there); a logging failure becomes `result`.
   void EndDdl();
+  void EndDdl(Status& result);
+  Outcome AlterTableLocked(const sql::AlterTableStmt& s);
   Result<Table> ResolveTable(const sql::TableRef& ref);
 
   // SELECT's rows (server/select.cc), read in `trx` with expressions in

@@ -189,6 +189,8 @@ enum class StmtKind : uint8_t {
   kExecute,           // EXECUTE name [USING @a, ...]
   kDeallocatePrepare, // {DEALLOCATE | DROP} PREPARE name
   kExplain,           // {EXPLAIN | DESCRIBE | DESC} [FORMAT = f] explainable statement
+  kPurgeBinaryLogs,   // PURGE {BINARY | MASTER} LOGS {TO 'name' | BEFORE expr}
+  kResetMaster,       // RESET MASTER [TO n] / RESET BINARY LOGS AND GTIDS [TO n]
 };
 
 struct Stmt {
@@ -345,6 +347,7 @@ enum class ShowKind : uint8_t {
   kCreateDatabase,  // SHOW CREATE DATABASE|SCHEMA [IF NOT EXISTS] db
   kIndex,           // SHOW INDEX|INDEXES|KEYS FROM t [FROM db]
   kTableStatus,     // SHOW TABLE STATUS [FROM db] [LIKE | WHERE]
+  kBinlogEvents,    // SHOW BINLOG EVENTS [IN 'log'] [FROM pos] [LIMIT [offset,] count]
 };
 
 struct ShowStmt : Stmt {
@@ -355,7 +358,7 @@ struct ShowStmt : Stmt {
   bool count_only = false;              // SHOW COUNT(*) WARNINGS|ERRORS
   std::optional<std::string> like;      // LIKE 'pattern'
   ExprPtr where;                        // WHERE expr
-  ExprPtr limit;                        // WARNINGS / ERRORS LIMIT
+  ExprPtr limit;                        // WARNINGS / ERRORS / BINLOG EVENTS LIMIT
   ExprPtr offset;
   std::optional<UserSpec> user;         // GRANTS FOR / CREATE USER
   std::string engine;                   // ENGINE <engine> STATUS
@@ -363,6 +366,8 @@ struct ShowStmt : Stmt {
                                         // CREATE DATABASE db
   TableRef table;                       // COLUMNS / CREATE TABLE / INDEX
   bool if_not_exists = false;           // SHOW CREATE DATABASE IF NOT EXISTS
+  std::string log_name;                 // BINLOG EVENTS IN 'log'; "" for the first file
+  std::optional<uint64_t> from_pos;     // BINLOG EVENTS FROM pos
 };
 
 // ---- session and server control
@@ -757,6 +762,23 @@ struct ExecuteStmt : Stmt {
 struct DeallocatePrepareStmt : Stmt {
   DeallocatePrepareStmt() : Stmt(StmtKind::kDeallocatePrepare) {}
   std::string name;
+};
+
+// ---- binary log administration
+
+// PURGE {BINARY | MASTER} LOGS {TO 'log_name' | BEFORE expr}: exactly one of
+// `to` (non-empty) and `before` (non-null) is set.
+struct PurgeBinaryLogsStmt : Stmt {
+  PurgeBinaryLogsStmt() : Stmt(StmtKind::kPurgeBinaryLogs) {}
+  std::string to;
+  ExprPtr before;  // a DATETIME-like expression (mysqld takes UNIX_TIMESTAMP(expr))
+};
+
+// RESET MASTER [TO n] / RESET BINARY LOGS AND GTIDS [TO n] (8.2+ name).
+// The parser checks 1 <= n <= 2000000000 (3567 otherwise, as mysqld).
+struct ResetMasterStmt : Stmt {
+  ResetMasterStmt() : Stmt(StmtKind::kResetMaster) {}
+  std::optional<uint64_t> to;  // the first file's number; absent: 1
 };
 
 // ---- EXPLAIN

@@ -173,6 +173,8 @@ class Parser::Impl {
   Status ParseShow(std::unique_ptr<Stmt>* out);
   Status ParseShowFilter(ShowStmt* show);
   Status ParseFlush(std::unique_ptr<Stmt>* out);
+  Status ParsePurge(std::unique_ptr<Stmt>* out);
+  Status ParseReset(std::unique_ptr<Stmt>* out);
   Status ParseStartTransaction(std::unique_ptr<Stmt>* out);
   Status ParseCreateOrAlterUser(bool alter, std::unique_ptr<Stmt>* out);
   Status ParseUserAuth(bool alter, UserAuth* auth);
@@ -453,6 +455,8 @@ Status Parser::Impl::ParseStatement(std::unique_ptr<Stmt>* out) {
     return Status::OK();
   }
   if (t.IsKeyword("FLUSH")) return ParseFlush(out);
+  if (t.IsKeyword("PURGE")) return ParsePurge(out);
+  if (t.IsKeyword("RESET")) return ParseReset(out);
   if (t.IsKeyword("BEGIN")) {
     Take();
     AcceptKeyword("WORK");
@@ -1153,6 +1157,18 @@ Status Parser::Impl::ParseShow(std::unique_ptr<Stmt>* out) {
     Take();
     Take();
     s->what = ShowKind::kMasterStatus;
+  } else if (PeekKeyword("BINLOG") && PeekKeyword("EVENTS", 1)) {
+    // SHOW BINLOG EVENTS [IN 'log_name'] [FROM pos] [LIMIT [offset,] row_count]
+    Take();
+    Take();
+    s->what = ShowKind::kBinlogEvents;
+    if (AcceptKeyword("IN")) SLUICE_RETURN_IF_ERROR(ParseString(&s->log_name));
+    if (AcceptKeyword("FROM")) {
+      uint64_t pos = 0;
+      SLUICE_RETURN_IF_ERROR(ParseUnsigned(&pos));
+      s->from_pos = pos;
+    }
+    if (PeekKeyword("LIMIT")) SLUICE_RETURN_IF_ERROR(ParseLimit(&s->limit, &s->offset));
   } else if (AcceptKeyword("REPLICAS")) {
     s->what = ShowKind::kReplicas;
   } else if (PeekKeyword("SLAVE") && PeekKeyword("HOSTS", 1)) {
@@ -1231,6 +1247,47 @@ Status Parser::Impl::ParseFlush(std::unique_ptr<Stmt>* out) {
     }
     s->options.push_back(opt);
   } while (AcceptPunct(Punct::kComma));
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// PURGE {BINARY | MASTER} LOGS {TO 'log_name' | BEFORE expr}
+Status Parser::Impl::ParsePurge(std::unique_ptr<Stmt>* out) {
+  Take();  // PURGE
+  if (!AcceptKeyword("BINARY") && !AcceptKeyword("MASTER")) return Error();
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("LOGS"));
+  auto s = std::make_unique<PurgeBinaryLogsStmt>();
+  if (AcceptKeyword("TO")) {
+    SLUICE_RETURN_IF_ERROR(ParseString(&s->to));
+  } else if (AcceptKeyword("BEFORE")) {
+    SLUICE_RETURN_IF_ERROR(ParseExpr(&s->before));
+  } else {
+    return Error();
+  }
+  *out = std::move(s);
+  return Status::OK();
+}
+
+// RESET MASTER [TO n] / RESET BINARY LOGS AND GTIDS [TO n]. mysqld checks n
+// in its grammar: 3567 unless 1 <= n <= 2000000000.
+Status Parser::Impl::ParseReset(std::unique_ptr<Stmt>* out) {
+  Take();  // RESET
+  if (PeekKeyword("BINARY") && PeekKeyword("LOGS", 1)) {
+    Take();
+    Take();
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("AND"));
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("GTIDS"));
+  } else {
+    SLUICE_RETURN_IF_ERROR(ExpectKeyword("MASTER"));
+  }
+  auto s = std::make_unique<ResetMasterStmt>();
+  if (AcceptKeyword("TO")) {
+    uint64_t n = 0;
+    SLUICE_RETURN_IF_ERROR(ParseUnsigned(&n));
+    constexpr uint64_t kMaxFirstFileNumber = 2000000000;
+    if (n == 0 || n > kMaxFirstFileNumber) return MakeError(er::kResetMasterToValueOutOfRange, n);
+    s->to = n;
+  }
   *out = std::move(s);
   return Status::OK();
 }

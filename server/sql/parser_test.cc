@@ -517,6 +517,102 @@ TEST(ParserTest, SessionAndServerControl) {
   EXPECT_EQ(d->exprs.size(), 2u);
 }
 
+TEST(ParserTest, ShowBinlogEvents) {
+  auto a = ParseOne<ShowStmt>("SHOW BINLOG EVENTS", StmtKind::kShow);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->what, ShowKind::kBinlogEvents);
+  EXPECT_EQ(a->log_name, "");
+  EXPECT_FALSE(a->from_pos.has_value());
+  EXPECT_FALSE(a->limit);
+  EXPECT_FALSE(a->offset);
+
+  auto b = ParseOne<ShowStmt>("show binlog events in 'binlog.000002' from 157 limit 2, 3", StmtKind::kShow);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->what, ShowKind::kBinlogEvents);
+  EXPECT_EQ(b->log_name, "binlog.000002");
+  EXPECT_EQ(b->from_pos, 157u);
+  ASSERT_TRUE(b->offset);
+  ASSERT_TRUE(b->limit);
+  EXPECT_EQ(b->offset->value.int_value(), 2);
+  EXPECT_EQ(b->limit->value.int_value(), 3);
+
+  auto c = ParseOne<ShowStmt>("SHOW BINLOG EVENTS FROM 4 LIMIT 5 OFFSET 1", StmtKind::kShow);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->from_pos, 4u);
+  EXPECT_EQ(c->limit->value.int_value(), 5);
+  EXPECT_EQ(c->offset->value.int_value(), 1);
+
+  auto d = ParseOne<ShowStmt>("SHOW BINLOG EVENTS LIMIT 1", StmtKind::kShow);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->limit->value.int_value(), 1);
+  EXPECT_FALSE(d->offset);
+
+  // The clauses come in order; IN takes a string, FROM an integer.
+  EXPECT_EQ(ParseError("SHOW BINLOG EVENTS FROM 4 IN 'binlog.000001'").message(), Near("IN 'binlog.000001'", 1));
+  EXPECT_EQ(ParseError("SHOW BINLOG EVENTS IN binlog").message(), Near("binlog", 1));
+  EXPECT_EQ(ParseError("SHOW BINLOG EVENTS FROM 'x'").message(), Near("'x'", 1));
+  EXPECT_EQ(ParseError("SHOW BINLOG EVENTS FROM -1").message(), Near("-1", 1));
+  EXPECT_EQ(ParseError("SHOW BINLOG").message(), Near("BINLOG", 1));
+}
+
+TEST(ParserTest, PurgeBinaryLogs) {
+  auto a = ParseOne<PurgeBinaryLogsStmt>("PURGE BINARY LOGS TO 'binlog.000003'", StmtKind::kPurgeBinaryLogs);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->to, "binlog.000003");
+  EXPECT_FALSE(a->before);
+
+  auto b = ParseOne<PurgeBinaryLogsStmt>("purge master logs before '2024-01-02 03:04:05'",
+                                         StmtKind::kPurgeBinaryLogs);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->to, "");
+  ASSERT_TRUE(b->before);
+  EXPECT_EQ(b->before->kind, ExprKind::kLiteral);
+  EXPECT_EQ(b->before->value.string_value(), "2024-01-02 03:04:05");
+
+  auto c = ParseOne<PurgeBinaryLogsStmt>("PURGE BINARY LOGS BEFORE NOW() - INTERVAL 3 DAY",
+                                         StmtKind::kPurgeBinaryLogs);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->before);
+
+  EXPECT_EQ(ParseError("PURGE LOGS TO 'binlog.000001'").message(), Near("LOGS TO 'binlog.000001'", 1));
+  EXPECT_EQ(ParseError("PURGE BINARY LOG TO 'binlog.000001'").message(), Near("LOG TO 'binlog.000001'", 1));
+  EXPECT_EQ(ParseError("PURGE BINARY LOGS").message(), Near("", 1));
+  EXPECT_EQ(ParseError("PURGE BINARY LOGS TO binlog").message(), Near("binlog", 1));
+  EXPECT_EQ(ParseError("PURGE BINARY LOGS AFTER NOW()").message(), Near("AFTER NOW()", 1));
+}
+
+TEST(ParserTest, ResetMaster) {
+  auto a = ParseOne<ResetMasterStmt>("RESET MASTER", StmtKind::kResetMaster);
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(a->to.has_value());
+  auto b = ParseOne<ResetMasterStmt>("reset master to 1234", StmtKind::kResetMaster);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->to, 1234u);
+  auto c = ParseOne<ResetMasterStmt>("RESET BINARY LOGS AND GTIDS", StmtKind::kResetMaster);
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->to.has_value());
+  auto d = ParseOne<ResetMasterStmt>("RESET BINARY LOGS AND GTIDS TO 2000000000", StmtKind::kResetMaster);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->to, 2000000000u);
+
+  Status zero = ParseError("RESET MASTER TO 0");
+  EXPECT_EQ(zero.mysql_errno(), 3567);
+  EXPECT_EQ(zero.message(),
+            "The requested value '0' for the next binary log index is out of range. Please use a value between "
+            "'1' and '2000000000'.");
+  Status big = ParseError("RESET BINARY LOGS AND GTIDS TO 2000000001");
+  EXPECT_EQ(big.mysql_errno(), 3567);
+  EXPECT_EQ(big.message(),
+            "The requested value '2000000001' for the next binary log index is out of range. Please use a value "
+            "between '1' and '2000000000'.");
+
+  EXPECT_EQ(ParseError("RESET").message(), Near("", 1));
+  EXPECT_EQ(ParseError("RESET SLAVE").message(), Near("SLAVE", 1));
+  EXPECT_EQ(ParseError("RESET BINARY LOGS").message(), Near("", 1));
+  EXPECT_EQ(ParseError("RESET BINARY LOGS AND").message(), Near("", 1));
+  EXPECT_EQ(ParseError("RESET MASTER TO 'x'").message(), Near("'x'", 1));
+}
+
 TEST(ParserTest, TransactionStatements) {
   ParseOne<StartTransactionStmt>("BEGIN", StmtKind::kStartTransaction);
   ParseOne<StartTransactionStmt>("BEGIN WORK", StmtKind::kStartTransaction);

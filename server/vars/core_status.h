@@ -73,6 +73,10 @@ struct CoreStatus {
   SessionCounter com_show_processlist;
   SessionCounter com_show_binlogs;
   SessionCounter com_show_master_status;
+  SessionCounter com_show_binlog_events;
+  SessionCounter com_purge;
+  SessionCounter com_purge_before_date;
+  SessionCounter com_reset;
   SessionCounter com_show_replicas;
   SessionCounter com_stmt_prepare;
   SessionCounter com_stmt_execute;

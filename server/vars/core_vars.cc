@@ -479,6 +479,20 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
               "Size after which the binary log rotates to a new file; a transaction is never "
               "split, so files can be larger."))
       .BlockSize(4096);
+  add(S::String("log_bin_index", kG, d.log_bin_basename ? *d.log_bin_basename + ".index" : std::string(),
+                "Path of the binary log index file; NULL when the binary log is off."))
+      .ReadOnly().Nullable().NotPersistable();
+  add(S::UInt("binlog_cache_size", kG, 32768, 4096, kU64Max,
+              "Bytes of a transaction's binary log events kept in memory; larger transactions "
+              "spill to a temporary file (Binlog_cache_disk_use)."))
+      .BlockSize(4096);
+  add(S::UInt("max_binlog_cache_size", kG, 18446744073709547520ull, 4096, 18446744073709547520ull,
+              "Largest binary log cache of one transaction; beyond it the statement fails "
+              "with error 1197."))
+      .BlockSize(4096);
+  add(S::UInt("binlog_row_event_max_size", kG, 8192, 256, kU32Max,
+              "Rows events are split at about this many bytes."))
+      .ReadOnly();
   add(S::UInt("binlog_expire_logs_seconds", kG, 2592000, 0, kU32Max,
               "Binary log files older than this many seconds are purged at rotation and "
               "start-up; 0 keeps them forever."));

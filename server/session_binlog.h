@@ -1,0 +1,97 @@
+// server/session_binlog.h
+//
+// What one session contributes to the binary log: its open transaction's
+// events (a binlog::TransactionCache), the rows events of the statement
+// being run, and the two-phase commit of a transaction with the engine.
+//
+//   row change      LogRow(): Query BEGIN before the transaction's first
+//                   event, a Table_map before a table's first rows event in
+//                   the statement, rows into the pending Write/Update/
+//                   Delete_rows event (a new one when the table or kind
+//                   changes, or at binlog_row_event_max_size).
+//   statement end   EndStatement(): the pending event gets STMT_END_F.
+//   failed stmt     RollbackTo(StatementMark()): its events go.
+//   COMMIT          Commit(): engine Prepare (xid), Xid event, the binlog's
+//                   group commit, engine Commit (not waiting for its redo:
+//                   the binlog has the decision), Binlog::CommitDone().
+//   DDL             LogDdl(): GTID + Query as its own transaction.
+//
+// Thread-safety: used by the session's statement thread only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "base/status.h"
+#include "binlog/binlog.h"
+#include "binlog/row_event.h"
+#include "storage/catalog/row_codec.h"
+#include "storage/catalog/table_def.h"
+
+namespace sluice::storage {
+class Engine;
+class EngineTrx;
+}  // namespace sluice::storage
+
+namespace sluice::server {
+
+class Server;
+struct SessionContext;
+
+// Global counters (SHOW STATUS Binlog_cache_use / Binlog_cache_disk_use).
+struct BinlogCacheCounters {
+  std::atomic<uint64_t> cache_use{0};
+  std::atomic<uint64_t> cache_disk_use{0};
+};
+BinlogCacheCounters& GlobalBinlogCacheCounters();
+
+class SessionBinlog {
+ public:
+  enum class RowKind : uint8_t { kWrite, kUpdate, kDelete };
+
+  SessionBinlog() = default;
+  SessionBinlog(const SessionBinlog&) = delete;
+  SessionBinlog& operator=(const SessionBinlog&) = delete;
+
+  // Records one row change of the current statement. `before` / `after`
+  // hold the table's columns (extra trailing values, e.g. a hidden row id,
+  // are ignored). 1197 when the transaction outgrows max_binlog_cache_size.
+  Status LogRow(Server& server, SessionContext& ctx, const storage::TableDef& table, RowKind kind,
+                const storage::Row* before, const storage::Row* after);
+  // The statement ended well: the pending rows event closes with STMT_END_F.
+  Status EndStatement();
+  // A mark to roll the transaction's events back to (statement start,
+  // savepoint).
+  uint64_t Mark();
+  Status RollbackTo(uint64_t mark);
+  // Forgets the transaction's events (ROLLBACK, session end).
+  void Clear();
+  // Whether the open transaction has anything for the binlog.
+  bool has_events() const { return !cache_.empty() || builder_ != nullptr; }
+
+  // Commits `trx` through the binlog when it has events (two-phase commit,
+  // see the file comment), else just in the engine. On error the
+  // transaction is rolled back and the events forgotten.
+  Status Commit(Server& server, SessionContext& ctx, storage::EngineTrx& trx);
+
+  // Logs a DDL statement as its own GTID transaction (after it ran).
+  static Status LogDdl(Server& server, SessionContext& ctx, std::string_view query);
+
+ private:
+  Status Append(Server& server, SessionContext& ctx, std::string_view event);
+  Status FlushPending(bool stmt_end);
+
+  binlog::TransactionCache cache_;
+  // The pending rows event. REQUIRES: its table's definition outlives the
+  // statement (the executor holds it).
+  std::unique_ptr<binlog::RowsEventBuilder> builder_;
+  std::unordered_set<uint64_t> mapped_;  // tables with a Table_map in this statement
+  bool limits_set_ = false;
+};
+
+}  // namespace sluice::server
