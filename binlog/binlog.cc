@@ -821,6 +821,8 @@ GtidSet Binlog::gtid_executed() const {
   return gtid_executed_;
 }
 
+Result<GtidSet> Binlog::PreviousGtidsOf(const std::string& name) const { return ReadPreviousGtids(FilePath(name)); }
+
 GtidSet Binlog::gtid_purged() const {
   std::lock_guard s(state_mu_);
   return gtid_purged_;

@@ -193,6 +193,8 @@ class Binlog {
   // --- GTID state ---
   GtidSet gtid_executed() const;
   GtidSet gtid_purged() const;
+  // The Previous_gtids set of binlog file `name` (empty when it has none).
+  Result<GtidSet> PreviousGtidsOf(const std::string& name) const;
   const Uuid& server_uuid() const { return options_.server_uuid; }
 
   // --- run-time settings ---
@@ -208,6 +210,7 @@ class Binlog {
   // gtid_mode: ON / ON_PERMISSIVE give GTIDs, OFF / OFF_PERMISSIVE
   // Anonymous_gtid events (from the next group on).
   void set_gtid_mode(bool on) { gtid_mode_.store(on, std::memory_order_relaxed); }
+  bool gtid_mode() const { return gtid_mode_.load(std::memory_order_relaxed); }
 
   // --- readers ---
   struct End {

@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "binlog/binlog.h"
+#include "server/rpl/delegates.h"
 #include "server/server.h"
 #include "server/session_binlog.h"
 #include "server/sql/lexer.h"
@@ -84,6 +85,7 @@ Status Server::OpenBinlog() {
                       ri.last_file, committed, rolled_back, ri.truncated_bytes);
   }
   SLUICE_RETURN_IF_ERROR(binlog_->StartWriting());
+  binlog_->set_hooks(replication_.get());
 
   // Run-time changes of the binlog's variables.
   binlog::Binlog* bl = binlog_.get();

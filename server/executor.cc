@@ -133,7 +133,9 @@ class SessionEval : public sql::EvalContext {
   uint64_t ConnectionId() override { return ctx_.connection_id; }
   uint64_t LastInsertId() override { return ctx_.last_insert_id; }
   void SetLastInsertId(uint64_t id) override { ctx_.last_insert_id = id; }
-  std::string ServerVersion() override { return kServerVersion; }
+  std::string ServerVersion() override {
+    return ctx_.mariadb_binlog_client ? kMariadbBinlogVersion : kServerVersion;
+  }
   int64_t RowCount() override { return ctx_.row_count; }
   int64_t FoundRows() override { return static_cast<int64_t>(ctx_.found_rows); }
   std::chrono::system_clock::time_point StatementTime() override { return statement_time_; }
@@ -1551,14 +1553,8 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
       r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx)));
       break;
     }
-    case p::COM_BINLOG_DUMP:
-    case p::COM_BINLOG_DUMP_GTID:
-      if (!need_repl_slave()) break;
-      // The binary log is written by a later part; until then sluiced runs
-      // as mysqld with log_bin=OFF does.
-      r.payloads.push_back(p::EncodeErr(MakeError(er::kMasterFatalReadingBinlog, "Binary log is not open")));
-      r.close_connection = true;
-      break;
+    // COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID never get here: the session
+    // turns into a dump connection (Session::RunDump).
     default:
       err(MakeError(er::kUnknownCom));
       break;

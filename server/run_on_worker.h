@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <thread>
 #include <type_traits>
 
 #include "server/asio.h"
@@ -34,6 +35,24 @@ auto RunOnWorker(WorkerPool& pool, F fn) {
         // After Stop() the pool refuses jobs: run inline so the coroutine
         // still completes and the session can wind down.
         if (!pool.Submit(run)) run();
+      },
+      asio::use_awaitable, std::move(fn));
+}
+
+// co_await RunOnThread(fn): as RunOnWorker, on a thread of its own (for a
+// job that lasts the connection's lifetime: a binlog dump).
+template <typename F>
+auto RunOnThread(F fn) {
+  using R = std::invoke_result_t<F>;
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(R)>(
+      [](auto handler, F f) {
+        auto ex = asio::get_associated_executor(handler);
+        using H = decltype(handler);
+        auto h = std::make_shared<H>(std::move(handler));
+        std::thread([h, ex, f = std::move(f)]() mutable {
+          auto r = std::make_shared<R>(f());
+          asio::post(ex, [h, r]() mutable { (*h)(std::move(*r)); });
+        }).detach();
       },
       asio::use_awaitable, std::move(fn));
 }

@@ -15,6 +15,7 @@
 #include "server/lock_vars.h"
 #include "storage/engine/engine.h"
 #include "binlog/binlog.h"
+#include "server/rpl/delegates.h"
 #include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "server/session.h"
@@ -34,7 +35,7 @@ struct Server::Net {
 };
 
 Server::Server(ServerOptions options)
-    : options_(std::move(options)), log_(base::GetLogger("server")) {}
+    : options_(std::move(options)), log_(base::GetLogger("server")), replication_(std::make_unique<rpl::Registry>()) {}
 
 Server::~Server() {
   StopEverything();
@@ -357,6 +358,31 @@ void Server::StopEverything() {
 }  // namespace sluice::server
 
 namespace sluice::server {
+
+void Server::RegisterDump(uint32_t connection_id, uint32_t server_id, const std::string& uuid) {
+  std::vector<uint32_t> zombies;
+  {
+    std::lock_guard lock(sessions_mu_);
+    for (const auto& [id, d] : dumps_) {
+      if (id == connection_id) continue;
+      const bool same = !uuid.empty() ? d.uuid == uuid : (d.uuid.empty() && server_id != 0 && d.server_id == server_id);
+      if (same) zombies.push_back(id);
+    }
+    dumps_[connection_id] = DumpInfo{server_id, uuid};
+  }
+  for (uint32_t id : zombies) {
+    SLUICE_LOG_NOTE(log_, 10941, "While initializing dump thread for replica with {} <{}>, found a zombie dump "
+                    "thread with the same {}; killing it (connection {}).",
+                    uuid.empty() ? "server_id" : "UUID", uuid.empty() ? std::to_string(server_id) : uuid,
+                    uuid.empty() ? "server_id" : "UUID", id);
+    (void)Kill(id, /*connection=*/true);
+  }
+}
+
+void Server::UnregisterDump(uint32_t connection_id) {
+  std::lock_guard lock(sessions_mu_);
+  dumps_.erase(connection_id);
+}
 
 void Server::RegisterReplica(ReplicaInfo info) {
   std::lock_guard lock(sessions_mu_);

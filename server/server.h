@@ -47,6 +47,9 @@ class RsaKeyPair;
 namespace sluice::binlog {
 class Binlog;
 }
+namespace sluice::server::rpl {
+class Registry;
+}
 namespace sluice::storage {
 class Engine;
 class FileSystem;
@@ -89,6 +92,14 @@ class Server {
   storage::Engine& engine() { return *engine_; }
   // The binary log; null when log_bin is OFF (--skip-log-bin).
   binlog::Binlog* binlog() { return binlog_.get(); }
+  // The replication observer registry (server/rpl/delegates.h).
+  rpl::Registry& replication() { return *replication_; }
+
+  // Dump connections. A new dump replaces (kills) a connected one with the
+  // same @replica_uuid / @slave_uuid, or, when neither sent a UUID, the same
+  // server_id (0 replaces nothing), as MySQL's zombie-dump handling.
+  void RegisterDump(uint32_t connection_id, uint32_t server_id, const std::string& uuid);
+  void UnregisterDump(uint32_t connection_id);
   MetadataLock& metadata_lock() { return metadata_lock_; }
   GlobalReadLock& global_read_lock() { return global_read_lock_; }
   TableLocks& table_locks() { return table_locks_; }
@@ -148,6 +159,7 @@ class Server {
   std::unique_ptr<storage::LockManager> lock_manager_;
   std::unique_ptr<storage::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
+  std::unique_ptr<rpl::Registry> replication_;
   std::unique_ptr<binlog::Binlog> binlog_;
   MetadataLock metadata_lock_;
   GlobalReadLock global_read_lock_;
@@ -165,6 +177,11 @@ class Server {
   mutable std::mutex sessions_mu_;
   std::map<uint32_t, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(sessions_mu_)
   std::map<uint32_t, ReplicaInfo> replicas_;             // GUARDED_BY(sessions_mu_); by server_id
+  struct DumpInfo {
+    uint32_t server_id;
+    std::string uuid;
+  };
+  std::map<uint32_t, DumpInfo> dumps_;  // GUARDED_BY(sessions_mu_); by connection id
 };
 
 }  // namespace sluice::server

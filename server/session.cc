@@ -1,6 +1,9 @@
 #include "server/session.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <map>
 
 #include "base/log.h"
 #include "base/mysql_error.h"
@@ -11,6 +14,10 @@
 #include "protocol/response.h"
 #include "server/acl/access_control.h"
 #include "server/executor.h"
+#include "server/rpl/binlog_sender.h"
+#include "server/sql/lexer.h"
+#include "binlog/binlog.h"
+#include "protocol/packet.h"
 #include "server/run_on_worker.h"
 #include "server/server.h"
 #include "server/vars/core_status.h"
@@ -81,6 +88,16 @@ void Session::Kill(bool connection) {
   int cur = ctx_.killed.load();
   while (cur < want && !ctx_.killed.compare_exchange_weak(cur, want)) {
   }
+  // KILL [QUERY] of a dump connection ends the dump (and so the connection).
+  dump_stop_.store(true, std::memory_order_relaxed);
+  if (dumping_.load(std::memory_order_acquire)) {
+    // The dump thread is writing to the socket: shutting it down (a
+    // thread-safe system call) makes its write return; the coroutine
+    // closes the socket once the thread is done.
+    tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
+    ::shutdown(s.native_handle(), SHUT_RDWR);
+    return;
+  }
   if (connection) {
     auto self = shared_from_this();
     asio::post(socket_.get_executor(), [self] { self->CloseSocket(); });
@@ -90,6 +107,7 @@ void Session::Kill(bool connection) {
 void Session::Shutdown() { Kill(true); }
 
 void Session::CloseSocket() {
+  if (dumping_.load(std::memory_order_acquire)) return;  // Kill() shut it down; RunDump closes it
   error_code ec;
   timer_.cancel();
   tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
@@ -403,6 +421,14 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
   }
   ctx_.account = account;
   ctx_.acl_version = acl.version();
+  {
+    bool mysqlbinlog = false, libmariadb = false;
+    for (const auto& [k, v] : r.attributes) {
+      if (k == "program_name" && v == "mysqlbinlog") mysqlbinlog = true;
+      if (k == "_client_name" && v.find("mariadb") != std::string::npos) libmariadb = true;
+    }
+    ctx_.mariadb_binlog_client = mysqlbinlog && libmariadb;
+  }
   ctx_.priv_user = account->user;
   ctx_.priv_host = account->host;
   server_.executor().InitSession(ctx_);
@@ -452,6 +478,10 @@ asio::awaitable<void> Session::CommandLoop() {
     }
     uint8_t command = static_cast<uint8_t>(pkt[0]);
     if (command == p::COM_QUIT) co_return;
+    if (command == p::COM_BINLOG_DUMP || command == p::COM_BINLOG_DUMP_GTID) {
+      if (co_await RunDump(pkt)) co_return;
+      continue;
+    }
     if (command == p::COM_CHANGE_USER) {
       // Re-authenticates on this connection; on failure the connection
       // closes, as mysqld does.
@@ -481,6 +511,145 @@ asio::awaitable<void> Session::CommandLoop() {
     Status st = co_await WritePackets(response.payloads);
     if (!st.ok() || response.close_connection) co_return;
   }
+}
+
+}  // namespace sluice::server
+
+namespace sluice::server {
+
+namespace {
+
+// Frames dump packets and writes them synchronously from the dump thread
+// (the coroutine is suspended meanwhile, so nothing else uses the socket).
+// Packets are gathered up to 64 KiB before a write, and flushed whenever
+// the sender catches up.
+template <typename Stream>
+class SocketSink : public rpl::PacketSink {
+ public:
+  SocketSink(Stream& stream, uint8_t first_seq) : stream_(stream), seq_(first_seq) {}
+  Status Send(std::string_view payload) override {
+    p::AppendPacket(&buf_, &seq_, payload);
+    return buf_.size() >= (64u << 10) ? Flush() : Status::OK();
+  }
+  Status Flush() override {
+    if (buf_.empty()) return Status::OK();
+    error_code ec;
+    asio::write(stream_, asio::buffer(buf_), ec);
+    buf_.clear();
+    if (ec) return Status::IOError("dump connection: " + ec.message());
+    return Status::OK();
+  }
+  uint8_t seq() const { return seq_; }
+
+ private:
+  Stream& stream_;
+  std::string buf_;
+  uint8_t seq_;
+};
+
+std::string UserVar(const SessionContext& ctx, std::string_view name) {
+  auto it = ctx.user_vars.find(std::string(name));
+  if (it == ctx.user_vars.end() || it->second.is_null()) return std::string();
+  return it->second.ToString();
+}
+
+bool HasUserVar(const SessionContext& ctx, std::string_view name) {
+  auto it = ctx.user_vars.find(std::string(name));
+  return it != ctx.user_vars.end() && !it->second.is_null();
+}
+
+const char* StateText(rpl::BinlogSender::State s) {
+  switch (s) {
+    case rpl::BinlogSender::State::kStarting: return "Starting";
+    case rpl::BinlogSender::State::kSending: return "Sending binlog event to replica";
+    case rpl::BinlogSender::State::kWaiting: return "Source has sent all binlog to replica; waiting for more updates";
+    case rpl::BinlogSender::State::kSwitching: return "Finished reading one binlog; switching to next binlog";
+    case rpl::BinlogSender::State::kDone: return "Waiting to finalize termination";
+  }
+  return "";
+}
+
+}  // namespace
+
+asio::awaitable<bool> Session::RunDump(const std::string& packet) {
+  const bool gtid = static_cast<uint8_t>(packet[0]) == p::COM_BINLOG_DUMP_GTID;
+  ctx_.status->Add(server_.core_status().com_admin_commands);
+  if (!ctx_.account || !ctx_.account->HasGlobal(acl::Priv::kReplicationSlave)) {
+    co_await WriteError(MakeError(er::kSpecificAccessDenied, "REPLICATION SLAVE"));
+    co_return false;
+  }
+  binlog::Binlog* bl = server_.binlog();
+  if (bl == nullptr) {
+    co_await WriteError(MakeError(er::kMasterFatalReadingBinlog, "Binary log is not open"));
+    co_return true;
+  }
+  std::string_view body = std::string_view(packet).substr(1);
+  Result<rpl::DumpRequest> req = gtid ? rpl::ParseBinlogDumpGtid(body) : rpl::ParseBinlogDump(body);
+  if (!req.ok()) {
+    co_await WriteError(req.status());
+    co_return false;
+  }
+  rpl::SenderOptions options;
+  options.server_id = bl->server_id();
+  for (const char* name : {"source_binlog_checksum", "master_binlog_checksum"}) {
+    if (!HasUserVar(ctx_, name)) continue;
+    std::string v = UserVar(ctx_, name);
+    options.reader_checksum = sql::EqualsIgnoreCase(v, "CRC32") ? binlog::Checksum::kCrc32 : binlog::Checksum::kOff;
+    break;
+  }
+  for (const char* name : {"source_heartbeat_period", "master_heartbeat_period"}) {
+    if (!HasUserVar(ctx_, name)) continue;
+    auto it = ctx_.user_vars.find(name);
+    double ns = it->second.ToDouble();
+    if (ns > 0) options.heartbeat_period = std::chrono::nanoseconds(static_cast<int64_t>(ns));
+    break;
+  }
+  rpl::TransmitParam param;
+  param.server_id = req->server_id;
+  param.connection_id = ctx_.connection_id;
+  param.dump_flags = req->flags;
+  param.host = remote_ip_;
+  // A copy of the user variables: the dump thread reads them after this
+  // coroutine has moved on to waiting.
+  auto vars = std::make_shared<std::map<std::string, std::string>>();
+  for (const auto& [k, v] : ctx_.user_vars) vars->emplace(k, v.is_null() ? std::string() : v.ToString());
+  param.user_var = [vars](std::string_view name) {
+    auto it = vars->find(sql::AsciiLower(name));
+    return it == vars->end() ? std::string() : it->second;
+  };
+  std::string uuid = UserVar(ctx_, "replica_uuid");
+  if (uuid.empty()) uuid = UserVar(ctx_, "slave_uuid");
+  server_.RegisterDump(ctx_.connection_id, req->server_id, uuid);
+  const std::string command = gtid ? "Binlog Dump GTID" : "Binlog Dump";
+  ctx_.SetCommand(command, "", StateText(rpl::BinlogSender::State::kStarting));
+
+  dump_stop_.store(ctx_.kill_state() != KillState::kNone, std::memory_order_relaxed);
+  dumping_.store(true, std::memory_order_release);
+  struct Done {
+    Status status;
+    uint8_t seq;
+  };
+  auto job = [this, bl, request = std::move(req).value(), options, param = std::move(param), command]() mutable {
+    auto run = [&](auto& stream) {
+      SocketSink sink(stream, next_seq_);
+      rpl::BinlogSender sender(*bl, server_.replication(), std::move(request), options, std::move(param), sink,
+                               dump_stop_);
+      sender.set_state_listener(
+          [this, &command](rpl::BinlogSender::State s) { ctx_.SetCommand(command, "", StateText(s)); });
+      Status st = sender.Run();
+      (void)sink.Flush();
+      return Done{st, sink.seq()};
+    };
+    return tls_ ? run(*tls_) : run(socket_);
+  };
+  Done done = co_await RunOnThread(std::move(job));
+  dumping_.store(false, std::memory_order_release);
+  server_.UnregisterDump(ctx_.connection_id);
+  if (!done.status.ok() && !dump_stop_.load() && ctx_.kill_state() == KillState::kNone) {
+    next_seq_ = done.seq;
+    co_await WriteError(done.status);
+  }
+  co_return true;
 }
 
 }  // namespace sluice::server

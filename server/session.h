@@ -51,6 +51,11 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<Status> Handshake();
   asio::awaitable<Status> Authenticate(const LoginRequest& req);
   asio::awaitable<void> CommandLoop();
+  // COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID: the connection becomes a dump
+  // connection; a dump thread (rpl::BinlogSender) writes to the socket
+  // while this coroutine waits. Returns true when the connection is over
+  // (after a dump, always; false after an error answered before it began).
+  asio::awaitable<bool> RunDump(const std::string& packet);
 
   // Reads one logical packet (all its chunks). `timeout` bounds the wait;
   // the first chunk's sequence id must equal expected_seq_ (0 for a new
@@ -76,6 +81,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string scramble_;
   uint8_t next_seq_ = 0;
   bool timed_out_ = false;
+  // While a dump thread owns the socket: CloseSocket only shuts it down
+  // (the thread's blocked write returns), and dump_stop_ ends the thread.
+  std::atomic<bool> dumping_{false};
+  std::atomic<bool> dump_stop_{false};
 
   SessionContext ctx_;
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "base/mysql_error.h"
+#include "server/rpl/delegates.h"
 #include "server/server.h"
 #include "server/session_context.h"
 #include "server/sql/lexer.h"
@@ -201,10 +202,16 @@ Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::Engin
     binlog::EventHeader h = Header(server, binlog::kXidEvent);
     s = cache_.Append(binlog::EncodeXid(h, xid, cache_.checksum()));
   }
-  if (s.ok()) s = bl->Commit(cache_, NowSeconds());
+  rpl::Registry& hooks = server.replication();
+  rpl::TransObserver::Param param;
+  param.connection_id = ctx.connection_id;
+  if (s.ok()) s = hooks.BeforeCommit(param);
+  binlog::Binlog::CommitResult written;
+  if (s.ok()) s = bl->Commit(cache_, NowSeconds(), &written);
   if (!s.ok()) {
     (void)engine.Rollback(trx);
     Clear();
+    (void)hooks.AfterRollback(param);
     return s;
   }
   BinlogCacheCounters& counters = GlobalBinlogCacheCounters();
@@ -213,7 +220,12 @@ Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::Engin
   Clear();
   s = engine.Commit(trx, /*decided_elsewhere=*/true);
   bl->CommitDone();
-  return s;
+  // after_commit: semisync's AFTER_COMMIT wait point (the client's OK waits).
+  param.gtid = written.gtid;
+  param.log_file = written.file;
+  param.log_pos = written.end;
+  Status after = hooks.AfterCommit(param);
+  return s.ok() ? after : s;
 }
 
 Status SessionBinlog::LogDdl(Server& server, SessionContext& ctx, std::string_view query) {

@@ -105,6 +105,10 @@ struct SessionContext {
   std::vector<Savepoint> savepoints;
   // The open transaction's binlog events (created at the first row change).
   std::unique_ptr<SessionBinlog> binlog;
+  // MariaDB's mariadb-binlog (connect attributes program_name=mysqlbinlog,
+  // _client_name=libmariadb): it refuses a server whose VERSION() is not
+  // 3, 4, 5 or 10.x, so VERSION() answers it with kMariadbBinlogVersion.
+  bool mariadb_binlog_client = false;
   // The text of the statement being run (DDL is logged as written).
   std::string_view statement_text;
   // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).

@@ -1,0 +1,340 @@
+#include "server/rpl/binlog_sender.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "binlog/bytes_internal.h"
+#include "binlog/file_reader.h"
+#include "protocol/response.h"
+#include "protocol/wire.h"
+
+namespace sluice::server::rpl {
+
+namespace p = sluice::protocol;
+using binlog::Checksum;
+using binlog::EventHeader;
+
+namespace {
+
+Status Malformed() { return Status::MySQL(1835, "HY000", "Malformed communication packet."); }
+
+Status Error1236(std::string message) { return Status::MySQL(1236, "HY000", std::move(message)); }
+
+std::optional<uint32_t> NumberOf(const std::vector<binlog::BinlogFileInfo>& files, const std::string& name) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].name == name) return static_cast<uint32_t>(i);
+  }
+  return std::nullopt;
+}
+
+// "binlog.000012" -> 12 (the binlog's file numbering).
+uint32_t FileNumberOf(const std::string& name) {
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return 0;
+  uint64_t n = 0;
+  for (char c : name.substr(dot + 1)) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return static_cast<uint32_t>(n);
+}
+
+}  // namespace
+
+Result<DumpRequest> ParseBinlogDump(std::string_view body) {
+  p::WireReader r(body);
+  DumpRequest req;
+  uint32_t pos = 0;
+  std::string_view file;
+  if (!r.ReadInt4(&pos) || !r.ReadInt2(&req.flags) || !r.ReadInt4(&req.server_id)) return Malformed();
+  (void)r.ReadFixed(r.remaining(), &file);
+  req.position = pos;
+  req.file = std::string(file);
+  // A trailing NUL some clients send is not part of the name.
+  while (!req.file.empty() && req.file.back() == '\0') req.file.pop_back();
+  return req;
+}
+
+Result<DumpRequest> ParseBinlogDumpGtid(std::string_view body) {
+  p::WireReader r(body);
+  DumpRequest req;
+  req.gtid = true;
+  uint32_t name_len = 0;
+  std::string_view file;
+  uint64_t pos = 0;
+  if (!r.ReadInt2(&req.flags) || !r.ReadInt4(&req.server_id) || !r.ReadInt4(&name_len) ||
+      !r.ReadFixed(name_len, &file) || !r.ReadInt8(&pos)) {
+    return Malformed();
+  }
+  req.file = std::string(file);
+  req.position = pos;
+  // MySQL always reads the GTID set (whatever BINLOG_THROUGH_GTID says).
+  uint32_t size = 0;
+  if (r.remaining() >= 4) {
+    std::string_view data;
+    if (!r.ReadInt4(&size) || !r.ReadFixed(size, &data)) return Malformed();
+    Result<binlog::GtidSet> set = binlog::GtidSet::Decode(data);
+    if (!set.ok()) return Malformed();
+    req.gtids = std::move(set).value();
+  }
+  return req;
+}
+
+BinlogSender::BinlogSender(binlog::Binlog& binlog, Registry& registry, DumpRequest request, SenderOptions options,
+                           TransmitParam param, PacketSink& sink, const std::atomic<bool>& stop)
+    : binlog_(binlog),
+      registry_(registry),
+      request_(std::move(request)),
+      options_(options),
+      param_(std::move(param)),
+      sink_(sink),
+      stop_(stop) {}
+
+void BinlogSender::SetState(State s) {
+  if (s == state_) return;
+  state_ = s;
+  if (on_state_) on_state_(s);
+}
+
+Status BinlogSender::Fatal(std::string message) const {
+  return Error1236(fmt::format("{}; the last event read from '{}' at {}", message, last_file_, last_pos_));
+}
+
+Status BinlogSender::SendEvent(std::string_view event, const std::string& file, uint64_t end_pos) {
+  // One buffer per sender, reused: no allocation per event once warm.
+  thread_local std::string packet;
+  packet.clear();
+  packet.push_back('\0');
+  if (transmit_.observed()) {
+    SLUICE_RETURN_IF_ERROR(transmit_.ReserveHeader(packet));
+    packet.append(event);
+    SLUICE_RETURN_IF_ERROR(transmit_.BeforeSendEvent(packet, file, end_pos));
+    SLUICE_RETURN_IF_ERROR(sink_.Send(packet));
+    SLUICE_RETURN_IF_ERROR(transmit_.AfterSendEvent(event, file, end_pos));
+  } else {
+    packet.append(event);
+    SLUICE_RETURN_IF_ERROR(sink_.Send(packet));
+  }
+  counters_.events.fetch_add(1, std::memory_order_relaxed);
+  counters_.bytes.fetch_add(event.size(), std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status BinlogSender::SendHeartbeat(const std::string& file, uint64_t pos) {
+  EventHeader h;
+  h.type = binlog::kHeartbeatEvent;
+  h.server_id = options_.server_id;
+  h.log_pos = static_cast<uint32_t>(pos);
+  std::string ev = binlog::EncodeHeartbeat(h, file, file_checksum_);
+  counters_.heartbeats.fetch_add(1, std::memory_order_relaxed);
+  // Heartbeats carry no observer header: nothing waits for their ack.
+  std::string packet(1, '\0');
+  if (transmit_.observed()) SLUICE_RETURN_IF_ERROR(transmit_.ReserveHeader(packet));
+  packet += ev;
+  return sink_.Send(packet);
+}
+
+Status BinlogSender::Run() {
+  SetState(State::kStarting);
+  const bool non_block = (request_.flags & DumpRequest::kNonBlock) != 0 || request_.server_id == 0;
+  std::vector<binlog::BinlogFileInfo> files = binlog_.ListFiles();
+  if (files.empty()) return Error1236("Binary log is not open");
+  std::string file;
+  uint64_t pos = request_.position;
+  if (request_.gtid) {
+    if (!binlog_.gtid_mode()) {
+      return Error1236(
+          "The replication sender thread cannot start in AUTO_POSITION mode: this server has GTID_MODE = OFF "
+          "instead of ON.");
+    }
+    const binlog::GtidSet executed = binlog_.gtid_executed();
+    const binlog::GtidSet purged = binlog_.gtid_purged();
+    const binlog::Uuid& own = binlog_.server_uuid();
+    if (request_.gtids.LastGno(own) > executed.LastGno(own) ||
+        [&] {
+          binlog::GtidSet mine;
+          auto it = request_.gtids.sids().find(own);
+          if (it == request_.gtids.sids().end()) return false;
+          for (const auto& iv : it->second) mine.AddInterval(own, iv.first, iv.last);
+          return !executed.Contains(mine);
+        }()) {
+      return Error1236(
+          "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end "
+          "of the binary log was truncated or that the last binary log file was lost, e.g., after a power or disk "
+          "failure when sync_binlog != 1. The master may or may not have rolled back transactions that were already "
+          "replicated to the slave. Suggest to replicate any transactions that master has rolled back from slave to "
+          "master, and/or commit empty transactions on master to account for transactions that have been committed "
+          "on master but are not included in GTID_EXECUTED.");
+    }
+    if (!request_.gtids.Contains(purged)) {
+      binlog::GtidSet missing = purged;
+      missing.Remove(request_.gtids);
+      return Error1236(fmt::format(
+          "Cannot replicate because the master purged required binary logs. Replicate the missing transactions from "
+          "elsewhere, or provision a new slave from backup. Consider increasing the master's binary log expiration "
+          "period. The GTID set sent by the slave is '{}', and the missing transactions are '{}'.",
+          request_.gtids.ToString(","), missing.ToString(",")));
+    }
+    // The newest file whose Previous_gtids the reader has: it needs nothing
+    // before it.
+    file = files.front().name;
+    for (size_t i = files.size(); i-- > 0;) {
+      Result<binlog::GtidSet> prev = binlog_.PreviousGtidsOf(files[i].name);
+      if (!prev.ok()) return Error1236(fmt::format("Could not read '{}': {}", files[i].name, prev.status().message()));
+      if (request_.gtids.Contains(*prev)) {
+        file = files[i].name;
+        break;
+      }
+    }
+    pos = 4;
+  } else {
+    file = request_.file.empty() ? files.front().name : request_.file;
+    // Clients name files by basename; a path before it is ignored, as MySQL.
+    if (size_t slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    std::optional<uint32_t> index = NumberOf(files, file);
+    if (!index) return Error1236("Could not find first log file name in binary log index file");
+    if (pos < 4) return Error1236("Client requested master to start replication from position < 4.");
+    // The active file's size is its published end.
+    const binlog::Binlog::End end = binlog_.end();
+    uint64_t size = files[*index].size;
+    if (FileNumberOf(file) == end.file_number) size = end.offset;
+    if (pos > size) return Error1236("Client requested master to start replication from position > file size");
+  }
+  last_file_ = file;
+  last_pos_ = pos;
+
+  Result<TransmitSession> ts = registry_.TransmitStart(param_, file, pos);
+  if (!ts.ok()) return ts.status();
+  transmit_ = std::move(ts).value();
+  struct StopAtExit {
+    TransmitSession& t;
+    ~StopAtExit() { t.Stop(); }
+  } stop_at_exit{transmit_};
+
+  bool first = true;
+  auto last_send = std::chrono::steady_clock::now();
+  while (!stop_.load(std::memory_order_relaxed)) {
+    // ---- open the file, fake Rotate, Format_description
+    SetState(State::kSwitching);
+    const std::string path = binlog_.FilePath(file);
+    Result<std::unique_ptr<binlog::BinlogFileReader>> opened = binlog::BinlogFileReader::Open(path, false);
+    if (!opened.ok()) return Fatal(fmt::format("could not open log file '{}': {}", file, opened.status().message()));
+    binlog::BinlogFileReader& reader = **opened;
+    const uint32_t number = FileNumberOf(file);
+    Result<std::optional<binlog::BinlogFileReader::Event>> fde = reader.Next();
+    if (!fde.ok() || !fde->has_value() || (*fde)->header.type != binlog::kFormatDescriptionEvent) {
+      return Fatal("binlog truncated in the middle of event; consider out of disk space on master");
+    }
+    const Checksum fake_rotate_cs = first ? options_.reader_checksum : file_checksum_;
+    file_checksum_ = reader.format().checksum;
+    if (first && options_.reader_checksum == Checksum::kUndef && file_checksum_ != Checksum::kOff) {
+      return Error1236("Slave can not handle replication events with the checksum that master is configured to log");
+    }
+    {
+      EventHeader h;
+      h.type = binlog::kRotateEvent;
+      h.server_id = options_.server_id;
+      h.flags = binlog::kLogEventArtificial;
+      std::string rot = binlog::EncodeRotate(h, pos, file, fake_rotate_cs == Checksum::kCrc32 ? Checksum::kCrc32
+                                                                                               : Checksum::kOff);
+      Status s = SendEvent(rot, file, 0);
+      if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
+    }
+    {
+      std::string ev = std::move((*fde)->bytes);
+      ev[17] = static_cast<char>(ev[17] & ~binlog::kLogEventBinlogInUse);
+      if (pos > 4) {
+        // Mid-file start: the replica must neither move its position to
+        // this event nor drop its temporary tables.
+        binlog::internal::StoreLE(ev.data() + 13, 0, 4);
+        binlog::internal::StoreLE(ev.data() + binlog::kHeaderLen + 2 + 50, 0, 4);
+        binlog::internal::StoreLE(ev.data() + ev.size() - 4, binlog::Crc32(std::string_view(ev).substr(0, ev.size() - 4)),
+                                  4);
+      }
+      Status s = SendEvent(ev, file, pos > 4 ? 0 : 4 + ev.size());
+      if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
+    }
+    if (pos > 4) {
+      Status s = reader.Seek(pos);
+      if (!s.ok()) return Fatal(s.message());
+    }
+    first = false;
+
+    // ---- stream the file
+    bool skipping = false;  // a transaction the reader has (GTID dump)
+    bool next_file = false;
+    while (!next_file) {
+      if (stop_.load(std::memory_order_relaxed)) return Status::OK();
+      const binlog::Binlog::End end = binlog_.end();
+      const bool active = end.file_number == number;
+      reader.set_limit(active ? end.offset : UINT64_MAX);
+      Result<std::optional<binlog::BinlogFileReader::Event>> ev = reader.Next();
+      if (!ev.ok()) return Fatal(ev.status().message());
+      if (!ev->has_value()) {
+        if (!active) {
+          // The file is complete (rotated, stopped, or crashed and
+          // recovered): go on with the next file in the index.
+          files = binlog_.ListFiles();
+          std::optional<uint32_t> index = NumberOf(files, file);
+          if (!index || *index + 1 >= files.size()) {
+            if (end.file_number > number) return Fatal("could not find next log");
+            continue;  // the index is being rewritten: look again
+          }
+          file = files[*index + 1].name;
+          pos = 4;
+          next_file = true;
+          break;
+        }
+        // Caught up with the active file.
+        Status f = sink_.Flush();
+        if (!f.ok()) return Status::OK();
+        if (non_block) {
+          SetState(State::kDone);
+          Status s = sink_.Send(p::EncodeEof(0, 0));
+          if (s.ok()) s = sink_.Flush();
+          return Status::OK();
+        }
+        SetState(State::kWaiting);
+        auto wait = options_.poll;
+        if (options_.heartbeat_period.count() > 0) {
+          auto due = last_send + options_.heartbeat_period - std::chrono::steady_clock::now();
+          if (due <= std::chrono::nanoseconds(0)) {
+            Status s = SendHeartbeat(file, reader.valid_end());
+            if (s.ok()) s = sink_.Flush();
+            if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
+            last_send = std::chrono::steady_clock::now();
+            continue;
+          }
+          wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(due) +
+                                    std::chrono::milliseconds(1));
+        }
+        binlog_.WaitForEnd(end, wait);
+        continue;
+      }
+      SetState(State::kSending);
+      const binlog::BinlogFileReader::Event& e = **ev;
+      const uint64_t end_pos = e.offset + e.bytes.size();
+      last_pos_ = e.offset;
+      if (request_.gtid) {
+        if (e.header.type == binlog::kGtidEvent) {
+          Result<binlog::GtidInfo> g = binlog::DecodeGtid(e.bytes, file_checksum_);
+          skipping = g.ok() && request_.gtids.Contains(g->sid, g->gno);
+        } else if (e.header.type == binlog::kAnonymousGtidEvent || e.header.type == binlog::kRotateEvent ||
+                   e.header.type == binlog::kStopEvent || e.header.type == binlog::kPreviousGtidsEvent) {
+          skipping = false;
+        }
+        if (skipping) {
+          counters_.skipped.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+      }
+      Status s = SendEvent(e.bytes, file, end_pos);
+      if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
+      last_send = std::chrono::steady_clock::now();
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace sluice::server::rpl

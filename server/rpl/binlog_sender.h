@@ -1,0 +1,121 @@
+// server/rpl/binlog_sender.h
+//
+// BinlogSender: one dump connection's stream of the binary log
+// (COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID), as MySQL's Binlog_sender:
+// per file a fake Rotate (ARTIFICIAL, log_pos 0) and the file's
+// Format_description (in-use flag cleared; log_pos and create time zeroed
+// when starting mid-file), then the events as stored, following Rotate
+// into the next file. At the end of the active file it waits for the
+// binlog's published end to move (Binlog::WaitForEnd), sending a heartbeat
+// every heartbeat period; BINLOG_DUMP_NON_BLOCK (or server_id 0) ends with
+// an EOF packet instead. In GTID mode whole transactions the reader has are
+// skipped.
+//
+// It reads the files itself through a BinlogFileReader (bounded buffer: no
+// shared in-memory queue), up to the published end, and takes no lock a
+// committing session takes. Transmit observers are asked once at start
+// (Registry::TransmitStart); a connection no observer wants runs no hook
+// per event.
+//
+// Thread-safety: Run() on one thread (the connection's dump thread); stop()
+// may be set from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "binlog/binlog.h"
+#include "binlog/event.h"
+#include "binlog/gtid.h"
+#include "server/rpl/delegates.h"
+
+namespace sluice::server::rpl {
+
+// Where packets go: the connection (tests: memory). Payloads only; the
+// sink frames them.
+class PacketSink {
+ public:
+  virtual ~PacketSink() = default;
+  // IOError when the reader is gone.
+  virtual Status Send(std::string_view payload) = 0;
+  // Pushes what is buffered (called before waiting for new events).
+  virtual Status Flush() = 0;
+};
+
+struct DumpRequest {
+  bool gtid = false;       // COM_BINLOG_DUMP_GTID
+  std::string file;        // basename; "" = the first file
+  uint64_t position = 4;
+  uint16_t flags = 0;      // kNonBlock ...
+  uint32_t server_id = 0;  // the reader's
+  binlog::GtidSet gtids;   // GTID dump: what the reader already has
+  static constexpr uint16_t kNonBlock = 0x01;
+};
+// Parse the command bodies (after the command byte). 1835 malformed.
+Result<DumpRequest> ParseBinlogDump(std::string_view body);
+Result<DumpRequest> ParseBinlogDumpGtid(std::string_view body);
+
+struct SenderOptions {
+  // @master_binlog_checksum / @source_binlog_checksum as announced (kUndef:
+  // not announced: then a CRC32 binlog is refused with 1236).
+  binlog::Checksum reader_checksum = binlog::Checksum::kUndef;
+  // @master_heartbeat_period / @source_heartbeat_period; zero: none.
+  std::chrono::nanoseconds heartbeat_period{0};
+  uint32_t server_id = 0;  // this server's (fake Rotate, heartbeats)
+  // How long one wait for new events may last before stop is re-checked.
+  std::chrono::milliseconds poll{500};
+};
+
+class BinlogSender {
+ public:
+  BinlogSender(binlog::Binlog& binlog, Registry& registry, DumpRequest request, SenderOptions options,
+               TransmitParam param, PacketSink& sink, const std::atomic<bool>& stop);
+
+  // Streams until the reader goes (OK), stop is set (OK), a NON_BLOCK dump
+  // reaches the end (EOF sent, OK), or an error: a Status to send as ERR
+  // (1236 with MySQL's messages).
+  Status Run();
+
+  // For the process list: what the sender is doing now.
+  enum class State { kStarting, kSending, kWaiting, kSwitching, kDone };
+  void set_state_listener(std::function<void(State)> f) { on_state_ = std::move(f); }
+
+  // This sender's own counters (no other sender writes them); readable
+  // from any thread.
+  struct Counters {
+    std::atomic<uint64_t> events{0};
+    std::atomic<uint64_t> bytes{0};
+    std::atomic<uint64_t> heartbeats{0};
+    std::atomic<uint64_t> skipped{0};  // events of transactions the reader had (GTID dump)
+  };
+  const Counters& counters() const { return counters_; }
+
+ private:
+  Status SendEvent(std::string_view event, const std::string& file, uint64_t end_pos);
+  Status SendHeartbeat(const std::string& file, uint64_t pos);
+  Status Fatal(std::string message) const;
+  void SetState(State s);
+
+  binlog::Binlog& binlog_;
+  Registry& registry_;
+  DumpRequest request_;
+  SenderOptions options_;
+  TransmitParam param_;
+  PacketSink& sink_;
+  const std::atomic<bool>& stop_;
+  TransmitSession transmit_;
+  std::function<void(State)> on_state_;
+  State state_ = State::kStarting;
+  Counters counters_;
+  // Where we are, for error messages.
+  std::string last_file_;
+  uint64_t last_pos_ = 0;
+  binlog::Checksum file_checksum_ = binlog::Checksum::kOff;
+};
+
+}  // namespace sluice::server::rpl

@@ -1,0 +1,354 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "binlog/binlog.h"
+#include "binlog/event.h"
+#include "server/rpl/binlog_sender.h"
+#include "server/rpl/delegates.h"
+
+namespace sluice::server::rpl {
+namespace {
+
+namespace fs = std::filesystem;
+using binlog::Checksum;
+
+// Counts every hook call; observes only readers with an odd server_id.
+class CountingObserver : public BinlogTransmitObserver {
+ public:
+  Status TransmitStart(TransmitParam& p, std::string_view, uint64_t) override {
+    starts.fetch_add(1);
+    p.flags |= (p.server_id % 2 == 1) ? TransmitParam::kObserve : TransmitParam::kDontObserve;
+    return Status::OK();
+  }
+  Status TransmitStop(TransmitParam&) override {
+    stops.fetch_add(1);
+    return Status::OK();
+  }
+  Status ReserveHeader(TransmitParam&, uint8_t* header, size_t, size_t* len) override {
+    reserve.fetch_add(1);
+    header[0] = 0xEF;
+    header[1] = 0;
+    *len = 2;
+    return Status::OK();
+  }
+  Status BeforeSendEvent(TransmitParam&, std::string&, std::string_view, uint64_t) override {
+    before.fetch_add(1);
+    return Status::OK();
+  }
+  Status AfterSendEvent(TransmitParam&, std::string_view, std::string_view, uint64_t) override {
+    after.fetch_add(1);
+    return Status::OK();
+  }
+  uint64_t per_event() const { return reserve.load() + before.load() + after.load(); }
+  std::atomic<uint64_t> starts{0}, stops{0}, reserve{0}, before{0}, after{0};
+};
+
+class MemorySink : public PacketSink {
+ public:
+  Status Send(std::string_view payload) override {
+    if (fail) return Status::IOError("gone");
+    packets.emplace_back(payload);
+    return Status::OK();
+  }
+  Status Flush() override { return Status::OK(); }
+  // The events (payload without the OK byte and the extra header, found
+  // from the first packet: a fake Rotate, whose timestamp byte is 0).
+  std::vector<std::string> Events() const {
+    std::vector<std::string> out;
+    const size_t header = !packets.empty() && packets[0].size() > 1 && static_cast<uint8_t>(packets[0][1]) == 0xEF
+                              ? 2 : 0;
+    for (const auto& p : packets) {
+      if (!p.empty() && static_cast<uint8_t>(p[0]) == 0xFE && p.size() < 9) continue;  // EOF
+      out.push_back(p.substr(1 + header));
+    }
+    return out;
+  }
+  std::vector<std::string> packets;
+  bool fail = false;
+};
+
+class RplTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sluice_rpl_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    binlog::Binlog::Options o;
+    o.dir = dir_.string();
+    o.server_id = 1;
+    o.server_uuid = *binlog::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
+    auto b = binlog::Binlog::Open(o, nullptr);
+    ASSERT_TRUE(b.ok());
+    binlog_ = std::move(b).value();
+    ASSERT_TRUE(binlog_->StartWriting().ok());
+  }
+  void TearDown() override {
+    binlog_.reset();
+    fs::remove_all(dir_);
+  }
+
+  void Commit(uint64_t xid) {
+    binlog::TransactionCache c;
+    c.set_checksum(Checksum::kCrc32);
+    binlog::EventHeader h;
+    h.type = binlog::kQueryEvent;
+    h.server_id = 1;
+    binlog::QueryInfo q;
+    q.query = "BEGIN";
+    ASSERT_TRUE(c.Append(binlog::EncodeQuery(h, q, Checksum::kCrc32)).ok());
+    h.type = binlog::kXidEvent;
+    ASSERT_TRUE(c.Append(binlog::EncodeXid(h, xid, Checksum::kCrc32)).ok());
+    ASSERT_TRUE(binlog_->Commit(c, 1).ok());
+    binlog_->CommitDone();
+  }
+
+  Status Dump(DumpRequest req, MemorySink& sink, uint32_t server_id = 2,
+              Checksum announced = Checksum::kCrc32) {
+    req.server_id = server_id;
+    SenderOptions o;
+    o.reader_checksum = announced;
+    o.server_id = 1;
+    TransmitParam p;
+    p.server_id = server_id;
+    std::atomic<bool> stop{false};
+    BinlogSender s(*binlog_, registry_, req, o, p, sink, stop);
+    return s.Run();
+  }
+
+  fs::path dir_;
+  std::unique_ptr<binlog::Binlog> binlog_;
+  Registry registry_;
+};
+
+TEST(DelegateTest, AddRemoveAndSnapshots) {
+  Delegate<BinlogTransmitObserver> d;
+  CountingObserver a, b;
+  EXPECT_TRUE(d.empty());
+  ASSERT_TRUE(d.Add(&a).ok());
+  EXPECT_FALSE(d.Add(&a).ok());
+  const auto& before = d.snapshot();
+  ASSERT_TRUE(d.Add(&b).ok());
+  EXPECT_EQ(before.size(), 1u);  // an old snapshot never changes
+  EXPECT_EQ(d.snapshot().size(), 2u);
+  EXPECT_TRUE(d.Remove(&a));
+  EXPECT_FALSE(d.Remove(&a));
+  EXPECT_EQ(d.snapshot().size(), 1u);
+  EXPECT_EQ(d.snapshot()[0].observer, &b);
+}
+
+TEST(RegistryTest, TransmitStartKeepsOnlyObservingObserversAndHoldsTheirOwners) {
+  Registry r;
+  auto obs = std::make_shared<CountingObserver>();
+  std::weak_ptr<CountingObserver> weak = obs;
+  ASSERT_TRUE(r.transmit().Add(obs.get(), obs).ok());
+  TransmitParam plain;
+  plain.server_id = 2;
+  auto s1 = r.TransmitStart(plain, "binlog.000001", 4);
+  ASSERT_TRUE(s1.ok());
+  EXPECT_FALSE(s1->observed());
+  TransmitParam semi;
+  semi.server_id = 3;
+  auto s2 = r.TransmitStart(semi, "binlog.000001", 4);
+  ASSERT_TRUE(s2.ok());
+  EXPECT_TRUE(s2->observed());
+  EXPECT_EQ(obs->starts.load(), 2u);
+  r.transmit().Remove(obs.get());
+  obs.reset();
+  EXPECT_FALSE(weak.expired());  // the session (and retired snapshots) keep it alive
+  s1->Stop();
+  s2->Stop();
+  EXPECT_EQ(weak.lock()->stops.load(), 2u);
+}
+
+TEST_F(RplTest, PlainReaderMakesNoHookCallAndTakesNoRegistryLock) {
+  auto obs = std::make_shared<CountingObserver>();
+  ASSERT_TRUE(registry_.transmit().Add(obs.get(), obs).ok());
+  for (uint64_t i = 1; i <= 20; ++i) Commit(i);
+  const uint64_t locks = registry_.transmit().lock_acquisitions();
+  MemorySink plain;
+  DumpRequest req;
+  req.flags = DumpRequest::kNonBlock;
+  ASSERT_TRUE(Dump(req, plain, /*server_id=*/2).ok());
+  EXPECT_EQ(obs->per_event(), 0u);
+  EXPECT_EQ(registry_.transmit().lock_acquisitions(), locks);
+  auto events = plain.Events();
+  // fake Rotate, FDE, Previous_gtids, 20 x (Gtid, Query, Xid)
+  ASSERT_EQ(events.size(), 63u);
+  EXPECT_EQ(static_cast<uint8_t>(events[0][4]), binlog::kRotateEvent);
+  EXPECT_EQ(static_cast<uint8_t>(events[1][4]), binlog::kFormatDescriptionEvent);
+  EXPECT_EQ(events[1][17] & binlog::kLogEventBinlogInUse, 0);
+  EXPECT_TRUE(binlog::VerifyChecksum(events[1]));
+  EXPECT_EQ(static_cast<uint8_t>(plain.packets.back()[0]), 0xFE);  // EOF: non-blocking end
+
+  // An observed reader: three hooks per event, the header in every packet.
+  MemorySink semi;
+  ASSERT_TRUE(Dump(req, semi, /*server_id=*/3).ok());
+  EXPECT_EQ(obs->reserve.load(), 63u);
+  EXPECT_EQ(obs->before.load(), 63u);
+  EXPECT_EQ(obs->after.load(), 63u);
+  EXPECT_EQ(static_cast<uint8_t>(semi.packets[5][1]), 0xEF);
+  EXPECT_EQ(semi.Events(), events);
+  EXPECT_EQ(registry_.transmit().lock_acquisitions(), locks);
+  EXPECT_EQ(obs->stops.load(), 2u);
+}
+
+TEST_F(RplTest, StartsMidFileAndByGtid) {
+  for (uint64_t i = 1; i <= 5; ++i) Commit(i);
+  MemorySink all;
+  DumpRequest req;
+  req.flags = DumpRequest::kNonBlock;
+  ASSERT_TRUE(Dump(req, all).ok());
+  auto events = all.Events();
+  // Start at the third transaction's Gtid event.
+  auto h = binlog::ParseHeader(events[9]);
+  ASSERT_TRUE(h.ok());
+  ASSERT_EQ(h->type, binlog::kGtidEvent);
+  const uint64_t pos = h->log_pos - h->event_size;
+  MemorySink mid;
+  req.position = pos;
+  req.file = "binlog.000001";
+  ASSERT_TRUE(Dump(req, mid).ok());
+  auto got = mid.Events();
+  ASSERT_EQ(got.size(), 2 + 9u);
+  auto fde = binlog::ParseHeader(got[1]);
+  EXPECT_EQ(fde->log_pos, 0u);  // mid-file start: the replica must not move
+  EXPECT_TRUE(binlog::VerifyChecksum(got[1]));
+  EXPECT_EQ(got[2], events[9]);
+  // By GTID: the reader has 1-3, gets 4 and 5.
+  MemorySink by_gtid;
+  DumpRequest g;
+  g.gtid = true;
+  g.flags = DumpRequest::kNonBlock;
+  g.gtids = *binlog::GtidSet::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-3");
+  ASSERT_TRUE(Dump(g, by_gtid).ok());
+  int gtids = 0;
+  for (const auto& e : by_gtid.Events()) {
+    if (static_cast<uint8_t>(e[4]) != binlog::kGtidEvent) continue;
+    auto gi = binlog::DecodeGtid(e, Checksum::kCrc32);
+    EXPECT_GE(gi->gno, 4);
+    ++gtids;
+  }
+  EXPECT_EQ(gtids, 2);
+}
+
+TEST_F(RplTest, ErrorsAre1236WithMySQLsMessages) {
+  Commit(1);
+  MemorySink sink;
+  DumpRequest req;
+  req.file = "binlog.000099";
+  Status s = Dump(req, sink);
+  EXPECT_EQ(s.mysql_errno(), 1236);
+  EXPECT_EQ(s.message(), "Could not find first log file name in binary log index file");
+  req.file = "binlog.000001";
+  req.position = 3;
+  EXPECT_EQ(Dump(req, sink).message(), "Client requested master to start replication from position < 4.");
+  req.position = 1u << 30;
+  EXPECT_EQ(Dump(req, sink).message(), "Client requested master to start replication from position > file size");
+  req.position = 4;
+  EXPECT_EQ(Dump(req, sink, 2, Checksum::kUndef).message(),
+            "Slave can not handle replication events with the checksum that master is configured to log");
+  DumpRequest g;
+  g.gtid = true;
+  g.gtids = *binlog::GtidSet::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9");
+  EXPECT_EQ(Dump(g, sink).mysql_errno(), 1236);  // more GTIDs than this server has
+  ASSERT_TRUE(binlog_->Rotate().ok());
+  Commit(2);
+  ASSERT_TRUE(binlog_->PurgeTo("binlog.000002").ok());
+  g.gtids.Clear();
+  s = Dump(g, sink);
+  EXPECT_EQ(s.mysql_errno(), 1236);
+  EXPECT_NE(s.message().find("purged required binary logs"), std::string::npos) << s.message();
+}
+
+TEST_F(RplTest, FollowsRotationAndStopsOnRequest) {
+  Commit(1);
+  MemorySink sink;
+  std::atomic<bool> stop{false};
+  DumpRequest req;
+  req.server_id = 2;
+  SenderOptions o;
+  o.reader_checksum = Checksum::kOff;
+  o.poll = std::chrono::milliseconds(20);
+  o.heartbeat_period = std::chrono::milliseconds(30);
+  BinlogSender sender(*binlog_, registry_, req, o, TransmitParam{}, sink, stop);
+  Status result;
+  std::thread t([&] { result = sender.Run(); });
+  Commit(2);
+  ASSERT_TRUE(binlog_->Rotate().ok());
+  Commit(3);
+  for (int i = 0; i < 500 && sender.counters().heartbeats < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stop.store(true);
+  t.join();
+  EXPECT_TRUE(result.ok());
+  int rotates = 0, xids = 0;
+  for (const auto& e : sink.Events()) {
+    rotates += static_cast<uint8_t>(e[4]) == binlog::kRotateEvent;
+    xids += static_cast<uint8_t>(e[4]) == binlog::kXidEvent;
+  }
+  EXPECT_EQ(xids, 3);
+  EXPECT_EQ(rotates, 3);  // fake, real at the end of file 1, fake for file 2
+  EXPECT_GE(sender.counters().heartbeats, 2u);
+}
+
+// 50 dump threads stream while transactions commit and observers come and
+// go (run under ThreadSanitizer): every reader ends with every event.
+TEST_F(RplTest, FiftyReadersWhileObserversComeAndGo) {
+  constexpr int kReaders = 50, kTrx = 200;
+  std::atomic<bool> stop{false};
+  std::vector<std::unique_ptr<MemorySink>> sinks;
+  std::vector<std::unique_ptr<BinlogSender>> senders;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kReaders; ++i) {
+    sinks.push_back(std::make_unique<MemorySink>());
+    DumpRequest req;
+    req.server_id = static_cast<uint32_t>(100 + i);
+    SenderOptions o;
+    o.reader_checksum = Checksum::kCrc32;
+    o.poll = std::chrono::milliseconds(5);
+    TransmitParam p;
+    p.server_id = req.server_id;
+    senders.push_back(std::make_unique<BinlogSender>(*binlog_, registry_, req, o, p, *sinks.back(), stop));
+  }
+  for (int i = 0; i < kReaders; ++i) threads.emplace_back([&, i] { EXPECT_TRUE(senders[i]->Run().ok()); });
+  std::atomic<bool> churn_done{false};
+  std::thread churn([&] {
+    std::vector<std::shared_ptr<CountingObserver>> keep;
+    for (int i = 0; !churn_done.load(); ++i) {
+      auto o = std::make_shared<CountingObserver>();
+      keep.push_back(o);
+      ASSERT_TRUE(registry_.transmit().Add(o.get(), o).ok());
+      std::this_thread::yield();
+      registry_.transmit().Remove(o.get());
+    }
+  });
+  for (int i = 1; i <= kTrx; ++i) Commit(static_cast<uint64_t>(i));
+  const binlog::Binlog::End end = binlog_->end();
+  // Wait until every reader has everything (bounded).
+  for (int round = 0; round < 3000; ++round) {
+    bool all = true;
+    for (auto& s : senders) all = all && s->counters().events >= 3 + 3 * kTrx;
+    if (all) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  churn_done.store(true);
+  churn.join();
+  for (int i = 0; i < kReaders; ++i) {
+    auto events = sinks[i]->Events();
+    size_t xids = 0;
+    for (const auto& e : events) xids += static_cast<uint8_t>(e[4]) == binlog::kXidEvent;
+    EXPECT_EQ(xids, static_cast<size_t>(kTrx)) << "reader " << i << " packets " << sinks[i]->packets.size()
+                                                << " events " << senders[i]->counters().events;
+    (void)end;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::server::rpl
