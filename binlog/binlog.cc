@@ -175,10 +175,18 @@ Binlog::Binlog(Options options)
       expire_seconds_(options_.expire_seconds),
       server_id_(options_.server_id),
       checksum_(options_.checksum),
-      gtid_mode_(options_.gtid_mode) {}
+      gtid_mode_(options_.gtid_mode) {
+  notifier_ = std::thread([this] { NotifierLoop(); });
+}
 
 Binlog::~Binlog() {
   (void)Close();
+  {
+    std::lock_guard l(notifier_mu_);
+    notifier_stop_ = true;
+  }
+  notifier_cv_.notify_one();
+  if (notifier_.joinable()) notifier_.join();
 }
 
 std::string Binlog::FileName(uint32_t number) const { return fmt::format("{}.{:06d}", options_.basename, number); }
@@ -831,11 +839,31 @@ GtidSet Binlog::gtid_purged() const {
 // ---------------------------------------------------------------- readers
 
 void Binlog::PublishEnd(uint32_t number, uint64_t offset) {
-  end_.store((uint64_t{number} << kOffsetBits) | offset, std::memory_order_release);
-  {
-    std::lock_guard l(end_mu_);
+  end_.store((uint64_t{number} << kOffsetBits) | offset, std::memory_order_seq_cst);
+  // A reader registers as a waiter before it re-checks end_ (both seq_cst),
+  // so either it sees the new end or this sees it waiting.
+  if (end_waiters_.load(std::memory_order_seq_cst) == 0) return;
+  if (notify_pending_.exchange(true, std::memory_order_acq_rel)) return;  // the notifier will
+  std::lock_guard l(notifier_mu_);
+  notifier_cv_.notify_one();
+}
+
+void Binlog::NotifierLoop() {
+  std::unique_lock l(notifier_mu_);
+  while (true) {
+    notifier_cv_.wait(l, [&] { return notifier_stop_ || notify_pending_.load(std::memory_order_acquire); });
+    if (notifier_stop_) break;
+    l.unlock();
+    notify_pending_.store(false, std::memory_order_release);
+    {
+      std::lock_guard e(end_mu_);
+    }
+    end_cv_.notify_all();
+    // Ends published from now on wait for the next broadcast: one per
+    // interval at most, however many groups commit meanwhile.
+    std::this_thread::sleep_for(kReaderWakeInterval);
+    l.lock();
   }
-  end_cv_.notify_all();
 }
 
 Binlog::End Binlog::end() const {
@@ -846,7 +874,9 @@ Binlog::End Binlog::end() const {
 Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout) const {
   const uint64_t packed = (uint64_t{seen.file_number} << kOffsetBits) | seen.offset;
   std::unique_lock l(end_mu_);
-  end_cv_.wait_for(l, timeout, [&] { return end_.load(std::memory_order_acquire) != packed; });
+  end_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  end_cv_.wait_for(l, timeout, [&] { return end_.load(std::memory_order_seq_cst) != packed; });
+  end_waiters_.fetch_sub(1, std::memory_order_relaxed);
   return end();
 }
 

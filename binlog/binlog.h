@@ -23,7 +23,12 @@
 // Xid is there.
 //
 // Readers never take flush_mu_: they read files up to end() and wait on
-// WaitForEnd().
+// WaitForEnd(). Committers do not wake readers themselves: publishing the
+// end is an atomic store, and (when readers wait) a wake-up of one notifier
+// thread, which broadcasts to the readers at most once per
+// kReaderWakeInterval, so 100 waiting readers cost a commit nothing more
+// than one reader does (readers then take what several groups wrote at
+// once).
 //
 // Lock order: flush_mu_ -> queue_mu_; flush_mu_ -> state_mu_; end_mu_ is a
 // leaf. Commit() blocks (write, fsync); never call it on an I/O thread.
@@ -41,6 +46,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -284,10 +290,18 @@ class Binlog {
   GtidSet gtid_executed_;
   GtidSet gtid_purged_;
 
-  // Published end.
+  // Published end, and the readers' wake-ups (see the file comment).
+  static constexpr std::chrono::microseconds kReaderWakeInterval{500};
+  void NotifierLoop();
   std::atomic<uint64_t> end_{0};  // file number << 40 | offset
-  mutable std::mutex end_mu_;
+  mutable std::atomic<int> end_waiters_{0};
+  std::atomic<bool> notify_pending_{false};
+  mutable std::mutex end_mu_;  // readers' condition variable
   mutable std::condition_variable end_cv_;
+  std::mutex notifier_mu_;
+  std::condition_variable notifier_cv_;
+  bool notifier_stop_ = false;  // GUARDED_BY(notifier_mu_)
+  std::thread notifier_;
 
   std::atomic<uint64_t> stat_commits_{0}, stat_groups_{0}, stat_syncs_{0}, stat_bytes_{0};
 };
