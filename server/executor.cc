@@ -3,6 +3,7 @@
 #include "server/table_executor.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -1630,6 +1631,17 @@ Response Executor::Query(SessionContext& ctx, std::string_view sql) {
       reads_diagnostics = st.kind == sql::StmtKind::kSelect &&
                           parsed->text.find("_count") != std::string_view::npos;
       if (!reads_diagnostics) ctx.warnings.clear();
+    }
+    if (parser.AtEnd()) {
+      // The last statement's text runs to the end of the query, trailing
+      // comments included (/*! ENGINE = InnoDB */): the binlog logs DDL as
+      // the client sent it, as MySQL does.
+      size_t end = sql.size();
+      while (end > parsed->begin && (sql[end - 1] == ';' || sql[end - 1] == '\0' ||
+                                     std::isspace(static_cast<unsigned char>(sql[end - 1])))) {
+        --end;
+      }
+      if (end > parsed->end) parsed->text = sql.substr(parsed->begin, end - parsed->begin);
     }
     Outcome o = RunStatement(ctx, parsed.value(), nullptr);
     if (reads_diagnostics) ctx.warnings.clear();

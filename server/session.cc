@@ -319,7 +319,12 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
   if (client_plugin.empty()) client_plugin = p::kNativePasswordPlugin;
   std::string auth_data = r.auth_response;
   const std::string& plugin = account->plugin;
-  if (client_plugin != plugin) {
+  // A client that answered the greeting with an empty response for an
+  // account that has a password did not use the greeting's plugin (MariaDB
+  // clients without caching_sha2_password do this): it gets an
+  // AuthSwitchRequest to the account's plugin, as mysqld sends it.
+  const bool empty_reply = auth_data.empty() && !account->auth_string.empty();
+  if (client_plugin != plugin || (empty_reply && (ctx_.capabilities & p::CLIENT_PLUGIN_AUTH))) {
     if (!(ctx_.capabilities & p::CLIENT_PLUGIN_AUTH)) {
       Status st = MakeError(er::kNotSupportedAuthMode);
       co_await WriteError(st);

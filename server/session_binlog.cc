@@ -78,7 +78,7 @@ binlog::QueryInfo BaseQuery(Server& server, SessionContext& ctx) {
   q.charset_client = binlog::CollationId(Var(server, ctx, "collation_connection", vars::GetScope::kSession));
   if (q.charset_client == 0) q.charset_client = ctx.collation;
   q.collation_connection = q.charset_client;
-  q.collation_server = binlog::CollationId(Var(server, ctx, "collation_server", vars::GetScope::kGlobal));
+  q.collation_server = binlog::CollationId(Var(server, ctx, "collation_server", vars::GetScope::kSession));
   if (q.collation_server == 0) q.collation_server = 255;
   std::string tz = Var(server, ctx, "time_zone", vars::GetScope::kSession);
   if (!tz.empty() && !sql::EqualsIgnoreCase(tz, "SYSTEM")) q.time_zone = tz;
