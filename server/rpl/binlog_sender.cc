@@ -264,14 +264,23 @@ Status BinlogSender::Run() {
     // ---- stream the file
     bool skipping = false;  // a transaction the reader has (GTID dump)
     bool next_file = false;
+    // The published end is read again only when the reader reaches the
+    // end it last saw: per event the sender reads no line a committer writes.
+    binlog::Binlog::End end = binlog_.end();
+    bool active = end.file_number == number;
+    reader.set_limit(active ? end.offset : UINT64_MAX);
     while (!next_file) {
       if (stop_.load(std::memory_order_relaxed)) return Status::OK();
-      const binlog::Binlog::End end = binlog_.end();
-      const bool active = end.file_number == number;
-      reader.set_limit(active ? end.offset : UINT64_MAX);
       Result<std::optional<binlog::BinlogFileReader::Event>> ev = reader.Next();
       if (!ev.ok()) return Fatal(ev.status().message());
       if (!ev->has_value()) {
+        const binlog::Binlog::End now = binlog_.end();
+        if (now.file_number != end.file_number || now.offset != end.offset) {
+          end = now;
+          active = end.file_number == number;
+          reader.set_limit(active ? end.offset : UINT64_MAX);
+          continue;
+        }
         if (!active) {
           // The file is complete (rotated, stopped, or crashed and
           // recovered): go on with the next file in the index.
