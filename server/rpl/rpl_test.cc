@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "binlog/binlog.h"
@@ -294,6 +296,52 @@ TEST_F(RplTest, FollowsRotationAndStopsOnRequest) {
   EXPECT_EQ(xids, 3);
   EXPECT_EQ(rotates, 3);  // fake, real at the end of file 1, fake for file 2
   EXPECT_GE(sender.counters().heartbeats, 2u);
+}
+
+// A reader that stops reading (its socket write blocks) holds up nobody:
+// commits go on and another reader gets every transaction.
+TEST_F(RplTest, AStalledReaderSlowsNeitherCommitsNorOtherReaders) {
+  class StalledSink : public PacketSink {
+   public:
+    Status Send(std::string_view) override {
+      std::unique_lock l(mu);
+      ++sent;
+      cv.wait(l, [&] { return released; });
+      return Status::IOError("reader gone");
+    }
+    Status Flush() override { return Status::OK(); }
+    void Release() {
+      std::lock_guard l(mu);
+      released = true;
+      cv.notify_all();
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    bool released = false;
+    int sent = 0;
+  } stalled;
+  MemorySink healthy;
+  std::atomic<bool> stop{false};
+  SenderOptions o;
+  o.reader_checksum = Checksum::kCrc32;
+  o.poll = std::chrono::milliseconds(5);
+  DumpRequest a, b;
+  a.server_id = 10;
+  b.server_id = 12;
+  BinlogSender slow(*binlog_, registry_, a, o, TransmitParam{}, stalled, stop);
+  BinlogSender fast(*binlog_, registry_, b, o, TransmitParam{}, healthy, stop);
+  std::thread t1([&] { EXPECT_TRUE(slow.Run().ok()); });
+  std::thread t2([&] { EXPECT_TRUE(fast.Run().ok()); });
+  for (uint64_t i = 1; i <= 300; ++i) Commit(i);  // would hang if a commit waited for readers
+  for (int round = 0; round < 3000 && fast.counters().events < 3 + 3 * 300; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(fast.counters().events, 3u + 3 * 300);
+  EXPECT_EQ(slow.counters().events, 0u);  // still blocked in its first send
+  stop.store(true);
+  stalled.Release();
+  t1.join();
+  t2.join();
 }
 
 // 50 dump threads stream while transactions commit and observers come and
