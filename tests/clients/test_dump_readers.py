@@ -108,6 +108,50 @@ def test_setup_queries_answered():
         srv.terminate()
 
 
+def test_replica_and_connector_setup_queries():
+    """What a MySQL 8.0 replica's IO thread, a MariaDB 10.11 replica and
+    mysql-binlog-connector-java (Debezium) run before a dump (clients.md,
+    protocol.md 7.5), each answered as MySQL 8.0 answers it."""
+    srv = start("replica-setup")
+    c = h.root(port=srv.port)
+    try:
+        server_id = h.scalar(c, "SELECT @@server_id")
+        uuid = h.scalar(c, "SELECT @@GLOBAL.SERVER_UUID")
+        # MySQL 8.0 replica IO thread
+        assert int(h.scalar(c, "SELECT UNIX_TIMESTAMP()")) > 1600000000
+        assert h.scalar(c, "SELECT @@GLOBAL.SERVER_ID") == server_id
+        assert h.query(c, "SHOW VARIABLES LIKE 'SERVER_ID'") == (("server_id", str(server_id)),)
+        assert h.query(c, "SHOW VARIABLES LIKE 'SERVER_UUID'") == (("server_uuid", uuid),)
+        h.query(c, "SET @master_heartbeat_period = 30000000000")
+        h.query(c, "SET @source_heartbeat_period = 30000000000")
+        h.query(c, "SET @source_binlog_checksum = @@global.binlog_checksum")
+        h.query(c, "SET @master_binlog_checksum = @@global.binlog_checksum")
+        assert h.scalar(c, "SELECT @source_binlog_checksum") == "CRC32"
+        assert h.scalar(c, "SELECT @master_binlog_checksum") == "CRC32"
+        assert h.scalar(c, "SELECT @@GLOBAL.GTID_MODE") == "ON"
+        h.query(c, "SET @replica_uuid = '8a1c7d2e-5a1e-11ef-8000-000000000009'")
+        # No semisync plugin: exactly 1193, which the IO thread takes as "async".
+        h.expect_sql_error(c, "SELECT @@global.rpl_semi_sync_source_enabled", [1193])
+        h.expect_sql_error(c, "SELECT @@global.rpl_semi_sync_master_enabled", [1193])
+        # MariaDB 10.11 replica
+        h.query(c, "SET @master_heartbeat_period= 30000001024")
+        h.query(c, "SET @mariadb_slave_capability=4")
+        h.expect_sql_error(c, "SELECT binlog_gtid_pos('binlog.000001', 4)", [1305])  # ignored by the replica
+        assert h.query(c, "SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled'") == ()
+        # mysql-binlog-connector-java
+        assert h.query(c, "show global variables like 'binlog_checksum'") == (("binlog_checksum", "CRC32"),)
+        h.query(c, "set @master_binlog_checksum= @@global.binlog_checksum")
+        assert h.scalar(c, "select @@server_id") == server_id
+        status = h.query(c, "show master status")
+        assert status and status[0][0].startswith("binlog.") and status[0][4] == ""
+        assert h.query(c, "show binary log status")[0][:2] == status[0][:2]
+        assert h.query(c, "SHOW VARIABLES LIKE 'binlog_row_metadata'") == (("binlog_row_metadata", "FULL"),)
+        assert h.query(c, "SHOW VARIABLES LIKE 'binlog_format'") == (("binlog_format", "ROW"),)
+    finally:
+        h.close_quietly(c)
+        srv.terminate()
+
+
 # --------------------------------------------------------------------------
 # mariadb-binlog
 
