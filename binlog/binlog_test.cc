@@ -252,6 +252,29 @@ TEST_F(BinlogTest, RotationAtMaxSizeAndPurge) {
   EXPECT_TRUE(b->gtid_executed().empty());
 }
 
+TEST_F(BinlogTest, ExpiredFilesArePurgedAtRotation) {
+  auto b = OpenStarted(Opts());
+  for (int i = 0; i < 3; ++i) {
+    TransactionCache c;
+    FillTrx(c, static_cast<uint64_t>(i + 1));
+    ASSERT_TRUE(b->Commit(c, 1).ok());
+    b->CommitDone();
+    ASSERT_TRUE(b->Rotate().ok());
+  }
+  auto files = b->ListFiles();
+  ASSERT_EQ(files.size(), 4u);
+  // The first two files were last written two days ago.
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  fs::last_write_time(dir_ / files[0].name, old);
+  fs::last_write_time(dir_ / files[1].name, old);
+  b->set_expire_seconds(3600);
+  ASSERT_TRUE(b->Rotate().ok());
+  auto left = b->ListFiles();
+  ASSERT_EQ(left.size(), 3u);
+  EXPECT_EQ(left.front().name, files[2].name);
+  EXPECT_EQ(b->gtid_purged().ToString(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-2");
+}
+
 TEST_F(BinlogTest, ChecksumNoneFilesAndCachesBuiltWithTheOther) {
   Binlog::Options o = Opts();
   o.checksum = Checksum::kOff;
