@@ -8,8 +8,8 @@
 #   2. FLUSH BINARY LOGS, --readers stop-never dump readers attach at the new
 #      file (tests/clients/binlog_readers.py: raw-protocol COM_BINLOG_DUMP
 #      readers in --reader-procs processes, each with its own server_id,
-#      writing its copy as mariadb-binlog --raw --stop-never does; mariadb-binlog
-#      itself refuses a server whose version starts with 8), and once all are
+#      writing its copy as mariadb-binlog --raw --stop-never does, lighter on
+#      2 cores than 100 mariadb-binlog processes), and once all are
 #      streaming the same sysbench run again;
 #
 # and prints tps and p95 latency of both runs, the ratio, the CPU seconds

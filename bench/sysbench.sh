@@ -4,8 +4,8 @@
 # Starts sluiced (build/bin/sluiced, or $SLUICED) and a MariaDB server from
 # Debian's mariadb-server (mariadbd) on 127.0.0.1, each on a free port with
 # a temporary datadir and the same settings (innodb_flush_log_at_trx_commit,
-# buffer pool size; MariaDB also with log_bin, binlog_format=ROW and
-# sync_binlog=1 — sluiced writes no binlog yet, issue 6), then runs the same
+# buffer pool size; both with a row-based binlog and sync_binlog=1, sluiced's
+# by default), then runs the same
 # sysbench commands (prepare, run, cleanup) against each and prints tps, p95
 # latency and the ratio sluiced/MariaDB per workload.
 #
