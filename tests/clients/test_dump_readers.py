@@ -152,6 +152,49 @@ def test_replica_and_connector_setup_queries():
         srv.terminate()
 
 
+def test_a_dump_with_a_connected_readers_server_id_replaces_it():
+    """A second reader with the server_id of a connected dump (and no
+    @replica_uuid) replaces it, as MySQL's zombie-dump rule says; a reader
+    with another server_id, and server_id 0, replace nothing."""
+    srv = start("zombie")
+    c = h.root(port=srv.port)
+    readers = []
+
+    def dump(server_id):
+        r = h.RawConn(port=srv.port, timeout=30)
+        r.login("root", "")
+        r.query("SET @master_binlog_checksum='NONE'")
+        r.send_packet(bytes([h.COM_BINLOG_DUMP]) + struct.pack("<IHI", 4, 0, server_id) + b"binlog.000001", seq=0)
+        readers.append(r)
+        return r
+
+    def dump_ids():
+        return sorted(int(t[0]) for t in dump_threads(c))
+
+    try:
+        first = dump(501)
+        h.bounded_poll(lambda: len(dump_threads(c)) == 1, what="first dump")
+        first_id = dump_ids()[0]
+        dump(502)
+        h.bounded_poll(lambda: len(dump_threads(c)) == 2, what="second dump (another server_id)")
+        dump(501)
+        h.bounded_poll(lambda: len(dump_threads(c)) == 2 and first_id not in dump_ids(),
+                       what="the first dump replaced by the one with its server_id")
+        # The replaced reader's connection is closed.
+        first.sock.settimeout(10)
+        data = b"x"
+        try:
+            while data:
+                data = first.sock.recv(65536)
+        except OSError:
+            pass
+    finally:
+        for r in readers:
+            r.close()
+        h.close_quietly(c)
+        srv.terminate()
+
+
 # --------------------------------------------------------------------------
 # mariadb-binlog
 
