@@ -770,16 +770,19 @@ Status Binlog::PurgeTo(const std::string& name) {
 
 Status Binlog::PurgeBefore(int64_t unix_seconds) {
   std::unique_lock lock(flush_mu_);
+  return PurgeBeforeLocked(unix_seconds);
+}
+
+Status Binlog::PurgeBeforeLocked(int64_t unix_seconds) {
   std::vector<uint32_t> files;
   {
     std::lock_guard s(state_mu_);
     files = files_;
   }
-  size_t count = 0;
+  size_t count = 0;  // the oldest files last written before the time
   for (size_t i = 0; i + 1 < files.size(); ++i) {
     struct stat st;
-    if (::stat(FilePath(FileName(files[i])).c_str(), &st) != 0) break;
-    if (st.st_mtime >= unix_seconds) break;
+    if (::stat(FilePath(FileName(files[i])).c_str(), &st) != 0 || st.st_mtime >= unix_seconds) break;
     ++count;
   }
   return PurgeFilesLocked(count);
@@ -788,19 +791,7 @@ Status Binlog::PurgeBefore(int64_t unix_seconds) {
 void Binlog::PurgeExpiredLocked() {
   const uint64_t expire = expire_seconds_.load(std::memory_order_relaxed);
   if (expire == 0) return;
-  const int64_t before = static_cast<int64_t>(NowSeconds()) - static_cast<int64_t>(expire);
-  std::vector<uint32_t> files;
-  {
-    std::lock_guard s(state_mu_);
-    files = files_;
-  }
-  size_t count = 0;
-  for (size_t i = 0; i + 1 < files.size(); ++i) {
-    struct stat st;
-    if (::stat(FilePath(FileName(files[i])).c_str(), &st) != 0 || st.st_mtime >= before) break;
-    ++count;
-  }
-  (void)PurgeFilesLocked(count);
+  (void)PurgeBeforeLocked(static_cast<int64_t>(NowSeconds()) - static_cast<int64_t>(expire));
 }
 
 Status Binlog::Reset(uint64_t first_number) {

@@ -249,6 +249,7 @@ class Binlog {
   void WaitNoPendingLocked(std::unique_lock<std::mutex>& flush_lock);
   void PublishEnd(uint32_t number, uint64_t offset);
   Status PurgeFilesLocked(size_t count);  // the first `count` files
+  Status PurgeBeforeLocked(int64_t unix_seconds);  // REQUIRES flush_mu_
   void PurgeExpiredLocked();
 
   Options options_;

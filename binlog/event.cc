@@ -99,16 +99,6 @@ uint32_t VersionNumber(std::string_view v) {
 
 std::string Decimal(uint64_t v) { return std::to_string(v); }
 
-// `name` quoted as an identifier: `a``b`.
-std::string QuoteIdentifier(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
 
 bool IsTransactionControl(std::string_view q) {
   auto iequals = [](std::string_view a, std::string_view b) {
@@ -733,6 +723,16 @@ std::string EventInfo(std::string_view event, const FormatDescription& fd) {
     default:
       return "";
   }
+}
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out.push_back('`');
+    out.push_back(c);
+  }
+  out.push_back('`');
+  return out;
 }
 
 }  // namespace sluice::binlog

@@ -144,6 +144,9 @@ std::string EncodeStop(EventHeader h, Checksum checksum);
 // Heartbeat (27): body = current file basename; header.log_pos = position.
 std::string EncodeHeartbeat(EventHeader h, std::string_view file, Checksum checksum);
 
+// `name` quoted as a MySQL identifier: `a``b` (Info texts, mysqlbinlog output).
+std::string QuoteIdentifier(std::string_view name);
+
 // ---- decoding (for SHOW BINLOG EVENTS, recovery and tools) ----
 
 // A Format_description as read: what later events of the file need.

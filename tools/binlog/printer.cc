@@ -235,15 +235,6 @@ std::string Base64Lines(std::string_view bytes) {
   return out;
 }
 
-std::string QuoteIdentifier(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
 
 Result<std::time_t> ParseDateTime(std::string_view text) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;

@@ -114,8 +114,8 @@ class BinlogPrinter {
 std::string FormatLogTime(std::time_t t);
 // RFC 4648 base64 in lines of 76 characters joined by '\n' (no final '\n').
 std::string Base64Lines(std::string_view bytes);
-// `name` in backticks, inner backticks doubled.
-std::string QuoteIdentifier(std::string_view name);
+// `name` in backticks, inner backticks doubled (binlog/event.h's).
+using binlog::QuoteIdentifier;
 // "YYYY-MM-DD hh:mm:ss" in local time, as mysqlbinlog's --start-datetime /
 // --stop-datetime (date and time both required). InvalidArgument
 // ("Incorrect date and time argument: ...") when malformed.
