@@ -195,6 +195,32 @@ def test_a_dump_with_a_connected_readers_server_id_replaces_it():
         srv.terminate()
 
 
+def test_malformed_dump_commands_get_1835():
+    """Truncated COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID bodies (a GTID set
+    longer than the packet, a name past its end) get ERR 1835 and the
+    server goes on."""
+    srv = start("malformed-dump")
+    try:
+        bodies = [
+            bytes([h.COM_BINLOG_DUMP]) + b"\x01\x02",
+            bytes([h.COM_BINLOG_DUMP_GTID]) + b"\x00",
+            bytes([h.COM_BINLOG_DUMP_GTID]) + struct.pack("<HII", 0, 5, 100) + b"ab",
+            bytes([h.COM_BINLOG_DUMP_GTID]) + struct.pack("<HII", 0, 5, 0) + struct.pack("<QI", 4, 1000) + b"xx",
+        ]
+        for body in bodies:
+            r = h.RawConn(port=srv.port)
+            try:
+                r.login("root", "")
+                r.send_packet(body, seq=0)
+                reply = r.read_packet(check_seq=False)
+                assert reply[0] == 0xFF and struct.unpack("<H", reply[1:3])[0] == 1835, reply[:60]
+            finally:
+                r.close()
+        h.assert_server_ok(port=srv.port)
+    finally:
+        srv.terminate()
+
+
 # --------------------------------------------------------------------------
 # mariadb-binlog
 
