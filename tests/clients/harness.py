@@ -554,6 +554,24 @@ class Server:
                 pass
 
 
+class PrivateServers:
+    """The private sluiceds one test file starts (each on its own port and
+    datadir, with `extra` options), all killed by kill_all() at teardown."""
+
+    def __init__(self, extra=()):
+        self.extra = list(extra)
+        self.servers = []
+
+    def start(self, name, extra=(), datadir=None):
+        srv = Server(datadir or temp_dir(name), extra=self.extra + list(extra))
+        self.servers.append(srv)
+        return srv.start()
+
+    def kill_all(self):
+        for srv in self.servers:
+            srv.kill()
+
+
 def temp_dir(name):
     base = os.path.join(TMPDIR, "private")
     os.makedirs(base, exist_ok=True)

@@ -15,18 +15,12 @@ MARIADB_BINLOG = shutil.which("mariadb-binlog") or shutil.which("mysqlbinlog")
 REPO = h.REPO
 SLUICE_BINLOG = os.environ.get("SLUICE_BINLOG", os.path.join(REPO, "build", "bin", "sluice-binlog"))
 
-_servers = []
-
-
-def start(name, extra=()):
-    srv = h.Server(h.temp_dir(name), extra=list(extra))
-    _servers.append(srv)
-    return srv.start()
+_servers = h.PrivateServers()
+start = _servers.start
 
 
 def teardown_module():
-    for srv in _servers:
-        srv.kill()
+    _servers.kill_all()
 
 
 def binlog_files(srv):

@@ -29,19 +29,13 @@ from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, Write
 
 ROW_EVENTS = [WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent]
 READ_TIMEOUT = 30  # seconds; a dump that stops sending fails the read instead of hanging
-_servers = []
+_servers = h.PrivateServers(extra=["--binlog-row-metadata=FULL"])
 _next_server_id = [300]
-
-
-def start(name):
-    srv = h.Server(h.temp_dir(name), extra=["--binlog-row-metadata=FULL"])
-    _servers.append(srv)
-    return srv.start()
+start = _servers.start
 
 
 def teardown_module():
-    for srv in _servers:
-        srv.kill()
+    _servers.kill_all()
 
 
 def settings(srv):

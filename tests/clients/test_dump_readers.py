@@ -34,18 +34,12 @@ import harness as h
 MARIADB_BINLOG = shutil.which("mariadb-binlog") or shutil.which("mysqlbinlog")
 BINLOGREADER = os.environ.get("BINLOGREADER", os.path.join(h.REPO, "tests", "clients", "go", "bin", "binlogreader"))
 GO_MIN = (1, 25)  # go-mysql v1.16.0's go.mod says go 1.25.0
-_servers = []
-
-
-def start(name):
-    srv = h.Server(h.temp_dir(name), extra=["--binlog-row-metadata=FULL"])
-    _servers.append(srv)
-    return srv.start()
+_servers = h.PrivateServers(extra=["--binlog-row-metadata=FULL"])
+start = _servers.start
 
 
 def teardown_module():
-    for srv in _servers:
-        srv.kill()
+    _servers.kill_all()
 
 
 def dump_threads(conn):
