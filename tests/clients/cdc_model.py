@@ -248,3 +248,12 @@ class Workload:
 def phase_changes(first, count):
     """The row changes Workload.phase(first, count) will make on fresh ids."""
     return Workload(None).phase(first, count)
+
+
+def compare(got, want, what):
+    """Decoded row changes equal the ones written, in order (the first
+    difference named)."""
+    assert len(got) == len(want), (f"{what}: {len(got)} row changes decoded, {len(want)} written;\n"
+                                   f"first got {got[:2]!r}\nfirst want {want[:2]!r}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, f"{what}: change #{i} differs:\n got  {g!r}\n want {w!r}"

@@ -63,12 +63,6 @@ def flatten(ev):
     return out
 
 
-def compare(got, want, what):
-    assert len(got) == len(want), (f"{what}: {len(got)} row changes decoded, {len(want)} written;\n"
-                                   f"first got {got[:2]!r}\nfirst want {want[:2]!r}")
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert g == w, f"{what}: change #{i} differs:\n got  {g!r}\n want {w!r}"
-
 
 def read_all(stream, what):
     """Every row change of a non-blocking stream (it ends at the server's EOF)."""
@@ -156,11 +150,11 @@ def test_position_nonblocking():
         b2 = w.phase(40, 8)
 
         got = read_all(reader(srv, log_file="binlog.000001", log_pos=4, blocking=False), "from binlog.000001:4")
-        compare(got, a + b1 + b2, "from binlog.000001:4")
+        m.compare(got, a + b1 + b2, "from binlog.000001:4")
 
         got = read_all(reader(srv, log_file=mid_file, log_pos=mid_pos, resume_stream=True, blocking=False),
                        f"from {mid_file}:{mid_pos}")
-        compare(got, b1 + b2, f"from {mid_file}:{mid_pos}")
+        m.compare(got, b1 + b2, f"from {mid_file}:{mid_pos}")
 
         # Rotations are seen: the second file starts with a Rotate to binlog.000002.
         stream = reader(srv, log_file="binlog.000001", log_pos=4, blocking=False, only_events=[RotateEvent])
@@ -190,7 +184,7 @@ def test_position_blocking_follows_writes():
                         report_slave="pyrepl-host", slave_uuid="d0c2b0de-5a1e-11ef-8000-0000000000aa",
                         slave_heartbeat=1)
         got = read_n(stream, len(a), "existing rows")
-        compare(got, a, "blocking, existing rows")
+        m.compare(got, a, "blocking, existing rows")
         sid = _next_server_id[0]
         hosts = h.bounded_poll(lambda: [r for r in h.query(conn, "SHOW SLAVE HOSTS") if int(r[0]) == sid],
                                rounds=50, what="SHOW SLAVE HOSTS lists the registered reader")
@@ -203,7 +197,7 @@ def test_position_blocking_follows_writes():
         w.flush()
         b += w.phase(50, 6)
         got = read_n(stream, len(b), "rows written while streaming")
-        compare(got, b, "blocking, rows written while streaming")
+        m.compare(got, b, "blocking, rows written while streaming")
     finally:
         if stream is not None:
             stream.close()
@@ -234,7 +228,7 @@ def test_gtid_auto_position():
         last_a = int(ga.rsplit("-", 1)[1])
 
         got = read_all(reader(srv, auto_position=after_ddl, blocking=False), f"auto_position={after_ddl}")
-        compare(got, a + b, f"auto_position={after_ddl}")
+        m.compare(got, a + b, f"auto_position={after_ddl}")
 
         stream = reader(srv, auto_position=ga, blocking=False, only_events=ROW_EVENTS + [GtidEvent])
         got, gtids = [], []
@@ -246,7 +240,7 @@ def test_gtid_auto_position():
                     got += flatten(ev)
         finally:
             stream.close()
-        compare(got, b, f"auto_position={ga}")
+        m.compare(got, b, f"auto_position={ga}")
         assert gtids, "no GTID event after the given set"
         for g in gtids:
             sid, gno = g.rsplit(":", 1)
@@ -281,7 +275,7 @@ def test_gtid_auto_position():
             t.join(60)
         assert not errors, f"writer: {errors[0]!r}"
         assert written == want_c
-        compare(got, want_c, f"auto_position={gb}, blocking")
+        m.compare(got, want_c, f"auto_position={gb}, blocking")
     finally:
         if stream is not None:
             stream.close()

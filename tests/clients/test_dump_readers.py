@@ -571,12 +571,6 @@ def go_want(changes):
     return out
 
 
-def compare(got, want, what):
-    assert len(got) == len(want), (f"{what}: {len(got)} row changes decoded, {len(want)} written;\n"
-                                   f"first got {got[:2]!r}\nfirst want {want[:2]!r}")
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert g == w, f"{what}: change #{i} differs:\n got  {g!r}\n want {w!r}"
-
 
 def test_go_mysql_position():
     """StartSync(binlog.000001:4): every row change of two files, the Rotate
@@ -595,7 +589,7 @@ def test_go_mysql_position():
         proc = run_reader(f"-port={srv.port}", "-server-id=1001", "-mode=pos", "-file=binlog.000001", "-pos=4",
                           f"-rows={len(want)}", "-timeout=60s")
         lines, err = finish_reader(proc, "by position")
-        compare(go_changes(lines, "by position"), go_want(want), "go-mysql by position")
+        m.compare(go_changes(lines, "by position"), go_want(want), "go-mysql by position")
         rotates = [ln["rotate"] for ln in lines if "rotate" in ln]
         assert "binlog.000002" in rotates, rotates
         wait_no_dump(conn, "go-mysql by position (Close KILLs it)", nudge=False)
@@ -636,7 +630,7 @@ def test_go_mysql_gtid_live():
         w.flush()
         c += w.phase(60, 4)
         lines, err = finish_reader(proc, "by GTID")
-        compare(go_changes(lines, "by GTID"), go_want(b + c), "go-mysql by GTID")
+        m.compare(go_changes(lines, "by GTID"), go_want(b + c), "go-mysql by GTID")
         gtids = [ln["gtid"] for ln in lines if "gtid" in ln]
         assert gtids, "no GTID events"
         for g in gtids:
