@@ -288,6 +288,45 @@ def test_max_execution_time_hint():
         h.close_quietly(c)
 
 
+def test_max_execution_time_prepared_select():
+    c = h.root()
+    try:
+        h.query(c, f"PREPARE s FROM 'SELECT COUNT(*) FROM {DB}.k20 a, {DB}.k20 b'")
+        h.query(c, "SET max_execution_time = 300")
+        t0 = time.monotonic()
+        h.expect_sql_error(c, "EXECUTE s", 3024)
+        assert time.monotonic() - t0 < 3
+        h.query(c, "SET max_execution_time = 0")
+        h.query(c, "DEALLOCATE PREPARE s")
+    finally:
+        h.close_quietly(c)
+
+
+def test_kill_query_alter_copy_keeps_table():
+    victim, admin = h.root(), h.root()
+    try:
+        h.query(admin, f"CREATE TABLE {DB}.big (a BIGINT PRIMARY KEY, b INT)")
+        h.query(admin, f"INSERT INTO {DB}.big SELECT a.a * {ROWS} + b.a, b.a FROM {DB}.k20 a, {DB}.k20 b "
+                       "WHERE b.a < 15")
+        n = h.scalar(admin, f"SELECT COUNT(*) FROM {DB}.big")
+        run = Running(victim, f"ALTER TABLE {DB}.big ADD COLUMN c INT, MODIFY b BIGINT")
+        wait_running(admin, victim.thread_id(), "ALTER TABLE")
+        h.query(admin, f"KILL QUERY {victim.thread_id()}")
+        result, _ = run.wait(30)
+        if not isinstance(result, Exception):
+            h.note("the ALTER finished before the KILL QUERY reached it")
+            return
+        expect_errno(result, 1317, "KILL QUERY of ALTER TABLE's copy")
+        cols = [r[0] for r in h.query(admin, f"SHOW COLUMNS FROM {DB}.big")]
+        assert cols == ["a", "b"], f"the interrupted ALTER changed the table: {cols}"
+        assert h.scalar(admin, f"SELECT COUNT(*) FROM {DB}.big") == n
+        assert not [r for r in h.query(admin, f"SHOW TABLES FROM {DB}") if r[0].startswith("#sql")]
+    finally:
+        h.query(admin, f"DROP TABLE IF EXISTS {DB}.big")
+        h.close_quietly(victim)
+        h.close_quietly(admin)
+
+
 def test_vanished_client_stops_statement():
     admin = h.root()
     raw = h.RawConn()
