@@ -170,6 +170,8 @@ inline constexpr Error kMalformedPacket{1835, "HY000", "Malformed communication 
 inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
     "Your password has expired. To log in you must change it using a client that supports expired "
     "passwords."};
+inline constexpr Error kQueryTimeout{3024, "HY000",
+    "Query execution was interrupted, maximum statement execution time exceeded"};
 inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for user '{}'@'{}'. Account is locked."};
 inline constexpr Error kSecureTransportRequired{3159, "HY000",
     "Connections using insecure transport are prohibited while --require_secure_transport=ON."};
@@ -181,7 +183,26 @@ inline constexpr Error kResetMasterToValueOutOfRange{3567, "HY000",
 inline constexpr Error kVarDoesNotExist{3615, "HY000", "Variable {} does not exist in persisted config file"};
 inline constexpr Error kIllegalPrivilegeLevel{3619, "HY000", "Illegal privilege level specified for {}"};
 inline constexpr Error kRegexpIllegalArgument{3685, "HY000", "Illegal argument to a regular expression."};
+inline constexpr Error kRegexpIndexOutOfBounds{3686, "HY000", "Index out of bounds in regular expression search."};
+inline constexpr Error kRegexpInternalError{3687, "HY000", "Internal error in the regular expression library."};
+inline constexpr Error kRegexpRuleSyntax{3688, "HY000", "Syntax error in regular expression on line {}, character {}."};
+inline constexpr Error kRegexpBadEscapeSequence{3689, "HY000", "Unrecognized escape sequence in regular expression."};
+inline constexpr Error kRegexpUnimplemented{3690, "HY000",
+    "The regular expression contains a feature that is not implemented in this library version."};
+inline constexpr Error kRegexpMismatchedParen{3691, "HY000", "Mismatched parenthesis in regular expression."};
+inline constexpr Error kRegexpBadInterval{3692, "HY000", "Incorrect description of a {{min,max}} interval."};
+inline constexpr Error kRegexpMaxLtMin{3693, "HY000", "The maximum is less than the minimum in a {{min,max}} interval."};
+inline constexpr Error kRegexpInvalidBackRef{3694, "HY000", "Invalid back-reference in regular expression."};
+inline constexpr Error kRegexpLookBehindLimit{3695, "HY000",
+    "The look-behind assertion exceeds the limit in regular expression."};
+inline constexpr Error kRegexpMissingCloseBracket{3696, "HY000",
+    "The regular expression contains an unclosed bracket expression."};
+inline constexpr Error kRegexpInvalidRange{3697, "HY000",
+    "The regular expression contains an [x-y] character range where x comes after y."};
 inline constexpr Error kRegexpStackOverflow{3698, "HY000", "Overflow in the regular expression backtrack stack."};
+inline constexpr Error kRegexpTimeOut{3699, "HY000", "Timeout exceeded in regular expression match."};
+inline constexpr Error kRegexpPatternTooBig{3700, "HY000",
+    "The regular expression pattern exceeds limits on size or complexity."};
 inline constexpr Error kClientInteractionTimeout{4031, "HY000",
     "The client was disconnected by the server because of inactivity. See wait_timeout and "
     "interactive_timeout for configuring this behavior."};

@@ -558,6 +558,10 @@ Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
   if (!lock && trx.isolation() == storage::IsolationLevel::kSerializable) lock = storage::LockMode::kS;
   Status inner;
   auto call = [&](const Row& row) -> bool {
+    // Every row of every table a statement reads comes through here: the
+    // one place a scan or a join's inner loop notices KILL or a deadline.
+    inner = eval.CheckInterrupt();
+    if (!inner.ok()) return false;
     Result<bool> more = fn(row);
     if (!more.ok()) {
       inner = more.status();
@@ -574,8 +578,13 @@ Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
 Result<uint64_t> CountPathRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table,
                                const AccessPath& path, sql::EvalContext& eval, uint64_t cap) {
   uint64_t n = 0;
-  Status s = ReadPath(engine, trx, table, path, eval, [&](const Row&) { return ++n < cap; });
+  Status inner;
+  Status s = ReadPath(engine, trx, table, path, eval, [&](const Row&) {
+    inner = eval.CheckInterrupt();
+    return inner.ok() && ++n < cap;
+  });
   if (!s.ok()) return s;
+  if (!inner.ok()) return inner;
   return n;
 }
 

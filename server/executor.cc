@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "binlog/binlog.h"
 #include "server/binlog_statements.h"
 #include "server/sql/eval.h"
+#include "server/sql/lexer.h"
 #include "server/sql/like.h"
 #include "server/sql/parser.h"
 #include "server/vars/core_status.h"
@@ -69,6 +71,41 @@ std::vector<std::string> AllSchemas(storage::Engine& engine) {
 }
 
 Status NeedPrivileges(const char* which) { return MakeError(er::kSpecificAccessDenied, which); }
+
+// The N of a MAX_EXECUTION_TIME(N) optimizer hint: MySQL reads hints only in
+// a /*+ ... */ comment right after the query block's first keyword, here
+// the SELECT that begins `text`. nullopt when there is none (or it is
+// malformed: MySQL ignores a hint it cannot parse, with a warning).
+std::optional<uint64_t> MaxExecutionTimeHint(std::string_view text) {
+  size_t i = 0;
+  auto skip_space = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  skip_space();
+  if (text.size() - i < 6 || !sql::EqualsIgnoreCase(text.substr(i, 6), "SELECT")) return std::nullopt;
+  i += 6;
+  skip_space();
+  if (text.substr(i, 3) != "/*+") return std::nullopt;
+  const size_t close = text.find("*/", i + 3);
+  if (close == std::string_view::npos) return std::nullopt;
+  const std::string body = sql::AsciiUpper(text.substr(i + 3, close - i - 3));
+  const size_t at = body.find("MAX_EXECUTION_TIME");
+  if (at == std::string::npos) return std::nullopt;
+  text = body;
+  i = at + std::string_view("MAX_EXECUTION_TIME").size();
+  skip_space();
+  if (i >= text.size() || text[i] != '(') return std::nullopt;
+  ++i;
+  skip_space();
+  uint64_t n = 0;
+  size_t digits = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && digits < 10; ++i, ++digits) {
+    n = n * 10 + static_cast<uint64_t>(text[i] - '0');
+  }
+  skip_space();
+  if (digits == 0 || i >= text.size() || text[i] != ')' || n > UINT32_MAX) return std::nullopt;
+  return n;
+}
 
 vars::GetScope ToGetScope(sql::VarScope s) {
   switch (s) {
@@ -144,9 +181,13 @@ class SessionEval : public sql::EvalContext {
   void AddWarning(uint16_t code, std::string message) override {
     ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(message)});
   }
+  Status CheckInterrupt() override { return ctx_.CheckInterrupt(); }
   bool SleepFor(std::chrono::nanoseconds d) override {
     auto until = std::chrono::steady_clock::now() + d;
     while (std::chrono::steady_clock::now() < until) {
+      // max_execution_time ends the sleep as KILL QUERY does; the statement
+      // itself ends without an error when SLEEP() was all it did (MySQL).
+      if (ctx_.DeadlinePassed()) return false;
       KillState k = ctx_.kill_state();
       if (k == KillState::kQuery) {
         // MySQL: an interrupted SLEEP() returns 1 and, being all the query
@@ -157,7 +198,9 @@ class SessionEval : public sql::EvalContext {
       }
       if (k != KillState::kNone || server_.shutting_down()) return false;
       auto left = until - std::chrono::steady_clock::now();
-      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(50)));
+      if (auto deadline = ctx_.statement_deadline()) left = std::min(left, *deadline - std::chrono::steady_clock::now());
+      left = std::max<std::chrono::nanoseconds>(left, std::chrono::nanoseconds(0));
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(10)));
     }
     return true;
   }
@@ -1583,10 +1626,26 @@ Outcome Executor::RunStatement(SessionContext& ctx, const sql::ParsedStatement& 
     // The expired-password sandbox: only changing the password (and SET).
     o.error = MakeError(er::kMustChangePassword);
   } else {
+    // max_execution_time (or the statement's MAX_EXECUTION_TIME hint)
+    // bounds a SELECT, as in MySQL, not statements that change data; an
+    // EXECUTE's SELECT gets it here too (the EXECUTE itself does not).
+    bool deadline_set = false;
+    if (st.kind == sql::StmtKind::kSelect && !ctx.statement_deadline()) {
+      std::optional<uint64_t> ms = MaxExecutionTimeHint(ps.text);
+      if (!ms) {
+        auto v = server_.sys_vars().Get("max_execution_time", vars::GetScope::kSession, ctx.vars.get());
+        ms = v.ok() ? v->ToUInt() : 0;
+      }
+      if (*ms > 0) {
+        ctx.SetStatementDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(*ms));
+        deadline_set = true;
+      }
+    }
     Statement runner(server_, *this, ctx, params);
     ctx.statement_text = ps.text;
     o = runner.Run(ps);
     ctx.statement_text = {};
+    if (deadline_set) ctx.SetStatementDeadline(std::nullopt);
     // A password change lifts the sandbox for the next statement.
     server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
   }

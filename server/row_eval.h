@@ -11,6 +11,7 @@
 // Thread-safety: the statement's thread only.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,27 @@ inline bool OrderedBefore(const std::vector<sql::Value>& a, const std::vector<sq
     if (c != 0) return order_by[i].desc ? c > 0 : c < 0;
   }
   return false;
+}
+
+// std::stable_sort(begin, end, less) that stops when `eval`'s statement is
+// interrupted (KILL, max_execution_time): a sort of millions of rows must
+// not outlast its statement. The comparisons check it (cheaply); an
+// interruption unwinds the sort by an exception caught here, leaving the
+// range in some order, and returns the statement's error.
+template <typename It, typename Less>
+Status InterruptibleSort(It begin, It end, Less less, sql::EvalContext& eval) {
+  struct Interrupted {
+    Status status;
+  };
+  try {
+    std::stable_sort(begin, end, [&](const auto& a, const auto& b) {
+      if (Status st = eval.CheckInterrupt(); !st.ok()) throw Interrupted{std::move(st)};
+      return less(a, b);
+    });
+  } catch (Interrupted& i) {
+    return std::move(i.status);
+  }
+  return Status::OK();
 }
 
 class TableExecutor::RowEval : public sql::EvalContext {
@@ -151,6 +173,7 @@ class TableExecutor::RowEval : public sql::EvalContext {
   std::string ServerVersion() override { return base_.ServerVersion(); }
   std::chrono::system_clock::time_point StatementTime() override { return base_.StatementTime(); }
   bool SleepFor(std::chrono::nanoseconds d) override { return base_.SleepFor(d); }
+  Status CheckInterrupt() override { return base_.CheckInterrupt(); }
   void AddWarning(uint16_t code, std::string message) override { base_.AddWarning(code, std::move(message)); }
   uint64_t MaxAllowedPacket() override { return base_.MaxAllowedPacket(); }
 

@@ -531,6 +531,8 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     Status st;
     if (l.virtual_table) {
       for (const Row& row : l.virtual_table->rows) {
+        st = re.CheckInterrupt();
+        if (!st.ok()) break;
         Result<bool> more = visit(row);
         if (!more.ok()) {
           st = more.status();
@@ -566,6 +568,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     // Without GROUP BY, aggregates over no rows still give one row.
     if (groups.empty() && s.group_by.empty()) groups.push_back({Tuple(levels.size()), aggs.NewGroup()});
     for (const Group& g : groups) {
+      SLUICE_RETURN_IF_ERROR(re.CheckInterrupt());
       group = g.state.get();
       set_tuple(g.first);
       SLUICE_RETURN_IF_ERROR(produce());
@@ -573,9 +576,10 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     group = nullptr;
   }
   if (!s.order_by.empty() && !presorted) {
-    std::stable_sort(produced.begin(), produced.end(), [&](const Produced& a, const Produced& b) {
-      return OrderedBefore(a.sort_keys, b.sort_keys, s.order_by);
-    });
+    SLUICE_RETURN_IF_ERROR(InterruptibleSort(
+        produced.begin(), produced.end(),
+        [&](const Produced& a, const Produced& b) { return OrderedBefore(a.sort_keys, b.sort_keys, s.order_by); },
+        re));
   }
   SelectRows out;
   out.correlated = correlated;

@@ -1,6 +1,7 @@
 #include "server/session.h"
 
 #include <spdlog/spdlog.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <map>
@@ -21,6 +22,7 @@
 #include "server/run_on_worker.h"
 #include "server/server.h"
 #include "server/vars/core_status.h"
+#include "storage/engine/engine.h"
 
 #define SLUICE_CO_RETURN_IF_ERROR(expr)  \
   do {                                   \
@@ -51,7 +53,10 @@ struct LoginRequest {
 };
 
 Session::Session(Server& server, tcp::socket socket, uint32_t connection_id)
-    : server_(server), socket_(std::move(socket)), timer_(socket_.get_executor()) {
+    : server_(server),
+      socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      watch_timer_(socket_.get_executor()) {
   ctx_.connection_id = connection_id;
   error_code ec;
   auto ep = socket_.remote_endpoint(ec);
@@ -88,6 +93,12 @@ void Session::Kill(bool connection) {
   int cur = ctx_.killed.load();
   while (cur < want && !ctx_.killed.compare_exchange_weak(cur, want)) {
   }
+  // A statement waiting for a row lock stops waiting (1317); one that
+  // is running notices the flag at its next row.
+  {
+    std::lock_guard published(ctx_.trx_mu);
+    if (ctx_.trx) server_.engine().CancelLockWait(*ctx_.trx);
+  }
   // KILL [QUERY] of a dump connection ends the dump (and so the connection).
   dump_stop_.store(true, std::memory_order_relaxed);
   if (dumping_.load(std::memory_order_acquire)) {
@@ -110,11 +121,54 @@ void Session::CloseSocket() {
   if (dumping_.load(std::memory_order_acquire)) return;  // Kill() shut it down; RunDump closes it
   error_code ec;
   timer_.cancel();
+  watch_timer_.cancel();
   tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
   if (s.is_open()) {
     s.shutdown(tcp::socket::shutdown_both, ec);
     s.close(ec);
   }
+}
+
+namespace {
+// How often a running command's socket is polled for a hang-up; with the
+// statement's own checks per row, a vanished client's statement stops
+// within about this long.
+constexpr auto kClientWatchInterval = std::chrono::milliseconds(50);
+}  // namespace
+
+bool Session::ClientHungUp() {
+  tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
+  if (!s.is_open()) return false;  // closed by KILL or shutdown: already killed
+  // POLLRDHUP: the peer shut its side down, even with unread bytes queued
+  // (a pipelined command, or a TLS close_notify) in front of the FIN.
+  pollfd p{s.native_handle(), POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) != 1) return false;
+  return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+void Session::StartClientWatch() {
+  watching_ = true;
+  watch_timer_.expires_after(kClientWatchInterval);
+  std::weak_ptr<Session> weak = shared_from_this();
+  watch_timer_.async_wait([weak](error_code ec) {
+    auto self = weak.lock();
+    if (ec || !self || !self->watching_) return;
+    if (self->ctx_.kill_state() == KillState::kConnection) return;
+    if (self->ClientHungUp()) {
+      int cur = self->ctx_.killed.load();
+      const int want = static_cast<int>(KillState::kConnection);
+      while (cur < want && !self->ctx_.killed.compare_exchange_weak(cur, want)) {
+      }
+      self->server_.core_status().aborted_clients->Add();
+      return;
+    }
+    self->StartClientWatch();
+  });
+}
+
+void Session::StopClientWatch() {
+  watching_ = false;
+  watch_timer_.cancel();
 }
 
 void Session::ArmTimer(std::chrono::seconds timeout) {
@@ -508,7 +562,9 @@ asio::awaitable<void> Session::CommandLoop() {
     ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
     server_.threads_running.fetch_add(1, std::memory_order_relaxed);
     auto dispatch = [this, &pkt] { return server_.executor().Dispatch(ctx_, pkt); };
+    StartClientWatch();
     Response response = co_await RunOnWorker(server_.workers(), std::move(dispatch));
+    StopClientWatch();
     server_.threads_running.fetch_sub(1, std::memory_order_relaxed);
     if (command == p::COM_STMT_CLOSE || command == p::COM_STMT_SEND_LONG_DATA) {
       if (response.payloads.empty()) continue;  // these commands have no reply

@@ -72,11 +72,22 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<size_t> WriteAll(const Buffers& b, error_code& ec);
   void ArmTimer(std::chrono::seconds timeout);
   void CloseSocket();
+  // While a command runs on a worker the coroutine does not read the
+  // socket, so nothing would notice a client that went away: the strand
+  // polls the socket every kClientWatchInterval, and a hung-up client kills
+  // the statement as KILL CONNECTION does (MySQL checks the same with
+  // vio_is_connected). StartClientWatch / StopClientWatch bracket the
+  // command; both run on the strand.
+  void StartClientWatch();
+  void StopClientWatch();
+  bool ClientHungUp();
 
   Server& server_;
   tcp::socket socket_;
   std::optional<asio::ssl::stream<tcp::socket>> tls_;
   asio::steady_timer timer_;
+  asio::steady_timer watch_timer_;
+  bool watching_ = false;  // on the strand
   std::string remote_ip_;
   std::string scramble_;
   uint8_t next_seq_ = 0;

@@ -2,6 +2,8 @@
 
 #include "server/session_binlog.h"
 
+#include "base/mysql_error.h"
+
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
 #include "storage/engine/engine.h"
@@ -53,6 +55,30 @@ void SessionContext::ResetForChangeUser() {
   in_transaction = false;
   prepared.Clear();
   SetProcessIdentity("unauthenticated user", peer, "");
+}
+
+Status SessionContext::KilledError() const {
+  // KILL QUERY and KILL CONNECTION alike: the client of a killed connection
+  // never reads it (its socket is closed), as with a vanished client.
+  return MakeError(er::kQueryInterrupted);
+}
+
+void SessionContext::SetStatementDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) {
+  has_deadline_ = deadline.has_value();
+  if (deadline) deadline_ = *deadline;
+  timed_out_ = false;
+  interrupt_ticks_ = 0;
+}
+
+bool SessionContext::DeadlinePassed() {
+  if (!has_deadline_) return false;
+  if (!timed_out_ && std::chrono::steady_clock::now() >= deadline_) timed_out_ = true;
+  return timed_out_;
+}
+
+Status SessionContext::CheckDeadline() {
+  if (DeadlinePassed()) return MakeError(er::kQueryTimeout);
+  return Status::OK();
 }
 
 uint16_t SessionContext::warning_count() const {

@@ -17,9 +17,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "server/prepared.h"
 #include "server/sql/value.h"
 
@@ -88,6 +90,9 @@ struct SessionContext {
   // The open engine transaction (TableExecutor), and whether this session
   // holds the metadata lock shared for it.
   std::unique_ptr<storage::EngineTrx> trx;
+  // Held to replace `trx` (the statement's thread) and by KILL to reach
+  // it from another thread (to cancel a lock wait); nothing else takes it.
+  std::mutex trx_mu;
   bool holds_metadata_lock = false;
   // LOCK TABLES held by this session (empty: none); then it may use only
   // these tables (by the same alias), and write only the WRITE ones.
@@ -119,6 +124,31 @@ struct SessionContext {
   std::atomic<int> killed{0};  // KillState
   KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }
 
+  // ---- Interrupting the running statement
+  // What stops a statement: KILL [QUERY], a vanished client and server
+  // shutdown set `killed` (from any thread); max_execution_time gives the
+  // statement a deadline. Every loop whose length the data decides (the
+  // rows of scans and joins, grouping, sorting, the rows INSERT ... SELECT,
+  // UPDATE, DELETE and ALTER's copy write, the regular expression matcher)
+  // calls CheckInterrupt() and returns its error: 1317 when killed, 3024
+  // when the deadline passed. It is cheap enough to call per row: a relaxed
+  // load, and a clock read every kClockEvery calls while a deadline is set.
+  // The statement's thread only (the deadline is not shared).
+  Status CheckInterrupt() {
+    if (killed.load(std::memory_order_relaxed) != 0) return KilledError();
+    if (!has_deadline_ || (++interrupt_ticks_ % kClockEvery != 0 && !timed_out_)) return Status::OK();
+    return CheckDeadline();
+  }
+  // max_execution_time: the statement fails with 3024 once `deadline`
+  // passes; nullopt: no deadline. Set before the statement, cleared after.
+  void SetStatementDeadline(std::optional<std::chrono::steady_clock::time_point> deadline);
+  std::optional<std::chrono::steady_clock::time_point> statement_deadline() const {
+    if (!has_deadline_) return std::nullopt;
+    return deadline_;
+  }
+  // Whether the deadline has passed (reads the clock).
+  bool DeadlinePassed();
+
   // COM_CHANGE_USER: forget the user, database, variables, diagnostics and
   // prepared statements.
   void ResetForChangeUser();
@@ -133,6 +163,15 @@ struct SessionContext {
   uint16_t error_count() const;
 
  private:
+  static constexpr uint32_t kClockEvery = 64;
+  Status KilledError() const;
+  Status CheckDeadline();
+
+  bool has_deadline_ = false;
+  bool timed_out_ = false;
+  uint32_t interrupt_ticks_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+
   mutable std::mutex info_mu_;
   ProcessInfo info_;  // GUARDED_BY(info_mu_)
 };

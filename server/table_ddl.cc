@@ -436,6 +436,9 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
   const auto now = eval_.StatementTime();
   std::vector<std::optional<RowValue>> added(checked.columns.size());
   auto convert = [&](const Row& row, uint64_t n) -> Result<Row> {
+    // KILL stops the copy: the rebuild then drops its temporary table and
+    // the old one stays as it was.
+    SLUICE_RETURN_IF_ERROR(ctx_.CheckInterrupt());
     Row out(checked.columns.size());
     for (size_t i = 0; i < out.size(); ++i) {
       const ColumnDef& to = checked.columns[i];

@@ -93,7 +93,11 @@ Result<EngineTrx*> TableExecutor::Trx() {
     }
     ctx_.holds_metadata_lock = true;
   }
-  ctx_.trx = server_.engine().Begin(SessionIsolation(server_, ctx_));
+  {
+    auto trx = server_.engine().Begin(SessionIsolation(server_, ctx_));
+    std::lock_guard published(ctx_.trx_mu);
+    ctx_.trx = std::move(trx);
+  }
   auto v = server_.sys_vars().Get("innodb_lock_wait_timeout", vars::GetScope::kSession, ctx_.vars.get());
   if (v.ok()) ctx_.trx->set_lock_wait_timeout(std::chrono::milliseconds(v->ToUInt() * 1000));
   return ctx_.trx.get();
@@ -101,7 +105,12 @@ Result<EngineTrx*> TableExecutor::Trx() {
 
 namespace {
 void EndTrx(Server& server, SessionContext& ctx) {
-  ctx.trx.reset();
+  std::unique_ptr<storage::EngineTrx> ended;
+  {
+    std::lock_guard published(ctx.trx_mu);
+    ended = std::move(ctx.trx);
+  }
+  ended.reset();  // rolls back one still active, outside the mutex KILL takes
   ctx.savepoints.clear();
   if (ctx.binlog) ctx.binlog->Clear();
   if (ctx.holds_metadata_lock) {
@@ -649,7 +658,8 @@ bool SubqueryReadsTable(const sql::Expr* e, const std::string& schema, const std
 // the ORDER BY values (OrderedBefore) and keeps the first `limit`.
 // `value_of` evaluates an ORDER BY expression for a row.
 Status OrderRows(const std::function<Result<sql::Value>(const Row&, const sql::Expr&)>& value_of,
-                 const std::vector<sql::OrderItem>& order_by, uint64_t limit, std::vector<Row>* rows) {
+                 const std::vector<sql::OrderItem>& order_by, uint64_t limit, std::vector<Row>* rows,
+                 sql::EvalContext& eval) {
   if (order_by.empty()) return Status::OK();
   std::vector<std::pair<std::vector<sql::Value>, size_t>> keys;
   keys.reserve(rows->size());
@@ -662,8 +672,9 @@ Status OrderRows(const std::function<Result<sql::Value>(const Row&, const sql::E
     }
     keys.emplace_back(std::move(key), i);
   }
-  std::stable_sort(keys.begin(), keys.end(),
-                   [&](const auto& a, const auto& b) { return OrderedBefore(a.first, b.first, order_by); });
+  SLUICE_RETURN_IF_ERROR(InterruptibleSort(
+      keys.begin(), keys.end(),
+      [&](const auto& a, const auto& b) { return OrderedBefore(a.first, b.first, order_by); }, eval));
   std::vector<Row> sorted;
   for (size_t i = 0; i < keys.size() && sorted.size() < limit; ++i) sorted.push_back(std::move((*rows)[keys[i].second]));
   *rows = std::move(sorted);
@@ -692,7 +703,7 @@ Status ReadForChange(Engine& engine, EngineTrx& trx, const BoundTable& table, co
     re.SetRow(&row);
     re.set_clause("order clause");
     return sql::Evaluate(e, re);
-  }, order_by, limit, matched);
+  }, order_by, limit, matched, re);
 }
 
 // The row a UNIQUE secondary index says already has `row`'s key (the
@@ -801,6 +812,10 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
       }
     }
     for (size_t n = 0; n < row_count; ++n) {
+      if (Status st = ctx_.CheckInterrupt(); !st.ok()) {
+        r.error = st;
+        return r;
+      }
       ++row_number;
       const size_t width = s.select ? targets.size() : s.rows[n].size();
       if (width != targets.size() && !(width == 0 && s.columns.empty())) {
@@ -1025,6 +1040,10 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     }
     uint64_t changed = 0, row_number = 0;
     for (const Row& old : matched) {
+      if (Status interrupted = ctx_.CheckInterrupt(); !interrupted.ok()) {
+        r.error = interrupted;
+        return r;
+      }
       ++row_number;
       // The columns (a table without PRIMARY KEY has its row id after them).
       const Row before(old.begin(), old.begin() + def.columns.size());
@@ -1109,6 +1128,10 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
       return r;
     }
     for (const Row& row : matched) {
+      if (Status interrupted = ctx_.CheckInterrupt(); !interrupted.ok()) {
+        r.error = interrupted;
+        return r;
+      }
       const Row pk = PkOf(def, row);
       Result<bool> del = engine.Delete(trx, def.id, pk);
       if (!del.ok()) {

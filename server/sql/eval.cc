@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <regex>
 #include <string>
 
 #include "base/mysql_error.h"
 #include "server/sql/charset_internal.h"
 #include "server/sql/eval_internal.h"
 #include "server/sql/like.h"
+#include "server/sql/regexp.h"
 #include "server/sql/temporal_internal.h"
 #include "server/sql/value_internal.h"
 
@@ -416,6 +416,21 @@ Result<Value> EvalLike(const Expr& e, EvalContext& ctx) {
   return Value::Bool(match != e.negated);
 }
 
+// regexp_time_limit / regexp_stack_limit (global, as in MySQL); their
+// defaults where the context has no such variables.
+RegexpLimits RegexpLimitsOf(EvalContext& ctx) {
+  RegexpLimits limits;
+  auto read = [&](std::string_view name, int32_t* out) {
+    Result<Value> v = ctx.GetSystemVariable(name, VarScope::kGlobal);
+    if (v.ok() && !v->is_null()) {
+      *out = static_cast<int32_t>(std::min<uint64_t>(v->ToUInt(), std::numeric_limits<int32_t>::max()));
+    }
+  };
+  read("regexp_time_limit", &limits.time_limit);
+  read("regexp_stack_limit", &limits.stack_limit);
+  return limits;
+}
+
 Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
   Result<Value> text = Evaluate(*e.args[0], ctx);
   if (!text.ok()) return text;
@@ -423,27 +438,10 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
   if (!pattern.ok()) return pattern;
   if (text->is_null() || pattern->is_null()) return Value::Null();
   const bool cs = IsCaseSensitive(ComparisonCollation(*text, *pattern));
-  // libstdc++'s matcher recurses once or more per subject character and
-  // overflows a thread stack on long subjects, so inputs are capped until an
-  // ICU-like engine with MySQL's regexp_stack_limit replaces it.
-  constexpr size_t kMaxRegexpSubject = 512;
-  constexpr size_t kMaxRegexpPattern = 256;
-  const std::string subject = text->ToString();
-  const std::string pattern_text = pattern->ToString();
-  if (subject.size() > kMaxRegexpSubject || pattern_text.size() > kMaxRegexpPattern) {
-    return MakeError(er::kRegexpStackOverflow);
-  }
-  auto flags = std::regex::ECMAScript;
-  if (!cs) flags |= std::regex::icase;
-  bool match = false;
-  // std::regex reports bad patterns by throwing; keep that inside this call.
-  try {
-    std::regex re(pattern_text, flags);
-    match = std::regex_search(subject, re);
-  } catch (const std::regex_error&) {
-    return MakeError(er::kRegexpIllegalArgument);
-  }
-  return Value::Bool(match != e.negated);
+  Result<bool> match = RegexpSearch(text->ToString(), pattern->ToString(), !cs, RegexpLimitsOf(ctx),
+                                    [&ctx] { return ctx.CheckInterrupt(); });
+  if (!match.ok()) return match.status();
+  return Value::Bool(*match != e.negated);
 }
 
 // A subquery's rows for a value (1 column; `max_rows` of them at most).

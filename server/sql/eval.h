@@ -80,6 +80,12 @@ class EvalContext {
   // then returns 1, as MySQL does).
   virtual bool SleepFor(std::chrono::nanoseconds duration) = 0;
 
+  // Whether the statement must stop (KILL, max_execution_time, a vanished
+  // client, shutdown): OK to go on, else the error to end it with. Long
+  // loops call it, in the evaluator (the regular expression matcher) and in
+  // the server's row loops; cheap enough to call per row. Default: never.
+  virtual Status CheckInterrupt() { return Status::OK(); }
+
   // A Warning-level note for SHOW WARNINGS (e.g. 1365 Division by 0).
   virtual void AddWarning(uint16_t code, std::string message) = 0;
 

@@ -20,6 +20,7 @@ class FakeContext : public EvalContext {
     if (name == "version") return Value::String("8.0.36-sluice");
     if (name == "max_connections") return Value::Int(151);
     if (name == "time_zone") return Value::String(time_zone);
+    if (name == "regexp_time_limit" && regexp_time_limit) return Value::UInt(*regexp_time_limit);
     return MakeError(er::kUnknownSystemVariable, name);
   }
   Value GetUserVariable(std::string_view name) override {
@@ -46,6 +47,15 @@ class FakeContext : public EvalContext {
   void AddWarning(uint16_t code, std::string message) override {
     warnings.emplace_back(code, std::move(message));
   }
+  Status CheckInterrupt() override {
+    ++interrupt_checks;
+    if (interrupt_after && interrupt_checks >= *interrupt_after) return MakeError(er::kQueryInterrupted);
+    return Status::OK();
+  }
+
+  std::optional<uint64_t> regexp_time_limit;
+  std::optional<uint64_t> interrupt_after;  // CheckInterrupt fails from this call on
+  uint64_t interrupt_checks = 0;
 
   std::map<std::string, Value> user_vars;
   std::optional<std::string> db;
@@ -248,6 +258,15 @@ TEST_F(EvalTest, IsInBetweenCase) {
   EXPECT_EQ(Text("CASE WHEN NULL THEN 'a' ELSE 'z' END"), "z");
 }
 
+// KILL reaches a match that no time limit bounds: the engine calls
+// CheckInterrupt every step and stops at its error.
+TEST_F(EvalTest, RegexpStopsWhenInterrupted) {
+  ctx_.regexp_time_limit = 0;
+  ctx_.interrupt_after = 5;
+  EXPECT_EQ(Text("REPEAT('a', 40) REGEXP '(a+)+b'"), "ERROR 1317");
+  EXPECT_EQ(ctx_.interrupt_checks, 5u);
+}
+
 TEST_F(EvalTest, LikeAndRegexp) {
   EXPECT_EQ(Text("'Hello' LIKE 'h%'"), "1");
   EXPECT_EQ(Text("'Hello' LIKE BINARY 'h%'"), "0");
@@ -258,8 +277,19 @@ TEST_F(EvalTest, LikeAndRegexp) {
   EXPECT_EQ(Text("NULL LIKE 'a'"), "NULL");
   EXPECT_EQ(Text("'abc' REGEXP '^A'"), "1");
   EXPECT_EQ(Text("'abc' NOT REGEXP 'z'"), "1");
-  EXPECT_EQ(Text("'abc' REGEXP '('"), "ERROR 3685");
-  EXPECT_EQ(Text("REPEAT('a', 100000) REGEXP '(a|b)*c'"), "ERROR 3698");  // no stack overflow
+  // ICU's pattern errors as MySQL reports them.
+  EXPECT_EQ(Text("'abc' REGEXP '('"), "ERROR 3691");
+  EXPECT_EQ(Text("'abc' REGEXP ''"), "ERROR 3685");
+  EXPECT_EQ(Text("'abc' REGEXP 'a{2,1}'"), "ERROR 3693");
+  // The engine is iterative: a long subject is no threat to the thread's
+  // stack; regexp_time_limit (32 steps by default) ends runaway matches.
+  EXPECT_EQ(Text("REPEAT('a', 100000) REGEXP '(a|b)*c'"), "ERROR 3699");
+  EXPECT_EQ(Text("REPEAT('a', 28) REGEXP '(a+)+b'"), "ERROR 3699");
+  EXPECT_EQ(Text("REPEAT('a', 100000) REGEXP 'a$'"), "1");
+  // ICU's syntax: character classes, word boundaries, Unicode case folding.
+  EXPECT_EQ(Text("'x1y' REGEXP '[[:digit:]]'"), "1");
+  EXPECT_EQ(Text("'a b' REGEXP '\\\\bb'"), "1");
+  EXPECT_EQ(Text("'ÀB' REGEXP '^àb$'"), "1");
 }
 
 // ------------------------------------------------------------------ variables and columns

@@ -352,6 +352,12 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
   add(S::UInt("max_execution_time", kB, 0, 0, kU32Max,
               "Milliseconds a read-only SELECT may run before it is interrupted; 0 means no "
               "limit."));
+  add(S::UInt("regexp_time_limit", kG, 32, 0, std::numeric_limits<int32_t>::max(),
+              "Steps the regular expression engine may take for one match before it fails with "
+              "error 3699; 0 means no limit."));
+  add(S::UInt("regexp_stack_limit", kG, 8000000, 0, std::numeric_limits<int32_t>::max(),
+              "Bytes of backtrack stack the regular expression engine may use for one match before "
+              "it fails with error 3698; 0 means no limit."));
   add(S::Bool("explicit_defaults_for_timestamp", kB, true,
               "ON: TIMESTAMP columns get no implicit DEFAULT CURRENT_TIMESTAMP, ON UPDATE or "
               "NOT NULL."));

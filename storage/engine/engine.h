@@ -525,6 +525,9 @@ class Engine {
   Durability durability() const { return durability_.load(std::memory_order_relaxed); }
 
   LockManager& lock_manager() { return *locks_; }
+  // KILL, from another thread: a lock wait of `trx` ends now with 1317;
+  // false when it was not waiting. REQUIRES: `trx` outlives the call.
+  bool CancelLockWait(EngineTrx& trx) { return locks_->CancelWait(*trx.lock_trx_); }
   TrxSys& trx_sys() { return *trx_sys_; }
   BufferPool& buffer_pool() { return *pool_; }
   Catalog& catalog() { return *catalog_; }
