@@ -5,6 +5,9 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <mutex>
 
 namespace sluice::base {
@@ -33,6 +36,8 @@ std::mutex g_mu;
 spdlog::sink_ptr g_sink;
 std::shared_ptr<spdlog::details::thread_pool> g_pool;
 LogOptions g_options;
+// See ErrorLogFd(); never closed (a signal handler may use it at any time).
+int g_crash_fd = 2;
 
 spdlog::sink_ptr DefaultSink() {
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
@@ -65,6 +70,13 @@ bool InitLogging(const LogOptions& options) {
     return false;
   }
   ApplyFormat(g_sink);
+  if (!options.file.empty()) {
+    int fd = ::open(options.file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+      if (g_crash_fd != 2) ::close(g_crash_fd);
+      g_crash_fd = fd;
+    }
+  }
   if (options.async && !g_pool) {
     g_pool = std::make_shared<spdlog::details::thread_pool>(8192, 1);
   }
@@ -77,6 +89,11 @@ void ShutdownLogging() {
   spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
   spdlog::drop_all();
   g_pool.reset();
+}
+
+int ErrorLogFd() {
+  std::lock_guard lock(g_mu);
+  return g_crash_fd;
 }
 
 std::shared_ptr<spdlog::logger> GetLogger(const std::string& module) {
@@ -95,7 +112,9 @@ std::shared_ptr<spdlog::logger> GetLogger(const std::string& module) {
     logger = std::make_shared<spdlog::logger>(module, g_sink);
   }
   logger->set_level(g_options.level);
-  logger->flush_on(spdlog::level::warn);
+  // Write-through: every line reaches the file before the call returns
+  // (see the header comment for why this is off the hot path).
+  logger->flush_on(spdlog::level::trace);
   spdlog::register_logger(logger);
   return logger;
 }

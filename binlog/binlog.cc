@@ -1,4 +1,5 @@
 #include "binlog/binlog.h"
+#include "binlog/cache_temp_dir.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -92,9 +93,34 @@ Status TransactionCache::Append(std::string_view event) {
   return Status::OK();
 }
 
+namespace {
+std::string& CacheTempDir() {
+  static std::string dir;
+  return dir;
+}
+
+// An unnamed file in `dir` (gone when closed, even after a crash).
+std::FILE* TempFileIn(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    // File systems without O_TMPFILE: a named file, unlinked at once.
+    std::string path = dir + "/sluice-binlog-cache-XXXXXX";
+    fd = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    ::unlink(path.c_str());
+  }
+  std::FILE* f = ::fdopen(fd, "w+");
+  if (f == nullptr) ::close(fd);
+  return f;
+}
+}  // namespace
+
+void SetCacheTempDir(std::string dir) { CacheTempDir() = std::move(dir); }
+
 Status TransactionCache::Spill() {
   if (file_ == nullptr) {
-    file_ = std::tmpfile();
+    const std::string& dir = CacheTempDir();
+    file_ = dir.empty() ? std::tmpfile() : TempFileIn(dir);
     if (file_ == nullptr) return Errno("binlog cache temporary file");
   }
   if (std::fwrite(mem_.data(), 1, mem_.size(), file_) != mem_.size()) return Errno("binlog cache write");

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -106,6 +107,10 @@ std::optional<uint64_t> MaxExecutionTimeHint(std::string_view text) {
   if (digits == 0 || i >= text.size() || text[i] != ')' || n > UINT32_MAX) return std::nullopt;
   return n;
 }
+
+// Not in base/mysql_error.h yet (kept local: that header is everyone's).
+constexpr er::Error kVariableNotSettableInTransaction{1694, "HY000",
+    "The system variable {} cannot be set when there is an ongoing transaction."};
 
 vars::GetScope ToGetScope(sql::VarScope s) {
   switch (s) {
@@ -308,9 +313,13 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     case sql::StmtKind::kSetTransaction:
       Count(cs().com_set_option);
       return SetTransaction(st.As<sql::SetTransactionStmt>());
-    case sql::StmtKind::kSetPassword:
+    case sql::StmtKind::kSetPassword: {
       Count(cs().com_set_option);
+      Outcome o;
+      o.error = server_.CheckReadOnly(ctx_);  // account changes count as writes
+      if (!o.error.ok()) return o;
       return SetPassword(st.As<sql::SetPasswordStmt>());
+    }
     case sql::StmtKind::kShow:
       return Show(st.As<sql::ShowStmt>());
     case sql::StmtKind::kUse: {
@@ -393,13 +402,23 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     case sql::StmtKind::kAlterUser:
     case sql::StmtKind::kDropUser:
     case sql::StmtKind::kRenameUser:
-      return UserStatement(st);
     case sql::StmtKind::kGrant:
-      Count(cs().com_grant);
-      return Grant(st.As<sql::GrantStmt>());
-    case sql::StmtKind::kRevoke:
-      Count(cs().com_revoke);
-      return Revoke(st.As<sql::RevokeStmt>());
+    case sql::StmtKind::kRevoke: {
+      // read_only covers the accounts too (MySQL): an HA tool's demoted
+      // primary must not diverge from its new source by a GRANT either.
+      Outcome o;
+      o.error = server_.CheckReadOnly(ctx_);
+      if (!o.error.ok()) return o;
+      if (st.kind == sql::StmtKind::kGrant) {
+        Count(cs().com_grant);
+        return Grant(st.As<sql::GrantStmt>());
+      }
+      if (st.kind == sql::StmtKind::kRevoke) {
+        Count(cs().com_revoke);
+        return Revoke(st.As<sql::RevokeStmt>());
+      }
+      return UserStatement(st);
+    }
     case sql::StmtKind::kPrepare:
       return executor_.SqlPrepare(ctx_, st.As<sql::PrepareStmt>());
     case sql::StmtKind::kExecute:
@@ -676,6 +695,38 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
             return o;
           }
         }
+        const std::string lname = Lower(item.name);
+        if (lname == "sql_log_bin" && (scope == vars::SetScope::kDefault || scope == vars::SetScope::kSession)) {
+          // A restricted session variable (MySQL): it hides changes from
+          // replicas, so it needs an admin privilege, and it must not
+          // change half-way through a transaction's events.
+          if (!HasDynamicOrSuper("SYSTEM_VARIABLES_ADMIN") && !HasDynamicOrSuper("SESSION_VARIABLES_ADMIN")) {
+            o.error = NeedPrivileges("SUPER, SYSTEM_VARIABLES_ADMIN or SESSION_VARIABLES_ADMIN");
+            return o;
+          }
+          if (ctx_.in_transaction || (ctx_.trx && ctx_.trx->active())) {
+            o.error = MakeError(kVariableNotSettableInTransaction, "sql_log_bin");
+            return o;
+          }
+        }
+        const bool read_only_switch =
+            (lname == "read_only" || lname == "super_read_only") &&
+            (scope == vars::SetScope::kGlobal || scope == vars::SetScope::kPersist);
+        if (read_only_switch && !server_.global_read_lock().HeldBy(ctx_.connection_id)) {
+          // As MySQL: turning read_only on waits for writes in progress and
+          // for another session's FLUSH TABLES WITH READ LOCK (lock and let
+          // go at once); a session holding FTWRL itself may set it.
+          GlobalReadLock& grl = server_.global_read_lock();
+          std::chrono::seconds timeout(31536000);
+          if (auto lw = sv.Get("lock_wait_timeout", vars::GetScope::kSession, ctx_.vars.get()); lw.ok()) {
+            timeout = std::chrono::seconds(lw->ToUInt());
+          }
+          if (!grl.Lock(ctx_.connection_id, timeout)) {
+            o.error = MakeError(er::kLockWaitTimeout);
+            return o;
+          }
+          grl.Unlock(ctx_.connection_id);
+        }
         Status st;
         if (item.value->kind == sql::ExprKind::kDefault) {
           st = sv.SetDefault(item.name, scope, ctx_.vars.get(), &warnings, by);
@@ -692,6 +743,17 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
             return o;
           }
           st = sv.Set(item.name, scope, v.value(), ctx_.vars.get(), &warnings, by);
+        }
+        if (st.ok() && read_only_switch) {
+          // super_read_only ON implies read_only ON; read_only OFF implies
+          // super_read_only OFF (MySQL keeps the pair consistent the same way).
+          auto now = sv.Get(lname, vars::GetScope::kGlobal, nullptr);
+          const bool on = now.ok() && now->ToInt() != 0;
+          if (lname == "super_read_only" && on) {
+            st = sv.Set("read_only", scope, sql::Value::Bool(true), ctx_.vars.get(), &warnings, by);
+          } else if (lname == "read_only" && !on) {
+            st = sv.Set("super_read_only", scope, sql::Value::Bool(false), ctx_.vars.get(), &warnings, by);
+          }
         }
         if (!st.ok()) {
           o.error = st;
@@ -1417,6 +1479,10 @@ Status Executor::RegisterVariables() {
   d.datadir = std::filesystem::absolute(o.datadir).lexically_normal().string();
   if (d.datadir.empty() || d.datadir.back() != '/') d.datadir += "/";
   d.log_error = o.log_error.empty() ? "stderr" : o.log_error;
+  d.socket = o.socket;
+  d.pid_file = o.pid_file;
+  d.tmpdir = o.tmpdir;
+  d.basedir = o.basedir;
   d.plugin_dir = o.plugin_dir;
   if (d.plugin_dir.empty()) {
     // Beside the binary: build/bin/sluiced -> build/plugin/.
@@ -1458,9 +1524,78 @@ Status Executor::RegisterVariables() {
   SLUICE_RETURN_IF_ERROR(
       set_start("innodb_flush_log_at_trx_commit", std::to_string(o.innodb_flush_log_at_trx_commit)));
   for (const auto& [name, value] : o.variables) SLUICE_RETURN_IF_ERROR(set_start(name.c_str(), value));
+  SLUICE_RETURN_IF_ERROR(ApplyMysqlOptions());
   SLUICE_RETURN_IF_ERROR(RegisterPreparedVariables());
   Status st = sv.LoadPersisted(o.datadir);
   if (!st.ok()) SLUICE_LOG_WARNING(server_.log(), 13183, "{}", st.message());
+  return WireReadOnlySwitches();
+}
+
+Status Executor::ApplyMysqlOptions() {
+  const ServerOptions& o = server_.options();
+  auto& sv = server_.sys_vars();
+  auto log = server_.log();
+  for (const std::string& w : o.warnings) SLUICE_LOG_WARNING(log, 67, "{}", w);
+  std::vector<Status> warnings;
+  std::set<std::string> ignored;
+  bool charset_given = false, collation_given = false;
+  for (const auto& [option, value] : o.mysql_options) {
+    // Options whose variable has another name.
+    std::string var = option == "default_time_zone" ? "time_zone" : option;
+    if (!sv.Exists(var)) {
+      if (ignored.insert(option).second) {
+        std::string shown = option;
+        std::replace(shown.begin(), shown.end(), '_', '-');
+        SLUICE_LOG_WARNING(log, 0, "option '{}' is a MySQL option that sluice accepts and ignores", shown);
+      }
+      continue;
+    }
+    Status st = sv.SetStartupValue(var, value, &warnings);
+    if (!st.ok()) {
+      std::string shown = option;
+      std::replace(shown.begin(), shown.end(), '_', '-');
+      return Status::InvalidArgument(fmt::format("option '{}': {}", shown, st.message()));
+    }
+    charset_given |= var == "character_set_server";
+    collation_given |= var == "collation_server";
+  }
+  if (charset_given && !collation_given) {
+    // character-set-server alone: its default collation, as mysqld.
+    auto cs = sv.Get("character_set_server", vars::GetScope::kGlobal, nullptr);
+    const std::string c = cs.ok() ? cs->ToString() : "utf8mb4";
+    const char* coll = c == "utf8mb3"  ? "utf8mb3_general_ci"
+                       : c == "latin1" ? "latin1_swedish_ci"
+                       : c == "ascii"  ? "ascii_general_ci"
+                       : c == "binary" ? "binary"
+                                       : "utf8mb4_0900_ai_ci";
+    SLUICE_RETURN_IF_ERROR(sv.SetStartupValue("collation_server", coll, &warnings));
+  }
+  for (const Status& w : warnings) SLUICE_LOG_WARNING(log, w.mysql_errno(), "{}", w.message());
+  return Status::OK();
+}
+
+Status Executor::WireReadOnlySwitches() {
+  auto& sv = server_.sys_vars();
+  auto global_on = [&sv](const char* name) {
+    auto v = sv.Get(name, vars::GetScope::kGlobal, nullptr);
+    return v.ok() && v->ToInt() != 0;
+  };
+  std::vector<Status> warnings;
+  // A start-up or persisted super_read_only=ON implies read_only=ON.
+  if (global_on("super_read_only") && !global_on("read_only")) {
+    SLUICE_RETURN_IF_ERROR(sv.SetStartupValue("read_only", "ON", &warnings));
+  }
+  server_.read_only.store(global_on("read_only"), std::memory_order_release);
+  server_.super_read_only.store(global_on("super_read_only"), std::memory_order_release);
+  for (const char* name : {"read_only", "super_read_only"}) {
+    std::atomic<bool>* flag = std::string_view(name) == "read_only" ? &server_.read_only : &server_.super_read_only;
+    SLUICE_RETURN_IF_ERROR(sv.AddHooks(
+        name, nullptr, [flag](vars::SetScope scope, const sql::Value& v, vars::SessionVariables*) {
+          if (scope == vars::SetScope::kGlobal || scope == vars::SetScope::kPersist) {
+            flag->store(v.ToInt() != 0, std::memory_order_release);
+          }
+        }));
+  }
   return Status::OK();
 }
 

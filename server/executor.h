@@ -90,6 +90,13 @@ class Executor {
   // statements without a result set and for SHOW).
   Result<std::vector<protocol::ColumnDefinition>> PrepareColumns(SessionContext& ctx, const sql::Stmt& st);
   Status RegisterPreparedVariables();
+  // Mirrors @@read_only / @@super_read_only into the Server's flags (now,
+  // and on every global SET) after the start-up and persisted values.
+  Status WireReadOnlySwitches();
+  // The MySQL options that have no sluice option of their own
+  // (ServerOptions::mysql_options): the start-up value of the variable of
+  // that name, or one warning that it is ignored. A bad value aborts.
+  Status ApplyMysqlOptions();
   void InitPreparedSession(SessionContext& ctx);
 
   struct PreparedCounters {

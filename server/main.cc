@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/crash_report.h"
 #include "base/log.h"
 #include "server/options.h"
 #include "server/server.h"
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   sluice::base::LogOptions log_options;
   if (options.ok()) log_options.file = options->log_error;
   sluice::base::InitLogging(log_options);
+  // Before any other thread: a fatal signal from here on leaves a report.
+  sluice::base::InstallCrashReporter(sluice::base::ErrorLogFd(), sluice::server::kServerVersion);
   auto log = sluice::base::GetLogger("server");
   if (!options.ok()) {
     SLUICE_LOG_ERROR(log, 67, "{}", options.status().message());

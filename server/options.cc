@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -121,6 +122,75 @@ Result<std::vector<std::string>> ReadOptionFile(const std::string& path) {
   return args;
 }
 
+// The arguments split by who handles them: sluice's own options (for
+// program_options), other MySQL options, and warnings.
+struct SortedArgs {
+  std::vector<std::string> own;
+  std::vector<std::pair<std::string, std::string>> mysql;  // '_' name, value
+  std::vector<std::string> warnings;
+};
+
+std::string Underscored(std::string s) {
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+// Sorts normalized "--name[=value]" arguments (see NormalizeArg) by
+// mysqld's rules: a name sluice has is its own option; else a name MySQL
+// knows, with prefixes as mysqld (skip-/disable- OFF, enable- ON,
+// maximum- ignored); else unknown: an error, or with loose- a warning.
+Status SortArgs(const po::options_description& desc, const std::vector<std::string>& args, SortedArgs* out) {
+  auto ours = [&desc](const std::string& name) { return desc.find_nothrow(name, false) != nullptr; };
+  for (const std::string& raw : args) {
+    if (raw.rfind("--", 0) != 0) {  // short options (-P 3306) and values
+      out->own.push_back(raw);
+      continue;
+    }
+    std::string arg = raw;
+    bool loose = false;
+    if (arg.rfind("--loose-", 0) == 0) {
+      loose = true;
+      arg = NormalizeArg("--" + arg.substr(8));
+    }
+    const size_t eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const bool has_value = eq != std::string::npos;
+    const std::string value = has_value ? arg.substr(eq + 1) : std::string();
+    if (ours(name)) {
+      out->own.push_back(arg);
+      continue;
+    }
+    if (IsMysqldOption(name)) {
+      out->mysql.emplace_back(Underscored(name), has_value ? value : "ON");
+      continue;
+    }
+    bool handled = false;
+    for (const char* prefix : {"skip-", "disable-", "enable-", "maximum-"}) {
+      const std::string p = prefix;
+      if (name.rfind(p, 0) != 0) continue;
+      const std::string base = name.substr(p.size());
+      const bool on = p == "enable-";
+      if (p == "maximum-" && (ours(base) || IsMysqldOption(base))) {
+        out->warnings.push_back("option '--" + name + "' is accepted for compatibility and ignored: sluice has "
+                                "no per-session maximum of '" + base + "'");
+        handled = true;
+      } else if (p != "maximum-" && ours(base)) {
+        out->own.push_back("--" + base + "=" + (on ? (has_value ? value : "ON") : "OFF"));
+        handled = true;
+      } else if (p != "maximum-" && IsMysqldOption(base)) {
+        out->mysql.emplace_back(Underscored(base), on ? (has_value ? value : "ON") : "OFF");
+        handled = true;
+      }
+      break;
+    }
+    if (handled) continue;
+    const std::string shown = (loose ? "loose-" : "") + name + (has_value ? "=" + value : "");
+    if (!loose) return Status::InvalidArgument("unknown variable '" + shown + "'.");
+    out->warnings.push_back("unknown variable '" + shown + "'.");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::string* help_text) {
@@ -143,7 +213,12 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
       ("bind-address", s("127.0.0.1"), "Address to listen on.")
       ("datadir,h", s("./data"), "Data directory; initialised on first start if empty.")
       ("server-id", s("1"), "This server's replication id (server_id).")
-      ("log-error", s(""), "Error log file; empty writes to stderr.")
+      ("log-error", s(""), "Error log file; empty writes to stderr. Written through line by line; a crash leaves a report with a backtrace there.")
+      ("socket", s(""), "Unix socket file to listen on as well (mariadb -S); empty: none. Its clients count as localhost.")
+      ("pid-file", s(""), "File to write the process id to; removed at a clean stop. Empty: none.")
+      ("user", s(""), "When started as root, run as this user (switched to before the data directory is opened).")
+      ("tmpdir", s(""), "Directory of temporary files (large transactions' binlog caches); default $TMPDIR or /tmp.")
+      ("basedir", s(""), "Installation directory (@@basedir).")
       ("plugin-dir", s(""), "Directory of plugin shared objects.")
       ("plugin-load-add", po::value<std::vector<std::string>>()->composing(), "name=library.so plugin to load at start; may repeat.")
       ("max-connections", s("151"), "Maximum concurrent client connections.")
@@ -190,14 +265,17 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
   };
   cmdline = keep_last(std::move(cmdline));
 
+  SortedArgs from_cmdline, from_file;
+  SLUICE_RETURN_IF_ERROR(SortArgs(desc, cmdline, &from_cmdline));
+  if (!defaults_file.empty()) {
+    auto file_args = ReadOptionFile(defaults_file);
+    if (!file_args.ok()) return file_args.status();
+    SLUICE_RETURN_IF_ERROR(SortArgs(desc, keep_last(std::move(file_args).value()), &from_file));
+  }
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(cmdline).options(desc).run(), vm);
-    if (!defaults_file.empty()) {
-      auto file_args = ReadOptionFile(defaults_file);
-      if (!file_args.ok()) return file_args.status();
-      po::store(po::command_line_parser(keep_last(std::move(file_args).value())).options(desc).run(), vm);
-    }
+    po::store(po::command_line_parser(from_cmdline.own).options(desc).run(), vm);
+    if (!defaults_file.empty()) po::store(po::command_line_parser(from_file.own).options(desc).run(), vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     std::string name = e.get_option_name();
@@ -228,6 +306,27 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
   o.datadir = str("datadir");
   SLUICE_TAKE(ParseSize("server-id", str("server-id"), 0, 4294967295ull), o.server_id);
   o.log_error = str("log-error");
+  o.socket = str("socket");
+  o.pid_file = str("pid-file");
+  o.user = str("user");
+  o.tmpdir = str("tmpdir");
+  if (o.tmpdir.empty()) {
+    const char* env = std::getenv("TMPDIR");
+    o.tmpdir = env != nullptr && *env != '\0' ? env : "/tmp";
+  }
+  o.basedir = str("basedir");
+  // MySQL options without a sluice option of their own; the command line
+  // wins over the file, and the last of repeated ones wins.
+  {
+    std::set<std::string> from_command_line;
+    for (const auto& [name, value] : from_cmdline.mysql) from_command_line.insert(name);
+    for (const auto& [name, value] : from_file.mysql) {
+      if (!from_command_line.count(name)) o.mysql_options.emplace_back(name, value);
+    }
+    for (const auto& kv : from_cmdline.mysql) o.mysql_options.push_back(kv);
+    o.warnings = std::move(from_file.warnings);
+    o.warnings.insert(o.warnings.end(), from_cmdline.warnings.begin(), from_cmdline.warnings.end());
+  }
   o.plugin_dir = str("plugin-dir");
   if (vm.count("plugin-load-add")) o.plugin_load_add = vm["plugin-load-add"].as<std::vector<std::string>>();
   SLUICE_TAKE(ParseSize("max-connections", str("max-connections"), 1, 100000), o.max_connections);

@@ -5,10 +5,19 @@
 // [sluiced]); the command line wins. Names accept '-' and '_' alike, as
 // mysqld does; boolean options take ON/OFF/1/0/TRUE/FALSE, and --skip-NAME
 // sets NAME to OFF. Sizes accept K, M and G suffixes.
+//
+// Every option MySQL 8.0's mysqld knows (IsMysqldOption()) is accepted, so
+// that an ordinary my.cnf starts: the ones sluice has a system variable for
+// set it (sql-mode, transaction-isolation, character-set-server, ...), the
+// others are ignored with one start-up warning each. A name MySQL does not
+// know either aborts the start, as in MySQL, unless it has the loose-
+// prefix (then a warning). Prefixes as mysqld: loose-, skip- / disable-
+// (OFF), enable- (ON), maximum- (accepted, ignored).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +38,11 @@ struct ServerOptions {
   std::string datadir = "./data";
   uint32_t server_id = 1;
   std::string log_error;  // empty: stderr
+  std::string socket;     // Unix socket path; empty: none
+  std::string pid_file;   // empty: none written
+  std::string user;       // --user: switch to it when started as root
+  std::string tmpdir;     // temporary files (spilled binlog caches)
+  std::string basedir;
   std::string plugin_dir;  // empty: <binary dir>/../plugin
   std::vector<std::string> plugin_load_add;
   uint64_t max_connections = 151;
@@ -48,6 +62,12 @@ struct ServerOptions {
   // Start-up values of system variables (binlog_checksum, sync_binlog,
   // gtid_mode, ...), by variable name, in the order given.
   std::vector<std::pair<std::string, std::string>> variables;
+  // Other MySQL options by variable name ('_' spelling) and value, in the
+  // order given: set when sluice has a variable of that name, else ignored
+  // with a warning (Executor::RegisterVariables).
+  std::vector<std::pair<std::string, std::string>> mysql_options;
+  // Start-up warnings from parsing (unknown loose- options, maximum-).
+  std::vector<std::string> warnings;
 
   bool initialize = false;           // --initialize: random root password, then exit
   bool initialize_insecure = false;  // --initialize-insecure: empty password, then exit
@@ -59,5 +79,9 @@ struct ServerOptions {
 // with help=true and fills *help_text. An unknown option or a bad value
 // fails with a message naming it.
 Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::string* help_text);
+
+// Whether MySQL 8.0's mysqld knows `name` as an option or system variable
+// ('-' and '_' alike, no prefix); the list is data (mysqld_options.cc).
+bool IsMysqldOption(std::string_view name);
 
 }  // namespace sluice::server

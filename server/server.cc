@@ -1,8 +1,13 @@
 #include "server/server.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "base/log.h"
@@ -15,6 +20,7 @@
 #include "server/lock_vars.h"
 #include "storage/engine/engine.h"
 #include "binlog/binlog.h"
+#include "binlog/cache_temp_dir.h"
 #include "server/rpl/delegates.h"
 #include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
@@ -29,6 +35,7 @@ namespace fs = std::filesystem;
 struct Server::Net {
   asio::io_context io;
   tcp::acceptor acceptor{io};
+  asio::local::stream_protocol::acceptor local_acceptor{io};  // --socket
   asio::signal_set signals{io, SIGTERM, SIGINT};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::vector<std::thread> threads;
@@ -153,9 +160,68 @@ Status Server::LoadTls() {
   return Status::OK();
 }
 
+Status Server::WritePidFile() {
+  if (options_.pid_file.empty()) return Status::OK();
+  // Written whole under a temporary name and renamed, so that a reader
+  // never sees a half-written pid.
+  const std::string tmp = options_.pid_file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << getpid() << "\n";
+    out.close();
+    if (!out) {
+      return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file,
+                                         std::strerror(errno)));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, options_.pid_file, ec);
+  if (ec) {
+    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, ec.message()));
+  }
+  wrote_pid_file_ = true;
+  return Status::OK();
+}
+
+Status Server::SwitchUser() {
+  const std::string& user = options_.user;
+  if (user.empty()) return Status::OK();
+  struct passwd pw_buf;
+  struct passwd* pw = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(user.c_str(), &pw_buf, buf.data(), buf.size(), &pw) != 0 || pw == nullptr) {
+    return Status::InvalidArgument(fmt::format("Fatal error: Can't change to run as user '{}' ;  Please check "
+                                               "that the user exists!", user));
+  }
+  if (geteuid() != 0) {
+    // As mysqld: only root can switch; anyone else runs as itself.
+    if (pw->pw_uid != geteuid()) {
+      SLUICE_LOG_WARNING(log_, 10112, "One can only use the --user switch if running as root");
+    }
+    return Status::OK();
+  }
+  if (pw->pw_uid == 0) return Status::OK();  // --user=root: stays root
+  if (setgid(pw->pw_gid) != 0 || initgroups(pw->pw_name, pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) {
+    return Status::IOError(fmt::format("Fatal error: Can't change to run as user '{}': {}", user,
+                                       std::strerror(errno)));
+  }
+  return Status::OK();
+}
+
 Status Server::Start() {
   start_time_ = std::chrono::steady_clock::now();
   SLUICE_LOG_SYSTEM(log_, 10116, "sluiced (sluiced {}) starting as process {}", kServerVersion, getpid());
+  // Before any file of the data directory is opened, so that the files it
+  // creates belong to that user (as mysqld, which also switches before it
+  // listens: a port below 1024 then needs CAP_NET_BIND_SERVICE).
+  SLUICE_RETURN_IF_ERROR(SwitchUser());
+  if (!options_.tmpdir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(options_.tmpdir, ec)) {
+      return Status::InvalidArgument(fmt::format("tmpdir '{}' is not a directory", options_.tmpdir));
+    }
+    binlog::SetCacheTempDir(options_.tmpdir);
+  }
 
   if (options_.initialize || options_.initialize_insecure) {
     if (!DatadirIsEmpty(options_.datadir)) {
@@ -229,15 +295,18 @@ Status Server::Start() {
       RequestShutdown();
     }
   });
+  if (!options_.socket.empty()) SLUICE_RETURN_IF_ERROR(ListenOnSocket());
+  SLUICE_RETURN_IF_ERROR(WritePidFile());
   StartAccept();
+  if (listening_socket_) StartAcceptLocal();
   net_->work.emplace(net_->io.get_executor());
   unsigned n = options_.io_threads ? options_.io_threads : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < n; ++i) {
     net_->threads.emplace_back([this] { net_->io.run(); });
   }
   uint16_t port = net_->acceptor.local_endpoint(ec).port();
-  SLUICE_LOG_SYSTEM(log_, 10931, "sluiced: ready for connections. Version: '{}'  socket: ''  port: {}  {}.",
-                    kServerVersion, port, kVersionComment);
+  SLUICE_LOG_SYSTEM(log_, 10931, "sluiced: ready for connections. Version: '{}'  socket: '{}'  port: {}  {}.",
+                    kServerVersion, options_.socket, port, kVersionComment);
   return Status::OK();
 }
 
@@ -248,12 +317,61 @@ void Server::StartAccept() {
       SLUICE_LOG_WARNING(log_, 10000, "accept failed: {}", ec.message());
     } else {
       socket.set_option(tcp::no_delay(true), ec);
-      auto session = std::make_shared<Session>(*this, std::move(socket), NextConnectionId());
+      Session::Peer peer = Session::TcpPeer(socket);
+      auto session = std::make_shared<Session>(*this, Session::StreamSocket(std::move(socket)), std::move(peer),
+                                               NextConnectionId());
       AddSession(session);
       session->Start();
     }
     StartAccept();
   });
+}
+
+void Server::StartAcceptLocal() {
+  net_->local_acceptor.async_accept(
+      asio::make_strand(net_->io), [this](error_code ec, asio::local::stream_protocol::socket socket) {
+        if (ec) {
+          if (ec == asio::error::operation_aborted || !net_->local_acceptor.is_open()) return;
+          SLUICE_LOG_WARNING(log_, 10000, "accept on the Unix socket failed: {}", ec.message());
+        } else {
+          auto session = std::make_shared<Session>(*this, Session::StreamSocket(std::move(socket)),
+                                                   Session::UnixPeer(), NextConnectionId());
+          AddSession(session);
+          session->Start();
+        }
+        StartAcceptLocal();
+      });
+}
+
+Status Server::ListenOnSocket() {
+  const std::string& path = options_.socket;
+  using local = asio::local::stream_protocol;
+  error_code ec;
+  std::error_code fs_ec;
+  // A socket file left by a server that died is removed; one a live server
+  // answers on is not (MySQL refuses to start the same way).
+  if (fs::exists(fs::symlink_status(path, fs_ec))) {
+    local::socket probe(net_->io);
+    probe.connect(local::endpoint(path), ec);
+    if (!ec) {
+      return Status::IOError(fmt::format(
+          "Can't start server : Bind on unix socket: another process is listening on the socket file {}", path));
+    }
+    fs::remove(path, fs_ec);
+  }
+  local::endpoint endpoint(path);
+  net_->local_acceptor.open(endpoint.protocol(), ec);
+  if (!ec) net_->local_acceptor.bind(endpoint, ec);
+  if (!ec) net_->local_acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::IOError(
+        fmt::format("Can't start server : Bind on unix socket: {} ({})", ec.message(), path));
+  }
+  // Any local user may connect; accounts decide what they may do (MySQL
+  // makes its socket world-writable too).
+  fs::permissions(path, fs::perms::all, fs_ec);
+  listening_socket_ = true;
+  return Status::OK();
 }
 
 void Server::AddSession(const std::shared_ptr<Session>& s) {
@@ -303,6 +421,14 @@ Status Server::Kill(uint32_t id, bool connection) {
   return Status::OK();
 }
 
+Status Server::CheckReadOnlySlow(const SessionContext& ctx) const {
+  if (super_read_only.load(std::memory_order_acquire)) {
+    return MakeError(er::kOptionPreventsStatement, "--super-read-only");
+  }
+  if (ctx.account && ctx.account->HasDynamicOrSuper("CONNECTION_ADMIN")) return Status::OK();
+  return MakeError(er::kOptionPreventsStatement, "--read-only");
+}
+
 void Server::RequestShutdown() {
   {
     std::lock_guard lock(shutdown_mu_);
@@ -327,6 +453,7 @@ void Server::StopEverything() {
   asio::post(net_->io, [this] {
     error_code ec;
     net_->acceptor.close(ec);
+    net_->local_acceptor.close(ec);
     net_->signals.cancel(ec);
   });
   // 2. Close every session; 3. wait for them to end, up to a deadline.
@@ -352,6 +479,10 @@ void Server::StopEverything() {
   net_.reset();
   // 5. No session is left: the engine purges, checkpoints and closes.
   CloseEngine();
+  // A clean stop leaves neither the socket file nor the pid file behind.
+  std::error_code fs_ec;
+  if (listening_socket_) fs::remove(options_.socket, fs_ec);
+  if (wrote_pid_file_) fs::remove(options_.pid_file, fs_ec);
   SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown complete (sluiced {}).", kServerVersion);
 }
 

@@ -117,6 +117,19 @@ class Server {
   Status Kill(uint32_t id, bool connection);
   uint32_t NextConnectionId() { return next_connection_id_.fetch_add(1, std::memory_order_relaxed); }
 
+  // @@read_only / @@super_read_only, mirrored from the variables by their
+  // update hooks (Executor::RegisterVariables) so that a write tests an
+  // atomic, not the registry.
+  std::atomic<bool> read_only{false};
+  std::atomic<bool> super_read_only{false};
+  // OK when the session of `ctx` may change tables or accounts now; 1290
+  // naming --read-only (unless it has CONNECTION_ADMIN or SUPER) or
+  // --super-read-only otherwise.
+  Status CheckReadOnly(const SessionContext& ctx) const {
+    if (!read_only.load(std::memory_order_acquire)) return Status::OK();
+    return CheckReadOnlySlow(ctx);
+  }
+
   // Status counters (Connections, Questions, Com_*...); valid after Start().
   const vars::CoreStatus& core_status() const { return *core_status_; }
   std::atomic<int64_t> threads_running{0};
@@ -144,7 +157,13 @@ class Server {
   // it (crash recovery), and starts a new binlog file.
   Status OpenBinlog();
   Status RegisterBinlogVariables();
+  Status CheckReadOnlySlow(const SessionContext& ctx) const;
   void StartAccept();
+  void StartAcceptLocal();
+  // --socket: the Unix socket listener; --pid-file; --user (server.cc).
+  Status ListenOnSocket();
+  Status WritePidFile();
+  Status SwitchUser();
   void StopEverything();
 
   const ServerOptions options_;
@@ -170,6 +189,8 @@ class Server {
 
   std::unique_ptr<vars::CoreStatus> core_status_;
   std::atomic<bool> shutting_down_{false};
+  bool listening_socket_ = false;  // options_.socket is ours to remove at stop
+  bool wrote_pid_file_ = false;    // options_.pid_file likewise
   std::atomic<uint32_t> next_connection_id_{1};
   std::mutex shutdown_mu_;
   std::condition_variable shutdown_cv_;

@@ -52,23 +52,42 @@ struct LoginRequest {
   p::HandshakeResponse41 response;
 };
 
-Session::Session(Server& server, tcp::socket socket, uint32_t connection_id)
-    : server_(server),
-      socket_(std::move(socket)),
-      timer_(socket_.get_executor()),
-      watch_timer_(socket_.get_executor()) {
-  ctx_.connection_id = connection_id;
+Session::Peer Session::TcpPeer(const tcp::socket& socket) {
+  Peer p;
   error_code ec;
-  auto ep = socket_.remote_endpoint(ec);
+  auto ep = socket.remote_endpoint(ec);
   if (!ec) {
     auto addr = ep.address();
     if (addr.is_v6() && addr.to_v6().is_v4_mapped()) {
       addr = asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6());
     }
-    remote_ip_ = addr.to_string();
-    ctx_.host = IsLoopback(remote_ip_) ? "localhost" : remote_ip_;
-    ctx_.peer = ctx_.host + ":" + std::to_string(ep.port());
+    p.ip = addr.to_string();
+    p.host = IsLoopback(p.ip) ? "localhost" : p.ip;
+    p.peer = p.host + ":" + std::to_string(ep.port());
   }
+  return p;
+}
+
+Session::Peer Session::UnixPeer() {
+  Peer p;
+  p.host = "localhost";
+  p.peer = "localhost";
+  p.local_socket = true;
+  return p;
+}
+
+Session::Session(Server& server, StreamSocket socket, Peer peer, uint32_t connection_id)
+    : server_(server),
+      socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      watch_timer_(socket_.get_executor()) {
+  ctx_.connection_id = connection_id;
+  remote_ip_ = std::move(peer.ip);
+  ctx_.host = std::move(peer.host);
+  ctx_.peer = std::move(peer.peer);
+  // MySQL counts the Unix socket as secure (require_secure_transport,
+  // caching_sha2_password's cleartext full authentication).
+  ctx_.secure_transport = peer.local_socket;
   ctx_.SetProcessIdentity("unauthenticated user", ctx_.peer, "");
 }
 
@@ -105,7 +124,7 @@ void Session::Kill(bool connection) {
     // The dump thread is writing to the socket: shutting it down (a
     // thread-safe system call) makes its write return; the coroutine
     // closes the socket once the thread is done.
-    tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
+    StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
     ::shutdown(s.native_handle(), SHUT_RDWR);
     return;
   }
@@ -122,9 +141,9 @@ void Session::CloseSocket() {
   error_code ec;
   timer_.cancel();
   watch_timer_.cancel();
-  tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
+  StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
   if (s.is_open()) {
-    s.shutdown(tcp::socket::shutdown_both, ec);
+    s.shutdown(asio::socket_base::shutdown_both, ec);
     s.close(ec);
   }
 }
@@ -137,7 +156,7 @@ constexpr auto kClientWatchInterval = std::chrono::milliseconds(50);
 }  // namespace
 
 bool Session::ClientHungUp() {
-  tcp::socket& s = tls_ ? tls_->next_layer() : socket_;
+  StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
   if (!s.is_open()) return false;  // closed by KILL or shutdown: already killed
   // POLLRDHUP: the peer shut its side down, even with unread bytes queued
   // (a pipelined command, or a TLS close_notify) in front of the FIN.
@@ -179,7 +198,7 @@ void Session::ArmTimer(std::chrono::seconds timeout) {
     if (auto self = weak.lock()) {
       self->timed_out_ = true;
       error_code ignore;
-      tcp::socket& s = self->tls_ ? self->tls_->next_layer() : self->socket_;
+      StreamSocket& s = self->tls_ ? self->tls_->next_layer() : self->socket_;
       s.cancel(ignore);
     }
   });

@@ -31,8 +31,20 @@ struct LoginRequest;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
+  // Either transport: TCP, or the Unix socket (--socket).
+  using StreamSocket = asio::generic::stream_protocol::socket;
+  // Who is at the other end, as accounts and the process list see it.
+  struct Peer {
+    std::string ip;    // empty for the Unix socket
+    std::string host;  // "localhost" (loopback or Unix socket) or the ip
+    std::string peer;  // "host:port" (process list); "localhost" for the socket
+    bool local_socket = false;  // counts as a secure transport, as in MySQL
+  };
+  static Peer TcpPeer(const tcp::socket& socket);
+  static Peer UnixPeer();
+
   // `server` must outlive the session (Server::Stop waits for sessions).
-  Session(Server& server, tcp::socket socket, uint32_t connection_id);
+  Session(Server& server, StreamSocket socket, Peer peer, uint32_t connection_id);
   ~Session();
 
   void Start();
@@ -83,8 +95,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool ClientHungUp();
 
   Server& server_;
-  tcp::socket socket_;
-  std::optional<asio::ssl::stream<tcp::socket>> tls_;
+  StreamSocket socket_;
+  std::optional<asio::ssl::stream<StreamSocket>> tls_;
   asio::steady_timer timer_;
   asio::steady_timer watch_timer_;
   bool watching_ = false;  // on the strand

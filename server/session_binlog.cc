@@ -30,6 +30,15 @@ uint64_t VarUInt(Server& server, std::string_view name, uint64_t fallback) {
 }
 
 // MySQL's sql_mode bits (Query events carry them).
+// SET sql_log_bin = 0: the session's changes stay out of the binlog (and
+// so get no GTID). It cannot change inside a transaction (the executor
+// refuses with 1694), so testing it at the transaction's first event and
+// at each DDL is enough.
+bool SqlLogBinOff(Server& server, SessionContext& ctx) {
+  auto v = server.sys_vars().Get("sql_log_bin", vars::GetScope::kSession, ctx.vars.get());
+  return v.ok() && v->ToInt() == 0;
+}
+
 uint64_t SqlModeBits(std::string_view modes) {
   static const std::pair<std::string_view, uint64_t> kBits[] = {
       {"REAL_AS_FLOAT", 0x1},
@@ -122,6 +131,7 @@ Status SessionBinlog::LogRow(Server& server, SessionContext& ctx, const storage:
   binlog::Binlog* bl = server.binlog();
   if (bl == nullptr) return Status::OK();
   if (cache_.empty() && builder_ == nullptr) {
+    if (SqlLogBinOff(server, ctx)) return Status::OK();
     // The transaction's first event: settings are taken now, and BEGIN.
     cache_.set_limits(VarUInt(server, "binlog_cache_size", 32768), VarUInt(server, "max_binlog_cache_size", UINT64_MAX));
     cache_.set_checksum(bl->checksum());
@@ -230,7 +240,7 @@ Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::Engin
 
 Status SessionBinlog::LogDdl(Server& server, SessionContext& ctx, std::string_view query) {
   binlog::Binlog* bl = server.binlog();
-  if (bl == nullptr) return Status::OK();
+  if (bl == nullptr || SqlLogBinOff(server, ctx)) return Status::OK();
   binlog::TransactionCache cache;
   cache.set_checksum(bl->checksum());
   cache.set_has_statements(true);

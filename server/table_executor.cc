@@ -133,6 +133,7 @@ AssignContext TableExecutor::Assigning(bool strict, uint64_t row_number) {
 Status TableExecutor::BeginWrite() {
   if (in_write_) return Status::OK();
   if (ctx_.in_transaction && ctx_.read_only_transaction) return MakeError(er::kCantExecuteInReadOnlyTransaction);
+  SLUICE_RETURN_IF_ERROR(server_.CheckReadOnly(ctx_));
   GlobalReadLock& grl = server_.global_read_lock();
   if (grl.HeldBy(ctx_.connection_id)) return MakeError(er::kCantUpdateWithReadlock);
   if (!grl.BeginWrite(ctx_.connection_id, LockWaitTimeout(server_, ctx_))) return MakeError(er::kLockWaitTimeout);

@@ -216,6 +216,10 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
       .ReadOnly().NotPersistable();
   add(S::String("pid_file", kG, d.pid_file, "File the server writes its process id to."))
       .ReadOnly();
+  add(S::String("tmpdir", kG, d.tmpdir,
+                "Directory of temporary files (a transaction's binary log cache once it "
+                "outgrows binlog_cache_size)."))
+      .ReadOnly();
   add(S::String("log_error", kG, d.log_error,
                 "Destination of the error log: a file, or stderr."))
       .ReadOnly();
@@ -384,6 +388,10 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
   add(S::UInt("innodb_lock_wait_timeout", kB, 50, 1, 1073741824,
               "Seconds a statement waits for a row lock before failing with error 1205; only "
               "that statement is rolled back."));
+  add(S::String("innodb_version", kG, "8.0.36",
+                "Version of the storage engine; sluice's engine answers as the InnoDB of the "
+                "MySQL version it is compatible with."))
+      .ReadOnly().NotPersistable();
   add(S::Bool("sql_quote_show_create", kB, true,
               "Whether SHOW CREATE TABLE quotes names (sluice always quotes them with backticks)."));
   add(S::UInt("lock_wait_timeout", kB, 31536000, 1, 31536000,
@@ -502,6 +510,23 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
   add(S::UInt("binlog_expire_logs_seconds", kG, 2592000, 0, kU32Max,
               "Binary log files older than this many seconds are purged at rotation and "
               "start-up; 0 keeps them forever."));
+
+  // ---- Operator switches ----
+  // The server refuses writes while these are ON (server/server.h
+  // CheckReadOnly()); the executor keeps the two consistent (super_read_only
+  // ON turns read_only ON, read_only OFF turns super_read_only OFF).
+  add(S::Bool("read_only", kG, false,
+              "ON: clients without CONNECTION_ADMIN or SUPER may not change tables or "
+              "accounts (error 1290); HA tools set it to demote a primary. Replication "
+              "readers are not affected."));
+  add(S::Bool("super_read_only", kG, false,
+              "ON: nobody, not even CONNECTION_ADMIN or SUPER, may change tables or accounts; "
+              "turning it ON turns read_only ON."));
+  add(S::Bool("sql_log_bin", kS, true,
+              "OFF: this session's changes (rows and DDL) are not written to the binary log "
+              "and get no GTID, so replicas and change-data-capture readers never see them. "
+              "Needs SYSTEM_VARIABLES_ADMIN, SESSION_VARIABLES_ADMIN or SUPER; not settable "
+              "inside a transaction."));
 
   // ---- Session state ----
   add(S::UInt("last_insert_id", kS, 0, 0, kU64Max,

@@ -74,6 +74,7 @@ struct CoreVariableDefaults {
   std::string basedir;
   std::string socket;
   std::string pid_file;
+  std::string tmpdir = "/tmp";
   std::string log_error = "stderr";
   std::string plugin_dir;
   std::string character_sets_dir;
