@@ -154,6 +154,9 @@ inline constexpr Error kTooBigScale{1425, "42000", "Too big scale {} specified f
 inline constexpr Error kTooBigPrecision{1426, "42000", "Too-big precision {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kMBiggerThanD{1427, "42000",
     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{}')."};
+inline constexpr Error kStackOverrunNeedMore{1436, "HY000",
+    "Thread stack overrun:  {} bytes used of a {} byte stack, and {} bytes needed.  Use 'mysqld "
+    "--thread_stack=#' to specify a bigger stack."};
 inline constexpr Error kXaerDupid{1440, "XAE08", "XAER_DUPID: The XID already exists"};
 inline constexpr Error kErrMaxPreparedStmtCountReached{1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {})"};
 inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too long for {} (should be no longer than {})"};

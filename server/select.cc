@@ -25,6 +25,7 @@
 #include <set>
 
 #include "base/mysql_error.h"
+#include "base/stack_guard.h"
 #include "server/access_path.h"
 #include "server/acl/access_control.h"
 #include "server/aggregate.h"
@@ -92,6 +93,9 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
 
 Result<sql::EvalContext::SubqueryRows> TableExecutor::RunSubquery(const sql::SelectStmt& s, RowEval& outer,
                                                                   uint64_t max_rows) {
+  // Each nesting level runs a whole SELECT (binding, planning, evaluation)
+  // on top of the outer one's stack.
+  SLUICE_RETURN_IF_ERROR(CheckStack());
   const auto key = std::make_pair(&s, max_rows);
   if (auto it = subquery_cache_.find(key); it != subquery_cache_.end()) return it->second;
   Result<EngineTrx*> trx = Trx();

@@ -9,16 +9,19 @@ WorkerPool::WorkerPool(Options options) : options_(options) {}
 WorkerPool::~WorkerPool() { Stop(); }
 
 bool WorkerPool::Submit(std::function<void()> job) {
-  std::vector<std::thread> to_join;
+  std::vector<pthread_t> to_join;
+  bool started = false;
   {
     std::lock_guard lock(mu_);
     if (stopping_) return false;
     jobs_.push_back(std::move(job));
+    started = true;
     // Reap threads that exited on idle timeout so the vector stays small.
     if (!exited_.empty()) {
       for (auto it = threads_.begin(); it != threads_.end();) {
-        if (std::find(exited_.begin(), exited_.end(), it->get_id()) != exited_.end()) {
-          to_join.push_back(std::move(*it));
+        const pthread_t t = *it;
+        if (std::any_of(exited_.begin(), exited_.end(), [t](pthread_t e) { return pthread_equal(e, t); })) {
+          to_join.push_back(t);
           it = threads_.erase(it);
         } else {
           ++it;
@@ -27,15 +30,33 @@ bool WorkerPool::Submit(std::function<void()> job) {
       exited_.clear();
     }
     if (idle_ < jobs_.size()) {
-      ++live_;
-      ++created_;
-      threads_.emplace_back([this] { WorkerLoop(); });
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      pthread_attr_setstacksize(&attr, options_.stack_size);
+      pthread_t t;
+      const int rc = pthread_create(&t, &attr, &WorkerPool::ThreadMain, this);
+      pthread_attr_destroy(&attr);
+      if (rc != 0) {
+        // No thread (EAGAIN: out of threads or memory). A job left queued
+        // might wait for ever, so the caller gets it back.
+        jobs_.pop_back();
+        started = false;
+      } else {
+        ++live_;
+        ++created_;
+        threads_.push_back(t);
+      }
     } else {
       cv_.notify_one();
     }
   }
-  for (auto& t : to_join) t.join();
-  return true;
+  for (pthread_t t : to_join) pthread_join(t, nullptr);
+  return started;
+}
+
+void* WorkerPool::ThreadMain(void* pool) {
+  static_cast<WorkerPool*>(pool)->WorkerLoop();
+  return nullptr;
 }
 
 void WorkerPool::WorkerLoop() {
@@ -48,7 +69,7 @@ void WorkerPool::WorkerLoop() {
       --idle_;
       if (!woke && live_ > options_.keep_idle) {
         --live_;
-        exited_.push_back(std::this_thread::get_id());
+        exited_.push_back(pthread_self());
         return;
       }
     }
@@ -64,7 +85,7 @@ void WorkerPool::WorkerLoop() {
 }
 
 void WorkerPool::Stop() {
-  std::vector<std::thread> threads;
+  std::vector<pthread_t> threads;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -72,9 +93,7 @@ void WorkerPool::Stop() {
     exited_.clear();
   }
   cv_.notify_all();
-  for (auto& t : threads) {
-    if (t.joinable()) t.join();
-  }
+  for (pthread_t t : threads) pthread_join(t, nullptr);
 }
 
 size_t WorkerPool::threads_created() const {

@@ -7,9 +7,15 @@
 // COMMIT. Idle threads above `keep_idle` (thread_cache_size) exit after
 // `idle_timeout`.
 //
+// Threads get an explicit stack (Options::stack_size, not the platform's
+// default) because the depth limits on statements (sql/parser.h) and the
+// stack checks (base/stack_guard.h) are sized for it.
+//
 // Thread-safety: Submit from any thread. Stop() joins every thread; jobs
 // submitted after Stop() are dropped (their owners see the shutdown).
 #pragma once
+
+#include <pthread.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -17,8 +23,9 @@
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "base/stack_guard.h"
 
 namespace sluice::server {
 
@@ -27,6 +34,7 @@ class WorkerPool {
   struct Options {
     size_t keep_idle = 9;
     std::chrono::milliseconds idle_timeout{60000};
+    size_t stack_size = kStatementThreadStack;
   };
   explicit WorkerPool(Options options);
   ~WorkerPool();
@@ -34,13 +42,14 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   // Runs `job` on a pool thread, starting one if none is idle. Returns false
-  // after Stop().
+  // after Stop(), or when no thread could be started for it.
   bool Submit(std::function<void()> job);
   void Stop();
 
   size_t threads_created() const;
 
  private:
+  static void* ThreadMain(void* pool);
   void WorkerLoop();
 
   const Options options_;
@@ -51,8 +60,8 @@ class WorkerPool {
   size_t live_ = 0;                         // GUARDED_BY(mu_)
   size_t created_ = 0;                      // GUARDED_BY(mu_)
   bool stopping_ = false;                   // GUARDED_BY(mu_)
-  std::vector<std::thread> threads_;        // GUARDED_BY(mu_); joined in Stop()
-  std::vector<std::thread::id> exited_;     // GUARDED_BY(mu_); finished, to join
+  std::vector<pthread_t> threads_;          // GUARDED_BY(mu_); joined in Stop()
+  std::vector<pthread_t> exited_;           // GUARDED_BY(mu_); finished, to join
 };
 
 }  // namespace sluice::server

@@ -44,5 +44,19 @@ TEST(WorkerPoolTest, RefusesJobsAfterStop) {
   EXPECT_FALSE(pool.Submit([] {}));
 }
 
+// The statement depth limits are sized for this stack, not the platform's
+// default thread stack.
+TEST(WorkerPoolTest, ThreadsGetTheConfiguredStack) {
+  for (size_t stack : {size_t{4} << 20, kStatementThreadStack}) {
+    WorkerPool::Options options{1, std::chrono::milliseconds(100)};
+    options.stack_size = stack;
+    WorkerPool pool(options);
+    std::promise<size_t> seen;
+    ASSERT_TRUE(pool.Submit([&] { seen.set_value(StackSize()); }));
+    EXPECT_GE(seen.get_future().get(), stack);
+  }
+  EXPECT_EQ(WorkerPool::Options{}.stack_size, kStatementThreadStack);
+}
+
 }  // namespace
 }  // namespace sluice::server

@@ -1,5 +1,7 @@
 #include "server/sql/ast.h"
 
+#include "base/stack_guard.h"
+
 namespace sluice::sql {
 
 namespace {
@@ -90,7 +92,26 @@ std::string Args(const Expr& e, size_t from) {
 
 }  // namespace
 
+Expr::~Expr() {
+  if (args.empty()) return;
+  // Children are detached before their node dies, so no destructor below
+  // this one sees a non-empty `args`.
+  std::vector<ExprPtr> pending = std::move(args);
+  while (!pending.empty()) {
+    ExprPtr e = std::move(pending.back());
+    pending.pop_back();
+    if (e == nullptr) continue;
+    for (ExprPtr& a : e->args) pending.push_back(std::move(a));
+    e->args.clear();
+  }
+}
+
 std::string ExprToString(const Expr& e) {
+  // Printing takes ~0.5 KiB of stack a level (twice that through a call's
+  // arguments), more than most walks, and runs where a statement has already
+  // gone deep (an error message from inside evaluation): past what the stack
+  // holds, the rest of the tree prints as "...".
+  if (!e.args.empty() && !CheckStack(kStackMargin / 2).ok()) return "...";
   switch (e.kind) {
     case ExprKind::kLiteral:
       if (e.value.is_null()) return "NULL";

@@ -113,6 +113,12 @@ struct SelectStmt;
 
 struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
+  // Frees the subtree without recursing: a 20,000-term a+b+... chain is a
+  // 20,000-deep tree, and unique_ptr's own recursion would overflow the
+  // stack (subqueries still recurse, as deep as the parser lets them nest).
+  ~Expr();
+  Expr(Expr&&) = default;
+  Expr& operator=(Expr&&) = default;
 
   ExprKind kind;
   Op op = Op::kNone;
@@ -137,6 +143,9 @@ struct Expr {
   std::vector<ExprPtr> args;
   uint32_t begin = 0;  // source span in the query text
   uint32_t end = 0;
+  // Parser bookkeeping: levels of the tree from this node down, subqueries
+  // included (see kMaxExprHeight in parser.h); 0 until the parser sets it.
+  uint32_t height = 0;
 };
 
 // MySQL-like printed form for messages: (1 + 2), cast(`a` as signed), now().

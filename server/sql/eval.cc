@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/mysql_error.h"
+#include "base/stack_guard.h"
 #include "server/sql/charset_internal.h"
 #include "server/sql/eval_internal.h"
 #include "server/sql/like.h"
@@ -885,6 +886,10 @@ Result<Value> EvalContext::GetParameter(int index) {
 // ------------------------------------------------------------------ Evaluate
 
 Result<Value> Evaluate(const Expr& e, EvalContext& ctx) {
+  // The parser bounds a tree's height; this keeps the evaluation of one
+  // that is allowed but evaluated deep inside nested subqueries (or on a
+  // thread with a smaller stack) from running off the stack.
+  if (!e.args.empty()) SLUICE_RETURN_IF_ERROR(CheckStack());
   switch (e.kind) {
     case ExprKind::kLiteral:
       return e.value;

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <deque>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/mysql_error.h"
+#include "base/stack_guard.h"
 #include "server/sql/value_internal.h"
 
 namespace sluice::sql {
@@ -109,6 +112,11 @@ const std::unordered_set<std::string_view>& MultiWordPrivileges() {
   };
   return kPrivs;
 }
+
+// The stack a level of nesting is budgeted, as the limits are set: what
+// 1436 reports as needed when a statement goes past one.
+constexpr size_t kStackPerParseLevel = kStatementThreadStack / kMaxParseDepth;
+constexpr size_t kStackPerExprLevel = kStatementThreadStack / kMaxExprHeight;
 
 constexpr size_t kMaxUserNameChars = 32;
 constexpr size_t kMaxHostNameChars = 255;
@@ -271,6 +279,30 @@ class Parser::Impl {
   Status ParseOptionalLength(int* length);
   Status ParseColumnRef(Token first, ExprPtr* out);
 
+  // ---- nesting limits (kMaxParseDepth, kMaxExprHeight)
+
+  // One level of the parser's own recursion for the life of the scope.
+  class Nesting {
+   public:
+    explicit Nesting(Impl* p) : p_(p), status_(p->EnterLevel()) {}
+    ~Nesting() { --p_->depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    const Status& status() const { return status_; }
+
+   private:
+    Impl* p_;
+    Status status_;
+  };
+  Status EnterLevel();
+  // Sets `height` on the nodes of `root` that lack it (without recursing)
+  // and fails past kMaxExprHeight.
+  Status CheckHeight(Expr* root);
+  // AND / OR / XOR over `terms`, left-deep as written when short, balanced
+  // when long (see kMaxExprHeight).
+  ExprPtr MakeLogicalChain(Op op, std::vector<ExprPtr> terms);
+  ExprPtr MakeBalanced(Op op, std::vector<ExprPtr>& terms, size_t from, size_t to);
+
   ExprPtr MakeExpr(ExprKind kind, uint32_t begin, uint32_t end) {
     auto e = std::make_unique<Expr>(kind);
     e->begin = begin;
@@ -306,6 +338,10 @@ class Parser::Impl {
   size_t next_stmt_start_ = 0;
   int param_count_ = 0;
   bool done_ = false;
+  int depth_ = 0;            // Nesting levels open
+  uint32_t max_height_ = 0;  // tallest expression so far in the current SELECT
+  // A subquery's tallest expression + 1, for the height of the node using it.
+  std::unordered_map<const SelectStmt*, uint32_t> subquery_heights_;
 };
 
 namespace {
@@ -375,6 +411,8 @@ Status Parser::Impl::ErrorAt(const Token& t) {
 
 Result<ParsedStatement> Parser::Impl::Next() {
   param_count_ = 0;
+  max_height_ = 0;
+  subquery_heights_.clear();
   stmt_base_ = next_stmt_start_;
   while (stmt_base_ < end_ && IsSpaceChar(query_[stmt_base_])) ++stmt_base_;
   const Token& first = Peek();
@@ -708,9 +746,17 @@ Status Parser::Impl::ParseSelect(std::unique_ptr<Stmt>* out) {
 
 Status Parser::Impl::ParseSubquery(std::shared_ptr<const SelectStmt>* out) {
   if (!PeekKeyword("SELECT")) return Error();
+  Nesting nesting(this);
+  SLUICE_RETURN_IF_ERROR(nesting.status());
+  const uint32_t outer_max = max_height_;
+  max_height_ = 0;
   std::unique_ptr<Stmt> select;
-  SLUICE_RETURN_IF_ERROR(ParseSelect(&select));
+  Status st = ParseSelect(&select);
+  const uint32_t inner_max = max_height_;
+  max_height_ = outer_max;
+  SLUICE_RETURN_IF_ERROR(st);
   *out = std::shared_ptr<const SelectStmt>(static_cast<SelectStmt*>(select.release()));
+  subquery_heights_[out->get()] = inner_max + 1;
   return Status::OK();
 }
 
@@ -2828,40 +2874,114 @@ Status Parser::Impl::ParseExprList(std::vector<ExprPtr>* out) {
   return Status::OK();
 }
 
+Status Parser::Impl::EnterLevel() {
+  ++depth_;
+  if (depth_ > kMaxParseDepth) return StackOverrunError(depth_ * kStackPerParseLevel);
+  return CheckStack();
+}
+
+Status Parser::Impl::CheckHeight(Expr* root) {
+  if (root == nullptr) return Status::OK();
+  if (root->height == 0) {
+    // Post-order over the nodes still without a height; the ones below a
+    // nested ParseExpr have theirs already, so each node is visited once.
+    std::vector<Expr*> stack = {root};
+    while (!stack.empty()) {
+      Expr* e = stack.back();
+      bool ready = true;
+      for (const ExprPtr& a : e->args) {
+        if (a != nullptr && a->height == 0) {
+          stack.push_back(a.get());
+          ready = false;
+        }
+      }
+      if (!ready) continue;
+      stack.pop_back();
+      uint32_t below = 0;
+      for (const ExprPtr& a : e->args) {
+        if (a != nullptr) below = std::max(below, a->height);
+      }
+      if (e->subquery != nullptr) {
+        auto it = subquery_heights_.find(e->subquery.get());
+        if (it != subquery_heights_.end()) below = std::max(below, it->second);
+      }
+      e->height = below + 1;
+    }
+  }
+  max_height_ = std::max(max_height_, root->height);
+  if (root->height > kMaxExprHeight) {
+    // What walking it would take, at what walking this far took.
+    return StackOverrunError(root->height * kStackPerExprLevel);
+  }
+  return Status::OK();
+}
+
+ExprPtr Parser::Impl::MakeLogicalChain(Op op, std::vector<ExprPtr> terms) {
+  // Short chains keep the left-deep shape (and printed form) they always had.
+  constexpr size_t kBalanceFrom = 64;
+  if (terms.size() < kBalanceFrom) {
+    ExprPtr out = std::move(terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) out = MakeBinary(op, std::move(out), std::move(terms[i]));
+    return out;
+  }
+  return MakeBalanced(op, terms, 0, terms.size());
+}
+
+// Recursion depth log2(to - from).
+ExprPtr Parser::Impl::MakeBalanced(Op op, std::vector<ExprPtr>& terms, size_t from, size_t to) {
+  if (to - from == 1) return std::move(terms[from]);
+  const size_t mid = from + (to - from) / 2;
+  ExprPtr l = MakeBalanced(op, terms, from, mid);
+  ExprPtr r = MakeBalanced(op, terms, mid, to);
+  return MakeBinary(op, std::move(l), std::move(r));
+}
+
+// Every expression passes through here, so here the parser's recursion is
+// counted and the finished tree's height checked.
 Status Parser::Impl::ParseExpr(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseXor(out));
+  Nesting nesting(this);
+  SLUICE_RETURN_IF_ERROR(nesting.status());
+  std::vector<ExprPtr> terms(1);
+  SLUICE_RETURN_IF_ERROR(ParseXor(&terms[0]));
   while (PeekKeyword("OR") || (PeekPunct(Punct::kOrOr) && !options_.pipes_as_concat)) {
     Take();
     ExprPtr r;
     SLUICE_RETURN_IF_ERROR(ParseXor(&r));
-    *out = MakeBinary(Op::kOr, std::move(*out), std::move(r));
+    terms.push_back(std::move(r));
   }
-  return Status::OK();
+  *out = MakeLogicalChain(Op::kOr, std::move(terms));
+  return CheckHeight(out->get());
 }
 
 Status Parser::Impl::ParseXor(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseAnd(out));
+  std::vector<ExprPtr> terms(1);
+  SLUICE_RETURN_IF_ERROR(ParseAnd(&terms[0]));
   while (AcceptKeyword("XOR")) {
     ExprPtr r;
     SLUICE_RETURN_IF_ERROR(ParseAnd(&r));
-    *out = MakeBinary(Op::kXor, std::move(*out), std::move(r));
+    terms.push_back(std::move(r));
   }
+  *out = MakeLogicalChain(Op::kXor, std::move(terms));
   return Status::OK();
 }
 
 Status Parser::Impl::ParseAnd(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseNot(out));
+  std::vector<ExprPtr> terms(1);
+  SLUICE_RETURN_IF_ERROR(ParseNot(&terms[0]));
   while (PeekKeyword("AND") || PeekPunct(Punct::kAndAnd)) {
     Take();
     ExprPtr r;
     SLUICE_RETURN_IF_ERROR(ParseNot(&r));
-    *out = MakeBinary(Op::kAnd, std::move(*out), std::move(r));
+    terms.push_back(std::move(r));
   }
+  *out = MakeLogicalChain(Op::kAnd, std::move(terms));
   return Status::OK();
 }
 
 Status Parser::Impl::ParseNot(ExprPtr* out) {
   if (PeekKeyword("NOT")) {
+    Nesting nesting(this);
+    SLUICE_RETURN_IF_ERROR(nesting.status());
     Token t = Take();
     ExprPtr arg;
     SLUICE_RETURN_IF_ERROR(ParseNot(&arg));
@@ -2942,6 +3062,8 @@ Status Parser::Impl::ParsePredicate(ExprPtr* out) {
     ExprPtr lo, hi;
     SLUICE_RETURN_IF_ERROR(ParseBitOr(&lo));
     SLUICE_RETURN_IF_ERROR(ExpectKeyword("AND"));
+    Nesting nesting(this);  // a BETWEEN b AND c BETWEEN ... recurses here
+    SLUICE_RETURN_IF_ERROR(nesting.status());
     SLUICE_RETURN_IF_ERROR(ParsePredicate(&hi));
     e->end = hi->end;
     e->args.push_back(std::move(lo));
@@ -3117,6 +3239,13 @@ Status Parser::Impl::ParseUnary(ExprPtr* out) {
   if (t.Is(Punct::kMinus)) op = Op::kNeg;
   else if (t.Is(Punct::kTilde)) op = Op::kBitNot;
   else if (t.Is(Punct::kBang)) op = Op::kNot;
+  // Each prefix below recurses once.
+  const bool prefix = op != Op::kNone || t.Is(Punct::kPlus) || t.IsKeyword("BINARY");
+  std::optional<Nesting> nesting;
+  if (prefix) {
+    nesting.emplace(this);
+    SLUICE_RETURN_IF_ERROR(nesting->status());
+  }
   if (op != Op::kNone) {
     Token tok = Take();
     ExprPtr arg;

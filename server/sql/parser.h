@@ -6,7 +6,8 @@
 // can run each before the next is parsed, as MySQL does: a syntax error in
 // the third statement surfaces only after the first two have run.
 //
-// Errors: ER_PARSE_ERROR (1064) with MySQL's text, "... near '<rest of the
+// Errors: ER_STACK_OVERRUN_NEED_MORE (1436) for nesting past the limits
+// below; ER_PARSE_ERROR (1064) with MySQL's text, "... near '<rest of the
 // query from the offending token, at most 80 characters>' at line N", where
 // N counts from the start of the statement; ER_EMPTY_QUERY (1065) for a
 // query (or a statement between two ';') with nothing but spaces in it. A
@@ -26,6 +27,22 @@
 #include "server/sql/lexer.h"
 
 namespace sluice::sql {
+
+// Limits on nesting, so that every recursive walk over a parsed statement
+// (evaluation, planning, EXPLAIN, printing, copying) fits in a statement
+// thread's stack (base/stack_guard.h). Past either the statement fails with
+// ER_STACK_OVERRUN_NEED_MORE (1436), as mysqld answers such statements, and
+// so does a parse that finds the stack itself running low.
+//   kMaxParseDepth: the parser's own recursion: parentheses, function
+//   arguments, CASE parts, NOT / - / ~ / ! / BINARY prefixes, the upper
+//   bound of BETWEEN, subqueries.
+//   kMaxExprHeight: levels of an expression tree, subqueries included.
+//   Left-associative chains (a + b + c ...) are as deep as they are long,
+//   except AND, OR and XOR: long chains of those are built balanced (same
+//   operands in the same order, associativity regrouped), so 5,000 ORs are
+//   13 levels.
+inline constexpr int kMaxParseDepth = 1000;
+inline constexpr uint32_t kMaxExprHeight = 3000;
 
 // The sql_mode flags that change parsing.
 struct ParseOptions {

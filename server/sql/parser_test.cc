@@ -1,9 +1,13 @@
 #include "server/sql/parser.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <functional>
 
 #include <string>
 
+#include "base/stack_guard.h"
 #include "server/sql/lexer.h"
 
 namespace sluice::sql {
@@ -1910,6 +1914,184 @@ TEST(ParserTest, SqlPreparedStatements) {
   EXPECT_EQ(ParseError("PREPARE s1 FROM SELECT 1").mysql_errno(), 1064);
   EXPECT_EQ(ParseError("EXECUTE s1 USING 1").mysql_errno(), 1064);
   EXPECT_EQ(ParseError("DEALLOCATE s1").mysql_errno(), 1064);
+}
+
+}  // namespace
+}  // namespace sluice::sql
+
+// ---------------------------------------------------------------- nesting limits (issue 14)
+
+namespace sluice::sql {
+namespace {
+
+// Runs fn on a thread with `stack` bytes of stack (a statement thread's by
+// default, as the server runs statements).
+void OnStack(const std::function<void()>& fn, size_t stack = kStatementThreadStack) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, stack);
+  pthread_t t;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<const std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&t, &attr, run, const_cast<std::function<void()>*>(&fn)), 0);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+std::string Repeat(std::string_view s, size_t n) {
+  std::string out;
+  out.reserve(s.size() * n);
+  for (size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+void ExpectStackOverrun(const std::string& q) {
+  auto r = ParseAll(q);
+  ASSERT_FALSE(r.ok()) << q.substr(0, 60);
+  EXPECT_EQ(r.status().mysql_errno(), 1436) << r.status().ToString();
+  EXPECT_EQ(r.status().sqlstate(), "HY000");
+  EXPECT_NE(r.status().message().find("Thread stack overrun:  "), std::string::npos);
+}
+
+const Expr& OnlyItem(const std::vector<ParsedStatement>& stmts) {
+  return *stmts[0].stmt->As<SelectStmt>().items[0].expr;
+}
+
+TEST(ParserLimitsTest, TheFindingsStatementsGet1436) {
+  OnStack([&] {
+    ExpectStackOverrun("SELECT " + Repeat("(", 3000) + "1" + Repeat(")", 3000));
+    ExpectStackOverrun("SELECT 1" + Repeat("+1", 20000));
+    ExpectStackOverrun("SELECT " + Repeat("NOT ", 10000) + "1");
+    ExpectStackOverrun("SELECT " + Repeat("ABS(", 10000) + "1" + Repeat(")", 10000));
+    ExpectStackOverrun("SELECT " + Repeat("CASE WHEN 1 THEN ", 5000) + "1" + Repeat(" END", 5000));
+    ExpectStackOverrun("SELECT " + Repeat("-", 20000) + "1");
+    ExpectStackOverrun("SELECT " + Repeat("BINARY ", 20000) + "1");
+    ExpectStackOverrun("SELECT " + Repeat("1 BETWEEN 0 AND ", 5000) + "1");
+    ExpectStackOverrun("SELECT 'a'" + Repeat(" COLLATE utf8mb4_bin", 20000));
+    ExpectStackOverrun("SELECT " + Repeat("(SELECT ", 3000) + "1" + Repeat(")", 3000));
+    ExpectStackOverrun("DO " + Repeat("(", 3000) + "1" + Repeat(")", 3000));
+  });
+}
+
+TEST(ParserLimitsTest, LimitsAreExact) {
+  OnStack([&] {
+    // n '+' make a tree n + 1 levels high.
+    auto ok = ParseAll("SELECT 1" + Repeat("+1", kMaxExprHeight - 1));
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_EQ(OnlyItem(*ok).height, kMaxExprHeight);
+    ExpectStackOverrun("SELECT 1" + Repeat("+1", kMaxExprHeight));
+    // Parentheses cost the parser a level each but add no node.
+    const int parens = kMaxParseDepth - 1;  // plus the select item's own level
+    ok = ParseAll("SELECT " + Repeat("(", parens) + "1" + Repeat(")", parens));
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    ExpectStackOverrun("SELECT " + Repeat("(", parens + 1) + "1" + Repeat(")", parens + 1));
+  });
+}
+
+TEST(ParserLimitsTest, SubqueriesCountInTheOuterHeight) {
+  OnStack([&] {
+    const std::string inner = "1" + Repeat("+1", kMaxExprHeight / 2);
+    auto ok = ParseAll("SELECT (SELECT " + inner + ")");
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_GT(OnlyItem(*ok).height, kMaxExprHeight / 2);
+    // At the top of a left-deep chain a subquery adds to one branch only;
+    // at the bottom it adds to the whole height.
+    EXPECT_TRUE(ParseAll("SELECT 1" + Repeat("+1", kMaxExprHeight / 2) + " + (SELECT " + inner + ")").ok());
+    ExpectStackOverrun("SELECT (SELECT " + inner + ")" + Repeat("+1", kMaxExprHeight / 2));
+    ExpectStackOverrun("SELECT (1 IN (SELECT " + inner + "))" + Repeat("+1", kMaxExprHeight / 2));
+    ExpectStackOverrun("SELECT EXISTS (SELECT " + inner + ")" + Repeat("+1", kMaxExprHeight / 2));
+  });
+}
+
+// Collects the leaves of a chain of `op` in order.
+void Leaves(const Expr& e, Op op, std::vector<const Expr*>* out) {
+  if (e.kind == ExprKind::kBinary && e.op == op) {
+    Leaves(*e.args[0], op, out);
+    Leaves(*e.args[1], op, out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+TEST(ParserLimitsTest, LongAndOrXorChainsAreBalancedInOrder) {
+  OnStack([&] {
+    for (const char* word : {" OR ", " AND ", " XOR ", " || ", " && "}) {
+      std::string q = "SELECT a0";
+      for (int i = 1; i < 5000; ++i) q += word + ("a" + std::to_string(i));
+      auto r = ParseAll(q);
+      ASSERT_TRUE(r.ok()) << word << r.status().ToString();
+      const Expr& e = OnlyItem(*r);
+      EXPECT_LE(e.height, 15u) << word;
+      const Op op = e.op;
+      std::vector<const Expr*> leaves;
+      Leaves(e, op, &leaves);
+      ASSERT_EQ(leaves.size(), 5000u) << word;
+      for (int i = 0; i < 5000; ++i) EXPECT_EQ(leaves[i]->name, "a" + std::to_string(i));
+    }
+    // Short chains keep their left-deep shape and printed form.
+    auto r = ParseExpression("a OR b OR c AND d AND e");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(ExprToString(**r), "((`a` or `b`) or ((`c` and `d`) and `e`))");
+  });
+}
+
+TEST(ParserLimitsTest, RealQueriesStillParse) {
+  OnStack([&] {
+    std::string in = "SELECT 1 IN (0";
+    for (int i = 1; i < 10000; ++i) in += "," + std::to_string(i);
+    EXPECT_TRUE(ParseAll(in + ")").ok());
+    EXPECT_TRUE(ParseAll("SELECT " + Repeat("(SELECT ", 64) + "1" + Repeat(")", 64)).ok());
+    EXPECT_TRUE(ParseAll("SELECT " + Repeat("(", 500) + "1" + Repeat(")", 500)).ok());
+    EXPECT_TRUE(ParseAll("SELECT " + Repeat("NOT ", 500) + "1").ok());
+    // A multi-statement query: the limits are per statement.
+    EXPECT_TRUE(ParseAll(Repeat("SELECT 1" + Repeat("+1", 2000) + ";", 5)).ok());
+  });
+}
+
+// The walks over the tallest tree the parser allows fit in the margin a
+// guarded walk leaves (kStackMargin): searching outright, printing by
+// eliding what does not fit.
+TEST(ParserLimitsTest, WalksOfTheTallestTreeFitTheMargin) {
+  // Nested calls stop at kMaxParseDepth, long before kMaxExprHeight.
+  const int calls = kMaxParseDepth - 1;
+  std::vector<std::pair<std::string, uint32_t>> exprs = {
+      {"1" + Repeat("+1", kMaxExprHeight - 1), kMaxExprHeight},
+      {"'a'" + Repeat(" COLLATE utf8mb4_bin", kMaxExprHeight - 1), kMaxExprHeight},
+      {"1" + Repeat(" = 1", kMaxExprHeight - 1), kMaxExprHeight},
+      {Repeat("ABS(", calls) + "1" + Repeat(")", calls), calls + 1},
+  };
+  for (const auto& [text, height] : exprs) {
+    Result<ExprPtr> e = ExprPtr();
+    OnStack([&] { e = ParseExpression(text); });
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ASSERT_EQ((*e)->height, height);
+    std::string printed;
+    bool sub = true;
+    OnStack([&] {
+      printed = ExprToString(**e);
+      sub = HasSubquery(**e);
+    }, kStackMargin);
+    EXPECT_GT(printed.size(), 100u);
+    EXPECT_FALSE(sub);
+    // With room, all of it prints.
+    OnStack([&] { printed = ExprToString(**e); });
+    EXPECT_EQ(printed.find("..."), std::string::npos);
+  }
+}
+
+TEST(ParserLimitsTest, DeepTreesAreFreedWithoutRecursion) {
+  // Far deeper than any stack holds with one frame per level.
+  ExprPtr root = std::make_unique<Expr>(ExprKind::kLiteral);
+  for (int i = 0; i < 1000000; ++i) {
+    auto e = std::make_unique<Expr>(ExprKind::kUnary);
+    e->op = Op::kNeg;
+    e->args.push_back(std::move(root));
+    root = std::move(e);
+  }
+  root.reset();
+  SUCCEED();
 }
 
 }  // namespace
