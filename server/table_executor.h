@@ -154,12 +154,17 @@ class TableExecutor {
     ResultSet result;
     std::vector<std::vector<sql::Value>> values;
     bool correlated = false;  // it read columns of an enclosing query
+    // Those columns and their values (RowEval::TakeOuterReads); empty when
+    // correlated but too many to keep.
+    std::vector<std::pair<const sql::Expr*, sql::Value>> outer_reads;
   };
   Result<SelectRows> RunSelect(const sql::SelectStmt& s, storage::EngineTrx& trx, sql::EvalContext& outer,
                                uint64_t max_rows, bool want_values);
-  // A subquery of an expression `outer` evaluates (RowEval::RunSubquery);
-  // uncorrelated ones run once per statement.
-  Result<sql::EvalContext::SubqueryRows> RunSubquery(const sql::SelectStmt& s, RowEval& outer, uint64_t max_rows);
+  // A subquery of an expression `outer` evaluates (RowEval::RunSubquery):
+  // an uncorrelated one runs once per statement, a correlated one once per
+  // distinct set of values of the enclosing query's columns it read.
+  Result<std::shared_ptr<const sql::EvalContext::SubqueryRows>> RunSubquery(const sql::SelectStmt& s, RowEval& outer,
+                                                                            uint64_t max_rows);
   // A statement is about to read (or write) table `t`, named as `ref`:
   // under LOCK TABLES it must be locked under that name (1100), for a
   // write with WRITE (1099); otherwise waits out other sessions'
@@ -184,7 +189,19 @@ class TableExecutor {
   SessionContext& ctx_;
   sql::EvalContext& eval_;
   // Uncorrelated subqueries' rows, by statement node and row limit.
-  std::map<std::pair<const sql::SelectStmt*, uint64_t>, sql::EvalContext::SubqueryRows> subquery_cache_;
+  using SubqueryKey = std::pair<const sql::SelectStmt*, uint64_t>;
+  std::map<SubqueryKey, std::shared_ptr<const sql::EvalContext::SubqueryRows>> subquery_cache_;
+  // Correlated subqueries' rows, by statement node and row limit, then by
+  // the enclosing columns a run read (usually one such list per subquery),
+  // then by those columns' values (ExactKey in select.cc).
+  struct CorrelatedRuns {
+    std::map<std::vector<const sql::Expr*>,
+             std::map<std::vector<std::string>, std::shared_ptr<const sql::EvalContext::SubqueryRows>>>
+        by_columns;
+    size_t runs = 0;
+  };
+  std::map<SubqueryKey, CorrelatedRuns> correlated_cache_;
+  size_t correlated_cached_values_ = 0;  // bounds the memory it takes
   bool holds_ddl_lock_ = false;
   std::vector<std::string> ddl_keys_;  // the metadata locks BeginDdl took
   bool in_write_ = false;

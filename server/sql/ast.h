@@ -110,6 +110,7 @@ enum class TrimSide : uint8_t { kBoth, kLeading, kTrailing };
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 struct SelectStmt;
+class InSet;  // eval.cc
 
 struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
@@ -137,6 +138,10 @@ struct Expr {
   std::vector<ExprPtr> args;
   uint32_t begin = 0;  // source span in the query text
   uint32_t end = 0;
+  // kIn over constants only (literals): the lookup set of its items, built
+  // on first evaluation and kept with the statement (the items never
+  // change), so each row's test is a hash lookup, not a pass over the list.
+  mutable std::shared_ptr<const InSet> in_set;
 };
 
 // MySQL-like printed form for messages: (1 + 2), cast(`a` as signed), now().
