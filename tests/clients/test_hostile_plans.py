@@ -156,5 +156,34 @@ def test_in_null_semantics():
     assert rows == (), rows
 
 
+def test_in_hash_set_agrees_with_comparisons():
+    # Lists of 8+ items are looked up in a hash set; the answer must be what
+    # comparing with each item gives (OR of =, three-valued).
+    items = ["'A'", "'ss'", "'x '", "'é'", "'10'", "''", "'zz'", "'q'"]
+    lefts = ["'a'", "'A'", "'a '", "'ß'", "'x'", "'x '", "'e'", "'E'", "'10'", "'10.0'", "''", "' '",
+             "_utf8mb4'a' COLLATE utf8mb4_bin", "NULL"]
+    c = h.root()
+    try:
+        h.query(c, "CREATE TABLE plans.s (v VARCHAR(10) CHARACTER SET latin1, w VARCHAR(10) COLLATE utf8mb4_bin)")
+        h.query(c, "INSERT INTO plans.s VALUES ('a', 'a'), ('A ', 'A'), ('ss', 'ss'), ('x', 'x '), (NULL, NULL)")
+        for left in lefts + ["v", "w"]:
+            for extra in ("", ", NULL"):
+                lst = ", ".join(items) + extra
+                ors = " OR ".join(f"{left} = {i}" for i in items + (["NULL"] if extra else []))
+                got = h.query(c, f"SELECT {left} IN ({lst}), {ors} FROM plans.s")
+                for row in got:
+                    assert row[0] == row[1], (left, extra, row)
+        for left in ["1", "10", "-1", "18446744073709551615", "2.0", "'3'", "NULL", "id", "k"]:
+            lst = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, -1"
+            ors = " OR ".join(f"{left} = {i}" for i in lst.split(", "))
+            got = h.query(c, f"SELECT {left} IN ({lst}), {ors} FROM plans.big WHERE id < 20")
+            for row in got:
+                assert row[0] == row[1], (left, row)
+        h.query(c, "DROP TABLE plans.s")
+    finally:
+        h.close_quietly(c)
+    h.assert_server_ok()
+
+
 if __name__ == "__main__":
     h.main(globals())
