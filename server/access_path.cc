@@ -122,7 +122,8 @@ struct IndexMatch {
   std::vector<const sql::Expr*> key_conjuncts;  // the equalities, when the key enforces them
   bool whole_columns = true;                    // no key part in `key` is a column prefix
   std::vector<AccessPath::Bound> lo, hi;
-  bool ranged() const { return !lo.empty() || !hi.empty(); }
+  std::vector<const sql::Expr*> in_list;  // IN of several values, on the part after `key`
+  bool ranged() const { return !lo.empty() || !hi.empty() || !in_list.empty(); }
   size_t used() const { return key.size() + (ranged() ? 1 : 0); }
 };
 
@@ -150,7 +151,19 @@ IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const std::vecto
       }
       continue;
     }
-    if (use != KeyUse::kRange || part.prefix_length != 0) break;
+    if (part.prefix_length != 0) break;
+    // col IN (v1, v2, ...): a lookup per value (equality is all it needs).
+    for (const sql::Expr* conj : conjuncts) {
+      if (conj->kind != sql::ExprKind::kIn || conj->negated || conj->subquery || conj->args.size() < 3) continue;
+      const ColumnDef* col = OwnColumn(t, *conj->args[0]);
+      if (col == nullptr || col->ordinal != part.column) continue;
+      bool outside = true;
+      for (size_t i = 1; i < conj->args.size() && outside; ++i) outside = !t.Mentions(*conj->args[i]);
+      if (!outside) continue;
+      for (size_t i = 1; i < conj->args.size(); ++i) m.in_list.push_back(conj->args[i].get());
+      break;
+    }
+    if (!m.in_list.empty() || use != KeyUse::kRange) break;
     for (const sql::Expr* conj : conjuncts) {
       if (conj->kind == sql::ExprKind::kBetween && !conj->negated) {
         const ColumnDef* col = OwnColumn(t, *conj->args[0]);
@@ -295,6 +308,31 @@ Result<Range> EvalRange(const ColumnDef& c, const std::vector<AccessPath::Bound>
   return r;
 }
 
+// The distinct key values of an IN list for key column `c`, in SQL value
+// order (for a DESC part: the index's order is the reverse). NULL and
+// numbers an integer column cannot hold match nothing and are left out;
+// kUnbounded when a value is one the key cannot express.
+Result<KeyOutcome> EvalPoints(const ColumnDef& c, const std::vector<const sql::Expr*>& list, sql::EvalContext& eval,
+                              std::vector<RowValue>* points) {
+  points->clear();
+  for (const sql::Expr* e : list) {
+    Result<sql::Value> v = sql::Evaluate(*e, eval);
+    if (!v.ok()) return v.status();
+    if (v->is_null()) continue;
+    bool exact = false;
+    std::optional<RowValue> k = ToKey(c, *v, &exact);
+    if (!k || !exact) {
+      if (storage::IsIntegerType(c.type) && v->is_numeric()) continue;
+      return KeyOutcome::kUnbounded;
+    }
+    points->push_back(std::move(*k));
+  }
+  // Duplicates in the list must not read a row twice.
+  std::sort(points->begin(), points->end());
+  points->erase(std::unique(points->begin(), points->end()), points->end());
+  return points->empty() ? KeyOutcome::kNoRows : KeyOutcome::kKey;
+}
+
 // Reads along `path` without locks.
 Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                 sql::EvalContext& eval, const std::function<bool(const Row&)>& fn) {
@@ -325,6 +363,30 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
   }
   const KeyPart& part = idx.parts[key.size()];
   const ColumnDef& c = ColumnOf(def, part);
+  if (!path.in_list.empty()) {
+    std::vector<RowValue> points;
+    Result<KeyOutcome> p = EvalPoints(c, path.in_list, eval, &points);
+    if (!p.ok()) return p.status();
+    if (*p == KeyOutcome::kNoRows) return Status::OK();
+    if (*p == KeyOutcome::kUnbounded) return engine.IndexScan(trx, def.id, index, nullptr, nullptr, path.reverse, fn);
+    if (part.desc != path.reverse) std::reverse(points.begin(), points.end());
+    bool more = true;
+    auto visit = [&](const Row& row) { return more = fn(row); };
+    for (RowValue& point : points) {
+      Row k = key;
+      k.push_back(std::move(point));
+      if (index == 0 && k.size() == idx.parts.size()) {  // one row by its PRIMARY KEY
+        Result<std::optional<Row>> row = engine.Get(trx, def.id, k);
+        if (!row.ok()) return row.status();
+        if (row->has_value()) visit(**row);
+      } else {
+        const Bound b{std::move(k), true};
+        SLUICE_RETURN_IF_ERROR(engine.IndexScan(trx, def.id, index, &b, &b, path.reverse, visit));
+      }
+      if (!more) break;
+    }
+    return Status::OK();
+  }
   Result<Range> r = EvalRange(c, path.lo, path.hi, eval);
   if (!r.ok()) return r.status();
   if (r->empty) return Status::OK();
@@ -366,6 +428,26 @@ Status ReadLocked(storage::Engine& engine, storage::EngineTrx& trx, const BoundT
     if (!row.ok()) return row.status();
     if (row->has_value()) fn(**row);
     return Status::OK();
+  }
+  // An IN list completing the PRIMARY KEY: one locked lookup per value,
+  // in PRIMARY KEY order.
+  if (*k == KeyOutcome::kKey && !path.pk_in_list.empty() && key.size() + 1 == pk.parts.size()) {
+    std::vector<RowValue> points;
+    Result<KeyOutcome> p = EvalPoints(ColumnOf(def, pk.parts[key.size()]), path.pk_in_list, eval, &points);
+    if (!p.ok()) return p.status();
+    if (*p == KeyOutcome::kNoRows) return Status::OK();
+    if (*p == KeyOutcome::kKey) {
+      if (pk.parts[key.size()].desc) std::reverse(points.begin(), points.end());
+      for (RowValue& point : points) {
+        Row one = key;
+        one.push_back(std::move(point));
+        Result<std::optional<Row>> row = engine.GetLocked(trx, def.id, one, lock);
+        if (!row.ok()) return row.status();
+        if (row->has_value() && !fn(**row)) break;
+      }
+      return Status::OK();
+    }
+    // kUnbounded: the scan below, bounded by `key` alone.
   }
   std::optional<Row> from, to;
   if (!key.empty()) from = to = key;
@@ -467,6 +549,7 @@ AccessPath PlanAccess(const BoundTable& table, const std::vector<const sql::Expr
   path.pk_key = matches[0].key;
   path.pk_lo = matches[0].lo;
   path.pk_hi = matches[0].hi;
+  path.pk_in_list = matches[0].in_list;
   auto take = [&](size_t i, AccessPath::Type type) {
     IndexMatch& m = matches[i];
     path.index = static_cast<int>(i);
@@ -482,6 +565,7 @@ AccessPath PlanAccess(const BoundTable& table, const std::vector<const sql::Expr
     if (type == AccessPath::Type::kRange) {
       path.lo = m.lo;
       path.hi = m.hi;
+      path.in_list = m.in_list;
     }
   };
   // 1. Every part of the PRIMARY KEY, then of a UNIQUE index, equal: one row.

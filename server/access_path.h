@@ -20,7 +20,8 @@
 //           on a tie)
 //   kRange  =, IN of one value, BETWEEN, <, <=, >, >= on one key part,
 //           after equalities on the parts before it: the PRIMARY KEY's,
-//           else a secondary index's
+//           else a secondary index's; or IN of several values there, read
+//           as one lookup per distinct value (MySQL's equality ranges)
 //   kIndex  a whole index in its order, when that is ORDER BY's order
 //           (the PRIMARY KEY; a secondary index only with a LIMIT, as the
 //           executor can then stop early)
@@ -99,6 +100,9 @@ struct AccessPath {
     bool strict = false;
   };
   std::vector<Bound> lo, hi;
+  // kRange by a list instead (col IN (v1, v2, ...) on part key.size()):
+  // the values looked up, each distinct one once, in key order.
+  std::vector<const sql::Expr*> in_list;
   // The rows come in the ORDER BY order PlanAccess was given (every item a
   // plain column of this table, all in one direction): by the index, read
   // backwards when `reverse`. A locking read comes in PRIMARY KEY order
@@ -109,6 +113,7 @@ struct AccessPath {
   // leading parts, then bounds on the next part.
   std::vector<const sql::Expr*> pk_key;
   std::vector<Bound> pk_lo, pk_hi;
+  std::vector<const sql::Expr*> pk_in_list;  // IN on the part after pk_key
   // EXPLAIN: the indexes (positions) some conjunct could read by
   // (possible_keys), and the conjuncts the key lookup itself enforces (the
   // rest make "Using where").

@@ -140,15 +140,45 @@ class TableExecutor::RowEval : public sql::EvalContext {
     Result<std::pair<int, const storage::ColumnDef*>> r = Resolve(column);
     if (!r.ok()) return r.status();
     if (r->first < 0) {
-      if (outer_ != nullptr) return outer_->GetColumn(column);
+      if (outer_ != nullptr) {
+        Result<sql::Value> v = outer_->GetColumn(column);
+        // The enclosing row stays put while this query runs: one entry per
+        // column reference is enough.
+        const bool known = std::any_of(outer_reads_.begin(), outer_reads_.end(),
+                                       [&](const auto& read) { return read.first == &column; });
+        if (v.ok() && !known) {
+          if (outer_reads_.size() < kMaxOuterReads) {
+            outer_reads_.emplace_back(&column, *v);
+          } else {
+            too_many_outer_reads_ = true;
+          }
+        }
+        reads_outer_ = true;
+        return v;
+      }
       return UnknownColumn(column);
     }
     const storage::Row* row = sources_[r->first].row;
     if (row == nullptr) return sql::Value::Null();
     return FromColumnValue(*r->second, (*row)[r->second->ordinal]);
   }
-  Result<SubqueryRows> RunSubquery(const sql::SelectStmt& select, uint64_t max_rows) override {
+  Result<std::shared_ptr<const SubqueryRows>> RunSubquery(const sql::SelectStmt& select, uint64_t max_rows) override {
     return ex_.RunSubquery(select, *this, max_rows);
+  }
+
+  // Whether a column was read from the enclosing query's row (here or by a
+  // subquery nested in this query): then this query's rows depend on it.
+  // A subquery that read none gives the same rows whatever the enclosing
+  // row is (evaluation is deterministic in what it reads), so it is run
+  // once per statement, however deep the nesting.
+  bool reads_outer() const { return reads_outer_; }
+  // The enclosing query's columns read and their values, in read order
+  // (each read once or more); empty with reads_outer() true when there
+  // were too many to keep.
+  using OuterReads = std::vector<std::pair<const sql::Expr*, sql::Value>>;
+  OuterReads TakeOuterReads() {
+    if (too_many_outer_reads_) return {};
+    return std::move(outer_reads_);
   }
 
   void set_clause(const char* clause) { clause_ = clause; }
@@ -185,6 +215,7 @@ class TableExecutor::RowEval : public sql::EvalContext {
   }
 
  private:
+  static constexpr size_t kMaxOuterReads = 64;
 
   TableExecutor& ex_;
   sql::EvalContext& base_;
@@ -192,6 +223,9 @@ class TableExecutor::RowEval : public sql::EvalContext {
   std::vector<Source> sources_;
   const char* clause_ = "where clause";
   const std::vector<std::pair<std::string, sql::Value>>* aliases_ = nullptr;
+  bool reads_outer_ = false;
+  bool too_many_outer_reads_ = false;
+  OuterReads outer_reads_;
 };
 
 }  // namespace sluice::server

@@ -91,21 +91,92 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
   });
 }
 
-Result<sql::EvalContext::SubqueryRows> TableExecutor::RunSubquery(const sql::SelectStmt& s, RowEval& outer,
-                                                                  uint64_t max_rows) {
+namespace {
+
+// A value's exact identity ('a' and 'A', 1 and 1.0 differ): a correlated
+// subquery's rows may show the enclosing value itself, so only an
+// identical one may reuse them.
+std::string ExactKey(const sql::Value& v) {
+  std::string key(1, static_cast<char>(v.kind()));
+  key += static_cast<char>(v.is_binary());
+  key += static_cast<char>(v.string_type());
+  switch (v.kind()) {
+    case sql::ValueKind::kNull: break;
+    case sql::ValueKind::kInt: key += std::to_string(v.int_value()); break;
+    case sql::ValueKind::kUInt: key += std::to_string(v.uint_value()); break;
+    case sql::ValueKind::kDouble: key += fmt::format("{}", v.double_value()); break;
+    case sql::ValueKind::kDecimal: key += v.decimal_value().ToString(); break;
+    case sql::ValueKind::kString:
+      key += fmt::format("{}:", static_cast<int>(v.collation()));
+      key += v.string_value();
+      break;
+  }
+  return key;
+}
+
+// Bounds on what correlated subqueries keep per statement.
+constexpr size_t kMaxCachedSubqueryValues = 1 << 20;  // values over all rows kept
+constexpr size_t kMaxColumnListsPerSubquery = 8;
+
+}  // namespace
+
+Result<std::shared_ptr<const sql::EvalContext::SubqueryRows>> TableExecutor::RunSubquery(const sql::SelectStmt& s,
+                                                                                         RowEval& outer,
+                                                                                         uint64_t max_rows) {
   // Each nesting level runs a whole SELECT (binding, planning, evaluation)
   // on top of the outer one's stack.
   SLUICE_RETURN_IF_ERROR(CheckStack());
-  const auto key = std::make_pair(&s, max_rows);
+  const SubqueryKey key(&s, max_rows);
   if (auto it = subquery_cache_.find(key); it != subquery_cache_.end()) return it->second;
+  // A correlated subquery run before with the same values of the enclosing
+  // columns it read gives the same rows (see RowEval::reads_outer).
+  auto cached = correlated_cache_.find(key);
+  if (cached != correlated_cache_.end()) {
+    for (const auto& [columns, by_values] : cached->second.by_columns) {
+      std::vector<std::string> values;
+      bool readable = true;
+      for (const sql::Expr* c : columns) {
+        Result<sql::Value> v = outer.GetColumn(*c);
+        if (!v.ok()) {
+          readable = false;
+          break;
+        }
+        values.push_back(ExactKey(*v));
+      }
+      if (!readable) continue;
+      if (auto hit = by_values.find(values); hit != by_values.end()) return hit->second;
+    }
+  }
   Result<EngineTrx*> trx = Trx();
   if (!trx.ok()) return trx.status();
   Result<SelectRows> rows = RunSelect(s, **trx, outer, max_rows, true);
   if (!rows.ok()) return rows.status();
-  sql::EvalContext::SubqueryRows out;
-  out.columns = rows->result.columns.size();
-  out.rows = std::move(rows->values);
-  if (!rows->correlated) subquery_cache_.emplace(key, out);
+  auto made = std::make_shared<sql::EvalContext::SubqueryRows>();
+  made->columns = rows->result.columns.size();
+  made->rows = std::move(rows->values);
+  std::shared_ptr<const sql::EvalContext::SubqueryRows> out = std::move(made);
+  if (!rows->correlated) {
+    subquery_cache_.emplace(key, out);
+    return out;
+  }
+  const size_t values = out->rows.size() * out->columns + rows->outer_reads.size();
+  if (!rows->outer_reads.empty() && correlated_cached_values_ + values <= kMaxCachedSubqueryValues) {
+    std::vector<const sql::Expr*> columns;
+    std::vector<std::string> keys;
+    for (const auto& [c, v] : rows->outer_reads) {
+      columns.push_back(c);
+      keys.push_back(ExactKey(v));
+    }
+    CorrelatedRuns& runs = correlated_cache_[key];
+    auto list = runs.by_columns.find(columns);
+    if (list == runs.by_columns.end() && runs.by_columns.size() < kMaxColumnListsPerSubquery) {
+      list = runs.by_columns.emplace(std::move(columns), decltype(list->second)()).first;
+    }
+    if (list != runs.by_columns.end()) {
+      list->second.emplace(std::move(keys), out);
+      correlated_cached_values_ += values;
+    }
+  }
   return out;
 }
 
@@ -219,7 +290,6 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   // The last level a condition reads (-1: none, a constant); 1054 when it
   // names a table of a later level (an ON clause may only name tables
   // joined so far).
-  bool correlated = false;
   auto last_level = [&](const sql::Expr& e, size_t limit, const char* clause) -> Result<int> {
     int last = -1;
     re.set_clause(clause);
@@ -228,7 +298,6 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       if (!where.ok()) return where.status();
       if (where->first < 0) {
         // A column of an enclosing query (or unknown: reported when evaluated).
-        correlated = true;
         return Status::OK();
       }
       if (static_cast<size_t>(where->first) > limit) return re.UnknownColumn(col);
@@ -361,11 +430,9 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     Result<int> l = last_level(*e, levels.size(), clause);
     if (!l.ok() && l.status().mysql_errno() != er::kBadField.code) return l.status();
   }
-  // Subqueries anywhere may be correlated to this query's enclosing ones.
-  auto nested = [&](const sql::Expr* e) { return e != nullptr && sql::HasSubquery(*e); };
-  for (const auto& item : s.items) correlated = correlated || nested(item.expr.get());
-  correlated = correlated || nested(s.where.get()) || nested(s.having.get());
-  for (const Level& l : levels) correlated = correlated || nested(l.ref->on.get());
+  // (Whether the rows depend on the enclosing query is known once they are
+  // made: RowEval::reads_outer, which also sees the reads of the
+  // subqueries nested in this one.)
 
   // ORDER BY / GROUP BY n or alias: the select item it names (or -1).
   auto item_ref = [&](const sql::Expr& e) -> Result<int> {
@@ -586,7 +653,10 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
         re));
   }
   SelectRows out;
-  out.correlated = correlated;
+  // A column named here but never read (no row reached it) did not shape
+  // the rows: what was read decides.
+  out.correlated = re.reads_outer();
+  out.outer_reads = re.TakeOuterReads();
   for (size_t i = 0; i < outs.size(); ++i) {
     if (outs[i].column != nullptr) {
       auto m = ColumnMetadata(*levels[outs[i].source].def, *outs[i].column, outs[i].name);

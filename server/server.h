@@ -100,7 +100,7 @@ class Server {
   // server_id (0 replaces nothing), as MySQL's zombie-dump handling.
   void RegisterDump(uint32_t connection_id, uint32_t server_id, const std::string& uuid);
   void UnregisterDump(uint32_t connection_id);
-  MetadataLock& metadata_lock() { return metadata_lock_; }
+  MetadataLocks& metadata_locks() { return metadata_locks_; }
   GlobalReadLock& global_read_lock() { return global_read_lock_; }
   TableLocks& table_locks() { return table_locks_; }
   const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
@@ -180,7 +180,7 @@ class Server {
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<rpl::Registry> replication_;
   std::unique_ptr<binlog::Binlog> binlog_;
-  MetadataLock metadata_lock_;
+  MetadataLocks metadata_locks_;
   GlobalReadLock global_read_lock_;
   TableLocks table_locks_;
   std::unique_ptr<WorkerPool> workers_;

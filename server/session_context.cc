@@ -28,6 +28,11 @@ void SessionContext::SetCommand(std::string command, std::string info, std::stri
   info_.since = std::chrono::steady_clock::now();
 }
 
+void SessionContext::SetState(std::string state) {
+  std::lock_guard lock(info_mu_);
+  info_.state = std::move(state);
+}
+
 void SessionContext::SetProcessIdentity(std::string user, std::string host, std::string db) {
   std::lock_guard lock(info_mu_);
   info_.user = std::move(user);

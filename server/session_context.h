@@ -88,7 +88,8 @@ struct SessionContext {
   bool in_transaction = false;   // BEGIN / START TRANSACTION seen, not yet ended
   bool read_only_transaction = false;  // START TRANSACTION READ ONLY
   // The open engine transaction (TableExecutor), and whether this session
-  // holds the metadata lock shared for it.
+  // may hold shared metadata locks (server/metadata_lock.h) on the tables
+  // its statements used.
   std::unique_ptr<storage::EngineTrx> trx;
   // Held to replace `trx` (the statement's thread) and by KILL to reach
   // it from another thread (to cancel a lock wait); nothing else takes it.
@@ -156,6 +157,9 @@ struct SessionContext {
   // The process list row; thread-safe.
   ProcessInfo process_info() const;
   void SetCommand(std::string command, std::string info, std::string state = "");
+  // Only the state (e.g. "Waiting for table metadata lock"), keeping the
+  // command, statement text and time.
+  void SetState(std::string state);
   void SetProcessIdentity(std::string user, std::string host, std::string db);
   void SetProcessDb(std::string db);
 

@@ -23,7 +23,8 @@
 //
 // TRUNCATE is Engine::TruncateTable (MySQL's drop and re-create, the
 // AUTO_INCREMENT counter back at 1). All three are DDL: BeginDdl commits the
-// open transaction and takes the metadata lock exclusively.
+// open transaction and takes the metadata locks of the tables they change
+// exclusively (RENAME: both names).
 
 #include <fmt/format.h>
 
@@ -324,7 +325,14 @@ Outcome TableExecutor::AlterTable(const sql::AlterTableStmt& s) {
     o.error = MakeError(er::kNotSupportedYet, "FOREIGN KEY");
     return o;
   }
-  o.error = BeginDdl();
+  // The table, and the new name of a RENAME [TO].
+  std::vector<std::pair<std::string, std::string>> names{{s.table.schema.empty() ? ctx_.db : s.table.schema,
+                                                          s.table.name}};
+  for (const sql::AlterSpec& spec : s.specs) {
+    if (spec.kind != sql::AlterSpec::Kind::kRenameTable) continue;
+    names.emplace_back(spec.new_table.schema.empty() ? ctx_.db : spec.new_table.schema, spec.new_table.name);
+  }
+  o.error = BeginDdl(DdlLocks(names));
   if (!o.error.ok()) return o;
   o = AlterTableLocked(s);
   EndDdl(o.error);
@@ -512,7 +520,12 @@ Outcome TableExecutor::RenameTable(const sql::RenameTableStmt& s) {
     }
     renames.push_back(std::move(r));
   }
-  o.error = BeginDdl();
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const auto& r : renames) {
+    names.emplace_back(r.from_schema, r.from_name);
+    names.emplace_back(r.to_schema, r.to_name);
+  }
+  o.error = BeginDdl(DdlLocks(names));
   if (!o.error.ok()) return o;
   o.error = server_.engine().RenameTables(renames);
   EndDdl(o.error);
@@ -521,7 +534,7 @@ Outcome TableExecutor::RenameTable(const sql::RenameTableStmt& s) {
 
 Outcome TableExecutor::Truncate(const sql::TruncateStmt& s) {
   Outcome o;
-  o.error = BeginDdl();
+  o.error = BeginDdl(DdlLocks({{s.table.schema.empty() ? ctx_.db : s.table.schema, s.table.name}}));
   if (!o.error.ok()) return o;
   Result<Table> t = ResolveTable(s.table);
   o.error = t.ok() ? server_.engine().TruncateTable(t->schema, t->def->name) : t.status();

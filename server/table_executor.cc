@@ -87,12 +87,6 @@ bool TableExecutor::Strict() {
 
 Result<EngineTrx*> TableExecutor::Trx() {
   if (ctx_.trx) return ctx_.trx.get();
-  if (!ctx_.holds_metadata_lock) {
-    if (!server_.metadata_lock().LockShared(LockWaitTimeout(server_, ctx_))) {
-      return MakeError(er::kLockWaitTimeout);
-    }
-    ctx_.holds_metadata_lock = true;
-  }
   {
     auto trx = server_.engine().Begin(SessionIsolation(server_, ctx_));
     std::lock_guard published(ctx_.trx_mu);
@@ -114,11 +108,33 @@ void EndTrx(Server& server, SessionContext& ctx) {
   ctx.savepoints.clear();
   if (ctx.binlog) ctx.binlog->Clear();
   if (ctx.holds_metadata_lock) {
-    server.metadata_lock().UnlockShared();
+    server.metadata_locks().ReleaseShared(ctx.connection_id);
     ctx.holds_metadata_lock = false;
   }
 }
 }  // namespace
+
+TableExecutor::~TableExecutor() {
+  // A statement that ended without a transaction (autocommit, or one that
+  // failed before reading) keeps no table's lock.
+  if (!ctx_.trx) {
+    if (ctx_.holds_metadata_lock) server_.metadata_locks().ReleaseShared(ctx_.connection_id);
+    ctx_.holds_metadata_lock = false;
+  }
+  // Every DDL path ends with EndDdl; this is the backstop.
+  if (holds_ddl_lock_) EndDdl();
+}
+
+Status TableExecutor::AcquireMetadataLocks(std::vector<MetadataLocks::Request> requests) {
+  bool waited = false;
+  Status st = server_.metadata_locks().Acquire(ctx_.connection_id, std::move(requests),
+                                               LockWaitTimeout(server_, ctx_), &ctx_.killed, [&] {
+                                                 waited = true;
+                                                 ctx_.SetState("Waiting for table metadata lock");
+                                               });
+  if (waited) ctx_.SetState("executing");
+  return st;
+}
 
 AssignContext TableExecutor::Assigning(bool strict, uint64_t row_number) {
   AssignContext cx;
@@ -231,26 +247,46 @@ Outcome TableExecutor::LockTables(const sql::TableLocksStmt& s) {
   return o;
 }
 
-Status TableExecutor::UseTable(const Table& t, const sql::TableRef& ref, bool write) {
+Status TableExecutor::UseTable(Table& t, const sql::TableRef& ref, bool write) {
   if (!ctx_.locked_tables.empty()) {
     const std::string& shown = ref.alias.empty() ? ref.name : ref.alias;
+    bool found = false;
     for (const auto& lt : ctx_.locked_tables) {
       if (lt.schema == t.schema && sql::EqualsIgnoreCase(lt.name, t.def->name) &&
           sql::EqualsIgnoreCase(lt.alias, ref.alias)) {
         if (write && !lt.write) return MakeError(er::kTableNotLockedForWrite, shown);
-        return Status::OK();
+        found = true;
+        break;
       }
     }
-    return MakeError(er::kTableNotLocked, shown);
+    if (!found) return MakeError(er::kTableNotLocked, shown);
+  } else if (server_.table_locks().AnyHeld()) {
+    // (The common case, no LOCK TABLES anywhere, skips the key and the
+    // timeout lookup.)
+    if (!server_.table_locks().WaitAccess(ctx_.connection_id, TableLocks::Key(t.schema, t.def->name), write,
+                                          LockWaitTimeout(server_, ctx_))) {
+      return MakeError(er::kLockWaitTimeout);
+    }
   }
-  // The common case: no LOCK TABLES anywhere, so no key and no timeout
-  // lookup on every statement.
-  if (!server_.table_locks().AnyHeld()) return Status::OK();
-  if (!server_.table_locks().WaitAccess(ctx_.connection_id, TableLocks::Key(t.schema, t.def->name), write,
-                                        LockWaitTimeout(server_, ctx_))) {
-    return MakeError(er::kLockWaitTimeout);
+  const std::string key = MetadataLocks::TableKey(t.schema, t.def->name);
+  if (ctx_.holds_metadata_lock &&
+      server_.metadata_locks().Holds(ctx_.connection_id, key, MetadataLocks::Mode::kShared)) {
+    return Status::OK();
   }
+  const std::string name = t.def->name;
+  ctx_.holds_metadata_lock = true;
+  SLUICE_RETURN_IF_ERROR(AcquireMetadataLocks({{key, MetadataLocks::Mode::kShared}}));
+  // The definition read before the lock may be one a DDL has since replaced.
+  t.def = server_.engine().FindTable(t.schema, name);
+  if (t.def == nullptr) return MakeError(er::kNoSuchTable, t.schema, name);
   return Status::OK();
+}
+
+Outcome TableExecutor::EndOnLockError(Outcome o) {
+  // A deadlock victim loses its whole transaction (as RunDml does), so
+  // that the other side of the cycle goes on.
+  if (o.error.mysql_errno() == er::kLockDeadlock.code) (void)Rollback();
+  return o;
 }
 
 Status TableExecutor::Commit() {
@@ -305,6 +341,7 @@ void TableExecutor::EndSession(Server& server, SessionContext& ctx) {
   ctx.locked_tables.clear();
   if (ctx.trx && ctx.trx->active()) (void)server.engine().Rollback(*ctx.trx);
   EndTrx(server, ctx);
+  server.metadata_locks().ReleaseAll(ctx.connection_id);
   ctx.in_transaction = false;
 }
 
@@ -348,19 +385,39 @@ Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body, bo
   return o;
 }
 
-Status TableExecutor::BeginDdl() {
-  SLUICE_RETURN_IF_ERROR(Commit());
-  SLUICE_RETURN_IF_ERROR(BeginWrite());
-  if (!server_.metadata_lock().LockExclusive(LockWaitTimeout(server_, ctx_))) {
-    EndWrite();
-    return MakeError(er::kLockWaitTimeout);
+std::vector<MetadataLocks::Request> TableExecutor::DdlLocks(
+    const std::vector<std::pair<std::string, std::string>>& tables) {
+  std::vector<MetadataLocks::Request> out;
+  for (const auto& [schema, name] : tables) {
+    if (schema.empty()) continue;  // 1046 comes from the statement
+    out.push_back({MetadataLocks::SchemaKey(schema), MetadataLocks::Mode::kShared});
+    out.push_back({MetadataLocks::TableKey(schema, name), MetadataLocks::Mode::kExclusive});
   }
+  return out;
+}
+
+Status TableExecutor::BeginDdl(std::vector<MetadataLocks::Request> requests) {
+  if (!holds_ddl_lock_) {
+    SLUICE_RETURN_IF_ERROR(Commit());
+    SLUICE_RETURN_IF_ERROR(BeginWrite());
+  }
+  std::vector<std::string> keys;
+  for (const auto& r : requests) keys.push_back(r.key);
+  Status st = AcquireMetadataLocks(std::move(requests));
+  if (!st.ok()) {
+    EndDdl();
+    return st;
+  }
+  // Keys this session already held (shared from LOCK TABLES' statements)
+  // go with the DDL's: its transaction has just ended.
+  ddl_keys_.insert(ddl_keys_.end(), keys.begin(), keys.end());
   holds_ddl_lock_ = true;
   return Status::OK();
 }
 
 void TableExecutor::EndDdl() {
-  if (holds_ddl_lock_) server_.metadata_lock().UnlockExclusive();
+  if (!ddl_keys_.empty()) server_.metadata_locks().Release(ctx_.connection_id, ddl_keys_);
+  ddl_keys_.clear();
   holds_ddl_lock_ = false;
   EndWrite();
 }
@@ -383,7 +440,7 @@ Result<TableExecutor::Table> TableExecutor::ResolveTable(const sql::TableRef& re
 
 Outcome TableExecutor::CreateDatabase(const sql::CreateDatabaseStmt& s) {
   Outcome o;
-  o.error = BeginDdl();
+  o.error = BeginDdl({{MetadataLocks::SchemaKey(s.name), MetadataLocks::Mode::kExclusive}});
   if (!o.error.ok()) return o;
   storage::DatabaseDef db;
   db.name = s.name;
@@ -402,9 +459,18 @@ Outcome TableExecutor::CreateDatabase(const sql::CreateDatabaseStmt& s) {
 
 Outcome TableExecutor::DropDatabase(const sql::DropDatabaseStmt& s) {
   Outcome o;
-  o.error = BeginDdl();
+  // The schema first: once it is held no table can be created in it, so
+  // the list of tables to lock next is complete.
+  o.error = BeginDdl({{MetadataLocks::SchemaKey(s.name), MetadataLocks::Mode::kExclusive}});
   if (!o.error.ok()) return o;
-  const size_t tables = server_.engine().catalog().snapshot()->TablesIn(s.name).size();
+  std::vector<MetadataLocks::Request> table_locks;
+  const auto in_schema = server_.engine().catalog().snapshot()->TablesIn(s.name);
+  for (const auto& t : in_schema) {
+    table_locks.push_back({MetadataLocks::TableKey(s.name, t->name), MetadataLocks::Mode::kExclusive});
+  }
+  o.error = BeginDdl(std::move(table_locks));
+  if (!o.error.ok()) return o;
+  const size_t tables = in_schema.size();
   Status st = server_.engine().DropDatabase(s.name);
   EndDdl(st);
   if (st.mysql_errno() == er::kDbDropExists.code && s.if_exists) {
@@ -526,7 +592,12 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     for (auto& k : keys) def.indexes.push_back(std::move(k));
     if (s.options.auto_increment) def.auto_increment_next = std::max<uint64_t>(*s.options.auto_increment, 1);
   }
-  o.error = BeginDdl();
+  std::vector<MetadataLocks::Request> locks = DdlLocks({{def.schema, def.name}});
+  if (s.like) {
+    locks.push_back({MetadataLocks::TableKey(s.like->schema.empty() ? ctx_.db : s.like->schema, s.like->name),
+                     MetadataLocks::Mode::kShared});
+  }
+  o.error = BeginDdl(std::move(locks));
   if (!o.error.ok()) return o;
   if (s.if_not_exists && server_.engine().FindTable(def.schema, def.name) != nullptr) {
     EndDdl();
@@ -542,7 +613,9 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
 
 Outcome TableExecutor::DropTable(const sql::DropTableStmt& s) {
   Outcome o;
-  o.error = BeginDdl();
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const sql::TableRef& ref : s.tables) names.emplace_back(ref.schema.empty() ? ctx_.db : ref.schema, ref.name);
+  o.error = BeginDdl(DdlLocks(names));
   if (!o.error.ok()) return o;
   std::vector<std::string> missing;
   for (const sql::TableRef& ref : s.tables) {
@@ -599,7 +672,7 @@ Outcome TableExecutor::CreateIndex(const sql::CreateIndexStmt& s) {
   for (const auto& p : s.index.parts) {
     idx.parts.push_back(storage::KeyPart{p.column, 0, static_cast<uint32_t>(p.prefix_length), p.desc});
   }
-  o.error = BeginDdl();
+  o.error = BeginDdl(DdlLocks({{t->schema, t->def->name}}));
   if (!o.error.ok()) return o;
   o.error = server_.engine().AddIndex(t->schema, t->def->name, std::move(idx));
   EndDdl(o.error);
@@ -613,7 +686,7 @@ Outcome TableExecutor::DropIndex(const sql::DropIndexStmt& s) {
     o.error = t.status();
     return o;
   }
-  o.error = BeginDdl();
+  o.error = BeginDdl(DdlLocks({{t->schema, t->def->name}}));
   if (!o.error.ok()) return o;
   o.error = server_.engine().DropIndex(t->schema, t->def->name, s.name);
   EndDdl(o.error);
@@ -755,7 +828,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
     return o;
   }
   o.error = UseTable(*t, s.table, /*write=*/true);
-  if (!o.error.ok()) return o;
+  if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
   // Without a key nothing can be a duplicate: REPLACE and ON DUPLICATE KEY
   // UPDATE are plain inserts on a table without a PRIMARY KEY.
@@ -1013,7 +1086,7 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     return o;
   }
   o.error = UseTable(*t, s.table, /*write=*/true);
-  if (!o.error.ok()) return o;
+  if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
   const bool strict = Strict() && !s.ignore;
   return RunDml([&](EngineTrx& trx) -> Outcome {
@@ -1105,7 +1178,7 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
     return o;
   }
   o.error = UseTable(*t, s.table, /*write=*/true);
-  if (!o.error.ok()) return o;
+  if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;

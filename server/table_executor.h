@@ -9,10 +9,12 @@
 // How each table is read is its access path (server/access_path.h); every
 // row read is re-checked against the whole condition.
 //
-// DDL and transactions: DDL commits the open transaction first (as MySQL's
-// implicit commit) and waits, through the server's metadata lock, until no
-// other transaction is open on any table (MySQL waits per table; one lock
-// for all tables is the first version).
+// DDL and transactions (server/metadata_lock.h): a statement takes the
+// metadata lock of each table it uses shared (UseTable), kept until the
+// transaction ends, released at the statement's end when no transaction is
+// open. DDL commits the open transaction first (as MySQL's implicit commit)
+// and takes the locks of the tables it changes exclusive, so it waits only
+// for the transactions that used those tables.
 //
 // Thread-safety: one instance per statement, on the session's thread.
 #pragma once
@@ -24,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/metadata_lock.h"
 #include "server/result_set.h"
 #include "server/session_binlog.h"
 #include "server/session_context.h"
@@ -43,6 +46,11 @@ class TableExecutor {
  public:
   TableExecutor(Server& server, SessionContext& ctx, sql::EvalContext& eval)
       : server_(server), ctx_(ctx), eval_(eval) {}
+  // The statement ends: with no transaction open, the metadata locks its
+  // tables took go.
+  ~TableExecutor();
+  TableExecutor(const TableExecutor&) = delete;
+  TableExecutor& operator=(const TableExecutor&) = delete;
 
   Outcome CreateDatabase(const sql::CreateDatabaseStmt& s);
   Outcome DropDatabase(const sql::DropDatabaseStmt& s);
@@ -81,7 +89,7 @@ class TableExecutor {
   Status Rollback();
 
   // Session end: rolls back an open transaction, releases the metadata
-  // lock and the global read lock.
+  // locks and the global read lock.
   static void EndSession(Server& server, SessionContext& ctx);
 
   // SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT (1305 for an unknown name).
@@ -118,8 +126,18 @@ class TableExecutor {
   // when this session holds it); EndWrite pairs with a successful one.
   Status BeginWrite();
   void EndWrite();
-  // Implicit commit and the exclusive metadata lock for DDL.
-  Status BeginDdl();
+  // Implicit commit and the metadata locks of a DDL statement: `requests`
+  // (see DdlLocks), waited for up to lock_wait_timeout (1205), 1213 when
+  // the wait would close a cycle. Can be called again to add locks (DROP
+  // DATABASE: the schema's first, then its tables').
+  Status BeginDdl(std::vector<MetadataLocks::Request> requests);
+  // Exclusive locks of `tables` ({schema, name}) and shared ones of their
+  // schemas (held off by DROP DATABASE).
+  static std::vector<MetadataLocks::Request> DdlLocks(
+      const std::vector<std::pair<std::string, std::string>>& tables);
+  // Waits for `requests` for this session; the process list shows
+  // "Waiting for table metadata lock" meanwhile.
+  Status AcquireMetadataLocks(std::vector<MetadataLocks::Request> requests);
   // Releases what BeginDdl took. With `result` OK, first logs the
   // statement to the binlog (while other sessions still wait, so the DDL
   // precedes their transactions there); a logging failure becomes `result`.
@@ -136,17 +154,28 @@ class TableExecutor {
     ResultSet result;
     std::vector<std::vector<sql::Value>> values;
     bool correlated = false;  // it read columns of an enclosing query
+    // Those columns and their values (RowEval::TakeOuterReads); empty when
+    // correlated but too many to keep.
+    std::vector<std::pair<const sql::Expr*, sql::Value>> outer_reads;
   };
   Result<SelectRows> RunSelect(const sql::SelectStmt& s, storage::EngineTrx& trx, sql::EvalContext& outer,
                                uint64_t max_rows, bool want_values);
-  // A subquery of an expression `outer` evaluates (RowEval::RunSubquery);
-  // uncorrelated ones run once per statement.
-  Result<sql::EvalContext::SubqueryRows> RunSubquery(const sql::SelectStmt& s, RowEval& outer, uint64_t max_rows);
+  // A subquery of an expression `outer` evaluates (RowEval::RunSubquery):
+  // an uncorrelated one runs once per statement, a correlated one once per
+  // distinct set of values of the enclosing query's columns it read.
+  Result<std::shared_ptr<const sql::EvalContext::SubqueryRows>> RunSubquery(const sql::SelectStmt& s, RowEval& outer,
+                                                                            uint64_t max_rows);
   // A statement is about to read (or write) table `t`, named as `ref`:
   // under LOCK TABLES it must be locked under that name (1100), for a
   // write with WRITE (1099); otherwise waits out other sessions'
-  // conflicting LOCK TABLES (1205 after lock_wait_timeout).
-  Status UseTable(const Table& t, const sql::TableRef& ref, bool write);
+  // conflicting LOCK TABLES (1205 after lock_wait_timeout). Then takes the
+  // table's metadata lock shared (waiting out DDL on it) and reads `t`'s
+  // definition again, as a DDL waited for may have changed or dropped it
+  // (1146).
+  Status UseTable(Table& t, const sql::TableRef& ref, bool write);
+  // `o` (a failed UseTable before RunDml); after 1213 the transaction is
+  // rolled back first.
+  Outcome EndOnLockError(Outcome o);
   // SELECT privilege on a table a statement reads (1142).
   Status CheckSelectPrivilege(const std::string& schema, const std::string& table);
   // SHOW ... [FROM db]: the database (1046 none, 1049 unknown).
@@ -160,8 +189,21 @@ class TableExecutor {
   SessionContext& ctx_;
   sql::EvalContext& eval_;
   // Uncorrelated subqueries' rows, by statement node and row limit.
-  std::map<std::pair<const sql::SelectStmt*, uint64_t>, sql::EvalContext::SubqueryRows> subquery_cache_;
+  using SubqueryKey = std::pair<const sql::SelectStmt*, uint64_t>;
+  std::map<SubqueryKey, std::shared_ptr<const sql::EvalContext::SubqueryRows>> subquery_cache_;
+  // Correlated subqueries' rows, by statement node and row limit, then by
+  // the enclosing columns a run read (usually one such list per subquery),
+  // then by those columns' values (ExactKey in select.cc).
+  struct CorrelatedRuns {
+    std::map<std::vector<const sql::Expr*>,
+             std::map<std::vector<std::string>, std::shared_ptr<const sql::EvalContext::SubqueryRows>>>
+        by_columns;
+    size_t runs = 0;
+  };
+  std::map<SubqueryKey, CorrelatedRuns> correlated_cache_;
+  size_t correlated_cached_values_ = 0;  // bounds the memory it takes
   bool holds_ddl_lock_ = false;
+  std::vector<std::string> ddl_keys_;  // the metadata locks BeginDdl took
   bool in_write_ = false;
 };
 

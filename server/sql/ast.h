@@ -110,6 +110,7 @@ enum class TrimSide : uint8_t { kBoth, kLeading, kTrailing };
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 struct SelectStmt;
+class InSet;  // eval.cc
 
 struct Expr {
   explicit Expr(ExprKind k) : kind(k) {}
@@ -146,6 +147,10 @@ struct Expr {
   // Parser bookkeeping: levels of the tree from this node down, subqueries
   // included (see kMaxExprHeight in parser.h); 0 until the parser sets it.
   uint32_t height = 0;
+  // kIn over constants only (literals): the lookup set of its items, built
+  // on first evaluation and kept with the statement (the items never
+  // change), so each row's test is a hash lookup, not a pass over the list.
+  mutable std::shared_ptr<const InSet> in_set;
 };
 
 // MySQL-like printed form for messages: (1 + 2), cast(`a` as signed), now().

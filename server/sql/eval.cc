@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <unordered_set>
 
 #include "base/mysql_error.h"
 #include "base/stack_guard.h"
@@ -446,39 +447,138 @@ Result<Value> EvalRegexp(const Expr& e, EvalContext& ctx) {
 }
 
 // A subquery's rows for a value (1 column; `max_rows` of them at most).
-Result<EvalContext::SubqueryRows> OneColumnRows(const Expr& e, EvalContext& ctx, uint64_t max_rows) {
-  Result<EvalContext::SubqueryRows> r = ctx.RunSubquery(*e.subquery, max_rows);
-  if (r.ok() && r->columns != 1) return MakeError(er::kOperandColumns, 1);
+Result<std::shared_ptr<const EvalContext::SubqueryRows>> OneColumnRows(const Expr& e, EvalContext& ctx,
+                                                                       uint64_t max_rows) {
+  Result<std::shared_ptr<const EvalContext::SubqueryRows>> r = ctx.RunSubquery(*e.subquery, max_rows);
+  if (r.ok() && (*r)->columns != 1) return MakeError(er::kOperandColumns, 1);
   return r;
 }
 
 // (SELECT ...) as a value: NULL without rows, 1242 with more than one.
 Result<Value> EvalScalarSubquery(const Expr& e, EvalContext& ctx) {
-  Result<EvalContext::SubqueryRows> r = OneColumnRows(e, ctx, 2);
+  Result<std::shared_ptr<const EvalContext::SubqueryRows>> r = OneColumnRows(e, ctx, 2);
   if (!r.ok()) return r.status();
-  if (r->rows.empty()) return Value::Null();
-  if (r->rows.size() > 1) return MakeError(er::kSubqueryNo1Row);
-  return std::move(r->rows[0][0]);
+  const auto& rows = (*r)->rows;
+  if (rows.empty()) return Value::Null();
+  if (rows.size() > 1) return MakeError(er::kSubqueryNo1Row);
+  return rows[0][0];
+}
+
+}  // namespace
+
+// The items of an IN as a hash set, for lists long enough that a pass per
+// row costs. It answers only for a value that compares with every item the
+// way GroupingKey groups (see Contains); for anything else the caller
+// compares item by item as before, so results never change.
+class InSet {
+ public:
+  // Shorter lists are compared item by item.
+  static constexpr size_t kMinItems = 8;
+
+  explicit InSet(const std::vector<const Value*>& items) {
+    for (const Value* v : items) {
+      if (v->is_null()) {
+        has_null_ = true;
+        continue;
+      }
+      Class c = Class::kMixed;
+      if (v->kind() == ValueKind::kInt || v->kind() == ValueKind::kUInt) {
+        c = Class::kInteger;
+      } else if (v->is_string() && v->string_type() == StringType::kText) {
+        c = Class::kText;
+        if (class_ == Class::kText && v->collation() != collation_) c = Class::kMixed;
+        collation_ = v->collation();
+      }
+      if (class_ == Class::kEmpty) class_ = c;
+      if (class_ != c) class_ = Class::kMixed;
+      if (class_ == Class::kMixed) return;
+      keys_.insert(GroupingKey(*v));
+    }
+  }
+
+  // Whether `v` (not NULL) equals an item; nullopt when the set cannot
+  // tell: integers against integers compare exactly, and strings against
+  // strings of one collation compare by their sort keys, as GROUP BY
+  // groups them; any other pair goes by CompareValues' conversions.
+  std::optional<bool> Contains(const Value& v) const {
+    switch (class_) {
+      case Class::kEmpty: return false;
+      case Class::kMixed: return std::nullopt;
+      case Class::kInteger:
+        if (v.kind() != ValueKind::kInt && v.kind() != ValueKind::kUInt) return std::nullopt;
+        break;
+      case Class::kText:
+        if (!v.is_string() || v.string_type() != StringType::kText || v.collation() != collation_) {
+          return std::nullopt;
+        }
+        break;
+    }
+    return keys_.count(GroupingKey(v)) != 0;
+  }
+  bool has_null() const { return has_null_; }
+
+ private:
+  enum class Class : uint8_t { kEmpty, kInteger, kText, kMixed };
+  Class class_ = Class::kEmpty;
+  Collation collation_ = kDefaultCollation;
+  bool has_null_ = false;
+  std::unordered_set<std::string> keys_;
+};
+
+namespace {
+
+// The lookup set of `e`'s items: the subquery's rows' (kept with them), or
+// a list of plain literals' (kept with `e`); null when there is none.
+const InSet* InSetFor(const Expr& e, const EvalContext::SubqueryRows* rows) {
+  if (rows != nullptr) {
+    if (rows->rows.size() < InSet::kMinItems) return nullptr;
+    if (!rows->in_set) {
+      std::vector<const Value*> items;
+      items.reserve(rows->rows.size());
+      for (const auto& row : rows->rows) items.push_back(&row[0]);
+      rows->in_set = std::make_shared<const InSet>(items);
+    }
+    return rows->in_set.get();
+  }
+  if (e.args.size() - 1 < InSet::kMinItems) return nullptr;
+  if (!e.in_set) {
+    std::vector<const Value*> items;
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      const Expr& item = *e.args[i];
+      // A hex literal is a number next to a number: not a plain value.
+      if (item.kind != ExprKind::kLiteral || item.hex_literal) return nullptr;
+      items.push_back(&item.value);
+    }
+    e.in_set = std::make_shared<const InSet>(items);
+  }
+  return e.in_set.get();
 }
 
 Result<Value> EvalIn(const Expr& e, EvalContext& ctx) {
   Result<Value> left = Evaluate(*e.args[0], ctx);
   if (!left.ok()) return left;
   // x IN (SELECT ...): the subquery's values are the list.
-  std::vector<Value> listed;
+  std::shared_ptr<const EvalContext::SubqueryRows> listed;
   if (e.subquery) {
-    Result<EvalContext::SubqueryRows> r = OneColumnRows(e, ctx, std::numeric_limits<uint64_t>::max());
+    Result<std::shared_ptr<const EvalContext::SubqueryRows>> r =
+        OneColumnRows(e, ctx, std::numeric_limits<uint64_t>::max());
     if (!r.ok()) return r.status();
-    if (r->rows.empty()) return Value::Bool(e.negated);  // even NULL IN (empty) is false
-    listed.reserve(r->rows.size());
-    for (auto& row : r->rows) listed.push_back(std::move(row[0]));
+    listed = std::move(r).value();
+    if (listed->rows.empty()) return Value::Bool(e.negated);  // even NULL IN (empty) is false
   }
   if (left->is_null()) return Value::Null();
+  if (const InSet* set = InSetFor(e, listed.get())) {
+    if (std::optional<bool> found = set->Contains(*left)) {
+      // Not found: NULL when an item was NULL (x IN (..., NULL)).
+      if (*found) return Value::Bool(!e.negated);
+      return set->has_null() ? Value::Null() : Value::Bool(e.negated);
+    }
+  }
   bool saw_null = false;
-  const size_t count = e.subquery ? listed.size() : e.args.size() - 1;
+  const size_t count = e.subquery ? listed->rows.size() : e.args.size() - 1;
   for (size_t i = 0; i < count; ++i) {
     const Expr* item_expr = e.subquery ? nullptr : e.args[i + 1].get();
-    Result<Value> item = item_expr ? Evaluate(*item_expr, ctx) : Result<Value>(listed[i]);
+    Result<Value> item = item_expr ? Evaluate(*item_expr, ctx) : Result<Value>(listed->rows[i][0]);
     if (!item.ok()) return item;
     Value a = *left;
     Value b = *item;
@@ -875,7 +975,7 @@ Result<Value> EvalContext::GetColumn(const Expr& column) {
   return MakeError(er::kBadField, name, "field list");
 }
 
-Result<EvalContext::SubqueryRows> EvalContext::RunSubquery(const SelectStmt&, uint64_t) {
+Result<std::shared_ptr<const EvalContext::SubqueryRows>> EvalContext::RunSubquery(const SelectStmt&, uint64_t) {
   return MakeError(er::kNotSupportedYet, "subqueries here");
 }
 
@@ -945,9 +1045,9 @@ Result<Value> Evaluate(const Expr& e, EvalContext& ctx) {
     case ExprKind::kSubquery:
       return EvalScalarSubquery(e, ctx);
     case ExprKind::kExists: {
-      Result<EvalContext::SubqueryRows> r = ctx.RunSubquery(*e.subquery, 1);
+      Result<std::shared_ptr<const EvalContext::SubqueryRows>> r = ctx.RunSubquery(*e.subquery, 1);
       if (!r.ok()) return r.status();
-      return Value::Bool(!r->rows.empty());
+      return Value::Bool(!(*r)->rows.empty());
     }
   }
   return Status::InvalidArgument("unknown expression kind");

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,11 +51,17 @@ class EvalContext {
   // scalar subquery), each with `columns` values. Runs in this context, so
   // a correlated subquery sees the current row's columns.
   // Default: 1235 (no tables to read here).
+  // The rows are shared, not copied, by every evaluation that reuses them
+  // (an uncorrelated subquery's, or a correlated one's for an outer row seen
+  // before), and so is the lookup set x IN (SELECT ...) builds over them.
   struct SubqueryRows {
     size_t columns = 0;
     std::vector<std::vector<Value>> rows;
+    // x IN (SELECT ...)'s set of the first column's values (eval.cc),
+    // built by the first IN that reads these rows.
+    mutable std::shared_ptr<const InSet> in_set;
   };
-  virtual Result<SubqueryRows> RunSubquery(const SelectStmt& select, uint64_t max_rows);
+  virtual Result<std::shared_ptr<const SubqueryRows>> RunSubquery(const SelectStmt& select, uint64_t max_rows);
 
   // The value bound to placeholder `index` (prepared statements).
   // Default: ER_WRONG_ARGUMENTS (1210) "Incorrect arguments to EXECUTE".
