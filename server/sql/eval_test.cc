@@ -842,5 +842,16 @@ TEST_F(EvalTest, UnixTimeUsesTheSessionZone) {
   EXPECT_EQ(Text("NOW()"), "2023-11-15 03:43:20");  // 1700000000 + 5:30
 }
 
+// Issue 14 (fuzz_sql, fuzz/regressions/sql/from_unixtime_past_2262): a
+// time_point in nanoseconds overflows after 2262; FROM_UNIXTIME goes to 3001.
+TEST_F(EvalTest, FromUnixtimeAfter2262) {
+  ctx_.time_zone = "+00:00";
+  EXPECT_EQ(Text("FROM_UNIXTIME(14474360881)"), "2428-09-03 07:48:01");
+  EXPECT_EQ(Text("FROM_UNIXTIME(32536771199.999999)"), "3001-01-18 23:59:59.999999");
+  EXPECT_EQ(Text("FROM_UNIXTIME(32536771200)"), "NULL");
+  ctx_.time_zone = "-12:00";
+  EXPECT_EQ(Text("FROM_UNIXTIME(32536771199, '%Y-%m-%d %H')"), "3001-01-18 11");
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -317,8 +317,10 @@ std::string FormatTime(const DateTime& dt, int fsp) {
 }
 
 DateTime FromTimePoint(std::chrono::system_clock::time_point tp, bool utc) {
-  const int64_t us =
-      std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count();
+  return FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count(), utc);
+}
+
+DateTime FromUnixMicros(int64_t us, bool utc) {
   int64_t secs = us / 1000000;
   int64_t micro = us % 1000000;
   if (micro < 0) {
