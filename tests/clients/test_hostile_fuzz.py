@@ -4,7 +4,9 @@ SQLSTATE) and the connection goes on; afterwards other sessions and
 committed rows are fine. The inputs the fuzzers found are replayed by
 scripts/fuzz.sh replay (fuzz/regressions/)."""
 
+import os
 import struct
+import zlib
 
 import harness as h
 
@@ -157,6 +159,56 @@ def test_binlog_dump_gtid_with_a_lying_gtid_set():
         finally:
             c.close()
     committed_rows_intact()
+
+
+# ---------------------------------------------------------------- fuzz findings
+
+def test_from_unixtime_after_2262():
+    # fuzz/regressions/sql/from_unixtime_past_2262: the conversion went
+    # through a nanosecond time_point, which overflows after 2262.
+    c = h.root()
+    try:
+        h.query(c, "SET time_zone = '+00:00'")
+        rows = h.query(c, "SELECT CAST(FROM_UNIXTIME(14474360881) AS CHAR), "
+                          "CAST(FROM_UNIXTIME(32536771199.5) AS CHAR), FROM_UNIXTIME(32536771200), "
+                          "FROM_UNIXTIME(14474360881, '%Y')")
+        assert list(rows[0]) == ["2428-09-03 07:48:01", "3001-01-18 23:59:59.5", None, "2428"], rows
+    finally:
+        h.close_quietly(c)
+    committed_rows_intact()
+
+
+def _event(type_code, payload):
+    """A v4 event with a CRC32, as binlog/ writes them."""
+    size = 19 + len(payload) + 4
+    head = struct.pack("<IBIIIH", 0, type_code, 1, size, 0, 0)
+    body = head + payload
+    return body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def test_sluice_binlog_rows_event_without_columns_ends():
+    # fuzz/regressions/binlog/rows_event_empty_column_bitmap: a Write_rows
+    # event whose column bitmap names no column had rows of zero bytes, and
+    # the decoder read the rest of the event as such rows forever.
+    tool = os.path.join(h.REPO, "build", "bin", "sluice-binlog")
+    if not os.path.exists(tool):
+        h.note(f"{tool} not built: skipped")
+        return
+    fd_payload = struct.pack("<H", 4) + b"8.0.36-sluice".ljust(50, b"\0") + struct.pack("<IB", 0, 19) + \
+        bytes([0] * 41) + b"\x01"
+    table_map = struct.pack("<Q", 2)[:6] + b"\x01\x00" + b"\x02fz\x00" + b"\x04nopk\x00" + b"\x02\x03\x0f" + \
+        b"\x02\x14\x00" + b"\x03"
+    rows = struct.pack("<Q", 2)[:6] + b"\x01\x00" + b"\x02\x00" + b"\x02" + b"\x00" + b"\x01\x02\x03\x04\x05"
+    data = b"\xfebin" + _event(15, fd_payload) + _event(19, table_map) + _event(30, rows)
+    path = os.path.join(h.TMPDIR, f"hostile-fuzz-{os.getpid()}.000001")
+    with open(path, "wb") as f:
+        f.write(data)
+    try:
+        rc, out, err = h.run_cmd([tool, "-vv", path], timeout=30)
+        assert rc != 0, f"sluice-binlog accepted the event: {out[-400:]}"
+        assert "row image of no columns" in out + err, (out[-400:], err[-400:])
+    finally:
+        os.remove(path)
 
 
 if __name__ == "__main__":
