@@ -842,6 +842,18 @@ TEST_F(EvalTest, UnixTimeUsesTheSessionZone) {
   EXPECT_EQ(Text("NOW()"), "2023-11-15 03:43:20");  // 1700000000 + 5:30
 }
 
+// Issue 14 (fuzz_sql, fuzz/regressions/sql/interval_minute_second_overflow):
+// an interval whose count fits 64 bits but whose microseconds do not is out
+// of any date's reach (NULL), not a signed overflow.
+TEST_F(EvalTest, HugeIntervalsAreNullNotOverflow) {
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01 03:59:59'", "'02233720368547758:12'", "'MINUTE_SECOND'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "'99999999999999999 1:2:3'", "'DAY_SECOND'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "3999999999999", "'HOUR'"}), "NULL");
+  EXPECT_EQ(Call("DATE_SUB", {"'2003-01-01'", "3999999999999", "'MINUTE'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "'-1:30'", "'MINUTE_SECOND'"}), "2002-12-31 23:58:30");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "'1 1:1:1.5'", "'DAY_MICROSECOND'"}), "2003-01-02 01:01:01.500000");
+}
+
 // Issue 14 (fuzz_sql, fuzz/regressions/sql/from_unixtime_past_2262): a
 // time_point in nanoseconds overflows after 2262; FROM_UNIXTIME goes to 3001.
 TEST_F(EvalTest, FromUnixtimeAfter2262) {

@@ -178,6 +178,20 @@ def test_from_unixtime_after_2262():
     committed_rows_intact()
 
 
+def test_huge_intervals_are_null():
+    # fuzz/regressions/sql/interval_minute_second_overflow: an interval count
+    # that fits 64 bits overflowed when turned into microseconds.
+    c = h.root()
+    try:
+        rows = h.query(c, "SELECT DATE_ADD('2003-01-01 03:59:59', INTERVAL '02233720368547758:12' MINUTE_SECOND), "
+                          "'2003-01-01' + INTERVAL 3999999999999 HOUR, "
+                          "CAST(DATE_ADD('2003-01-01', INTERVAL '-1:30' MINUTE_SECOND) AS CHAR)")
+        assert list(rows[0]) == [None, None, "2002-12-31 23:58:30"], rows
+    finally:
+        h.close_quietly(c)
+    committed_rows_intact()
+
+
 def _event(type_code, payload):
     """A v4 event with a CRC32, as binlog/ writes them."""
     size = 19 + len(payload) + 4
