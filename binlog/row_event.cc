@@ -1250,6 +1250,7 @@ Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Che
     return Status::OK();
   };
   while (r.remaining() > 0) {
+    const size_t before = r.remaining();
     DecodedRow row;
     if (info.type == kWriteRowsEvent) {
       SLUICE_RETURN_IF_ERROR(read_image(first_cols, &row.after));
@@ -1257,6 +1258,9 @@ Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Che
       SLUICE_RETURN_IF_ERROR(read_image(first_cols, &row.before));
       if (info.type == kUpdateRowsEvent) SLUICE_RETURN_IF_ERROR(read_image(after_cols, &row.after));
     }
+    // Column bitmaps with no column set make rows of zero bytes: the bytes
+    // left would be read as rows forever.
+    if (r.remaining() == before) return RowsCorruption("row image of no columns");
     info.rows.push_back(std::move(row));
   }
   return info;

@@ -1058,3 +1058,33 @@ INSTANTIATE_TEST_SUITE_P(Checksums, MariadbBinlogTest, testing::Values(Checksum:
 
 }  // namespace
 }  // namespace sluice::binlog
+
+namespace sluice::binlog {
+namespace {
+
+// Issue 14 (fuzz_binlog, fuzz/regressions/binlog/rows_event_empty_column_bitmap):
+// a Write_rows event whose column bitmap has no column set has rows of no
+// bytes; DecodeRows read its remaining bytes as such rows forever.
+TEST(RowEventDecodeTest, EmptyColumnBitmapIsCorruptionNotALoop) {
+  TableMapInfo map;
+  map.table_id = 2;
+  map.column_types = {3, 15};  // LONG, VARCHAR
+  map.column_meta = {0, 20};
+  map.nullable = {true, true};
+  const std::string payload = std::string("\x02\x00\x00\x00\x00\x00", 6) + std::string("\x01\x00", 2) +
+                              std::string("\x02\x00", 2) + "\x02" + std::string("\x00", 1) + "\x01\x02\x03";
+  EventHeader h;
+  h.type = kWriteRowsEvent;
+  const std::string ev = internal::FinishEvent(h, payload, Checksum::kOff);
+  Result<RowsInfo> rows = DecodeRows(ev, map, Checksum::kOff);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("row image of no columns"), std::string::npos) << rows.status().ToString();
+  // The same event with no row bytes at all decodes to no rows.
+  const std::string empty = internal::FinishEvent(h, payload.substr(0, payload.size() - 3), Checksum::kOff);
+  rows = DecodeRows(empty, map, Checksum::kOff);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_TRUE(rows->rows.empty());
+}
+
+}  // namespace
+}  // namespace sluice::binlog

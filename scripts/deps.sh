@@ -5,14 +5,17 @@
 # mariadb-server, for private MariaDB servers such as the replica in
 # tests/clients/test_mariadb_replica.py, without the system service), and a
 # Python venv (.venv) with the Python clients. Idempotent; needs root (or
-# sudo) only when something is missing.
+# sudo) only when something is missing. clang-14 with its sanitizer and
+# libFuzzer runtimes (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) are
+# for the fuzz targets (scripts/fuzz.sh, docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build ccache pkg-config
       libboost-dev libboost-program-options-dev libssl-dev libspdlog-dev libfmt-dev
       libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev zlib1g-dev libcrypt-dev libicu-dev
-      mariadb-client mariadb-test mariadb-server-core sysbench python3 python3-venv python3-pip openssl procps)
+      mariadb-client mariadb-test mariadb-server-core sysbench python3 python3-venv python3-pip openssl procps
+      clang-14 libclang-rt-14-dev llvm-14)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds sluice and runs every test: GoogleTest units (ctest), the
-# mysql-test suites (Debian's mysqltest), then the client scripts (real
-# clients against a real sluiced). Exits non-zero on any failure and ends
-# with one "N passed, N failed" line over all three.
+# mysql-test suites (Debian's mysqltest), the client scripts (real clients
+# against a real sluiced), then the fuzz targets (replay and a short run
+# each). Exits non-zero on any failure and ends with one "N passed, N
+# failed" line over all four.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh || exit 1
@@ -44,6 +45,9 @@ run_suite() {
 
 run_suite mysql-test mysql-test mysql-test/run.sh
 run_suite "client tests" clients tests/clients/run.sh
+# The libFuzzer targets (build-fuzz/, clang): the seed corpus and the kept
+# regression inputs replayed, then FUZZ_SECONDS (20) of fuzzing each.
+run_suite fuzz fuzz scripts/fuzz.sh ci "${FUZZ_SECONDS:-20}"
 
 echo
 echo "$passed passed, $failed failed"

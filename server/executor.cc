@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "protocol/command.h"
 #include "protocol/constants.h"
 #include "protocol/response.h"
 #include "protocol/wire.h"
@@ -1662,29 +1663,26 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
       break;
     }
     case p::COM_PROCESS_KILL: {
-      p::WireReader reader(body);
-      uint32_t id = 0;
-      if (!reader.ReadInt4(&id)) {
-        err(MakeError(er::kMalformedPacket));
+      Result<uint32_t> id = p::ParseProcessKill(body);
+      if (!id.ok()) {
+        err(id.status());
         break;
       }
-      std::string sql = "KILL " + std::to_string(id);
+      std::string sql = "KILL " + std::to_string(id.value());
       r = Query(ctx, sql);
       break;
     }
     case p::COM_FIELD_LIST:
       // No tables exist yet, so every table is unknown.
-      err(MakeError(er::kNoSuchTable, ctx.db.empty() ? "" : ctx.db,
-                    std::string(body.substr(0, body.find('\0')))));
+      err(MakeError(er::kNoSuchTable, ctx.db.empty() ? "" : ctx.db, std::string(p::ParseFieldList(body).table)));
       break;
     case p::COM_SET_OPTION: {
-      p::WireReader reader(body);
-      uint16_t option = 0;
-      if (!reader.ReadInt2(&option) || option > 1) {
-        err(MakeError(er::kUnknownCom));
+      Result<uint16_t> option = p::ParseSetOption(body);
+      if (!option.ok()) {
+        err(option.status());
         break;
       }
-      if (option == 0) {
+      if (option.value() == 0) {
         ctx.capabilities |= p::CLIENT_MULTI_STATEMENTS;
       } else {
         ctx.capabilities &= ~p::CLIENT_MULTI_STATEMENTS;
@@ -1703,26 +1701,16 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
       break;
     case p::COM_REGISTER_SLAVE: {
       if (!need_repl_slave()) break;
-      p::WireReader reader(body);
-      Server::ReplicaInfo info;
-      uint8_t len = 0;
-      std::string_view host, user, pass;
-      uint16_t port = 0;
-      uint32_t rank = 0, source = 0;
-      bool ok = reader.ReadInt4(&info.server_id) && reader.ReadInt1(&len) && reader.ReadFixed(len, &host) &&
-                reader.ReadInt1(&len) && reader.ReadFixed(len, &user) && reader.ReadInt1(&len) &&
-                reader.ReadFixed(len, &pass) && reader.ReadInt2(&port);
-      if (!ok) {
-        err(MakeError(er::kMalformedPacket));
+      Result<p::RegisterReplica> reg = p::ParseRegisterReplica(body);
+      if (!reg.ok()) {
+        err(reg.status());
         break;
       }
-      if (reader.remaining() >= 8) {
-        reader.ReadInt4(&rank);
-        reader.ReadInt4(&source);
-      }
-      info.host = std::string(host);
-      info.port = port;
-      info.source_id = source ? source : static_cast<uint32_t>(GlobalUInt("server_id", 1));
+      Server::ReplicaInfo info;
+      info.server_id = reg->server_id;
+      info.host = std::string(reg->host);
+      info.port = reg->port;
+      info.source_id = reg->source_id ? reg->source_id : static_cast<uint32_t>(GlobalUInt("server_id", 1));
       info.connection_id = ctx.connection_id;
       for (const char* key : {"replica_uuid", "slave_uuid"}) {
         auto it = ctx.user_vars.find(key);

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "base/mysql_error.h"
+#include "protocol/command.h"
 #include "protocol/constants.h"
 #include "protocol/response.h"
 #include "protocol/stmt.h"
@@ -407,11 +408,10 @@ Response Executor::StmtSendLongData(SessionContext& ctx, std::string_view body) 
 }
 
 Response Executor::StmtClose(SessionContext& ctx, std::string_view body) {
-  p::WireReader reader(body);
-  uint32_t id = 0;
-  if (reader.ReadInt4(&id)) {
+  Result<uint32_t> id = p::ParseStatementId(body);
+  if (id.ok()) {
     ctx.status->Add(server_.core_status().com_stmt_close);
-    ctx.prepared.Remove(id);
+    ctx.prepared.Remove(id.value());
   }
   return {};  // COM_STMT_CLOSE has no reply
 }
@@ -419,15 +419,14 @@ Response Executor::StmtClose(SessionContext& ctx, std::string_view body) {
 Response Executor::StmtReset(SessionContext& ctx, std::string_view body) {
   Response r;
   ctx.status->Add(ps_counters_.com_stmt_reset);
-  p::WireReader reader(body);
-  uint32_t id = 0;
-  if (!reader.ReadInt4(&id)) {
-    r.payloads.push_back(p::EncodeErr(MakeError(er::kMalformedPacket)));
+  Result<uint32_t> id = p::ParseStatementId(body);
+  if (!id.ok()) {
+    r.payloads.push_back(p::EncodeErr(id.status()));
     return r;
   }
-  PreparedStatement* ps = ctx.prepared.Find(id);
+  PreparedStatement* ps = ctx.prepared.Find(id.value());
   if (ps == nullptr) {
-    r.payloads.push_back(ErrPayload(ctx, MakeError(kErrUnknownStmtHandler, id, "mysqld_stmt_reset")));
+    r.payloads.push_back(ErrPayload(ctx, MakeError(kErrUnknownStmtHandler, id.value(), "mysqld_stmt_reset")));
     return r;
   }
   for (auto& ld : ps->long_data) ld.reset();

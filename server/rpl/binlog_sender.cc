@@ -6,6 +6,7 @@
 
 #include "binlog/bytes_internal.h"
 #include "binlog/file_reader.h"
+#include "protocol/command.h"
 #include "protocol/response.h"
 #include "protocol/wire.h"
 
@@ -43,38 +44,27 @@ uint32_t FileNumberOf(const std::string& name) {
 }  // namespace
 
 Result<DumpRequest> ParseBinlogDump(std::string_view body) {
-  p::WireReader r(body);
+  Result<p::BinlogDumpRequest> wire = p::ParseBinlogDump(body);
+  if (!wire.ok()) return wire.status();
   DumpRequest req;
-  uint32_t pos = 0;
-  std::string_view file;
-  if (!r.ReadInt4(&pos) || !r.ReadInt2(&req.flags) || !r.ReadInt4(&req.server_id)) return Malformed();
-  (void)r.ReadFixed(r.remaining(), &file);
-  req.position = pos;
-  req.file = std::string(file);
-  // A trailing NUL some clients send is not part of the name.
-  while (!req.file.empty() && req.file.back() == '\0') req.file.pop_back();
+  req.file = std::string(wire->file);
+  req.position = wire->position;
+  req.flags = wire->flags;
+  req.server_id = wire->server_id;
   return req;
 }
 
 Result<DumpRequest> ParseBinlogDumpGtid(std::string_view body) {
-  p::WireReader r(body);
+  Result<p::BinlogDumpRequest> wire = p::ParseBinlogDumpGtid(body);
+  if (!wire.ok()) return wire.status();
   DumpRequest req;
   req.gtid = true;
-  uint32_t name_len = 0;
-  std::string_view file;
-  uint64_t pos = 0;
-  if (!r.ReadInt2(&req.flags) || !r.ReadInt4(&req.server_id) || !r.ReadInt4(&name_len) ||
-      !r.ReadFixed(name_len, &file) || !r.ReadInt8(&pos)) {
-    return Malformed();
-  }
-  req.file = std::string(file);
-  req.position = pos;
-  // MySQL always reads the GTID set (whatever BINLOG_THROUGH_GTID says).
-  uint32_t size = 0;
-  if (r.remaining() >= 4) {
-    std::string_view data;
-    if (!r.ReadInt4(&size) || !r.ReadFixed(size, &data)) return Malformed();
-    Result<binlog::GtidSet> set = binlog::GtidSet::Decode(data);
+  req.file = std::string(wire->file);
+  req.position = wire->position;
+  req.flags = wire->flags;
+  req.server_id = wire->server_id;
+  if (wire->has_gtid_data) {
+    Result<binlog::GtidSet> set = binlog::GtidSet::Decode(wire->gtid_data);
     if (!set.ok()) return Malformed();
     req.gtids = std::move(set).value();
   }

@@ -872,5 +872,28 @@ TEST_F(EvalTest, UnixTimeUsesTheSessionZone) {
   EXPECT_EQ(Text("NOW()"), "2023-11-15 03:43:20");  // 1700000000 + 5:30
 }
 
+// Issue 14 (fuzz_sql, fuzz/regressions/sql/interval_minute_second_overflow):
+// an interval whose count fits 64 bits but whose microseconds do not is out
+// of any date's reach (NULL), not a signed overflow.
+TEST_F(EvalTest, HugeIntervalsAreNullNotOverflow) {
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01 03:59:59'", "'02233720368547758:12'", "'MINUTE_SECOND'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "'99999999999999999 1:2:3'", "'DAY_SECOND'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "3999999999999", "'HOUR'"}), "NULL");
+  EXPECT_EQ(Call("DATE_SUB", {"'2003-01-01'", "3999999999999", "'MINUTE'"}), "NULL");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "'-1:30'", "'MINUTE_SECOND'"}), "2002-12-31 23:58:30");
+  EXPECT_EQ(Call("DATE_ADD", {"'2003-01-01'", "'1 1:1:1.5'", "'DAY_MICROSECOND'"}), "2003-01-02 01:01:01.500000");
+}
+
+// Issue 14 (fuzz_sql, fuzz/regressions/sql/from_unixtime_past_2262): a
+// time_point in nanoseconds overflows after 2262; FROM_UNIXTIME goes to 3001.
+TEST_F(EvalTest, FromUnixtimeAfter2262) {
+  ctx_.time_zone = "+00:00";
+  EXPECT_EQ(Text("FROM_UNIXTIME(14474360881)"), "2428-09-03 07:48:01");
+  EXPECT_EQ(Text("FROM_UNIXTIME(32536771199.999999)"), "3001-01-18 23:59:59.999999");
+  EXPECT_EQ(Text("FROM_UNIXTIME(32536771200)"), "NULL");
+  ctx_.time_zone = "-12:00";
+  EXPECT_EQ(Text("FROM_UNIXTIME(32536771199, '%Y-%m-%d %H')"), "3001-01-18 11");
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -198,12 +198,17 @@ std::optional<int64_t> SessionZoneOffset(EvalContext& ctx) {
 }
 
 // Clock time in the session's time zone (or UTC).
-DateTime ClockTime(Call& c, std::chrono::system_clock::time_point tp, bool utc) {
-  if (utc) return FromTimePoint(tp, true);
+// `us`: microseconds since the epoch (not a time_point: see FromUnixMicros).
+DateTime ClockMicros(Call& c, int64_t us, bool utc) {
+  if (utc) return FromUnixMicros(us, true);
   if (std::optional<int64_t> offset = SessionZoneOffset(c.ctx)) {
-    return FromTimePoint(tp + std::chrono::seconds(*offset), true);
+    return FromUnixMicros(us + *offset * 1000000, true);
   }
-  return FromTimePoint(tp, false);
+  return FromUnixMicros(us, false);
+}
+
+DateTime ClockTime(Call& c, std::chrono::system_clock::time_point tp, bool utc) {
+  return ClockMicros(c, std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count(), utc);
 }
 
 // Seconds since the epoch of a date and time in the session's time zone.
@@ -391,8 +396,7 @@ Result<Value> FnFromUnixtime(Call& c) {
     return Value::Null();
   }
   const int64_t us = static_cast<int64_t>(micros->mantissa);
-  const auto tp = std::chrono::system_clock::time_point(std::chrono::microseconds(us));
-  DateTime dt = RoundFraction(ClockTime(c, tp, false), fsp, false);
+  DateTime dt = RoundFraction(ClockMicros(c, us, false), fsp, false);
   if (c.args.size() > 1) {
     std::optional<std::string> text = FormatWithPattern(dt, c.args[1].ToString());
     return text ? Value::String(std::move(*text)) : Value::Null();

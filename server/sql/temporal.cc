@@ -317,8 +317,10 @@ std::string FormatTime(const DateTime& dt, int fsp) {
 }
 
 DateTime FromTimePoint(std::chrono::system_clock::time_point tp, bool utc) {
-  const int64_t us =
-      std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count();
+  return FromUnixMicros(std::chrono::duration_cast<std::chrono::microseconds>(tp.time_since_epoch()).count(), utc);
+}
+
+DateTime FromUnixMicros(int64_t us, bool utc) {
   int64_t secs = us / 1000000;
   int64_t micro = us % 1000000;
   if (micro < 0) {
@@ -495,6 +497,10 @@ std::optional<Interval> MakeInterval(const Value& v, IntervalUnit unit) {
   constexpr int64_t kSecond = 1000000;
   // Beyond any date's reach; keeps the arithmetic below from overflowing.
   constexpr int64_t kLimit = 4000000000000LL;
+  // Products and sums are taken in 128 bits and then checked: an hour or
+  // minute count below kLimit still overflows 64 bits in microseconds.
+  constexpr __int128 kMaxMicros = static_cast<__int128>(kLimit) * kSecond;
+  auto in_range = [](__int128 x, __int128 limit) { return x <= limit && x >= -limit; };
   Interval iv;
   auto whole = [&]() -> std::optional<int64_t> {
     const int64_t n = v.ToInt();
@@ -528,8 +534,13 @@ std::optional<Interval> MakeInterval(const Value& v, IntervalUnit unit) {
       auto n = whole();
       if (!n) return std::nullopt;
       switch (unit) {
-        case IntervalUnit::kMinute: iv.micros = *n * 60 * kSecond; break;
-        case IntervalUnit::kHour: iv.micros = *n * 3600 * kSecond; break;
+        case IntervalUnit::kMinute:
+        case IntervalUnit::kHour: {
+          const __int128 us = static_cast<__int128>(*n) * (unit == IntervalUnit::kMinute ? 60 : 3600) * kSecond;
+          if (!in_range(us, kMaxMicros)) return std::nullopt;
+          iv.micros = static_cast<int64_t>(us);
+          break;
+        }
         case IntervalUnit::kDay: iv.days = *n; break;
         case IntervalUnit::kWeek: iv.days = *n * 7; break;
         case IntervalUnit::kMonth: iv.months = *n; break;
@@ -591,18 +602,25 @@ std::optional<Interval> MakeInterval(const Value& v, IntervalUnit unit) {
     for (size_t k = 6; k < last_digits; ++k) us /= 10;
   }
   const size_t skip = fields.size() - numbers.size();
+  __int128 months = 0, days = 0, micros = 0;
   for (size_t k = 0; k < numbers.size(); ++k) {
-    const int64_t n = negative ? -numbers[k] : numbers[k];
+    const __int128 n = negative ? -static_cast<__int128>(numbers[k]) : numbers[k];
     switch (fields[skip + k]) {
-      case kYears: iv.months += n * 12; break;
-      case kMonths: iv.months += n; break;
-      case kDays: iv.days += n; break;
-      case kHours: iv.micros += n * 3600 * kSecond; break;
-      case kMinutes: iv.micros += n * 60 * kSecond; break;
-      case kSeconds: iv.micros += n * kSecond; break;
-      case kMicros: iv.micros += n; break;
+      case kYears: months += n * 12; break;
+      case kMonths: months += n; break;
+      case kDays: days += n; break;
+      case kHours: micros += n * 3600 * kSecond; break;
+      case kMinutes: micros += n * 60 * kSecond; break;
+      case kSeconds: micros += n * kSecond; break;
+      case kMicros: micros += n; break;
     }
   }
+  if (!in_range(months, kMaxMicros) || !in_range(days, kMaxMicros) || !in_range(micros, kMaxMicros)) {
+    return std::nullopt;
+  }
+  iv.months = static_cast<int64_t>(months);
+  iv.days = static_cast<int64_t>(days);
+  iv.micros = static_cast<int64_t>(micros);
   return iv;
 }
 

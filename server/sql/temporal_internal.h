@@ -49,6 +49,10 @@ std::string FormatTime(const DateTime& dt, int fsp);
 
 // Clock time in the system's local time zone, or in UTC.
 DateTime FromTimePoint(std::chrono::system_clock::time_point tp, bool utc);
+// The same from microseconds since the epoch: a system_clock time_point
+// counts nanoseconds in 64 bits and ends in 2262, before FROM_UNIXTIME's
+// range (to 3001) does.
+DateTime FromUnixMicros(int64_t us, bool utc);
 
 // Seconds since the epoch of `dt` read as local time; nullopt when mktime fails.
 std::optional<int64_t> LocalToUnixSeconds(const DateTime& dt);
