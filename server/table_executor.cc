@@ -206,6 +206,21 @@ Outcome TableExecutor::LockTables(const sql::TableLocksStmt& s) {
     }
     o.error = CheckSelectPrivilege(schema, item.table.name);
     if (!o.error.ok()) return o;
+    if (const std::string system = SystemSchemaName(schema); !system.empty()) {
+      // The mysql schema's tables are computed on each read: READ has
+      // nothing to hold (reads of them never wait, locked or not), WRITE is
+      // refused as every write to them is. Nothing else there is a table.
+      if (system != "mysql" || MysqlSchemaTableDef(item.table.name) == nullptr) {
+        o.error = system == "mysql" ? MakeError(er::kNoSuchTable, schema, item.table.name)
+                                    : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, system);
+        return o;
+      }
+      if (item.write) {
+        o.error = MakeError(er::kOpenAsReadonly, item.table.name);
+        return o;
+      }
+      continue;
+    }
     Result<Table> t = ResolveTable(item.table);
     if (!t.ok()) {
       o.error = t.status();

@@ -297,9 +297,20 @@ def test_issue14_writes_to_system_schemas_are_refused():
             ("DROP DATABASE mysql", 1044),
             ("DROP DATABASE IF EXISTS sys", 1044),
             ("DROP DATABASE information_schema", 1044),
+            ("LOCK TABLES mysql.user WRITE", 1036),
+            ("LOCK TABLES mysql.no_such_table READ", 1146),
+            ("LOCK TABLES information_schema.TABLES READ", 1044),
         ]
         for sql, errno in refused:
             h.expect_sql_error(c, sql, [errno])
+        # A READ lock on a computed table holds nothing; reads go on.
+        h.query(c, f"LOCK TABLES mysql.user READ, {OPEN}.pub READ")
+        assert h.scalar(c, "SELECT COUNT(*) FROM mysql.user WHERE User = 'root'") >= 1
+        h.expect_sql_error(c, "INSERT INTO mysql.db (Host, Db, User) VALUES ('%', 'x', 'y')", [1036])
+        h.query(c, "UNLOCK TABLES")
+        # EXPLAIN reads them whole.
+        assert h.query(c, "EXPLAIN SELECT * FROM mysql.user")[0][4] == "ALL"
+        h.expect_sql_error(c, "EXPLAIN SELECT * FROM mysql.no_such_table", [1146])
         # What dumps say about the schema: notes, no change.
         h.query(c, "CREATE DATABASE IF NOT EXISTS mysql")
         assert h.query(c, "SHOW WARNINGS")[0][1] == 1007
