@@ -24,6 +24,7 @@
 #include "server/acl/access_control.h"
 #include "server/options.h"
 #include "server/server.h"
+#include "server/system_schema.h"
 #include "binlog/binlog.h"
 #include "server/binlog_statements.h"
 #include "server/sql/eval.h"
@@ -44,10 +45,7 @@ using acl::Priv;
 namespace {
 
 // Schemas that exist before the storage engine brings its own.
-const std::vector<std::string>& BuiltinSchemas() {
-  static const std::vector<std::string> k = {"information_schema", "mysql", "performance_schema", "sys"};
-  return k;
-}
+const std::vector<std::string>& BuiltinSchemas() { return SystemSchemaNames(); }
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -112,6 +110,26 @@ std::optional<uint64_t> MaxExecutionTimeHint(std::string_view text) {
 // Not in base/mysql_error.h yet (kept local: that header is everyone's).
 constexpr er::Error kVariableNotSettableInTransaction{1694, "HY000",
     "The system variable {} cannot be set when there is an ongoing transaction."};
+
+// A statement that would change table `table` of database `db` (`priv` is
+// what it needs: CREATE, DROP, INSERT, ...). The system schemas
+// (server/system_schema.h) hold views of server state and empty log tables,
+// and no engine database may take their names, so nothing writes there:
+//   - CREATE TABLE of a table the schema has passes (CreateTable answers
+//     1050, or its note for IF NOT EXISTS, as for any existing table);
+//   - any other change of a table of `mysql`: 1036 "Table 'x' is read only";
+//   - anything else (new tables, the other schemas): 1044 on the database.
+// OK for every other database.
+Status CheckSystemSchemaWrite(const SessionContext& ctx, const std::string& db, const std::string& table,
+                              Priv priv) {
+  const std::string system = SystemSchemaName(db);
+  if (system.empty()) return Status::OK();
+  if (system == "mysql" && MysqlSchemaTableDef(table) != nullptr) {
+    if (priv == Priv::kCreate) return Status::OK();
+    return MakeError(er::kOpenAsReadonly, table);
+  }
+  return MakeError(er::kDbAccessDenied, ctx.priv_user, ctx.priv_host, system);
+}
 
 vars::GetScope ToGetScope(sql::VarScope s) {
   switch (s) {
@@ -482,12 +500,33 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       Count(cs().com_create_db);
       const auto& s = st.As<sql::CreateDatabaseStmt>();
       if (Outcome o = NeedDbPriv(s.name, Priv::kCreate, "CREATE"); !o.error.ok()) return o;
+      if (IsSystemSchema(s.name)) {
+        // It exists already (1007, a note with IF NOT EXISTS, as for any
+        // database: dumps say CREATE DATABASE IF NOT EXISTS `mysql`), and an
+        // engine database must never shadow it. information_schema: 1044.
+        Outcome o;
+        const std::string name = SystemSchemaName(s.name);
+        if (name == "information_schema") {
+          o.error = MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, name);
+        } else if (s.if_not_exists) {
+          ctx_.warnings.push_back({Warning::Level::kNote, er::kDbCreateExists.code,
+                                   fmt::format("Can't create database '{}'; database exists", s.name)});
+        } else {
+          o.error = MakeError(er::kDbCreateExists, s.name);
+        }
+        return o;
+      }
       return Tables().CreateDatabase(s);
     }
     case sql::StmtKind::kDropDatabase: {
       Count(cs().com_drop_db);
       const auto& s = st.As<sql::DropDatabaseStmt>();
       if (Outcome o = NeedDbPriv(s.name, Priv::kDrop, "DROP"); !o.error.ok()) return o;
+      if (IsSystemSchema(s.name)) {
+        Outcome o;
+        o.error = MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, SystemSchemaName(s.name));
+        return o;
+      }
       return Tables().DropDatabase(s);
     }
     case sql::StmtKind::kCreateTable: {
@@ -614,6 +653,9 @@ Outcome Executor::Statement::NeedTablePriv(const sql::TableRef& t, Priv priv, co
     o.error = MakeError(er::kNoDb);
   } else if (!(ctx_.account && ctx_.account->HasDb(db, priv))) {
     o.error = MakeError(er::kTableAccessDenied, what, ctx_.priv_user, ctx_.host, t.name);
+  } else {
+    // Every statement that changes a table comes through here.
+    o.error = CheckSystemSchemaWrite(ctx_, db, t.name, priv);
   }
   return o;
 }

@@ -26,6 +26,7 @@
 #include "server/aggregate.h"
 #include "server/row_eval.h"
 #include "server/server.h"
+#include "server/system_schema.h"
 #include "server/sql/lexer.h"
 #include "server/table_executor.h"
 #include "storage/engine/engine.h"
@@ -192,7 +193,13 @@ Status ExplainSelect(ExplainEnv& env, const sql::SelectStmt& s, ResultSet* rs) {
   for (const sql::TableRef& ref : s.from) {
     Level l;
     const std::string schema = ref.schema.empty() ? env.db : ref.schema;
-    l.information_schema = sql::EqualsIgnoreCase(schema, "information_schema");
+    // Tables computed on each read (INFORMATION_SCHEMA, the mysql schema's
+    // views, server/system_schema.h) are read whole: an ALL row.
+    const std::string system = SystemSchemaName(schema);
+    if (system == "mysql" && MysqlSchemaTableDef(ref.name) == nullptr) {
+      return MakeError(er::kNoSuchTable, schema, ref.name);
+    }
+    l.information_schema = system == "information_schema" || system == "mysql";
     if (!l.information_schema) {
       Result<std::shared_ptr<const TableDef>> def = Resolve(env, ref);
       if (!def.ok()) return def.status();

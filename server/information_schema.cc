@@ -5,6 +5,7 @@
 
 #include "server/column_values.h"
 #include "server/sql/lexer.h"
+#include "server/system_schema.h"
 
 namespace sluice::server {
 
@@ -122,6 +123,22 @@ std::optional<std::string> DefaultText(const ColumnDef& c) {
 }
 
 using Visible = std::function<bool(const std::string&)>;
+using Extra = std::vector<std::shared_ptr<const TableDef>>;
+
+// The tables of the schemas `visible` accepts: the engine's, then `extra`
+// (the system schemas' listed tables), each as (schema, table).
+std::vector<std::pair<std::string, std::shared_ptr<const TableDef>>> VisibleTables(
+    const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra) {
+  std::vector<std::pair<std::string, std::shared_ptr<const TableDef>>> out;
+  for (const auto& t : extra) {
+    if (visible(t->schema)) out.emplace_back(t->schema, t);
+  }
+  for (const std::string& db : cat.DatabaseNames()) {
+    if (!visible(db)) continue;
+    for (const auto& t : cat.TablesIn(db)) out.emplace_back(db, t);
+  }
+  return out;
+}
 
 VirtualTable Schemata(const storage::CatalogSnapshot& cat, const Visible& visible) {
   VirtualTable v;
@@ -144,7 +161,7 @@ VirtualTable Schemata(const storage::CatalogSnapshot& cat, const Visible& visibl
   return v;
 }
 
-VirtualTable Tables(const storage::CatalogSnapshot& cat, const Visible& visible) {
+VirtualTable Tables(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra) {
   VirtualTable v;
   v.def = Def("TABLES",
               {Text("TABLE_CATALOG"), Text("TABLE_SCHEMA"), Text("TABLE_NAME"), Text("TABLE_TYPE"),
@@ -153,20 +170,17 @@ VirtualTable Tables(const storage::CatalogSnapshot& cat, const Visible& visible)
                Int("DATA_FREE"), Int("AUTO_INCREMENT"), Text("CREATE_TIME", 19, true), Text("UPDATE_TIME", 19, true),
                Text("CHECK_TIME", 19, true), Text("TABLE_COLLATION", 64, true), Int("CHECKSUM"),
                Text("CREATE_OPTIONS", 256, true), Text("TABLE_COMMENT", 2048, true)});
-  for (const std::string& db : cat.DatabaseNames()) {
-    if (!visible(db)) continue;
-    for (const auto& t : cat.TablesIn(db)) {
-      bool has_ai = false;
-      for (const auto& c : t->columns) has_ai = has_ai || c.auto_increment;
-      v.rows.push_back({S("def"), S(db), S(t->name), S("BASE TABLE"), S("InnoDB"), U(10), S("Dynamic"), U(0),
-                        U(0), U(16384), U(0), U(0), U(0), has_ai ? U(t->auto_increment_next) : Null(), Null(),
-                        Null(), Null(), S(t->options.collation), Null(), S(""), S(t->options.comment)});
-    }
+  for (const auto& [db, t] : VisibleTables(cat, visible, extra)) {
+    bool has_ai = false;
+    for (const auto& c : t->columns) has_ai = has_ai || c.auto_increment;
+    v.rows.push_back({S("def"), S(db), S(t->name), S("BASE TABLE"), S(EngineOf(*t)), U(10), S("Dynamic"), U(0),
+                      U(0), U(16384), U(0), U(0), U(0), has_ai ? U(t->auto_increment_next) : Null(), Null(),
+                      Null(), Null(), S(t->options.collation), Null(), S(""), S(t->options.comment)});
   }
   return v;
 }
 
-VirtualTable Columns(const storage::CatalogSnapshot& cat, const Visible& visible) {
+VirtualTable Columns(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& system_tables) {
   VirtualTable v;
   v.def = Def("COLUMNS",
               {Text("TABLE_CATALOG"), Text("TABLE_SCHEMA"), Text("TABLE_NAME"), Text("COLUMN_NAME"),
@@ -176,37 +190,34 @@ VirtualTable Columns(const storage::CatalogSnapshot& cat, const Visible& visible
                Text("CHARACTER_SET_NAME", 64, true), Text("COLLATION_NAME", 64, true), Text("COLUMN_TYPE", 65535),
                Text("COLUMN_KEY", 3), Text("EXTRA", 256, true), Text("PRIVILEGES", 154, true),
                Text("COLUMN_COMMENT", 1024), Text("GENERATION_EXPRESSION", 65535), Int("SRS_ID")});
-  for (const std::string& db : cat.DatabaseNames()) {
-    if (!visible(db)) continue;
-    for (const auto& t : cat.TablesIn(db)) {
-      for (const ColumnDef& c : t->columns) {
-        auto opt = [](std::optional<uint64_t> x) { return x ? U(*x) : Null(); };
-        const bool text = storage::IsTextType(c.type) || c.type == ColumnType::kEnum;
-        std::optional<uint64_t> chars = CharMaxLength(c);
-        std::optional<uint64_t> octets = chars;
-        if (chars && text && c.type != ColumnType::kTinyText && c.type != ColumnType::kText &&
-            c.type != ColumnType::kMediumText && c.type != ColumnType::kLongText) {
-          octets = *chars * MaxBytes(c.charset);
-        }
-        std::optional<uint64_t> scale;
-        if (storage::IsIntegerType(c.type)) scale = 0;
-        if (c.type == ColumnType::kDecimal) scale = c.scale;
-        std::optional<uint64_t> dt_precision;
-        if (c.type == ColumnType::kTime || c.type == ColumnType::kDateTime || c.type == ColumnType::kTimestamp) {
-          dt_precision = c.fsp;
-        }
-        std::string extra = c.auto_increment ? "auto_increment" : "";
-        if (c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp) extra = "DEFAULT_GENERATED";
-        if (c.on_update_current_timestamp) extra += (extra.empty() ? "" : " ") + std::string("on update CURRENT_TIMESTAMP");
-        std::optional<std::string> dflt = DefaultText(c);
-        v.rows.push_back({S("def"), S(db), S(t->name), S(c.name), U(c.ordinal + 1), dflt ? S(*dflt) : Null(),
-                          S(c.nullable ? "YES" : "NO"), S(DataType(c)), opt(chars), opt(octets),
-                          opt(NumericPrecision(c)), opt(scale), opt(dt_precision),
-                          text ? S(c.charset) : Null(), text ? S(c.collation) : Null(), S(ColumnTypeText(c)),
-                          S(ColumnKey(*t, c)), S(extra), S("select,insert,update,references"), S(c.comment), S(""),
-                          Null()});
-        (void)IsTemporal;
+  for (const auto& [db, t] : VisibleTables(cat, visible, system_tables)) {
+    for (const ColumnDef& c : t->columns) {
+      auto opt = [](std::optional<uint64_t> x) { return x ? U(*x) : Null(); };
+      const bool text = storage::IsTextType(c.type) || c.type == ColumnType::kEnum;
+      std::optional<uint64_t> chars = CharMaxLength(c);
+      std::optional<uint64_t> octets = chars;
+      if (chars && text && c.type != ColumnType::kTinyText && c.type != ColumnType::kText &&
+          c.type != ColumnType::kMediumText && c.type != ColumnType::kLongText) {
+        octets = *chars * MaxBytes(c.charset);
       }
+      std::optional<uint64_t> scale;
+      if (storage::IsIntegerType(c.type)) scale = 0;
+      if (c.type == ColumnType::kDecimal) scale = c.scale;
+      std::optional<uint64_t> dt_precision;
+      if (c.type == ColumnType::kTime || c.type == ColumnType::kDateTime || c.type == ColumnType::kTimestamp) {
+        dt_precision = c.fsp;
+      }
+      std::string extra = c.auto_increment ? "auto_increment" : "";
+      if (c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp) extra = "DEFAULT_GENERATED";
+      if (c.on_update_current_timestamp) extra += (extra.empty() ? "" : " ") + std::string("on update CURRENT_TIMESTAMP");
+      std::optional<std::string> dflt = DefaultText(c);
+      v.rows.push_back({S("def"), S(db), S(t->name), S(c.name), U(c.ordinal + 1), dflt ? S(*dflt) : Null(),
+                        S(c.nullable ? "YES" : "NO"), S(DataType(c)), opt(chars), opt(octets),
+                        opt(NumericPrecision(c)), opt(scale), opt(dt_precision),
+                        text ? S(c.charset) : Null(), text ? S(c.collation) : Null(), S(ColumnTypeText(c)),
+                        S(ColumnKey(*t, c)), S(extra), S("select,insert,update,references"), S(c.comment), S(""),
+                        Null()});
+      (void)IsTemporal;
     }
   }
   return v;
@@ -214,18 +225,15 @@ VirtualTable Columns(const storage::CatalogSnapshot& cat, const Visible& visible
 
 // The (index, part) rows of STATISTICS / SHOW INDEX for every table.
 template <typename Fn>
-void ForEachIndexPart(const storage::CatalogSnapshot& cat, const Visible& visible, Fn fn) {
-  for (const std::string& db : cat.DatabaseNames()) {
-    if (!visible(db)) continue;
-    for (const auto& t : cat.TablesIn(db)) {
-      for (const IndexDef& idx : t->indexes) {
-        for (size_t i = 0; i < idx.parts.size(); ++i) fn(db, *t, idx, i);
-      }
+void ForEachIndexPart(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra, Fn fn) {
+  for (const auto& [db, t] : VisibleTables(cat, visible, extra)) {
+    for (const IndexDef& idx : t->indexes) {
+      for (size_t i = 0; i < idx.parts.size(); ++i) fn(db, *t, idx, i);
     }
   }
 }
 
-VirtualTable Statistics(const storage::CatalogSnapshot& cat, const Visible& visible) {
+VirtualTable Statistics(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra) {
   VirtualTable v;
   v.def = Def("STATISTICS",
               {Text("TABLE_CATALOG"), Text("TABLE_SCHEMA"), Text("TABLE_NAME"), Int("NON_UNIQUE", false),
@@ -233,7 +241,7 @@ VirtualTable Statistics(const storage::CatalogSnapshot& cat, const Visible& visi
                Text("COLLATION", 1, true), Int("CARDINALITY"), Int("SUB_PART"), Text("PACKED", 10, true),
                Text("NULLABLE", 3), Text("INDEX_TYPE", 11), Text("COMMENT", 8), Text("INDEX_COMMENT", 2048),
                Text("IS_VISIBLE", 3), Text("EXPRESSION", 65535, true)});
-  ForEachIndexPart(cat, visible, [&](const std::string& db, const TableDef& t, const IndexDef& idx, size_t i) {
+  ForEachIndexPart(cat, visible, extra, [&](const std::string& db, const TableDef& t, const IndexDef& idx, size_t i) {
     const storage::KeyPart& p = idx.parts[i];
     const ColumnDef& c = t.columns[p.column];
     v.rows.push_back({S("def"), S(db), S(t.name), U(idx.unique ? 0 : 1), S(db), S(idx.name), U(i + 1), S(c.name),
@@ -243,14 +251,14 @@ VirtualTable Statistics(const storage::CatalogSnapshot& cat, const Visible& visi
   return v;
 }
 
-VirtualTable KeyColumnUsage(const storage::CatalogSnapshot& cat, const Visible& visible) {
+VirtualTable KeyColumnUsage(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra) {
   VirtualTable v;
   v.def = Def("KEY_COLUMN_USAGE",
               {Text("CONSTRAINT_CATALOG"), Text("CONSTRAINT_SCHEMA"), Text("CONSTRAINT_NAME"), Text("TABLE_CATALOG"),
                Text("TABLE_SCHEMA"), Text("TABLE_NAME"), Text("COLUMN_NAME", 64, true), Int("ORDINAL_POSITION", false),
                Int("POSITION_IN_UNIQUE_CONSTRAINT"), Text("REFERENCED_TABLE_SCHEMA", 64, true),
                Text("REFERENCED_TABLE_NAME", 64, true), Text("REFERENCED_COLUMN_NAME", 64, true)});
-  ForEachIndexPart(cat, visible, [&](const std::string& db, const TableDef& t, const IndexDef& idx, size_t i) {
+  ForEachIndexPart(cat, visible, extra, [&](const std::string& db, const TableDef& t, const IndexDef& idx, size_t i) {
     if (!idx.unique) return;  // PRIMARY KEY and UNIQUE constraints only
     v.rows.push_back({S("def"), S(db), S(idx.name), S("def"), S(db), S(t.name),
                       S(t.columns[idx.parts[i].column].name), U(i + 1), Null(), Null(), Null(), Null()});
@@ -333,12 +341,13 @@ std::vector<std::string> InformationSchemaTableNames() {
 
 VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
                                     const std::function<bool(const std::string&)>& visible) {
+  const Extra extra = MysqlSchemaListedTables();
   const std::string n = sql::AsciiUpper(name);
   if (n == "SCHEMATA") return Schemata(catalog, visible);
-  if (n == "TABLES") return Tables(catalog, visible);
-  if (n == "COLUMNS") return Columns(catalog, visible);
-  if (n == "STATISTICS") return Statistics(catalog, visible);
-  if (n == "KEY_COLUMN_USAGE") return KeyColumnUsage(catalog, visible);
+  if (n == "TABLES") return Tables(catalog, visible, extra);
+  if (n == "COLUMNS") return Columns(catalog, visible, extra);
+  if (n == "STATISTICS") return Statistics(catalog, visible, extra);
+  if (n == "KEY_COLUMN_USAGE") return KeyColumnUsage(catalog, visible, extra);
   return Empty(n);
 }
 

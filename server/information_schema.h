@@ -27,7 +27,10 @@ struct VirtualTable {
 };
 
 // The INFORMATION_SCHEMA table `name` (any letter case), with the rows of
-// the schemas `visible` accepts; nullptr-def when there is no such table.
+// the schemas `visible` accepts (the caller's privilege filter: an account
+// sees only what it has some privilege in): the engine's databases and the
+// listed tables of the system schemas (mysql.general_log / slow_log, see
+// server/system_schema.h). nullptr-def when there is no such table.
 VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
                                     const std::function<bool(const std::string& schema)>& visible);
 

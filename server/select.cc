@@ -34,6 +34,7 @@
 #include "server/row_eval.h"
 #include "server/server.h"
 #include "server/sql/lexer.h"
+#include "server/system_schema.h"
 #include "storage/engine/engine.h"
 
 namespace sluice::server {
@@ -204,14 +205,28 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     if (schema.empty()) return MakeError(er::kNoDb);
     SLUICE_RETURN_IF_ERROR(CheckSelectPrivilege(schema, ref.name));
     if (sql::EqualsIgnoreCase(schema, "information_schema")) {
+      // SCHEMATA lists every schema to an account with SHOW DATABASES; the
+      // other tables only what the account has some privilege in (MySQL).
+      const bool schemata = sql::EqualsIgnoreCase(ref.name, "SCHEMATA");
       l.virtual_table = InformationSchemaTable(ref.name, *server_.engine().catalog().snapshot(),
-                                               [this](const std::string& db) {
+                                               [this, schemata](const std::string& db) {
                                                  return sql::EqualsIgnoreCase(db, "information_schema") ||
-                                                        (ctx_.account && ctx_.account->HasAnyDbAccess(db));
+                                                        (ctx_.account && ctx_.account->HasAnyDbAccess(db)) ||
+                                                        (schemata && ctx_.account &&
+                                                         ctx_.account->HasGlobal(acl::Priv::kShowDatabases));
                                                });
       if (l.virtual_table->def == nullptr) return MakeError(er::kNoSuchTable, "information_schema", ref.name);
       if (s.lock != sql::SelectStmt::Lock::kNone) {
         return MakeError(er::kNotSupportedYet, "locking reads of INFORMATION_SCHEMA");
+      }
+      l.def = l.virtual_table->def;
+    } else if (sql::EqualsIgnoreCase(schema, "mysql")) {
+      // The account views and log tables (server/system_schema.h); SELECT on
+      // mysql was checked above.
+      l.virtual_table = MysqlSchemaTable(ref.name, server_.acl().Accounts());
+      if (l.virtual_table->def == nullptr) return MakeError(er::kNoSuchTable, "mysql", ref.name);
+      if (s.lock != sql::SelectStmt::Lock::kNone) {
+        return MakeError(er::kNotSupportedYet, "locking reads of the mysql schema");
       }
       l.def = l.virtual_table->def;
     } else {

@@ -17,6 +17,7 @@
 #include "server/server.h"
 #include "server/session_binlog.h"
 #include "server/sql/lexer.h"
+#include "server/system_schema.h"
 #include "server/vars/sys_vars.h"
 #include "storage/engine/engine.h"
 
@@ -231,6 +232,21 @@ Outcome TableExecutor::LockTables(const sql::TableLocksStmt& s) {
     }
     o.error = CheckSelectPrivilege(schema, item.table.name);
     if (!o.error.ok()) return o;
+    if (const std::string system = SystemSchemaName(schema); !system.empty()) {
+      // The mysql schema's tables are computed on each read: READ has
+      // nothing to hold (reads of them never wait, locked or not), WRITE is
+      // refused as every write to them is. Nothing else there is a table.
+      if (system != "mysql" || MysqlSchemaTableDef(item.table.name) == nullptr) {
+        o.error = system == "mysql" ? MakeError(er::kNoSuchTable, schema, item.table.name)
+                                    : MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, system);
+        return o;
+      }
+      if (item.write) {
+        o.error = MakeError(er::kOpenAsReadonly, item.table.name);
+        return o;
+      }
+      continue;
+    }
     Result<Table> t = ResolveTable(item.table);
     if (!t.ok()) {
       o.error = t.status();
@@ -502,6 +518,18 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     return o;
   }
   def.name = s.table.name;
+  if (IsSystemSchema(def.schema)) {
+    // Only a table the schema has gets here (Executor refuses the others
+    // with 1044): CREATE TABLE IF NOT EXISTS of one, as mariadb-dump writes
+    // for mysql.general_log and slow_log, is the usual note.
+    if (!s.if_not_exists) {
+      o.error = MakeError(er::kTableExists, def.name);
+      return o;
+    }
+    ctx_.warnings.push_back({Warning::Level::kNote, er::kTableExists.code,
+                             fmt::format("Table '{}' already exists", def.name)});
+    return o;
+  }
   // The snapshot owns the DatabaseDef: keep it while `db` is used.
   const auto snap = server_.engine().catalog().snapshot();
   const storage::DatabaseDef* db = snap->FindDatabase(def.schema);
@@ -1226,13 +1254,48 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
 
 // ---------------------------------------------------------------- SHOW
 
+bool TableExecutor::MaySeeDatabase(const std::string& db) const {
+  if (sql::EqualsIgnoreCase(db, "information_schema")) return true;
+  return ctx_.account && ctx_.account->HasAnyDbAccess(IsSystemSchema(db) ? SystemSchemaName(db) : db);
+}
+
+Status TableExecutor::CheckShowDbAccess(const std::string& db) const {
+  if (MaySeeDatabase(db)) return Status::OK();
+  return MakeError(er::kDbAccessDenied, ctx_.priv_user, ctx_.priv_host, db);
+}
+
 Result<std::string> TableExecutor::ShowDatabase(const sql::ShowStmt& s) {
   std::string db = s.database.empty() ? ctx_.db : s.database;
   if (db.empty()) return MakeError(er::kNoDb);
-  if (sql::AsciiLower(db) != "information_schema" && server_.engine().catalog().snapshot()->FindDatabase(db) == nullptr) {
+  // The privilege first: an account without any in `db` gets 1044 whether
+  // or not it exists, and so learns nothing about it (MySQL).
+  SLUICE_RETURN_IF_ERROR(CheckShowDbAccess(db));
+  if (!IsSystemSchema(db) && server_.engine().catalog().snapshot()->FindDatabase(db) == nullptr) {
     return MakeError(er::kBadDb, db);
   }
   return db;
+}
+
+Result<TableExecutor::Table> TableExecutor::ResolveShowTable(const sql::TableRef& ref, const char* command) {
+  Table t;
+  t.schema = ref.schema.empty() ? ctx_.db : ref.schema;
+  if (t.schema.empty()) return MakeError(er::kNoDb);
+  // 1142 before 1146, as for SELECT: the name of a table the account may
+  // not see says nothing about whether it exists.
+  if (!MaySeeDatabase(t.schema)) {
+    return MakeError(er::kTableAccessDenied, command, ctx_.priv_user, ctx_.host, ref.name);
+  }
+  const std::string system = SystemSchemaName(t.schema);
+  if (system == "information_schema") {
+    t.def = InformationSchemaTable(ref.name, *server_.engine().catalog().snapshot(),
+                                   [](const std::string&) { return false; }).def;
+  } else if (system == "mysql") {
+    t.def = MysqlSchemaTableDef(ref.name);
+  } else if (system.empty()) {
+    t.def = server_.engine().FindTable(t.schema, ref.name);
+  }
+  if (t.def == nullptr) return MakeError(er::kNoSuchTable, t.schema, ref.name);
+  return t;
 }
 
 Outcome TableExecutor::ShowTables(const sql::ShowStmt& s) {
@@ -1244,12 +1307,15 @@ Outcome TableExecutor::ShowTables(const sql::ShowStmt& s) {
   }
   const std::string& db = *resolved;
   auto snap = server_.engine().catalog().snapshot();
-  const bool is = sql::AsciiLower(db) == "information_schema";
+  const std::string system = SystemSchemaName(db);
+  const bool is = system == "information_schema";
   ResultSet rs;
   rs.AddTextColumn("Tables_in_" + db + (s.like ? " (" + *s.like + ")" : ""), 64);
   if (s.full) rs.AddTextColumn("Table_type", 64);
   std::vector<std::string> names = is ? InformationSchemaTableNames() : std::vector<std::string>();
-  if (!is) {
+  if (system == "mysql") {
+    for (const auto& t : MysqlSchemaListedTables()) names.push_back(t->name);
+  } else if (system.empty()) {
     for (const auto& t : snap->TablesIn(db)) names.push_back(t->name);
   }
   for (const auto& name : names) {
@@ -1265,7 +1331,7 @@ Outcome TableExecutor::ShowColumns(const sql::ShowStmt& s) {
   Outcome o;
   sql::TableRef ref = s.table;
   if (!s.database.empty()) ref.schema = s.database;
-  Result<Table> t = ResolveTable(ref);
+  Result<Table> t = ResolveShowTable(ref, "SELECT");
   if (!t.ok()) {
     o.error = t.status();
     return o;
@@ -1311,7 +1377,7 @@ Outcome TableExecutor::ShowColumns(const sql::ShowStmt& s) {
 
 Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
   Outcome o;
-  Result<Table> t = ResolveTable(s.table);
+  Result<Table> t = ResolveShowTable(s.table, "SHOW");
   if (!t.ok()) {
     o.error = t.status();
     return o;
@@ -1351,7 +1417,7 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
       text += fmt::format(",\n  {}KEY `{}` ({})", idx.unique ? "UNIQUE " : "", idx.name, parts);
     }
   }
-  text += "\n) ENGINE=InnoDB";
+  text += "\n) ENGINE=" + EngineOf(def);
   // MySQL shows the counter once it has moved past 1.
   const bool has_auto_increment =
       std::any_of(def.columns.begin(), def.columns.end(), [](const ColumnDef& c) { return c.auto_increment; });
@@ -1374,7 +1440,7 @@ Outcome TableExecutor::ShowIndex(const sql::ShowStmt& s) {
   Outcome o;
   sql::TableRef ref = s.table;
   if (!s.database.empty()) ref.schema = s.database;
-  Result<Table> t = ResolveTable(ref);
+  Result<Table> t = ResolveShowTable(ref, "SELECT");
   if (!t.ok()) {
     o.error = t.status();
     return o;
@@ -1403,19 +1469,30 @@ Outcome TableExecutor::ShowIndex(const sql::ShowStmt& s) {
 
 Outcome TableExecutor::ShowCreateDatabase(const sql::ShowStmt& s) {
   Outcome o;
+  o.error = CheckShowDbAccess(s.database);
+  if (!o.error.ok()) return o;
   const auto snap = server_.engine().catalog().snapshot();  // owns *db
-  const storage::DatabaseDef* db = snap->FindDatabase(s.database);
-  if (db == nullptr) {
+  std::string name, charset, collation;
+  if (IsSystemSchema(s.database)) {
+    name = SystemSchemaName(s.database);
+    SchemaCharset cs = SystemSchemaCharset(name);
+    charset = cs.charset;
+    collation = cs.collation;
+  } else if (const storage::DatabaseDef* db = snap->FindDatabase(s.database); db != nullptr) {
+    name = db->name;
+    charset = db->default_charset;
+    collation = db->default_collation;
+  } else {
     o.error = MakeError(er::kBadDb, s.database);
     return o;
   }
   ResultSet rs;
   rs.AddTextColumn("Database", 64);
   rs.AddTextColumn("Create Database", 1024);
-  rs.rows.push_back({db->name, fmt::format("CREATE DATABASE {}`{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ "
-                                           "/*!80016 DEFAULT ENCRYPTION='N' */",
-                                           s.if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", db->name,
-                                           db->default_charset, db->default_collation)});
+  rs.rows.push_back({name, fmt::format("CREATE DATABASE {}`{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ "
+                                       "/*!80016 DEFAULT ENCRYPTION='N' */",
+                                       s.if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", name, charset,
+                                       collation)});
   o.result = std::move(rs);
   return o;
 }
@@ -1435,10 +1512,17 @@ Outcome TableExecutor::ShowTableStatus(const sql::ShowStmt& s) {
                            "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"}) {
     rs.AddTextColumn(name, 64);
   }
-  for (const auto& t : snap->TablesIn(db)) {
+  std::vector<std::shared_ptr<const TableDef>> tables;
+  const std::string system = SystemSchemaName(db);
+  if (system == "mysql") {
+    tables = MysqlSchemaListedTables();
+  } else if (system.empty()) {
+    tables = snap->TablesIn(db);
+  }
+  for (const auto& t : tables) {
     bool has_ai = false;
     for (const auto& c : t->columns) has_ai = has_ai || c.auto_increment;
-    rs.rows.push_back({t->name, std::string("InnoDB"), std::string("10"), std::string("Dynamic"), std::string("0"),
+    rs.rows.push_back({t->name, EngineOf(*t), std::string("10"), std::string("Dynamic"), std::string("0"),
                        std::string("0"), std::string("16384"), std::string("0"), std::string("0"), std::string("0"),
                        has_ai ? std::optional<std::string>(std::to_string(t->auto_increment_next)) : std::nullopt,
                        std::nullopt, std::nullopt, std::nullopt, t->options.collation, std::nullopt, std::string(),

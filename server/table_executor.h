@@ -178,8 +178,20 @@ class TableExecutor {
   Outcome EndOnLockError(Outcome o);
   // SELECT privilege on a table a statement reads (1142).
   Status CheckSelectPrivilege(const std::string& schema, const std::string& table);
-  // SHOW ... [FROM db]: the database (1046 none, 1049 unknown).
+  // SHOW ... [FROM db]: the database (1046 none, 1044 when the account has
+  // no privilege in it, 1049 unknown).
   Result<std::string> ShowDatabase(const sql::ShowStmt& s);
+  // Whether SHOW and INFORMATION_SCHEMA may show the account database `db`
+  // and its tables: some privilege in it (or globally), as MySQL decides
+  // (sluice has no table-level privileges); information_schema always.
+  bool MaySeeDatabase(const std::string& db) const;
+  // 1044 unless MaySeeDatabase(db).
+  Status CheckShowDbAccess(const std::string& db) const;
+  // The table SHOW COLUMNS / INDEX / CREATE TABLE names, engine or system
+  // (INFORMATION_SCHEMA, mysql): 1046 without a database, 1142 "`command`
+  // command denied" when the account may not see it (before 1146, so a
+  // denied account learns nothing of what exists).
+  Result<Table> ResolveShowTable(const sql::TableRef& ref, const char* command);
   bool Autocommit();
   // Assignments of row `row_number`: their warnings go to the session.
   AssignContext Assigning(bool strict, uint64_t row_number);
