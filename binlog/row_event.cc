@@ -1180,7 +1180,11 @@ Result<TableMapInfo> DecodeTableMap(std::string_view event, Checksum checksum) {
         break;
       case kEnumStrValue:
         while (v.remaining() > 0 && !v.failed()) {
-          std::vector<std::string> values(v.Lenenc());
+          // Each value takes at least its one-byte length: a count beyond
+          // the bytes left is corruption, not a huge allocation.
+          const uint64_t count = v.Lenenc();
+          if (v.failed() || count > v.remaining()) return Status::Corruption("Table_map: bad ENUM value count");
+          std::vector<std::string> values(count);
           for (std::string& s : values) s = std::string(v.Bytes(v.Lenenc()));
           info.enum_values.push_back(std::move(values));
         }
