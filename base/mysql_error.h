@@ -43,6 +43,7 @@ inline constexpr Error kBadTable{1051, "42S02", "Unknown table '{}'"};
 inline constexpr Error kNonUniq{1052, "23000", "Column '{}' in {} is ambiguous"};
 inline constexpr Error kServerShutdown{1053, "08S01", "Server shutdown in progress"};
 inline constexpr Error kBadField{1054, "42S22", "Unknown column '{}' in '{}'"};
+inline constexpr Error kTooLongIdent{1059, "42000", "Identifier name '{}' is too long"};
 inline constexpr Error kDupFieldName{1060, "42S21", "Duplicate column name '{}'"};
 inline constexpr Error kDupKeyName{1061, "42000", "Duplicate key name '{}'"};
 inline constexpr Error kDupEntry{1062, "23000", "Duplicate entry '{}' for key '{}'"};
@@ -69,6 +70,7 @@ inline constexpr Error kCantDropFieldOrKey{1091, "42000", "Can't DROP '{}'; chec
 inline constexpr Error kUpdateTableUsed{1093, "HY000", "You can't specify target table '{}' for update in FROM clause"};
 inline constexpr Error kNoSuchThread{1094, "HY000", "Unknown thread id: {}"};
 inline constexpr Error kKillDenied{1095, "HY000", "You are not owner of thread {}"};
+inline constexpr Error kTooLongSetEnumValue{1097, "HY000", "Too long enumeration/set value for column {}."};
 inline constexpr Error kTableNotLockedForWrite{1099, "HY000", "Table '{}' was locked with a READ lock and can't be updated"};
 inline constexpr Error kTableNotLocked{1100, "HY000", "Table '{}' was not locked with LOCK TABLES"};
 inline constexpr Error kNoTablesUsed{1096, "HY000", "No tables used"};
@@ -92,6 +94,7 @@ inline constexpr Error kNetPacketTooLarge{1153, "08S01", "Got a packet bigger th
 inline constexpr Error kNetPacketsOutOfOrder{1156, "08S01", "Got packets out of order"};
 inline constexpr Error kNetReadError{1158, "08S01", "Got an error reading communication packets"};
 inline constexpr Error kNetReadInterrupted{1159, "08S01", "Got timeout reading communication packets"};
+inline constexpr Error kWrongColumnName{1166, "42000", "Incorrect column name '{}'"};
 inline constexpr Error kBlobKeyWithoutLength{1170, "42000",
     "BLOB/TEXT column '{}' used in key specification without a key length"};
 inline constexpr Error kKeyDoesNotExist{1176, "42000", "Key '{}' doesn't exist in table '{}'"};
@@ -123,6 +126,7 @@ inline constexpr Error kWarnDataOutOfRange{1264, "22003", "Out of range value fo
 inline constexpr Error kWarnDataTruncated{1265, "01000", "Data truncated for column '{}' at row {}"};
 inline constexpr Error kRevokeGrants{1269, "HY000", "Can't revoke all privileges for one or more of the requested users"};
 inline constexpr Error kUnknownCollation{1273, "HY000", "Unknown collation: '{}'"};
+inline constexpr Error kWrongNameForIndex{1280, "42000", "Incorrect index name '{}'"};
 inline constexpr Error kUnknownStorageEngine{1286, "42000", "Unknown storage engine '{}'"};
 inline constexpr Error kWarnDeprecatedSyntax{1287, "HY000", "'{}' is deprecated and will be removed in a future release. Please use {} instead"};
 inline constexpr Error kOptionPreventsStatement{1290, "HY000",
@@ -134,6 +138,7 @@ inline constexpr Error kTruncatedWrongTemporalForField{1292, "22007", "Incorrect
 inline constexpr Error kInvalidOnUpdate{1294, "HY000", "Invalid ON UPDATE clause for '{}' column"};
 inline constexpr Error kErrUnsupportedPs{1295, "HY000", "This command is not supported in the prepared statement protocol yet"};
 inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect time zone: '{}'"};
+inline constexpr Error kInvalidCharacterString{1300, "HY000", "Invalid {} character string: '{}'"};
 inline constexpr Error kSpDoesNotExist{1305, "42000", "{} {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
 inline constexpr Error kNoDefaultForField{1364, "HY000", "Field '{}' doesn't have a default value"};
@@ -163,6 +168,8 @@ inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too lon
 inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};
 inline constexpr Error kVariableIsReadonly{1621, "HY000", "{} variable '{}' is read-only. Use SET {} to assign the value"};
+inline constexpr Error kTooLongTableComment{1628, "HY000", "Comment for table '{}' is too long (max = {})"};
+inline constexpr Error kTooLongFieldComment{1629, "HY000", "Comment for field '{}' is too long (max = {})"};
 inline constexpr Error kUnknownLocale{1649, "HY000", "Unknown locale: '{}'"};
 inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
 inline constexpr Error kCantExecuteInReadOnlyTransaction{1792, "25006", "Cannot execute statement in a READ ONLY transaction."};
@@ -170,6 +177,8 @@ inline constexpr Error kMustChangePassword{1820, "HY000",
     "You must reset your password using ALTER USER statement before executing this statement."};
 inline constexpr Error kPasswordFormat{1827, "HY000", "The password hash doesn't have the expected format."};
 inline constexpr Error kMalformedPacket{1835, "HY000", "Malformed communication packet."};
+inline constexpr Error kTableCorrupt{1877, "HY000",
+    "Operation cannot be performed. The table '{}.{}' is missing, corrupt or contains bad data."};
 inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
     "Your password has expired. To log in you must change it using a client that supports expired "
     "passwords."};

@@ -448,7 +448,14 @@ Result<TableExecutor::Table> TableExecutor::ResolveTable(const sql::TableRef& re
   t.schema = ref.schema.empty() ? ctx_.db : ref.schema;
   if (t.schema.empty()) return MakeError(er::kNoDb);
   t.def = server_.engine().FindTable(t.schema, ref.name);
-  if (t.def == nullptr) return MakeError(er::kNoSuchTable, t.schema, ref.name);
+  if (t.def == nullptr) {
+    // A definition the catalog could not read at start (the error log has
+    // why): say it is damaged rather than missing. DROP TABLE removes it.
+    if (server_.engine().catalog().snapshot()->FindBrokenTable(t.schema, ref.name) != nullptr) {
+      return MakeError(er::kTableCorrupt, t.schema, ref.name);
+    }
+    return MakeError(er::kNoSuchTable, t.schema, ref.name);
+  }
   return t;
 }
 
@@ -530,6 +537,12 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
                              fmt::format("Table '{}' already exists", def.name)});
     return o;
   }
+  // The names before anything else, as MySQL's parser checks them (1300,
+  // 1059, 1102, 1103): a malformed database name is refused as such, not
+  // as an unknown database.
+  o.error = storage::CheckIdentifier(def.schema, storage::NameKind::kDatabase);
+  if (o.error.ok()) o.error = storage::CheckIdentifier(def.name, storage::NameKind::kTable);
+  if (!o.error.ok()) return o;
   // The snapshot owns the DatabaseDef: keep it while `db` is used.
   const auto snap = server_.engine().catalog().snapshot();
   const storage::DatabaseDef* db = snap->FindDatabase(def.schema);

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "base/mysql_error.h"
+#include "base/utf8.h"
 #include "protocol/auth.h"
 #include "server/acl/acl_file_internal.h"
 
@@ -16,6 +17,7 @@ namespace {
 
 constexpr size_t kMaxUserChars = 32;   // MySQL's USERNAME_CHAR_LENGTH
 constexpr size_t kMaxHostChars = 255;  // MySQL's HOSTNAME_LENGTH
+constexpr size_t kMaxDbNameChars = 64;  // NAME_CHAR_LEN
 
 AccountName Normalized(const AccountName& name) { return {name.user, LowerAscii(name.host)}; }
 
@@ -28,19 +30,25 @@ std::string CacheKey(std::string_view user, std::string_view host) {
   return key;
 }
 
-size_t Utf8Chars(std::string_view s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
-Status CheckNameLengths(const AccountName& name) {
-  if (Utf8Chars(name.user) > kMaxUserChars) {
+// Before an account name reaches acl.pb: 1300 for malformed utf8mb4, then
+// MySQL's length limits (1470).
+Status CheckAccountName(const AccountName& name) {
+  SLUICE_RETURN_IF_ERROR(base::CheckUtf8(name.user));
+  SLUICE_RETURN_IF_ERROR(base::CheckUtf8(name.host));
+  if (base::Utf8CharCount(name.user) > kMaxUserChars) {
     return MakeError(er::kWrongStringLength, name.user, "user name", kMaxUserChars);
   }
-  if (Utf8Chars(name.host) > kMaxHostChars) {
+  if (base::Utf8CharCount(name.host) > kMaxHostChars) {
     return MakeError(er::kWrongStringLength, name.host, "host name", kMaxHostChars);
   }
+  return Status::OK();
+}
+
+// A database-level grant's name (a pattern: no "incorrect name" rules, MySQL
+// takes grants on databases that do not exist): 1300, then 1059.
+Status CheckGrantDbName(std::string_view db) {
+  SLUICE_RETURN_IF_ERROR(base::CheckUtf8(db));
+  if (base::Utf8CharCount(db) > kMaxDbNameChars) return MakeError(er::kTooLongIdent, db);
   return Status::OK();
 }
 
@@ -552,7 +560,7 @@ Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not
   std::vector<Warning> notes;
   for (const UserSpec& spec : users) {
     AccountName name = Normalized({spec.user, spec.host});
-    SLUICE_RETURN_IF_ERROR(CheckNameLengths(name));
+    SLUICE_RETURN_IF_ERROR(CheckAccountName(name));
     if (editor.Find(name) >= 0) {
       NoteOrFail(if_not_exists, MakeError(er::kUserAlreadyExists, name.Quoted()), name, &notes, &failed);
       continue;
@@ -631,7 +639,7 @@ Status AccessControl::RenameUser(
   std::vector<AccountName> failed, touched;
   for (const auto& [raw_from, raw_to] : renames) {
     AccountName from = Normalized(raw_from), to = Normalized(raw_to);
-    SLUICE_RETURN_IF_ERROR(CheckNameLengths(to));
+    SLUICE_RETURN_IF_ERROR(CheckAccountName(to));
     int i = editor.Find(from);
     if (i < 0 || editor.Find(to) >= 0) {
       failed.push_back(from);
@@ -667,6 +675,7 @@ Status AccessControl::Grant(const std::vector<std::string>& privileges, const Pr
   Result<ParsedPrivs> parsed = ParsePrivileges(privileges, level, dynamic_registry_, false);
   if (!parsed.ok()) return parsed.status();
   const ParsedPrivs& p = *parsed;
+  if (!level.global) SLUICE_RETURN_IF_ERROR(CheckGrantDbName(level.db));
   Editor editor(*Current());
   std::vector<int> targets;
   for (const AccountName& raw : users) {
@@ -699,6 +708,7 @@ Status AccessControl::Revoke(const std::vector<std::string>& privileges, const P
   Result<ParsedPrivs> parsed = ParsePrivileges(privileges, level, dynamic_registry_, true);
   if (!parsed.ok()) return parsed.status();
   const ParsedPrivs& p = *parsed;
+  if (!level.global) SLUICE_RETURN_IF_ERROR(CheckGrantDbName(level.db));
   Editor editor(*Current());
   std::vector<int> targets;
   for (const AccountName& raw : users) {

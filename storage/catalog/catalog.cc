@@ -183,6 +183,13 @@ struct CatalogCodec {
     for (const auto& [id, t] : s.by_id_) ToProto(*t, f.add_tables());
     std::string payload;
     f.SerializeToString(&payload);
+    if (!s.broken_.empty()) {
+      // Appended messages merge (repeated fields concatenate): the broken
+      // tables' bytes go back as they were read.
+      catalogpb::CatalogFileTables broken;
+      for (const BrokenTable& b : s.broken_) broken.add_tables(b.raw);
+      payload += broken.SerializeAsString();
+    }
     std::string out(kMagic, sizeof(kMagic));
     PutLE(&out, payload.size(), 8);
     PutLE(&out, Crc32(payload), 4);
@@ -199,7 +206,7 @@ struct CatalogCodec {
     if (len != bytes.size() - kHeaderSize) return Status::Corruption("catalog: bad length");
     std::string_view payload = bytes.substr(kHeaderSize);
     if (Crc32(payload) != crc) return Status::Corruption("catalog: checksum mismatch");
-    catalogpb::CatalogFile f;
+    catalogpb::CatalogFileTables f;
     if (!f.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
       return Status::Corruption("catalog: unparsable protobuf");
     }
@@ -214,9 +221,30 @@ struct CatalogCodec {
       DatabaseDef db{pd.name(), pd.default_charset(), pd.default_collation()};
       s->databases_.emplace(db.name, std::move(db));
     }
-    for (const catalogpb::Table& pt : f.tables()) {
-      Result<TableDef> t = FromProto(pt);
-      if (!t.ok()) return t.status();
+    for (const std::string& raw : f.tables()) {
+      catalogpb::Table pt;
+      Result<TableDef> t = Status::Corruption("catalog: unparsable table definition");
+      const bool parsed = pt.ParseFromString(raw);
+      if (parsed) t = FromProto(pt);
+      if (t.ok() && s->FindTable(t->schema, t->name) != nullptr) {
+        t = Status::Corruption("catalog: a second definition of the table");
+      }
+      if (t.ok() && s->FindTableById(t->id) != nullptr) {
+        t = Status::Corruption("catalog: table id " + std::to_string(t->id) + " used twice");
+      }
+      if (!t.ok()) {
+        BrokenTable b;
+        if (parsed) {
+          b.schema = pt.schema();
+          b.name = pt.name();
+          b.id = pt.id();
+          b.space_id = pt.space_id();
+        }
+        b.reason = t.status().message();
+        b.raw = raw;
+        s->broken_.push_back(std::move(b));
+        continue;
+      }
       auto ptr = std::make_shared<const TableDef>(std::move(*t));
       s->by_name_[{ptr->schema, ptr->name}] = ptr;
       s->by_id_[ptr->id] = ptr;
@@ -235,6 +263,13 @@ const DatabaseDef* CatalogSnapshot::FindDatabase(std::string_view name) const {
 CatalogSnapshot::TablePtr CatalogSnapshot::FindTable(std::string_view schema, std::string_view name) const {
   auto it = by_name_.find({std::string(schema), std::string(name)});
   return it == by_name_.end() ? nullptr : it->second;
+}
+
+const BrokenTable* CatalogSnapshot::FindBrokenTable(std::string_view schema, std::string_view name) const {
+  for (const BrokenTable& b : broken_) {
+    if (b.schema == schema && b.name == name) return &b;
+  }
+  return nullptr;
 }
 
 CatalogSnapshot::TablePtr CatalogSnapshot::FindTableById(uint64_t id) const {
@@ -326,6 +361,7 @@ Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
 }
 
 Status Catalog::CreateDatabase(const DatabaseDef& db) {
+  SLUICE_RETURN_IF_ERROR(CheckIdentifier(db.name, NameKind::kDatabase));
   std::lock_guard<std::mutex> lock(ddl_mu_);
   auto next = CopyCurrent();
   if (next->FindDatabase(db.name) != nullptr) return MakeError(er::kDbCreateExists, db.name);
@@ -345,16 +381,25 @@ Status Catalog::DropDatabase(std::string_view name, std::vector<uint32_t>* dropp
     next->by_name_.erase({t->schema, t->name});
     next->by_id_.erase(t->id);
   }
+  std::erase_if(next->broken_, [&](const BrokenTable& b) {
+    if (b.schema != name) return false;
+    if (b.space_id != 0) spaces.push_back(b.space_id);
+    return true;
+  });
   SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
   if (dropped_spaces != nullptr) *dropped_spaces = std::move(spaces);
   return Status::OK();
 }
 
 Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
+  // Names first, as MySQL's parser does: nothing that fails to read back
+  // may reach the file.
+  SLUICE_RETURN_IF_ERROR(CheckTableDefText(table));
   std::lock_guard<std::mutex> lock(ddl_mu_);
   auto next = CopyCurrent();
   if (next->FindDatabase(table.schema) == nullptr) return MakeError(er::kBadDb, table.schema);
-  if (next->FindTable(table.schema, table.name) != nullptr) {
+  if (next->FindTable(table.schema, table.name) != nullptr ||
+      next->FindBrokenTable(table.schema, table.name) != nullptr) {
     return MakeError(er::kTableExists, table.name);
   }
   SLUICE_RETURN_IF_ERROR(NormalizeTableDef(&table));
@@ -375,7 +420,17 @@ Status Catalog::DropTable(std::string_view schema, std::string_view name, uint32
   std::lock_guard<std::mutex> lock(ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTable(schema, name);
-  if (t == nullptr) return MakeError(er::kBadTable, std::string(schema) + "." + std::string(name));
+  if (t == nullptr) {
+    auto b = std::find_if(next->broken_.begin(), next->broken_.end(), [&](const BrokenTable& x) {
+      return x.schema == schema && x.name == name;
+    });
+    if (b == next->broken_.end()) return MakeError(er::kBadTable, std::string(schema) + "." + std::string(name));
+    const uint32_t broken_space = b->space_id;
+    next->broken_.erase(b);
+    SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
+    if (space_id != nullptr) *space_id = broken_space;
+    return Status::OK();
+  }
   next->by_name_.erase({t->schema, t->name});
   next->by_id_.erase(t->id);
   SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
@@ -392,7 +447,9 @@ Status Catalog::RenameTable(std::string_view from_schema, std::string_view from_
 Result<CatalogSnapshot::TablePtr> Catalog::MoveTable(CatalogSnapshot* next, const CatalogSnapshot::TablePtr& t,
                                                      std::string_view to_schema, std::string_view to_name) {
   if (next->FindDatabase(to_schema) == nullptr) return MakeError(er::kBadDb, to_schema);
-  if (next->FindTable(to_schema, to_name) != nullptr) return MakeError(er::kTableExists, to_name);
+  if (next->FindTable(to_schema, to_name) != nullptr || next->FindBrokenTable(to_schema, to_name) != nullptr) {
+    return MakeError(er::kTableExists, to_name);
+  }
   auto renamed = std::make_shared<TableDef>(*t);
   renamed->schema = std::string(to_schema);
   renamed->name = std::string(to_name);
@@ -408,6 +465,8 @@ Status Catalog::RenameTables(const std::vector<TableRename>& renames,
   auto next = CopyCurrent();
   std::vector<std::shared_ptr<const TableDef>> moved;
   for (const TableRename& r : renames) {
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(r.to_schema, NameKind::kDatabase));
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(r.to_name, NameKind::kTable));
     CatalogSnapshot::TablePtr t = next->FindTable(r.from_schema, r.from_name);
     if (t == nullptr) return MakeError(er::kNoSuchTable, r.from_schema, r.from_name);
     Result<CatalogSnapshot::TablePtr> m = MoveTable(next.get(), t, r.to_schema, r.to_name);
@@ -423,6 +482,10 @@ Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view s
                                                               std::string_view temp_name,
                                                               std::string_view new_schema,
                                                               std::string_view new_name, uint32_t* old_space_id) {
+  if (new_schema != schema || new_name != name) {
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(new_schema, NameKind::kDatabase));
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(new_name, NameKind::kTable));
+  }
   std::lock_guard<std::mutex> lock(ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
@@ -447,6 +510,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view sch
   if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
   new_def.schema = old->schema;
   new_def.name = old->name;
+  SLUICE_RETURN_IF_ERROR(CheckTableDefText(new_def, old.get()));
   SLUICE_RETURN_IF_ERROR(NormalizeTableDef(&new_def));
   new_def.id = old->id;
   new_def.space_id = old->space_id;
@@ -519,7 +583,12 @@ Status Catalog::SetCounters(uint64_t table_id, uint64_t auto_increment_next, uin
 
 std::vector<uint32_t> Catalog::ReferencedSpaces() const {
   std::set<uint32_t> ids;
-  for (const auto& [id, t] : snapshot()->by_id_) ids.insert(t->space_id);
+  auto snap = snapshot();
+  for (const auto& [id, t] : snap->by_id_) ids.insert(t->space_id);
+  // A broken table's rows stay on disk until it is dropped.
+  for (const BrokenTable& b : snap->broken_) {
+    if (b.space_id != 0) ids.insert(b.space_id);
+  }
   return std::vector<uint32_t>(ids.begin(), ids.end());
 }
 

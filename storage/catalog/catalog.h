@@ -27,6 +27,13 @@
 // it in with ReplaceTable, one atomic write; a temporary table found at
 // start-up is a rebuild a crash interrupted, and the engine drops it.
 //
+// Damaged definitions: a table whose entry in catalog.pb does not decode
+// (edited by hand, or written by an older build that let a bad name
+// through) does not stop the catalog from opening. It is kept aside as a
+// BrokenTable, byte for byte: its name stays taken, its tablespace is kept,
+// every later write carries it unchanged, and DROP TABLE removes it. Users
+// get an error for it (1877) instead of its rows; the other tables work.
+//
 // Names (lower_case_table_names=0): database and table names are
 // case-sensitive; column and index names are case-insensitive.
 //
@@ -69,6 +76,16 @@ struct TableRename {
   std::string to_name;
 };
 
+// A table definition that does not decode (see the file comment).
+struct BrokenTable {
+  std::string schema;     // empty when not even the names decode
+  std::string name;
+  uint64_t id = 0;        // 0 when unknown
+  uint32_t space_id = 0;  // 0 when unknown (space ids start at 1)
+  std::string reason;     // why it does not decode, for the error log
+  std::string raw;        // the serialized catalogpb::Table, written back as is
+};
+
 // One immutable version of the catalog.
 class CatalogSnapshot {
  public:
@@ -85,6 +102,10 @@ class CatalogSnapshot {
   std::vector<TablePtr> AllTablesIn(std::string_view schema) const;
   std::vector<std::string> DatabaseNames() const;
   size_t table_count() const { return by_id_.size(); }
+  // Definitions that did not decode at Open; nullptr when `schema`.`name`
+  // is not one.
+  const BrokenTable* FindBrokenTable(std::string_view schema, std::string_view name) const;
+  const std::vector<BrokenTable>& broken_tables() const { return broken_; }
 
   uint64_t next_table_id() const { return next_table_id_; }
   uint32_t next_space_id() const { return next_space_id_; }
@@ -97,6 +118,7 @@ class CatalogSnapshot {
   std::map<std::string, DatabaseDef, std::less<>> databases_;
   std::map<std::pair<std::string, std::string>, TablePtr> by_name_;
   std::map<uint64_t, TablePtr> by_id_;
+  std::vector<BrokenTable> broken_;
   uint64_t next_table_id_ = 1;
   uint32_t next_space_id_ = 1;
   uint64_t next_index_id_ = 1;
@@ -106,7 +128,9 @@ class Catalog {
  public:
   // Loads <datadir>/catalog.pb, or creates an empty catalog (and the file)
   // when there is none. A leftover catalog.pb.tmp (a DDL that crashed before
-  // its rename) is removed. Corruption when the file is damaged.
+  // its rename) is removed. Corruption when the file is damaged (header,
+  // checksum, framing); a table definition that does not decode becomes a
+  // BrokenTable instead.
   // `fs` must outlive the Catalog.
   static Result<std::unique_ptr<Catalog>> Open(FileSystem* fs, std::string datadir);
 
@@ -129,7 +153,8 @@ class Catalog {
   // validation errors. Returns the stored definition.
   Result<std::shared_ptr<const TableDef>> CreateTable(TableDef table);
   // 1051 "Unknown table 'db.t'" when missing. *space_id (may be null) gets
-  // the dropped table's space for the engine to delete.
+  // the dropped table's space for the engine to delete (0 for a broken
+  // table whose space is unknown). Drops a broken table too.
   Status DropTable(std::string_view schema, std::string_view name, uint32_t* space_id = nullptr);
   // 1146 when the source is missing, 1049 when the target database is,
   // 1050 when the target exists.

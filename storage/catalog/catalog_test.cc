@@ -547,5 +547,199 @@ TEST(AtomicDdl, CorruptCatalogIsReportedNotLoaded) {
   EXPECT_TRUE(cat.status().IsCorruption());
 }
 
+// ---- names checked before they are persisted (issue 14) ----
+
+TEST(TableDefTest, IdentifierChecks) {
+  EXPECT_TRUE(CheckIdentifier("t", NameKind::kTable).ok());
+  EXPECT_TRUE(CheckIdentifier(std::string(64, 'a'), NameKind::kTable).ok());
+  EXPECT_TRUE(CheckIdentifier("caf\xC3\xA9", NameKind::kColumn).ok());
+  Status st = CheckIdentifier("t\xFF", NameKind::kTable);
+  EXPECT_EQ(st.mysql_errno(), 1300);
+  EXPECT_EQ(st.sqlstate(), "HY000");
+  EXPECT_EQ(st.message(), "Invalid utf8mb4 character string: 't\\xFF'");
+  st = CheckIdentifier(std::string(65, 'a'), NameKind::kTable);
+  EXPECT_EQ(st.mysql_errno(), 1059);
+  EXPECT_EQ(st.sqlstate(), "42000");
+  EXPECT_EQ(st.message(), "Identifier name '" + std::string(65, 'a') + "' is too long");
+  // 64 characters of two bytes each are fine: the limit counts characters.
+  std::string wide;
+  for (int i = 0; i < 64; ++i) wide += "\xC3\xA9";
+  EXPECT_TRUE(CheckIdentifier(wide, NameKind::kDatabase).ok());
+  EXPECT_EQ(CheckIdentifier(wide + "a", NameKind::kDatabase).mysql_errno(), 1059);
+  EXPECT_EQ(CheckIdentifier("", NameKind::kDatabase).mysql_errno(), 1102);
+  EXPECT_EQ(CheckIdentifier("t ", NameKind::kTable).mysql_errno(), 1103);
+  EXPECT_EQ(CheckIdentifier(std::string("a\0b", 3), NameKind::kColumn).mysql_errno(), 1166);
+  st = CheckIdentifier("e\xF0\x9F\x98\x80", NameKind::kIndex);  // above U+FFFF: not utf8mb3
+  EXPECT_EQ(st.mysql_errno(), 1300);
+  EXPECT_EQ(st.message(), "Invalid utf8mb3 character string: 'e\\xF0\\x9F\\x98\\x80'");
+}
+
+TEST_F(CatalogTest, BadNamesAndTextsAreRefusedBeforeTheFile) {
+  auto cat = OpenCatalog();
+  EXPECT_EQ(cat->CreateDatabase({"d\xFF"}).mysql_errno(), 1300);
+  EXPECT_EQ(cat->CreateDatabase({std::string(65, 'd')}).mysql_errno(), 1059);
+  ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+  auto expect_error = [&](TableDef t, int code) {
+    auto r = cat->CreateTable(std::move(t));
+    EXPECT_EQ(r.status().mysql_errno(), code) << r.status().ToString();
+  };
+  expect_error(SimpleTable("db", "t\xFF"), 1300);
+  expect_error(SimpleTable("db", std::string(65, 't')), 1059);
+  expect_error(SimpleTable("d\xFF", "t"), 1300);  // before "unknown database"
+  TableDef t = SimpleTable("db", "t");
+  t.columns[1].name = "v\xFF";
+  t.indexes[1].parts[0].column_name = "v\xFF";
+  expect_error(t, 1300);
+  t = SimpleTable("db", "t");
+  t.options.comment = "c\xFF";
+  expect_error(t, 1300);
+  t.options.comment = std::string(2049, 'c');
+  expect_error(t, 1628);
+  t = SimpleTable("db", "t");
+  t.columns[0].comment = std::string(1025, 'c');
+  expect_error(t, 1629);
+  t = SimpleTable("db", "t");
+  t.columns[4].enum_values = {"a", "b\xFF"};
+  expect_error(t, 1300);
+  t.columns[4].enum_values = {"a", std::string(256, 'b')};
+  expect_error(t, 1097);
+  t = SimpleTable("db", "t");
+  t.indexes[1].name = std::string(65, 'i');
+  expect_error(t, 1059);
+  // At the limits: accepted.
+  t = SimpleTable("db", std::string(64, 't'));
+  t.options.comment = std::string(2048, 'c');
+  t.columns[0].comment = std::string(1024, 'c');
+  t.columns[4].enum_values = {"a", std::string(255, 'b')};
+  ASSERT_TRUE(cat->CreateTable(t).ok());
+  // Renames and ALTER: the new names only.
+  EXPECT_EQ(cat->RenameTable("db", std::string(64, 't'), "db", "x\xFF").mysql_errno(), 1300);
+  EXPECT_EQ(cat->RenameTable("db", std::string(64, 't'), "db", std::string(65, 'x')).mysql_errno(), 1059);
+  TableDef alter = t;
+  alter.indexes.erase(alter.indexes.begin() + 1);
+  alter.columns[1].comment = "\xFF";
+  EXPECT_EQ(cat->AlterTable("db", t.name, alter).status().mysql_errno(), 1300);
+  // Nothing refused reached the file: it reads back with the one table.
+  cat.reset();
+  cat = OpenCatalog();
+  ASSERT_NE(cat, nullptr);
+  EXPECT_EQ(cat->snapshot()->table_count(), 1u);
+  EXPECT_EQ(cat->snapshot()->DatabaseNames(), std::vector<std::string>{"db"});
+}
+
+// Rewrites catalog.pb's payload with `patch` and fixes the framing's CRC, as
+// a hand edit or an older build could leave it.
+void PatchCatalog(MemFileSystem* fs, const std::function<void(std::string*)>& patch) {
+  auto f = fs->Open("/data/catalog.pb", OpenMode::kOpenExisting);
+  ASSERT_TRUE(f.ok());
+  auto size = (*f)->Size();
+  ASSERT_TRUE(size.ok());
+  std::string bytes(*size, '\0');
+  ASSERT_TRUE((*f)->ReadAt(0, bytes.data(), bytes.size()).ok());
+  std::string payload = bytes.substr(20);
+  patch(&payload);
+  ASSERT_EQ(payload.size(), bytes.size() - 20) << "patches keep the length";
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char b : payload) {
+    crc ^= b;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  crc = ~crc;
+  for (int i = 0; i < 4; ++i) bytes[16 + i] = static_cast<char>((crc >> (8 * i)) & 0xFF);
+  bytes.replace(20, payload.size(), payload);
+  ASSERT_TRUE((*f)->WriteAt(0, bytes).ok());
+}
+
+void ReplaceOnce(std::string* s, std::string_view from, std::string_view to) {
+  size_t at = s->find(from);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(s->find(from, at + 1), std::string::npos) << "pattern must be unique";
+  s->replace(at, from.size(), to);
+}
+
+TEST_F(CatalogTest, InvalidUtf8WrittenByAnOlderBuildStillReadsBack) {
+  {
+    auto cat = OpenCatalog();
+    ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+    ASSERT_TRUE(cat->CreateTable(SimpleTable("db", "tq")).ok());
+  }
+  // Table name "tq" -> "t\xFF" (field 3, length 2).
+  PatchCatalog(&fs_, [](std::string* p) { ReplaceOnce(p, std::string("\x1a\x02tq", 4), "\x1a\x02t\xFF"); });
+  auto cat = OpenCatalog();
+  ASSERT_NE(cat, nullptr);
+  EXPECT_NE(cat->snapshot()->FindTable("db", "t\xFF"), nullptr);
+  EXPECT_TRUE(cat->snapshot()->broken_tables().empty());
+}
+
+TEST_F(CatalogTest, UndecodableTableIsSetAsideNotFatal) {
+  uint32_t bad_space = 0;
+  {
+    auto cat = OpenCatalog();
+    ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+    ASSERT_TRUE(cat->CreateTable(SimpleTable("db", "good")).ok());
+    TableDef bad = SimpleTable("db", "bad");
+    bad.columns[0].name = "zz";
+    bad.indexes[0].parts[0].column_name = "zz";
+    auto b = cat->CreateTable(bad);
+    ASSERT_TRUE(b.ok());
+    bad_space = (*b)->space_id;
+  }
+  // Column "zz" BIGINT -> type 99, which no build knows.
+  PatchCatalog(&fs_, [](std::string* p) { ReplaceOnce(p, std::string("\x0a\x02zz\x18\x05", 6), "\x0a\x02zz\x18\x63"); });
+  auto cat = OpenCatalog();
+  ASSERT_NE(cat, nullptr);
+  auto snap = cat->snapshot();
+  EXPECT_NE(snap->FindTable("db", "good"), nullptr);
+  EXPECT_EQ(snap->FindTable("db", "bad"), nullptr);
+  const BrokenTable* b = snap->FindBrokenTable("db", "bad");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->space_id, bad_space);
+  EXPECT_NE(b->reason.find("unknown type 99"), std::string::npos) << b->reason;
+  // Its space stays referenced (its rows are not deleted), its name taken.
+  auto spaces = cat->ReferencedSpaces();
+  EXPECT_NE(std::find(spaces.begin(), spaces.end(), bad_space), spaces.end());
+  EXPECT_EQ(cat->CreateTable(SimpleTable("db", "bad")).status().mysql_errno(), 1050);
+  EXPECT_EQ(cat->RenameTable("db", "good", "db", "bad").mysql_errno(), 1050);
+  // Other DDL keeps it, byte for byte, across rewrites.
+  ASSERT_TRUE(cat->CreateTable(SimpleTable("db", "more")).ok());
+  cat.reset();
+  cat = OpenCatalog();
+  ASSERT_NE(cat, nullptr);
+  ASSERT_NE(cat->snapshot()->FindBrokenTable("db", "bad"), nullptr);
+  EXPECT_NE(cat->snapshot()->FindTable("db", "more"), nullptr);
+  // DROP TABLE removes it and gives its space back.
+  uint32_t dropped = 0;
+  ASSERT_TRUE(cat->DropTable("db", "bad", &dropped).ok());
+  EXPECT_EQ(dropped, bad_space);
+  EXPECT_TRUE(cat->snapshot()->broken_tables().empty());
+  EXPECT_TRUE(cat->CreateTable(SimpleTable("db", "bad")).ok());
+  cat.reset();
+  cat = OpenCatalog();
+  ASSERT_NE(cat, nullptr);
+  EXPECT_TRUE(cat->snapshot()->broken_tables().empty());
+  EXPECT_NE(cat->snapshot()->FindTable("db", "bad"), nullptr);
+}
+
+TEST_F(CatalogTest, DropDatabaseDropsItsBrokenTables) {
+  uint32_t bad_space = 0;
+  {
+    auto cat = OpenCatalog();
+    ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+    TableDef bad = SimpleTable("db", "bad");
+    bad.columns[0].name = "zz";
+    bad.indexes[0].parts[0].column_name = "zz";
+    auto b = cat->CreateTable(bad);
+    ASSERT_TRUE(b.ok());
+    bad_space = (*b)->space_id;
+  }
+  PatchCatalog(&fs_, [](std::string* p) { ReplaceOnce(p, std::string("\x0a\x02zz\x18\x05", 6), "\x0a\x02zz\x18\x63"); });
+  auto cat = OpenCatalog();
+  ASSERT_NE(cat, nullptr);
+  std::vector<uint32_t> spaces;
+  ASSERT_TRUE(cat->DropDatabase("db", &spaces).ok());
+  EXPECT_EQ(spaces, std::vector<uint32_t>{bad_space});
+  EXPECT_TRUE(cat->snapshot()->broken_tables().empty());
+}
+
 }  // namespace
 }  // namespace sluice::storage

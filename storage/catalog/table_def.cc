@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/mysql_error.h"
+#include "base/utf8.h"
 
 namespace sluice::storage {
 
@@ -101,6 +102,65 @@ uint32_t MaxKeyPartBytes(const ColumnDef& c, uint32_t prefix_length) {
   if (IsBlobOrText(c.type)) chars = prefix_length;  // validated to be > 0
   else if (prefix_length != 0) chars = std::min(chars, prefix_length);
   return IsTextType(c.type) ? chars * MaxBytesPerChar(c.charset) : chars;
+}
+
+Status CheckIdentifier(std::string_view name, NameKind kind) {
+  SLUICE_RETURN_IF_ERROR(base::CheckUtf8(name));
+  if (base::Utf8CharCount(name) > kMaxIdentifierChars) return MakeError(er::kTooLongIdent, name);
+  bool bad = name.empty() || name.back() == ' ';
+  for (std::string_view rest = name; !bad && !rest.empty();) {
+    const size_t n = base::Utf8CharLength(rest);  // > 0: checked above
+    // MySQL keeps identifiers in utf8mb3: a character above U+FFFF is
+    // refused as that character set's 1300.
+    if (n == 4) return MakeError(er::kInvalidCharacterString, "utf8mb3", base::PrintableUtf8(name, 64, /*mb3=*/true));
+    bad = rest[0] == '\0';
+    rest.remove_prefix(n);
+  }
+  if (!bad) return Status::OK();
+  const std::string shown = base::PrintableUtf8(name);
+  switch (kind) {
+    case NameKind::kDatabase: return MakeError(er::kWrongDbName, shown);
+    case NameKind::kTable: return MakeError(er::kWrongTableName, shown);
+    case NameKind::kColumn: return MakeError(er::kWrongColumnName, shown);
+    case NameKind::kIndex: return MakeError(er::kWrongNameForIndex, shown);
+  }
+  return MakeError(er::kWrongTableName, shown);
+}
+
+Status CheckTableDefText(const TableDef& t, const TableDef* old) {
+  if (old == nullptr || t.schema != old->schema || t.name != old->name) {
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(t.schema, NameKind::kDatabase));
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(t.name, NameKind::kTable));
+  }
+  if (old == nullptr || t.options.comment != old->options.comment) {
+    SLUICE_RETURN_IF_ERROR(base::CheckUtf8(t.options.comment));
+    if (base::Utf8CharCount(t.options.comment) > kMaxTableCommentChars) {
+      return MakeError(er::kTooLongTableComment, t.name, kMaxTableCommentChars);
+    }
+  }
+  for (const ColumnDef& c : t.columns) {
+    const ColumnDef* was = old == nullptr ? nullptr : old->FindColumn(c.name);
+    if (was != nullptr && was->name == c.name && was->comment == c.comment && was->enum_values == c.enum_values &&
+        was->charset == c.charset) {
+      continue;
+    }
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(c.name, NameKind::kColumn));
+    SLUICE_RETURN_IF_ERROR(base::CheckUtf8(c.comment));
+    if (base::Utf8CharCount(c.comment) > kMaxColumnCommentChars) {
+      return MakeError(er::kTooLongFieldComment, c.name, kMaxColumnCommentChars);
+    }
+    for (const std::string& v : c.enum_values) {
+      // A binary ENUM holds bytes, not characters.
+      if (c.charset != "binary") SLUICE_RETURN_IF_ERROR(base::CheckUtf8(v));
+      const size_t chars = c.charset == "binary" ? v.size() : base::Utf8CharCount(v);
+      if (chars > kMaxEnumValueChars) return MakeError(er::kTooLongSetEnumValue, c.name);
+    }
+  }
+  for (const IndexDef& i : t.indexes) {
+    const IndexDef* was = old == nullptr ? nullptr : old->FindIndex(i.name);
+    if (was == nullptr || was->name != i.name) SLUICE_RETURN_IF_ERROR(CheckIdentifier(i.name, NameKind::kIndex));
+  }
+  return Status::OK();
 }
 
 Status NormalizeTableDef(TableDef* t) {

@@ -111,6 +111,29 @@ struct DatabaseDef {
   std::string default_collation = "utf8mb4_0900_ai_ci";
 };
 
+// The names and texts a definition stores, checked as MySQL checks them
+// before anything reaches the catalog file (which must always read back).
+enum class NameKind : uint8_t { kDatabase, kTable, kColumn, kIndex };
+inline constexpr size_t kMaxIdentifierChars = 64;       // NAME_CHAR_LEN
+inline constexpr size_t kMaxTableCommentChars = 2048;   // TABLE_COMMENT_MAXLEN
+inline constexpr size_t kMaxColumnCommentChars = 1024;  // COLUMN_COMMENT_MAXLEN
+inline constexpr size_t kMaxEnumValueChars = 255;
+
+// One identifier: 1300 when it is not well-formed utf8mb4, 1059 when
+// longer than 64 characters, and the kind's "incorrect name" error (1102
+// database, 1103 table, 1166 column, 1280 index) when it is empty, ends
+// with a space, or holds U+0000; 1300 "Invalid utf8mb3 character string"
+// for a character above U+FFFF (MySQL keeps identifiers in utf8mb3).
+Status CheckIdentifier(std::string_view name, NameKind kind);
+
+// Every name and text of `table` (database and table names, columns,
+// indexes, COMMENTs, ENUM values): CheckIdentifier's errors, 1628 / 1629
+// for a table / column COMMENT over 2048 / 1024 characters, 1097 for an
+// ENUM value over 255 characters, 1300 for malformed utf8mb4 in any.
+// With `old` (ALTER TABLE), what `table` keeps unchanged from `old` is not
+// checked again: a table a datadir already holds stays alterable.
+Status CheckTableDefText(const TableDef& table, const TableDef* old = nullptr);
+
 // Checks `table` and fills in what MySQL derives: ordinals, key-part column
 // ordinals, NOT NULL on PRIMARY KEY columns, DECIMAL's default precision,
 // column charsets from the table, a GEN_CLUST_INDEX when there is no PRIMARY

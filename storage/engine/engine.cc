@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "base/utf8.h"
 #include "storage/btree/key_codec.h"
 #include "storage/buffer/tablespace.h"
 #include "storage/engine/engine_internal.h"
@@ -334,6 +335,24 @@ Status Engine::Recover() {
       spaces.insert(def->space_id);
       defs.push_back(def);
     }
+  }
+  // Tables whose definitions do not decode: say which and why, and keep
+  // their rows (redo still reaches their pages) until they are dropped.
+  for (const BrokenTable& b : snap->broken_tables()) {
+    SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0,
+                     "table '{}.{}' (id {}, space {}) has a definition that cannot be read and cannot be "
+                     "used until it is dropped: {}",
+                     base::PrintableUtf8(b.schema), base::PrintableUtf8(b.name), b.id, b.space_id, b.reason);
+    if (b.space_id == 0 || spaces.count(b.space_id) != 0) continue;
+    TableDef stub;
+    stub.space_id = b.space_id;
+    Status st = OpenSpace(stub);
+    if (!st.ok()) {
+      SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "tablespace {} of the unreadable table '{}.{}': {}",
+                       b.space_id, base::PrintableUtf8(b.schema), base::PrintableUtf8(b.name), st.ToString());
+      continue;
+    }
+    spaces.insert(b.space_id);
   }
 
   // 1. Redo: page diffs go to their pages; transaction records tell which
@@ -1003,10 +1022,15 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
   const std::string final_name = new_def.name;
   if (final_schema != old->schema || final_name != old->name) {
     // Checked again by the swap; here so that a doomed rename copies nothing.
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(final_schema, NameKind::kDatabase));
+    SLUICE_RETURN_IF_ERROR(CheckIdentifier(final_name, NameKind::kTable));
     if (IsTempTableName(final_name)) return MakeError(er::kWrongTableName, final_name);
     auto snap = catalog_->snapshot();
     if (snap->FindDatabase(final_schema) == nullptr) return MakeError(er::kBadDb, final_schema);
-    if (snap->FindTable(final_schema, final_name) != nullptr) return MakeError(er::kTableExists, final_name);
+    if (snap->FindTable(final_schema, final_name) != nullptr ||
+        snap->FindBrokenTable(final_schema, final_name) != nullptr) {
+      return MakeError(er::kTableExists, final_name);
+    }
   }
 
   // 1. The new table, under a temporary name in the old table's database.
@@ -1102,8 +1126,15 @@ Status Engine::TruncateTable(std::string_view schema, std::string_view name) {
 }
 
 Status Engine::RemoveSpace(uint32_t space_id) {
+  if (space_id == 0) return Status::OK();  // a broken table whose space is unknown
   Result<std::unique_ptr<Tablespace>> space = pool_->DetachSpace(space_id, /*write_back=*/false);
-  if (!space.ok()) return space.status();
+  if (!space.ok()) {
+    // Only a broken table's space can be missing from the pool (it did not
+    // open at start): the file, if any, goes all the same.
+    Result<bool> exists = fs_->Exists(SpacePath(space_id));
+    if (!exists.ok()) return exists.status();
+    return *exists ? fs_->Remove(SpacePath(space_id)) : Status::OK();
+  }
   space->reset();
   return fs_->Remove(SpacePath(space_id));
 }
