@@ -764,10 +764,8 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
           if (auto lw = sv.Get("lock_wait_timeout", vars::GetScope::kSession, ctx_.vars.get()); lw.ok()) {
             timeout = std::chrono::seconds(lw->ToUInt());
           }
-          if (!grl.Lock(ctx_.connection_id, timeout)) {
-            o.error = MakeError(er::kLockWaitTimeout);
-            return o;
-          }
+          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, timeout, &ctx_.killed));
+          if (!o.error.ok()) return o;
           grl.Unlock(ctx_.connection_id);
         }
         Status st;

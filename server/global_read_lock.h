@@ -7,7 +7,8 @@
 // together with the binlog position.
 //
 // Thread-safety: all methods, any thread. Blocking: Lock and BeginWrite wait
-// up to `timeout` (lock_wait_timeout); false when it passes.
+// up to `timeout` (lock_wait_timeout), or until `*killed` (the waiting
+// session's kill flag, when given) is set.
 #pragma once
 
 #include <chrono>
@@ -15,18 +16,20 @@
 #include <cstdint>
 #include <mutex>
 
+#include "server/lock_wait.h"
+
 namespace sluice::server {
 
 class GlobalReadLock {
  public:
   // FLUSH TABLES WITH READ LOCK by `session` (idempotent for the holder).
-  bool Lock(uint32_t session, std::chrono::milliseconds timeout) {
+  LockWait Lock(uint32_t session, std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) {
     std::unique_lock lock(mu_);
-    if (holder_ == session) return true;
+    if (holder_ == session) return LockWait::kGranted;
     ++waiting_;
-    const bool got = cv_.wait_for(lock, timeout, [this] { return holder_ == 0 && writers_ == 0; });
+    const LockWait got = WaitForLock(cv_, lock, timeout, killed, [this] { return holder_ == 0 && writers_ == 0; });
     --waiting_;
-    if (got) holder_ = session;
+    if (got == LockWait::kGranted) holder_ = session;
     cv_.notify_all();
     return got;
   }
@@ -42,11 +45,11 @@ class GlobalReadLock {
     return holder_ == session;
   }
   // A write by `session` starts / ends. A pending Lock holds off new writers.
-  bool BeginWrite(uint32_t session, std::chrono::milliseconds timeout) {
+  LockWait BeginWrite(uint32_t session, std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) {
     std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, timeout, [&] { return holder_ == 0 && waiting_ == 0; })) return false;
-    ++writers_;
-    return true;
+    const LockWait got = WaitForLock(cv_, lock, timeout, killed, [&] { return holder_ == 0 && waiting_ == 0; });
+    if (got == LockWait::kGranted) ++writers_;
+    return got;
   }
   void EndWrite() {
     std::lock_guard lock(mu_);

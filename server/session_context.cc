@@ -62,6 +62,15 @@ void SessionContext::ResetForChangeUser() {
   SetProcessIdentity("unauthenticated user", peer, "");
 }
 
+Status SessionContext::LockWaitError(LockWait wait) const {
+  switch (wait) {
+    case LockWait::kGranted: return Status::OK();
+    case LockWait::kTimedOut: return MakeError(er::kLockWaitTimeout);
+    case LockWait::kKilled: break;
+  }
+  return KilledError();
+}
+
 Status SessionContext::KilledError() const {
   // KILL QUERY and KILL CONNECTION alike: the client of a killed connection
   // never reads it (its socket is closed), as with a vanished client.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "server/lock_wait.h"
 #include "server/prepared.h"
 #include "server/sql/value.h"
 
@@ -140,6 +141,10 @@ struct SessionContext {
     if (!has_deadline_ || (++interrupt_ticks_ % kClockEvery != 0 && !timed_out_)) return Status::OK();
     return CheckDeadline();
   }
+  // A server-level lock wait's outcome (FLUSH TABLES WITH READ LOCK, LOCK
+  // TABLES, read_only) as the statement's error: OK when granted, 1205
+  // when lock_wait_timeout passed, this session's kill error when killed.
+  Status LockWaitError(LockWait wait) const;
   // max_execution_time: the statement fails with 3024 once `deadline`
   // passes; nullopt: no deadline. Set before the statement, cleared after.
   void SetStatementDeadline(std::optional<std::chrono::steady_clock::time_point> deadline);

@@ -153,7 +153,8 @@ Status TableExecutor::BeginWrite() {
   SLUICE_RETURN_IF_ERROR(server_.CheckReadOnly(ctx_));
   GlobalReadLock& grl = server_.global_read_lock();
   if (grl.HeldBy(ctx_.connection_id)) return MakeError(er::kCantUpdateWithReadlock);
-  if (!grl.BeginWrite(ctx_.connection_id, LockWaitTimeout(server_, ctx_))) return MakeError(er::kLockWaitTimeout);
+  SLUICE_RETURN_IF_ERROR(
+      ctx_.LockWaitError(grl.BeginWrite(ctx_.connection_id, LockWaitTimeout(server_, ctx_), &ctx_.killed)));
   in_write_ = true;
   return Status::OK();
 }
@@ -200,10 +201,8 @@ Status TableExecutor::ReleaseSavepoint(const std::string& name) {
 }
 
 Status TableExecutor::LockGlobalRead() {
-  if (!server_.global_read_lock().Lock(ctx_.connection_id, LockWaitTimeout(server_, ctx_))) {
-    return MakeError(er::kLockWaitTimeout);
-  }
-  return Status::OK();
+  return ctx_.LockWaitError(
+      server_.global_read_lock().Lock(ctx_.connection_id, LockWaitTimeout(server_, ctx_), &ctx_.killed));
 }
 
 Status TableExecutor::UnlockTables() {
@@ -255,10 +254,9 @@ Outcome TableExecutor::LockTables(const sql::TableLocksStmt& s) {
     tables.push_back({t->schema, t->def->name, item.table.alias, item.write});
     keys.emplace_back(TableLocks::Key(t->schema, t->def->name), item.write);
   }
-  if (!server_.table_locks().Lock(ctx_.connection_id, keys, LockWaitTimeout(server_, ctx_))) {
-    o.error = MakeError(er::kLockWaitTimeout);
-    return o;
-  }
+  o.error = ctx_.LockWaitError(
+      server_.table_locks().Lock(ctx_.connection_id, keys, LockWaitTimeout(server_, ctx_), &ctx_.killed));
+  if (!o.error.ok()) return o;
   ctx_.locked_tables = std::move(tables);
   return o;
 }
@@ -279,10 +277,9 @@ Status TableExecutor::UseTable(Table& t, const sql::TableRef& ref, bool write) {
   } else if (server_.table_locks().AnyHeld()) {
     // (The common case, no LOCK TABLES anywhere, skips the key and the
     // timeout lookup.)
-    if (!server_.table_locks().WaitAccess(ctx_.connection_id, TableLocks::Key(t.schema, t.def->name), write,
-                                          LockWaitTimeout(server_, ctx_))) {
-      return MakeError(er::kLockWaitTimeout);
-    }
+    SLUICE_RETURN_IF_ERROR(ctx_.LockWaitError(server_.table_locks().WaitAccess(
+        ctx_.connection_id, TableLocks::Key(t.schema, t.def->name), write, LockWaitTimeout(server_, ctx_),
+        &ctx_.killed)));
   }
   const std::string key = MetadataLocks::TableKey(t.schema, t.def->name);
   if (ctx_.holds_metadata_lock &&

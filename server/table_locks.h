@@ -13,7 +13,8 @@
 // WaitAccess returns at once without taking the mutex (the common case).
 //
 // Thread-safety: all methods, any thread. Blocking: Lock and WaitAccess
-// wait up to `timeout`; false when it passes.
+// wait up to `timeout`, or until `*killed` (the waiting session's kill
+// flag, when given) is set.
 #pragma once
 
 #include <atomic>
@@ -26,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "server/lock_wait.h"
 #include "server/sql/lexer.h"
 
 namespace sluice::server {
@@ -33,8 +35,8 @@ namespace sluice::server {
 class TableLocks {
  public:
   // Takes every lock in `keys` ({key, write}) for `session`, or none.
-  bool Lock(uint32_t session, const std::vector<std::pair<std::string, bool>>& keys,
-            std::chrono::milliseconds timeout) {
+  LockWait Lock(uint32_t session, const std::vector<std::pair<std::string, bool>>& keys,
+                std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) {
     std::unique_lock lock(mu_);
     auto free = [&] {
       for (const auto& [key, write] : keys) {
@@ -42,7 +44,7 @@ class TableLocks {
       }
       return true;
     };
-    if (!cv_.wait_for(lock, timeout, free)) return false;
+    if (LockWait got = WaitForLock(cv_, lock, timeout, killed, free); got != LockWait::kGranted) return got;
     for (const auto& [key, write] : keys) {
       State& s = tables_[key];
       if (write) {
@@ -52,7 +54,7 @@ class TableLocks {
       }
     }
     held_.fetch_add(keys.size(), std::memory_order_release);
-    return true;
+    return LockWait::kGranted;
   }
 
   // Releases every lock `session` holds.
@@ -82,10 +84,11 @@ class TableLocks {
 
   // Waits until `session` may read (or write) `key`: no other session
   // holds a WRITE lock on it (or, to write, any lock).
-  bool WaitAccess(uint32_t session, const std::string& key, bool write, std::chrono::milliseconds timeout) {
-    if (!AnyHeld()) return true;
+  LockWait WaitAccess(uint32_t session, const std::string& key, bool write, std::chrono::milliseconds timeout,
+                      const std::atomic<int>* killed = nullptr) {
+    if (!AnyHeld()) return LockWait::kGranted;
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return !Conflicts(session, key, write); });
+    return WaitForLock(cv_, lock, timeout, killed, [&] { return !Conflicts(session, key, write); });
   }
 
   static std::string Key(std::string_view schema, std::string_view table) {

@@ -1,7 +1,7 @@
 """Issue 14, finding 3: statements that run for a long time stop when told
 to. KILL QUERY (1317) and KILL (connection closed) interrupt a running
-cross join, a runaway regular expression, INSERT ... SELECT and a row lock
-wait; max_execution_time and the MAX_EXECUTION_TIME hint end a SELECT with
+cross join, a runaway regular expression, INSERT ... SELECT, a row lock
+wait and waits for FLUSH TABLES WITH READ LOCK and LOCK TABLES; max_execution_time and the MAX_EXECUTION_TIME hint end a SELECT with
 3024; REGEXP has MySQL's regexp_time_limit (3699); a client that goes away
 mid-statement takes its statement with it; SIGTERM with a running
 statement exits in bounded time with committed rows intact.
@@ -182,6 +182,42 @@ def test_kill_query_lock_wait():
         h.close_quietly(holder)
         h.close_quietly(victim)
         h.close_quietly(admin)
+
+
+def kill_query_of_waiting(holder_sql, victim_sql, what):
+    """`holder_sql` on one session makes `victim_sql` wait; KILL QUERY ends
+    the wait with 1317 at once, and the holder lets go afterwards."""
+    holder, victim, admin = h.root(), h.root(), h.root()
+    try:
+        for sql in holder_sql:
+            h.query(holder, sql)
+        run = Running(victim, victim_sql)
+        wait_running(admin, victim.thread_id(), victim_sql[:20])
+        assert run.thread.is_alive(), f"{what}: {victim_sql!r} did not wait"
+        t0 = time.monotonic()
+        h.query(admin, f"KILL QUERY {victim.thread_id()}")
+        result, _ = run.wait(10)
+        took = time.monotonic() - t0
+        expect_errno(result, 1317, what)
+        assert took < 3, f"{what}: the wait took {took:.2f} s to end after KILL QUERY"
+        h.query(holder, "UNLOCK TABLES")
+        assert h.scalar(victim, f"SELECT COUNT(*) FROM {DB}.k20 WHERE a = 7") == 1
+    finally:
+        h.close_quietly(holder)
+        h.close_quietly(victim)
+        h.close_quietly(admin)
+
+
+def test_kill_query_global_read_lock_wait():
+    kill_query_of_waiting(["FLUSH TABLES WITH READ LOCK"], f"INSERT INTO {DB}.k20 VALUES (-1)",
+                          "KILL QUERY of a write waiting for FLUSH TABLES WITH READ LOCK")
+
+
+def test_kill_query_lock_tables_wait():
+    kill_query_of_waiting([f"LOCK TABLES {DB}.k20 WRITE"], f"SELECT COUNT(*) FROM {DB}.k20",
+                          "KILL QUERY of a read waiting for LOCK TABLES ... WRITE")
+    kill_query_of_waiting([f"LOCK TABLES {DB}.k20 READ"], f"LOCK TABLES {DB}.k20 WRITE",
+                          "KILL QUERY of LOCK TABLES waiting for another session's")
 
 
 def test_regexp_time_limit():
@@ -373,6 +409,27 @@ def test_sigterm_with_running_statement():
     finally:
         h.close_quietly(c)
         srv2.terminate(10)
+
+
+def test_sigterm_with_a_session_waiting_for_a_lock():
+    """A statement waiting for another session's FLUSH TABLES WITH READ
+    LOCK does not hold up shutdown."""
+    srv = _servers.start("hostile-intr-sigterm-ftwrl")
+    holder, victim = h.root(port=srv.port), h.root(port=srv.port)
+    h.query(holder, "CREATE DATABASE w")
+    h.query(holder, "CREATE TABLE w.t (a INT PRIMARY KEY)")
+    h.query(holder, "FLUSH TABLES WITH READ LOCK")
+    run = Running(victim, "INSERT INTO w.t VALUES (1)")
+    wait_running(holder, victim.thread_id(), "INSERT INTO w.t")
+    t0 = time.monotonic()
+    rc = srv.terminate(10)
+    took = time.monotonic() - t0
+    assert rc == 0, f"exit code after SIGTERM: {rc}; log:\n{srv.log_tail()}"
+    assert took < 10, f"SIGTERM took {took:.2f} s"
+    result, _ = run.wait(10)
+    expect_errno(result, h.LOST_CONNECTION_ERRNOS + (1317, 1053), "the waiting INSERT at SIGTERM")
+    h.close_quietly(holder)
+    h.close_quietly(victim)
 
 
 if __name__ == "__main__":
