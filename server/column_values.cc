@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/mysql_error.h"
+#include "base/utf8.h"
 #include "protocol/constants.h"
 #include "server/sql/collation.h"
 #include "server/sql/lexer.h"
@@ -93,37 +94,10 @@ size_t FirstBadByte(std::string_view cs, std::string_view s) {
     }
     return std::string_view::npos;
   }
-  const int max_len = cs == "utf8mb3" ? 3 : 4;
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    int len;
-    uint32_t cp;
-    if (b < 0x80) {
-      ++i;
-      continue;
-    } else if (b >= 0xC2 && b <= 0xDF) {
-      len = 2;
-      cp = b & 0x1F;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3;
-      cp = b & 0x0F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4;
-      cp = b & 0x07;
-    } else {
-      return i;
-    }
-    if (len > max_len || i + len > s.size()) return i;
-    for (int k = 1; k < len; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return i;
-    }
+  const size_t max_len = cs == "utf8mb3" ? 3 : 4;
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = base::Utf8CharLength(s.substr(i));
+    if (len == 0 || len > max_len) return i;
     i += len;
   }
   return std::string_view::npos;

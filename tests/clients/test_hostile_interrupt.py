@@ -163,30 +163,9 @@ def test_kill_query_insert_select_rolls_back():
         h.close_quietly(admin)
 
 
-def test_kill_query_lock_wait():
-    holder, victim, admin = h.root(), h.root(), h.root()
-    try:
-        h.query(holder, "BEGIN")
-        h.query(holder, f"SELECT a FROM {DB}.k20 WHERE a = 7 FOR UPDATE")
-        run = Running(victim, f"UPDATE {DB}.k20 SET a = a WHERE a = 7")
-        wait_running(admin, victim.thread_id(), "UPDATE")
-        t0 = time.monotonic()
-        h.query(admin, f"KILL QUERY {victim.thread_id()}")
-        result, _ = run.wait(10)
-        took = time.monotonic() - t0
-        expect_errno(result, 1317, "KILL QUERY of a row lock wait")
-        assert took < 3, f"the lock wait took {took:.2f} s to end after KILL QUERY"
-        h.query(holder, "COMMIT")
-        assert h.scalar(victim, f"SELECT COUNT(*) FROM {DB}.k20 WHERE a = 7") == 1
-    finally:
-        h.close_quietly(holder)
-        h.close_quietly(victim)
-        h.close_quietly(admin)
-
-
-def kill_query_of_waiting(holder_sql, victim_sql, what):
+def kill_query_of_waiting(holder_sql, victim_sql, what, release="UNLOCK TABLES"):
     """`holder_sql` on one session makes `victim_sql` wait; KILL QUERY ends
-    the wait with 1317 at once, and the holder lets go afterwards."""
+    the wait with 1317 at once; the holder lets go with `release`."""
     holder, victim, admin = h.root(), h.root(), h.root()
     try:
         for sql in holder_sql:
@@ -200,12 +179,17 @@ def kill_query_of_waiting(holder_sql, victim_sql, what):
         took = time.monotonic() - t0
         expect_errno(result, 1317, what)
         assert took < 3, f"{what}: the wait took {took:.2f} s to end after KILL QUERY"
-        h.query(holder, "UNLOCK TABLES")
+        h.query(holder, release)
         assert h.scalar(victim, f"SELECT COUNT(*) FROM {DB}.k20 WHERE a = 7") == 1
     finally:
         h.close_quietly(holder)
         h.close_quietly(victim)
         h.close_quietly(admin)
+
+
+def test_kill_query_lock_wait():
+    kill_query_of_waiting(["BEGIN", f"SELECT a FROM {DB}.k20 WHERE a = 7 FOR UPDATE"],
+                          f"UPDATE {DB}.k20 SET a = a WHERE a = 7", "KILL QUERY of a row lock wait", release="COMMIT")
 
 
 def test_kill_query_global_read_lock_wait():
@@ -382,6 +366,18 @@ def test_vanished_client_stops_statement():
         h.close_quietly(admin)
 
 
+def sigterm_ends(srv, run, what):
+    """SIGTERM to `srv` exits cleanly within 10 s, and the statement `run`
+    ends with a lost connection, 1317 or 1053."""
+    t0 = time.monotonic()
+    rc = srv.terminate(10)
+    took = time.monotonic() - t0
+    assert rc == 0, f"exit code after SIGTERM: {rc}; log:\n{srv.log_tail()}"
+    assert took < 10, f"SIGTERM took {took:.2f} s"
+    result, _ = run.wait(10)
+    expect_errno(result, h.LOST_CONNECTION_ERRNOS + (1317, 1053), what)
+
+
 def test_sigterm_with_running_statement():
     srv = _servers.start("hostile-intr-sigterm")
     datadir = srv.datadir
@@ -393,13 +389,7 @@ def test_sigterm_with_running_statement():
     run = Running(runner, "SELECT COUNT(*) FROM sig.k20 a, sig.k20 b")
     wait_running(c, runner.thread_id(), "k20 a")
     h.close_quietly(c)
-    t0 = time.monotonic()
-    rc = srv.terminate(10)
-    took = time.monotonic() - t0
-    assert rc == 0, f"exit code after SIGTERM: {rc}; log:\n{srv.log_tail()}"
-    assert took < 10, f"SIGTERM took {took:.2f} s"
-    result, _ = run.wait(10)
-    expect_errno(result, h.LOST_CONNECTION_ERRNOS + (1317, 1053), "the running SELECT at SIGTERM")
+    sigterm_ends(srv, run, "the running SELECT at SIGTERM")
     h.close_quietly(runner)
     srv2 = _servers.start("hostile-intr-sigterm", datadir=datadir)
     c = h.root(port=srv2.port)
@@ -421,13 +411,7 @@ def test_sigterm_with_a_session_waiting_for_a_lock():
     h.query(holder, "FLUSH TABLES WITH READ LOCK")
     run = Running(victim, "INSERT INTO w.t VALUES (1)")
     wait_running(holder, victim.thread_id(), "INSERT INTO w.t")
-    t0 = time.monotonic()
-    rc = srv.terminate(10)
-    took = time.monotonic() - t0
-    assert rc == 0, f"exit code after SIGTERM: {rc}; log:\n{srv.log_tail()}"
-    assert took < 10, f"SIGTERM took {took:.2f} s"
-    result, _ = run.wait(10)
-    expect_errno(result, h.LOST_CONNECTION_ERRNOS + (1317, 1053), "the waiting INSERT at SIGTERM")
+    sigterm_ends(srv, run, "the waiting INSERT at SIGTERM")
     h.close_quietly(holder)
     h.close_quietly(victim)
 
