@@ -220,6 +220,7 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
       ("tmpdir", s(""), "Directory of temporary files (large transactions' binlog caches); default $TMPDIR or /tmp.")
       ("basedir", s(""), "Installation directory (@@basedir).")
       ("plugin-dir", s(""), "Directory of plugin shared objects.")
+      ("plugin-load", s(""), "name=library.so;... plugins to load at start (the last --plugin-load wins).")
       ("plugin-load-add", po::value<std::vector<std::string>>()->composing(), "name=library.so plugin to load at start; may repeat.")
       ("max-connections", s("151"), "Maximum concurrent client connections.")
       ("max-allowed-packet", s("64M"), "Largest packet or statement accepted (1024 .. 1G).")
@@ -328,6 +329,7 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
     o.warnings.insert(o.warnings.end(), from_cmdline.warnings.begin(), from_cmdline.warnings.end());
   }
   o.plugin_dir = str("plugin-dir");
+  o.plugin_load = str("plugin-load");
   if (vm.count("plugin-load-add")) o.plugin_load_add = vm["plugin-load-add"].as<std::vector<std::string>>();
   SLUICE_TAKE(ParseSize("max-connections", str("max-connections"), 1, 100000), o.max_connections);
   SLUICE_TAKE(ParseSize("max-allowed-packet", str("max-allowed-packet"), 1024, 1ull << 30), o.max_allowed_packet);

@@ -44,6 +44,7 @@ struct ServerOptions {
   std::string tmpdir;     // temporary files (spilled binlog caches)
   std::string basedir;
   std::string plugin_dir;  // empty: <binary dir>/../plugin
+  std::string plugin_load;  // --plugin-load: replaces earlier ones (last wins)
   std::vector<std::string> plugin_load_add;
   uint64_t max_connections = 151;
   uint64_t max_allowed_packet = 64ull << 20;
