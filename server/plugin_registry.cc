@@ -810,6 +810,14 @@ void PluginRegistry::UnloadLocked(Plugin& p) {
     p.transmit.clear();
     p.unregistered.clear();
   }
+  if (reg != nullptr && !adapters.empty()) {
+    // Frees the retired snapshots (and their references to the adapters)
+    // once no hook walk can still see them, so the library can be closed.
+    reg->trans().Synchronize();
+    reg->storage().Synchronize();
+    reg->transmit().Synchronize();
+  }
+  // Calls through a TransmitSession (which holds its adapters itself).
   for (auto& a : adapters) a->gate.Retire();
   // 2. Its variables go (1193 from now on); wait for callbacks in flight.
   if (options_.status_vars != nullptr) {

@@ -17,13 +17,15 @@
 // start; --plugin-load-add loads without recording. Errors are MySQL's
 // (1123 1124 1125 1126 1127 1305 1619 1883...).
 //
-// Unloading: UNINSTALL unregisters the plugin's observers, then marks each
-// adapter retired and waits until no hook call is inside it (a hook call
-// bumps the adapter's in-flight count, so only committing sessions and
-// observed dump connections pay that, never a plain reader), then removes
-// its variables and runs deinit. The library is dlclose()d when the last
-// reference to it goes: the registry's, and one per adapter held by an
-// observer snapshot (see rpl/delegates.h for how long snapshots live).
+// Unloading: UNINSTALL unregisters the plugin's observers, synchronizes
+// the delegates (rpl/delegates.h: frees the retired snapshots once no hook
+// walk can see them), marks each adapter retired and waits until no hook
+// call is inside it (a hook call bumps the adapter's in-flight count, so
+// only committing sessions and observed dump connections pay that, never a
+// plain reader), then removes its variables and runs deinit. The library
+// is dlclose()d when the last reference to it goes: the registry's, and one
+// per adapter, held by observer snapshots and by dump connections that
+// observe (TransmitSession) until their TransmitStop.
 //
 // Ownership: the server owns one PluginRegistry; it must be destroyed (or
 // Shutdown()) before the variable registries and rpl::Registry it points to.

@@ -141,8 +141,8 @@ TEST_F(PluginRegistryTest, Errors) {
 
 TEST_F(PluginRegistryTest, ObserversRunAndGoAtUninstall) {
   ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
-  EXPECT_EQ(rpl_.trans().snapshot().size(), 1u);
-  EXPECT_EQ(rpl_.transmit().snapshot().size(), 1u);
+  EXPECT_EQ(rpl_.trans().read().size(), 1u);
+  EXPECT_EQ(rpl_.transmit().read().size(), 1u);
   rpl::TransObserver::Param p;
   for (int i = 0; i < 7; ++i) ASSERT_TRUE(rpl_.AfterCommit(p).ok());
   EXPECT_EQ(Stat("Sluice_example_after_commits"), "7");
@@ -219,6 +219,7 @@ TEST_F(PluginRegistryTest, RepeatedInstallKeepsMappingsFlat) {
     ASSERT_TRUE(registry_->Uninstall("sluice_example").ok());
   }
   EXPECT_LE(MappedCount(kLib), base);
+  EXPECT_EQ(base, 0);  // UNINSTALL closed the library
 }
 
 }  // namespace

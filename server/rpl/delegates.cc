@@ -51,7 +51,7 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
   TransmitSession session;
   session.param_ = std::move(param);
   session.stopped_ = false;
-  for (const auto& e : transmit_.snapshot()) {
+  for (const auto& e : transmit_.read()) {
     TransmitParam& p = session.param_;
     p.flags = 0;
     Status s = e.observer->TransmitStart(p, log_file, log_pos);
@@ -65,7 +65,7 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
 }
 
 Status Registry::BeforeCommit(const TransObserver::Param& p) {
-  for (const auto& e : trans_.snapshot()) {
+  for (const auto& e : trans_.read()) {
     Status s = e.observer->BeforeCommit(p);
     if (!s.ok()) return HookFailed("before_commit", s);
   }
@@ -73,7 +73,7 @@ Status Registry::BeforeCommit(const TransObserver::Param& p) {
 }
 
 Status Registry::AfterCommit(const TransObserver::Param& p) {
-  for (const auto& e : trans_.snapshot()) {
+  for (const auto& e : trans_.read()) {
     Status s = e.observer->AfterCommit(p);
     if (!s.ok()) return HookFailed("after_commit", s);
   }
@@ -81,7 +81,7 @@ Status Registry::AfterCommit(const TransObserver::Param& p) {
 }
 
 Status Registry::AfterRollback(const TransObserver::Param& p) {
-  for (const auto& e : trans_.snapshot()) {
+  for (const auto& e : trans_.read()) {
     Status s = e.observer->AfterRollback(p);
     if (!s.ok()) return HookFailed("after_rollback", s);
   }
@@ -89,15 +89,15 @@ Status Registry::AfterRollback(const TransObserver::Param& p) {
 }
 
 void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
-  for (const auto& e : storage_.snapshot()) (void)e.observer->AfterFlush(log_file, log_pos);
+  for (const auto& e : storage_.read()) (void)e.observer->AfterFlush(log_file, log_pos);
 }
 
 void Registry::AfterSync(const std::string& log_file, uint64_t log_pos) {
-  for (const auto& e : storage_.snapshot()) (void)e.observer->AfterSync(log_file, log_pos);
+  for (const auto& e : storage_.read()) (void)e.observer->AfterSync(log_file, log_pos);
 }
 
 void Registry::AfterResetMaster() {
-  for (const auto& e : transmit_.snapshot()) (void)e.observer->AfterResetMaster();
+  for (const auto& e : transmit_.read()) (void)e.observer->AfterResetMaster();
 }
 
 }  // namespace sluice::server::rpl
