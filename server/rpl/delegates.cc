@@ -65,6 +65,7 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
 }
 
 Status Registry::BeforeCommit(const TransObserver::Param& p) {
+  if (trans_.empty()) return Status::OK();  // no plugin: not even a Reader
   for (const auto& e : trans_.read()) {
     Status s = e.observer->BeforeCommit(p);
     if (!s.ok()) return HookFailed("before_commit", s);
@@ -73,6 +74,7 @@ Status Registry::BeforeCommit(const TransObserver::Param& p) {
 }
 
 Status Registry::AfterCommit(const TransObserver::Param& p) {
+  if (trans_.empty()) return Status::OK();
   for (const auto& e : trans_.read()) {
     Status s = e.observer->AfterCommit(p);
     if (!s.ok()) return HookFailed("after_commit", s);
@@ -81,6 +83,7 @@ Status Registry::AfterCommit(const TransObserver::Param& p) {
 }
 
 Status Registry::AfterRollback(const TransObserver::Param& p) {
+  if (trans_.empty()) return Status::OK();
   for (const auto& e : trans_.read()) {
     Status s = e.observer->AfterRollback(p);
     if (!s.ok()) return HookFailed("after_rollback", s);
@@ -89,10 +92,12 @@ Status Registry::AfterRollback(const TransObserver::Param& p) {
 }
 
 void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
+  if (storage_.empty()) return;
   for (const auto& e : storage_.read()) (void)e.observer->AfterFlush(log_file, log_pos);
 }
 
 void Registry::AfterSync(const std::string& log_file, uint64_t log_pos) {
+  if (storage_.empty()) return;
   for (const auto& e : storage_.read()) (void)e.observer->AfterSync(log_file, log_pos);
 }
 
