@@ -97,9 +97,16 @@ TEST_F(PluginRegistryTest, InstallUninstallRoundTrip) {
   EXPECT_EQ(list.back().library, kLib);
   EXPECT_EQ(list.back().version, "1.0");
 
+  // The old name of a variable and of a status variable (aliases).
+  ASSERT_TRUE(SetVar("sluice_example_old_limit", sql::Value::Int(30)).ok());
+  EXPECT_EQ(Var("sluice_example_limit")->ToInt(), 30);
+  EXPECT_EQ(Stat("Sluice_example_old_limit"), "30");
+
   ASSERT_TRUE(registry_->Uninstall("sluice_example").ok());
   EXPECT_FALSE(registry_->IsInstalled("sluice_example"));
   EXPECT_EQ(Var("sluice_example_enabled").status().mysql_errno(), 1193);
+  EXPECT_EQ(Var("sluice_example_old_limit").status().mysql_errno(), 1193);
+  EXPECT_EQ(Stat("Sluice_example_old_limit")[0], '<');
   EXPECT_EQ(SetVar("sluice_example_limit", sql::Value::Int(1)).mysql_errno(), 1193);
   EXPECT_EQ(Stat("Sluice_example_limit")[0], '<');
 }
@@ -168,6 +175,25 @@ TEST_F(PluginRegistryTest, ObserversRunAndGoAtUninstall) {
   // Counters restart at the next install (the library may stay mapped).
   ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
   EXPECT_EQ(Stat("Sluice_example_after_commits"), "0");
+}
+
+TEST_F(PluginRegistryTest, UninstallWhileAnObservedDumpStreams) {
+  ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
+  rpl::TransmitParam asked;
+  asked.user_var = [](std::string_view n) { return n == "sluice_example_observe" ? std::string("1") : std::string(); };
+  auto session = rpl_.TransmitStart(asked, "binlog.000001", 4);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE(session->observed());
+  ASSERT_TRUE(registry_->Uninstall("sluice_example").ok());
+  // Unregistered at once; the dump connection's hooks are no-ops now, and
+  // the library stays mapped until that connection lets go.
+  EXPECT_TRUE(rpl_.transmit().empty());
+  std::string packet = "x";
+  EXPECT_TRUE(session->ReserveHeader(packet).ok());
+  EXPECT_EQ(packet, "x");
+  EXPECT_GT(MappedCount(kLib), 0);
+  session->Stop();
+  EXPECT_EQ(MappedCount(kLib), 0);
 }
 
 TEST_F(PluginRegistryTest, RecordedAndLoadedAgain) {

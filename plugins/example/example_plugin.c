@@ -4,7 +4,8 @@
  * loader's tests install. One library, two plugins:
  *   sluice_example      variables sluice_example_enabled (bool),
  *                       sluice_example_limit (int, 0..1000, 13 refused by
- *                       its check), sluice_example_refuse_uninstall (bool:
+ *                       its check; old name sluice_example_old_limit, an
+ *                       alias), sluice_example_refuse_uninstall (bool:
  *                       check_uninstall answers 1883 while ON); status
  *                       Sluice_example_after_commits (after_commit calls
  *                       since init), Sluice_example_enabled (mirrors the
@@ -89,7 +90,7 @@ static void limit_status(void* plugin_data, sluice_status_value* value) {
 static const sluice_sysvar sysvars[] = {
     {"sluice_example_enabled", NULL, SLUICE_VAR_BOOL, 0, "Turns the example on (mirrored in a status variable).",
      0, 0, 1, 0, 0, 0, NULL, NULL, &enabled_var, 0, NULL, enabled_update, NULL},
-    {"sluice_example_limit", NULL, SLUICE_VAR_INT, 0, "An integer in 0..1000; 13 is refused by the check.",
+    {"sluice_example_limit", "sluice_example_old_limit", SLUICE_VAR_INT, 0, "An integer in 0..1000; 13 is refused by the check.",
      10, 0, 1000, 0, 0, 0, NULL, NULL, &limit_var, 0, limit_check, NULL, NULL},
     {"sluice_example_refuse_uninstall", NULL, SLUICE_VAR_BOOL, 0,
      "While ON, UNINSTALL PLUGIN sluice_example fails with 1883.", 0, 0, 1, 0, 0, 0, NULL, NULL,
@@ -101,7 +102,7 @@ static const sluice_statusvar statusvars[] = {
     {"Sluice_example_transmit_starts", NULL, SLUICE_STATUS_UINT, &transmit_starts, NULL},
     {"Sluice_example_observed_dumps", NULL, SLUICE_STATUS_UINT, &observed_dumps, NULL},
     {"Sluice_example_enabled", NULL, SLUICE_STATUS_BOOL, &enabled_status, NULL},
-    {"Sluice_example_limit", NULL, SLUICE_STATUS_INT, NULL, limit_status},
+    {"Sluice_example_limit", "Sluice_example_old_limit", SLUICE_STATUS_INT, NULL, limit_status},
     {NULL}};
 
 static int example_init(const sluice_plugin_services* svc, void** plugin_data, sluice_plugin_error* error) {

@@ -107,7 +107,7 @@ def test_install_round_trip():
         assert h.scalar(c, "SELECT @@global.sluice_example_limit") == 10
         rows = h.query(c, "SHOW VARIABLES LIKE 'sluice_example%'")
         assert [r[0] for r in rows] == ["sluice_example_enabled", "sluice_example_limit",
-                                        "sluice_example_refuse_uninstall"], rows
+                                        "sluice_example_old_limit", "sluice_example_refuse_uninstall"], rows
         h.query(c, "SET GLOBAL sluice_example_limit = 20")
         assert h.scalar(c, "SELECT @@global.sluice_example_limit") == 20
         assert status(c, "Sluice_example_limit") == "20"
@@ -118,6 +118,9 @@ def test_install_round_trip():
         assert h.scalar(c, "SELECT @@global.sluice_example_limit") == 1000
         h.query(c, "SET GLOBAL sluice_example_enabled = ON")
         assert status(c, "Sluice_example_enabled") == "ON"
+        # An old name (alias) of the variable and of the status variable.
+        assert h.scalar(c, "SELECT @@global.sluice_example_old_limit") == 1000
+        assert status(c, "Sluice_example_old_limit") == "1000"
 
         p = plugins(c)
         assert p["sluice_example"][1:] == ("ACTIVE", "REPLICATION", LIB, "GPL"), p["sluice_example"]
@@ -132,6 +135,7 @@ def test_install_round_trip():
         h.query(c, "UNINSTALL PLUGIN sluice_example")
         h.expect_sql_error(c, "SELECT @@global.sluice_example_enabled", 1193)
         h.expect_sql_error(c, "SET GLOBAL sluice_example_enabled = OFF", 1193)
+        h.expect_sql_error(c, "SELECT @@global.sluice_example_old_limit", 1193)
         assert h.query(c, "SHOW VARIABLES LIKE 'sluice_example%'") == ()
         assert status(c, "Sluice_example_limit") is None
         assert "sluice_example" not in plugins(c)
