@@ -729,6 +729,7 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
       Status s = options_.sys_vars->Register(std::move(spec).value());
       if (!s.ok()) return fail(init_failed(fmt::format("system variable '{}': {}", sv->name, s.message())));
       p.sysvars.emplace_back(sv->name);
+      ApplyStartupValue(*sv);
       Result<sql::Value> v = options_.sys_vars->Get(sv->name, vars::GetScope::kGlobal, nullptr);
       if (v.ok() && sv->get == nullptr) {
         std::string text;
@@ -784,6 +785,20 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
                     p.desc.version != nullptr ? p.desc.version : "", lib->path);
   plugins_.push_back(std::move(plugin));
   return Status::OK();
+}
+
+void PluginRegistry::ApplyStartupValue(const sluice_sysvar& sv) {
+  const std::string alias = sv.alias != nullptr ? sv.alias : "";
+  const std::string* text = nullptr;
+  for (const auto& [name, value] : options_.startup_values) {
+    if (EqualsNoCase(name, sv.name) || (!alias.empty() && EqualsNoCase(name, alias))) text = &value;
+  }
+  if (text == nullptr) return;
+  if (options_.sys_vars->IsPersisted(sv.name) || (!alias.empty() && options_.sys_vars->IsPersisted(alias))) return;
+  std::vector<Status> warnings;
+  Status s = options_.sys_vars->SetStartupValue(sv.name, *text, &warnings);
+  if (!s.ok()) SLUICE_LOG_WARNING(log_, 10000, "Plugin variable '{}': {}", sv.name, s.message());
+  for (const Status& w : warnings) SLUICE_LOG_WARNING(log_, 10000, "Plugin variable '{}': {}", sv.name, w.message());
 }
 
 void PluginRegistry::UnloadLocked(Plugin& p) {

@@ -46,6 +46,8 @@
 
 #include "base/status.h"
 
+struct sluice_sysvar;  // sluice/plugin.h
+
 namespace spdlog {
 class logger;
 }
@@ -85,6 +87,9 @@ class PluginRegistry {
     vars::StatusVariables* status_vars = nullptr;
     rpl::Registry* replication = nullptr;
     std::shared_ptr<spdlog::logger> log;  // null: base/log.h's "server"
+    // Start-up values ('_' name, text; the last one wins) for plugin
+    // variables: the unknown loose- options. A SET PERSIST value wins.
+    std::vector<std::pair<std::string, std::string>> startup_values;
   };
   explicit PluginRegistry(Options options);
   ~PluginRegistry();  // Shutdown()
@@ -126,6 +131,8 @@ class PluginRegistry {
   Status LoadOneLocked(const std::string& name, const std::string& soname, const std::shared_ptr<Library>& lib,
                        const void* descriptor);
   void UnloadLocked(Plugin& plugin);
+  // A loose- start-up option for the variable, unless a persisted value wins.
+  void ApplyStartupValue(const ::sluice_sysvar& sv);
   Status WriteRecordLocked();
   std::string RecordPath() const;
 

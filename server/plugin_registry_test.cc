@@ -226,6 +226,22 @@ TEST_F(PluginRegistryTest, PluginLoadAtStartIsNotRecorded) {
   EXPECT_FALSE(fs::exists(dir_ / "mysql" / "plugin.tsv"));
 }
 
+TEST_F(PluginRegistryTest, LooseStartupValuesUnlessPersisted) {
+  PluginRegistry::Options o;
+  o.plugin_dir = SLUICE_TEST_PLUGIN_DIR;
+  o.sys_vars = &sys_;
+  o.status_vars = &status_;
+  o.replication = &rpl_;
+  o.startup_values = {{"sluice_example_limit", "7"}, {"sluice_example_enabled", "ON"},
+                      {"sluice_example_old_limit", "8"}};  // the alias, later: wins
+  registry_ = std::make_unique<PluginRegistry>(std::move(o));
+  ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
+  EXPECT_EQ(Var("sluice_example_limit")->ToInt(), 8);
+  EXPECT_EQ(Var("sluice_example_enabled")->ToInt(), 1);
+  EXPECT_EQ(Stat("Sluice_example_limit"), "8");  // storage written
+  EXPECT_EQ(Stat("Sluice_example_enabled"), "ON");  // read at init
+}
+
 TEST_F(PluginRegistryTest, ParsePluginLoad) {
   auto r = PluginRegistry::ParsePluginLoad("a=a.so; b=b.so;c.so;");
   ASSERT_TRUE(r.ok());

@@ -270,6 +270,7 @@ Status Server::Start() {
     po.status_vars = status_vars_.get();
     po.replication = replication_.get();
     po.log = log_;
+    po.startup_values = options_.loose_options;
     plugins_ = std::make_unique<PluginRegistry>(std::move(po));
     std::vector<std::string> load;
     if (!options_.plugin_load.empty()) load.push_back(options_.plugin_load);

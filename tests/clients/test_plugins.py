@@ -3,7 +3,7 @@ MySQL's errors and privileges, the plugin's variables and status before,
 during and after, SHOW PLUGINS / INFORMATION_SCHEMA.PLUGINS / mysql.plugin,
 a restart keeping the plugin (and a SET PERSIST value of its variable),
 --plugin-load-add at start (a missing library and a wrong ABI logged and
-skipped), the after_commit hook counting commits exactly, and 200
+skipped) with loose- options as the plugin variables' start-up values, the after_commit hook counting commits exactly, and 200
 INSTALL/UNINSTALL cycles with file descriptors and mapped copies of the
 library flat. Uses plugins/example (build/plugin/sluice_example_plugin.so,
 the default plugin_dir beside build/bin/sluiced)."""
@@ -195,6 +195,7 @@ def test_restart_keeps_plugin_and_persisted_value():
         h.query(c, "SET PERSIST sluice_example_limit = 77")
         h.close_quietly(c)
         assert srv.terminate() == 0
+        srv.extra.append("--loose-sluice_example_limit=5")  # SET PERSIST wins over it
         srv.start()
         c = h.root(port=srv.port)
         assert plugins(c)["sluice_example"][1] == "ACTIVE"
@@ -215,13 +216,17 @@ def test_restart_keeps_plugin_and_persisted_value():
 def test_plugin_load_add_at_start():
     srv = _servers.start("plugins-load", extra=[
         f"--plugin-load-add={LIB}",
-        "--plugin-load-add=missing=missing_library.so;sluice_wrong_abi=sluice_wrong_abi_plugin.so"])
+        "--plugin-load-add=missing=missing_library.so;sluice_wrong_abi=sluice_wrong_abi_plugin.so",
+        "--loose-sluice-example-limit=55", "--loose-sluice_example_enabled"])
     c = h.root(port=srv.port)
     try:
         p = plugins(c)
         assert p["sluice_example"][1] == "ACTIVE" and p["sluice_example_two"][1] == "ACTIVE", p
         assert "missing" not in p and "sluice_wrong_abi" not in p
-        assert h.scalar(c, "SELECT @@global.sluice_example_limit") == 10
+        # loose- options are the plugin's start-up values
+        assert h.scalar(c, "SELECT @@global.sluice_example_limit") == 55
+        assert h.scalar(c, "SELECT @@global.sluice_example_enabled") == 1
+        assert status(c, "Sluice_example_enabled") == "ON"
         assert h.query(c, "SELECT name FROM mysql.plugin") == ()  # not recorded
         log = srv.log_tail(200)
         assert "missing_library.so" in log and "plugin ABI 2.0" in log, log
