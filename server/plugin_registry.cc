@@ -402,6 +402,7 @@ int SvcUnregTransmit(sluice_plugin_handle* h, const sluice_binlog_transmit_obser
 
 struct VarCtx {
   sluice_sysvar sv;  // copy of the plugin's declaration
+  std::string name;  // sv.name, owned (the library may go before the registry lets go)
   std::vector<std::string> enum_names;
   std::shared_ptr<CallGate> gate;
   std::shared_ptr<std::atomic<void*>> plugin_data;
@@ -489,7 +490,7 @@ Result<vars::VariableSpec> MakeSpec(const std::shared_ptr<VarCtx>& ctx) {
   if (sv.type == SLUICE_VAR_STRING && sv.storage != nullptr) {
     spec.Check([ctx](vars::SetScope, sql::Value* value, const vars::SessionVariables*) -> Status {
       if (!value->is_null() && value->ToString().size() >= ctx->sv.string_capacity) {
-        return MakeError(er::kWrongValueForVar, ctx->sv.name, value->ToString());
+        return MakeError(er::kWrongValueForVar, ctx->name, value->ToString());
       }
       return Status::OK();
     });
@@ -502,7 +503,7 @@ Result<vars::VariableSpec> MakeSpec(const std::shared_ptr<VarCtx>& ctx) {
       sluice_var_value c = ToC(*ctx, *value, &text);
       sluice_plugin_error err{};
       if (ctx->sv.check(ctx->plugin_data->load(), &c, &err) != 0) {
-        return PluginError(err, MakeError(er::kWrongValueForVar, ctx->sv.name,
+        return PluginError(err, MakeError(er::kWrongValueForVar, ctx->name,
                                           value->is_null() ? std::string("NULL") : value->ToString()));
       }
       return Status::OK();
@@ -717,6 +718,7 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
     for (const sluice_sysvar* sv = p.desc.sysvars; sv->name != nullptr; ++sv) {
       auto ctx = std::make_shared<VarCtx>();
       ctx->sv = *sv;
+      ctx->name = sv->name;
       ctx->gate = p.var_gate;
       ctx->plugin_data = p.plugin_data;
       if (sv->type == SLUICE_VAR_ENUM && sv->enum_names != nullptr) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "server/rpl/delegates.h"
 #include "server/vars/status_vars.h"
@@ -193,6 +194,32 @@ TEST_F(PluginRegistryTest, UninstallWhileAnObservedDumpStreams) {
   EXPECT_EQ(packet, "x");
   EXPECT_GT(MappedCount(kLib), 0);
   session->Stop();
+  EXPECT_EQ(MappedCount(kLib), 0);
+}
+
+TEST_F(PluginRegistryTest, HooksAndReadsRaceInstallAndUninstall) {
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> calls{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i) {
+    threads.emplace_back([&, i] {
+      rpl::TransObserver::Param p;
+      while (!stop.load()) {
+        EXPECT_TRUE(rpl_.AfterCommit(p).ok());
+        if (i == 0) (void)sys_.Get("sluice_example_limit", vars::GetScope::kGlobal, nullptr);
+        if (i == 1) (void)status_.List(vars::StatusScope::kGlobal, nullptr);
+        calls.fetch_add(1);
+      }
+    });
+  }
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
+    ASSERT_TRUE(registry_->Uninstall("sluice_example").ok());
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  EXPECT_GT(calls.load(), 0u);
+  EXPECT_TRUE(rpl_.trans().empty());
   EXPECT_EQ(MappedCount(kLib), 0);
 }
 
