@@ -42,7 +42,13 @@ Status TransmitSession::AfterSendEvent(std::string_view event, std::string_view 
 void TransmitSession::Stop() {
   if (stopped_) return;
   stopped_ = true;
-  for (auto& e : asked_) (void)e.observer->TransmitStop(param_);
+  for (auto& a : asked_) {
+    if (!a.owned) {
+      (void)a.observer->TransmitStop(param_);
+    } else if (std::shared_ptr<void> alive = a.owner.lock()) {
+      (void)a.observer->TransmitStop(param_);
+    }
+  }
   observers_.clear();
   asked_.clear();
 }
@@ -55,7 +61,7 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
     TransmitParam& p = session.param_;
     p.flags = 0;
     Status s = e.observer->TransmitStart(p, log_file, log_pos);
-    session.asked_.push_back(e);
+    session.asked_.push_back({e.observer, e.owner, e.owner != nullptr});
     if (!s.ok()) return HookFailed("transmit_start", s);
     // Neither flag: observed, as MySQL does for observers that predate them.
     const bool observe = (p.flags & TransmitParam::kObserve) || !(p.flags & TransmitParam::kDontObserve);

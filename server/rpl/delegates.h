@@ -29,7 +29,9 @@
 // Transmission is negotiated per connection (MySQL Bug #70218's fix, taken
 // further): TransmitStart() asks every transmit observer once and returns a
 // TransmitSession holding only those that answered F_OBSERVE, each with
-// one plugin reference for the connection's lifetime. The dump thread then
+// one plugin reference for the connection's lifetime (those that declined
+// are kept weakly, for transmit_stop only, so a plain reader pins no
+// uninstalled plugin). The dump thread then
 // calls the per-event hooks on that session only; a plain reader's session
 // is empty, so its per-event path makes no hook call, takes no lock and
 // writes no shared cache line. Observers removed while a session holds them
@@ -274,7 +276,15 @@ class TransmitSession {
   friend class Registry;
   TransmitParam param_;
   std::vector<Delegate<BinlogTransmitObserver>::Entry> observers_;  // F_OBSERVE ones, owners held
-  std::vector<Delegate<BinlogTransmitObserver>::Entry> asked_;      // all asked at start (for stop)
+  // Every observer asked at start, for transmit_stop. Those that declined
+  // are held weakly: a plain reader must not keep an uninstalled plugin
+  // loaded; transmit_stop reaches them only while their owner lives.
+  struct Asked {
+    BinlogTransmitObserver* observer;
+    std::weak_ptr<void> owner;
+    bool owned;  // false: a built-in observer (no owner), always called
+  };
+  std::vector<Asked> asked_;
   bool stopped_ = true;
 };
 

@@ -240,6 +240,30 @@ TEST(RegistryTest, TransmitStartKeepsOnlyObservingObserversAndHoldsTheirOwners) 
   EXPECT_TRUE(weak.expired());  // Stop() let go of the observers
 }
 
+TEST(RegistryTest, APlainReaderDoesNotKeepARemovedObserversOwner) {
+  Registry r;
+  auto obs = std::make_shared<CountingObserver>();
+  std::weak_ptr<CountingObserver> weak = obs;
+  ASSERT_TRUE(r.transmit().Add(obs.get(), obs).ok());
+  TransmitParam plain;
+  plain.server_id = 2;  // declined
+  auto s = r.TransmitStart(plain, "binlog.000001", 4);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->observed());
+  {
+    auto keep = weak.lock();
+    s->Stop();  // alive: transmit_stop still reaches it
+    EXPECT_EQ(keep->stops.load(), 1u);
+  }
+  auto s2 = r.TransmitStart(plain, "binlog.000001", 4);
+  ASSERT_TRUE(s2.ok());
+  r.transmit().Remove(obs.get());
+  r.transmit().Synchronize();
+  obs.reset();
+  EXPECT_TRUE(weak.expired());  // the plain reader's session did not pin it
+  s2->Stop();                   // and does not call it
+}
+
 TEST_F(RplTest, PlainReaderMakesNoHookCallAndTakesNoRegistryLock) {
   auto obs = std::make_shared<CountingObserver>();
   ASSERT_TRUE(registry_.transmit().Add(obs.get(), obs).ok());

@@ -9,6 +9,7 @@ library flat. Uses plugins/example (build/plugin/sluice_example_plugin.so,
 the default plugin_dir beside build/bin/sluiced)."""
 
 import os
+import struct
 
 import pymysql
 
@@ -261,6 +262,66 @@ def test_repeated_install_uninstall_flat():
         assert maps == 0 and maps2 == 0, (maps, maps2)  # dlclose()d at each UNINSTALL
         h.expect_sql_error(c, "SELECT @@global.sluice_example_limit", 1193)
     finally:
+        h.close_quietly(c)
+        srv.kill()
+
+
+def test_uninstall_while_dumps_stream():
+    """Plain readers are never observed; a reader the plugin observes keeps
+    the library mapped after UNINSTALL until it disconnects; commits and
+    readers go on throughout, and cycles with readers attached are fine."""
+    srv = _servers.start("plugins-dumps")
+    c = h.root(port=srv.port)
+    readers = []
+
+    def dump(server_id, observe=False):
+        r = h.RawConn(port=srv.port, timeout=30)
+        r.login("root", "")
+        r.query("SET @master_binlog_checksum='NONE'")
+        if observe:
+            r.query("SET @sluice_example_observe = 1")
+        r.send_packet(bytes([h.COM_BINLOG_DUMP]) + struct.pack("<IHI", 4, 0, server_id) + b"binlog.000001", seq=0)
+        readers.append(r)
+        return r
+
+    try:
+        pid = srv.proc.pid
+        h.query(c, "CREATE DATABASE d")
+        h.query(c, "CREATE TABLE d.t (id INT PRIMARY KEY)")
+        h.query(c, f"INSTALL PLUGIN sluice_example SONAME '{LIB}'")
+        dump(601)
+        dump(602)
+        observed = dump(603, observe=True)
+        h.bounded_poll(lambda: status(c, "Sluice_example_transmit_starts") == "3", what="three transmit_starts")
+        assert status(c, "Sluice_example_observed_dumps") == "1"
+        h.query(c, "INSERT INTO d.t VALUES (1)")
+        h.query(c, "UNINSTALL PLUGIN sluice_example")
+        assert _mapped(pid) > 0  # the observed reader still holds it (not the plain ones)
+        for i in range(2, 12):
+            h.query(c, f"INSERT INTO d.t VALUES ({i})")
+        observed.close()
+        readers.remove(observed)
+        n = [100]
+
+        def unmapped():
+            n[0] += 1
+            h.query(c, f"INSERT INTO d.t VALUES ({n[0]})")  # the dump thread notices the close on a send
+            return _mapped(pid) == 0
+
+        h.bounded_poll(unmapped, what="library closed once the observed reader left")
+        for _ in range(20):
+            h.query(c, f"INSTALL PLUGIN sluice_example SONAME '{LIB}'")
+            n[0] += 1
+            h.query(c, f"INSERT INTO d.t VALUES ({n[0]})")
+            h.query(c, "UNINSTALL PLUGIN sluice_example")
+        assert _mapped(pid) == 0
+        for r in readers:  # the plain readers still stream
+            r.sock.settimeout(10)
+            assert r.sock.recv(65536), "a plain reader got nothing"
+        h.assert_server_ok(port=srv.port)
+    finally:
+        for r in readers:
+            r.close()
         h.close_quietly(c)
         srv.kill()
 
