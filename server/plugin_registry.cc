@@ -624,42 +624,57 @@ Status PluginRegistry::InstallLocked(std::string_view name, std::string_view son
   auto lib = std::make_shared<Library>();
   lib->handle = handle;
   lib->path = path;
-  const auto* decls =
-      static_cast<const sluice_plugin_descriptor*>(dlsym(handle, SLUICE_PLUGIN_DECLARATIONS_SYMBOL));
-  if (decls == nullptr) return MakeError(er::kCantFindDlEntry, SLUICE_PLUGIN_DECLARATIONS_SYMBOL);
+  const auto* base = static_cast<const char*>(dlsym(handle, SLUICE_PLUGIN_DECLARATIONS_SYMBOL));
+  if (base == nullptr) return MakeError(er::kCantFindDlEntry, SLUICE_PLUGIN_DECLARATIONS_SYMBOL);
 
-  // The descriptors to load: the named one, or (library-only form) all.
-  std::vector<const sluice_plugin_descriptor*> chosen;
-  for (size_t i = 0; i < kMaxDescriptors && decls[i].name != nullptr; ++i) {
-    const sluice_plugin_descriptor& d = decls[i];
+  // abi_version and struct_size lead every descriptor of every ABI version;
+  // the first entry's struct_size is the array's stride (a plugin built for
+  // an older minor has smaller entries). Another major: nothing else of the
+  // layout can be trusted.
+  uint32_t first_version = 0, stride = 0;
+  std::memcpy(&first_version, base, sizeof(first_version));
+  std::memcpy(&stride, base + sizeof(uint32_t), sizeof(stride));
+  const bool terminator_only = first_version == 0 && stride == 0;
+  if (!terminator_only && (SLUICE_PLUGIN_ABI_MAJOR_OF(first_version) != SLUICE_PLUGIN_ABI_MAJOR ||
+                           SLUICE_PLUGIN_ABI_MINOR_OF(first_version) > SLUICE_PLUGIN_ABI_MINOR)) {
+    return MakeError(er::kCantOpenLibrary, path, 0,
+                     fmt::format("the library was built for plugin ABI {}, the server has {}", AbiText(first_version),
+                                 AbiText(SLUICE_PLUGIN_ABI_VERSION)));
+  }
+  if (!terminator_only &&
+      (stride < kMinDescriptorSize || stride > 4096 || stride % alignof(sluice_plugin_descriptor) != 0)) {
+    return MakeError(er::kCantOpenLibrary, path, 0, "malformed plugin descriptor array");
+  }
+
+  // The descriptors to load (copies, members beyond the plugin's size
+  // zeroed): the named one, or (library-only form) all.
+  std::vector<sluice_plugin_descriptor> chosen;
+  for (size_t i = 0; !terminator_only && i < kMaxDescriptors; ++i) {
+    sluice_plugin_descriptor d{};
+    std::memcpy(&d, base + i * stride, std::min<size_t>(stride, sizeof(d)));
+    if (d.name == nullptr) break;
     if (!name.empty() && !EqualsNoCase(d.name, name)) continue;
-    const uint32_t v = d.abi_version;
-    if (SLUICE_PLUGIN_ABI_MAJOR_OF(v) != SLUICE_PLUGIN_ABI_MAJOR ||
-        SLUICE_PLUGIN_ABI_MINOR_OF(v) > SLUICE_PLUGIN_ABI_MINOR) {
-      return MakeError(er::kCantOpenLibrary, path, 0,
-                       fmt::format("plugin '{}' was built for plugin ABI {}, the server has {}", d.name,
-                                   AbiText(v), AbiText(SLUICE_PLUGIN_ABI_VERSION)));
-    }
-    if (d.struct_size < kMinDescriptorSize || d.init == nullptr) {
+    if (d.abi_version != first_version || d.struct_size != stride || d.init == nullptr) {
       return MakeError(er::kCantOpenLibrary, path, 0,
                        fmt::format("plugin '{}' has a malformed descriptor", d.name));
     }
-    chosen.push_back(&d);
+    d.struct_size = static_cast<uint32_t>(std::min<size_t>(stride, sizeof(d)));
+    chosen.push_back(d);
   }
   if (chosen.empty()) return MakeError(er::kCantFindDlEntry, name.empty() ? std::string_view("plugin") : name);
   if (name.empty()) {
     // Library-only form: every plugin of it must be new.
-    for (const auto* d : chosen) {
-      if (!ValidName(d->name)) return MakeError(er::kWrongArguments, "plugin-load");
-      if (IsBuiltIn(d->name)) return MakeError(er::kUdfExists, d->name);
+    for (const auto& d : chosen) {
+      if (!ValidName(d.name)) return MakeError(er::kWrongArguments, "plugin-load");
+      if (IsBuiltIn(d.name)) return MakeError(er::kUdfExists, d.name);
       for (const auto& p : plugins_) {
-        if (EqualsNoCase(p->name, d->name)) return MakeError(er::kUdfExists, d->name);
+        if (EqualsNoCase(p->name, d.name)) return MakeError(er::kUdfExists, d.name);
       }
     }
   }
   const size_t first_new = plugins_.size();
-  for (const auto* d : chosen) {
-    Status s = LoadOneLocked(d->name, std::string(soname), lib, d);
+  for (const auto& d : chosen) {
+    Status s = LoadOneLocked(d.name, std::string(soname), lib, &d);
     if (!s.ok()) {
       // Undo the ones of this library loaded so far.
       while (plugins_.size() > first_new) {

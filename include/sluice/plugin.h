@@ -13,7 +13,9 @@
  *     {SLUICE_PLUGIN_ABI_VERSION, sizeof(sluice_plugin_descriptor), "example", ...},
  *     {0}};
  *
- * Versioning: SLUICE_PLUGIN_ABI_VERSION is (major << 16) | minor. The server
+ * Versioning: SLUICE_PLUGIN_ABI_VERSION is (major << 16) | minor. Every
+ * descriptor of every version starts with abi_version and struct_size (the
+ * array's stride), so the server can refuse any other version safely. The server
  * refuses a descriptor of another major (1126) and one of a higher minor
  * than its own (it may rely on services the server lacks). A minor release
  * only appends members to the end of these structs, so each struct the
