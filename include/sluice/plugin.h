@@ -22,6 +22,8 @@
  * plugin hands over carries its struct_size and the server reads no member
  * beyond it; the services table the server hands over carries its own
  * struct_size and abi_version for the same check the other way.
+ * sluice_sysvar and sluice_statusvar carry no struct_size (arrays of them
+ * are walked with the server's sizeof): they change only with a major.
  *
  * Lifecycle (docs/plugins.md has the whole story):
  *   INSTALL: dlopen; the descriptor is found by name; its system variables
