@@ -81,6 +81,11 @@ inline constexpr Error kUnknown{1105, "HY000", "{}"};
 inline constexpr Error kInvalidGroupFuncUse{1111, "HY000", "Invalid use of group function"};
 inline constexpr Error kTableMustHaveColumns{1113, "42000", "A table must have at least 1 column"};
 inline constexpr Error kUnknownCharacterSet{1115, "42000", "Unknown character set: '{}'"};
+inline constexpr Error kCantInitializeUdf{1123, "HY000", "Can't initialize function '{}'; {}"};
+inline constexpr Error kUdfNoPaths{1124, "HY000", "No paths allowed for shared library"};
+inline constexpr Error kUdfExists{1125, "HY000", "Function '{}' already exists"};
+inline constexpr Error kCantOpenLibrary{1126, "HY000", "Can't open shared library '{}' (errno: {} {})"};
+inline constexpr Error kCantFindDlEntry{1127, "HY000", "Can't find symbol '{}' in library"};
 inline constexpr Error kPasswordNoMatch{1133, "42000", "Can't find any matching row in the user table"};
 inline constexpr Error kWrongValueCountOnRow{1136, "21S01", "Column count doesn't match value count at row {}"};
 inline constexpr Error kInvalidUseOfNull{1138, "22004", "Invalid use of NULL value"};
@@ -167,11 +172,17 @@ inline constexpr Error kErrMaxPreparedStmtCountReached{1461, "42000", "Can't cre
 inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too long for {} (should be no longer than {})"};
 inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};
+inline constexpr Error kPluginDeleteBuiltin{1619, "HY000", "Built-in plugins cannot be deleted"};
+inline constexpr Error kWarnPluginBusy{1620, "HY000", "Plugin is busy and will be uninstalled on shutdown"};
 inline constexpr Error kVariableIsReadonly{1621, "HY000", "{} variable '{}' is read-only. Use SET {} to assign the value"};
 inline constexpr Error kTooLongTableComment{1628, "HY000", "Comment for table '{}' is too long (max = {})"};
 inline constexpr Error kTooLongFieldComment{1629, "HY000", "Comment for field '{}' is too long (max = {})"};
 inline constexpr Error kUnknownLocale{1649, "HY000", "Unknown locale: '{}'"};
 inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
+inline constexpr Error kPluginNoUninstall{1720, "HY000",
+    "Plugin '{}' is marked as not dynamically uninstallable. You have to stop the server to uninstall it."};
+inline constexpr Error kPluginNoInstall{1721, "HY000",
+    "Plugin '{}' is marked as not dynamically installable. You have to stop the server to install it."};
 inline constexpr Error kCantExecuteInReadOnlyTransaction{1792, "25006", "Cannot execute statement in a READ ONLY transaction."};
 inline constexpr Error kMustChangePassword{1820, "HY000",
     "You must reset your password using ALTER USER statement before executing this statement."};
@@ -182,6 +193,7 @@ inline constexpr Error kTableCorrupt{1877, "HY000",
 inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
     "Your password has expired. To log in you must change it using a client that supports expired "
     "passwords."};
+inline constexpr Error kPluginCannotBeUninstalled{1883, "HY000", "Plugin '{}' cannot be uninstalled now. {}"};
 inline constexpr Error kQueryTimeout{3024, "HY000",
     "Query execution was interrupted, maximum statement execution time exceeded"};
 inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for user '{}'@'{}'. Account is locked."};

@@ -23,6 +23,7 @@
 #include "protocol/wire.h"
 #include "server/acl/access_control.h"
 #include "server/options.h"
+#include "server/plugin_registry.h"
 #include "server/server.h"
 #include "server/system_schema.h"
 #include "binlog/binlog.h"
@@ -491,9 +492,25 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     }
     case sql::StmtKind::kInstallPlugin:
     case sql::StmtKind::kUninstallPlugin: {
+      // As MySQL: INSERT (INSTALL) or DELETE (UNINSTALL) on mysql.plugin,
+      // an implicit commit, and nothing written to the binlog.
+      const bool install = st.kind == sql::StmtKind::kInstallPlugin;
+      Count(install ? cs().com_install_plugin : cs().com_uninstall_plugin);
       Outcome o;
-      o.error = MakeError(er::kNotSupportedYet, st.kind == sql::StmtKind::kInstallPlugin
-                                                   ? "INSTALL PLUGIN" : "UNINSTALL PLUGIN");
+      const Priv priv = install ? Priv::kInsert : Priv::kDelete;
+      if (!(ctx_.account && ctx_.account->HasDb("mysql", priv))) {
+        o.error = MakeError(er::kTableAccessDenied, install ? "INSERT" : "DELETE", ctx_.priv_user, ctx_.host,
+                            "plugin");
+        return o;
+      }
+      o.error = Tables().Commit();
+      if (!o.error.ok()) return o;
+      if (install) {
+        const auto& s = st.As<sql::InstallPluginStmt>();
+        o.error = server_.plugins().Install(s.name, s.soname);
+      } else {
+        o.error = server_.plugins().Uninstall(st.As<sql::UninstallPluginStmt>().name);
+      }
       return o;
     }
     case sql::StmtKind::kCreateDatabase: {
@@ -1240,9 +1257,10 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       rs.AddTextColumn("Type", 80);
       rs.AddTextColumn("Library", 4096);
       rs.AddTextColumn("License", 80);
-      rs.rows.push_back({"mysql_native_password", "ACTIVE", "AUTHENTICATION", std::nullopt, "GPL"});
-      rs.rows.push_back({"caching_sha2_password", "ACTIVE", "AUTHENTICATION", std::nullopt, "GPL"});
-      rs.rows.push_back({"InnoDB", "ACTIVE", "STORAGE ENGINE", std::nullopt, "GPL"});
+      for (const PluginInfo& p : server_.plugins().List()) {
+        rs.rows.push_back({p.name, p.status, p.type,
+                           p.library.empty() ? std::nullopt : std::optional<std::string>(p.library), p.license});
+      }
       break;
     }
     case sql::ShowKind::kTables:

@@ -1,4 +1,5 @@
 #include "server/information_schema.h"
+#include "server/plugin_registry.h"
 
 #include <algorithm>
 #include <optional>
@@ -335,7 +336,7 @@ VirtualTable Empty(std::string_view name) {
 }  // namespace
 
 std::vector<std::string> InformationSchemaTableNames() {
-  return {"COLUMNS", "FILES", "KEY_COLUMN_USAGE", "REFERENTIAL_CONSTRAINTS", "ROUTINES", "SCHEMATA",
+  return {"COLUMNS", "FILES", "KEY_COLUMN_USAGE", "PLUGINS", "REFERENTIAL_CONSTRAINTS", "ROUTINES", "SCHEMATA",
           "STATISTICS", "TABLES", "TRIGGERS", "VIEWS"};
 }
 
@@ -349,6 +350,21 @@ VirtualTable InformationSchemaTable(std::string_view name, const storage::Catalo
   if (n == "STATISTICS") return Statistics(catalog, visible, extra);
   if (n == "KEY_COLUMN_USAGE") return KeyColumnUsage(catalog, visible, extra);
   return Empty(n);
+}
+
+VirtualTable InformationSchemaPlugins(const std::vector<PluginInfo>& plugins) {
+  VirtualTable vt;
+  vt.def = Def("PLUGINS", {Text("PLUGIN_NAME"), Text("PLUGIN_VERSION", 20), Text("PLUGIN_STATUS", 10),
+                           Text("PLUGIN_TYPE", 80), Text("PLUGIN_TYPE_VERSION", 20), Text("PLUGIN_LIBRARY", 64, true),
+                           Text("PLUGIN_LIBRARY_VERSION", 20, true), Text("PLUGIN_AUTHOR", 64, true),
+                           Text("PLUGIN_DESCRIPTION", 65535, true), Text("PLUGIN_LICENSE", 80, true),
+                           Text("LOAD_OPTION", 64)});
+  auto opt = [](const std::string& s) { return s.empty() ? Null() : S(s); };
+  for (const PluginInfo& p : plugins) {
+    vt.rows.push_back({S(p.name), S(p.version), S(p.status), S(p.type), S(p.type_version), opt(p.library),
+                       opt(p.library_version), opt(p.author), opt(p.description), opt(p.license), S(p.load_option)});
+  }
+  return vt;
 }
 
 }  // namespace sluice::server

@@ -34,6 +34,12 @@ struct VirtualTable {
 VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
                                     const std::function<bool(const std::string& schema)>& visible);
 
+struct PluginInfo;  // server/plugin_registry.h
+
+// INFORMATION_SCHEMA.PLUGINS with MySQL 8.0's columns, one row per plugin
+// (PluginRegistry::List()).
+VirtualTable InformationSchemaPlugins(const std::vector<PluginInfo>& plugins);
+
 // The names of the INFORMATION_SCHEMA tables (SHOW TABLES FROM information_schema).
 std::vector<std::string> InformationSchemaTableNames();
 

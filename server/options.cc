@@ -128,6 +128,7 @@ struct SortedArgs {
   std::vector<std::string> own;
   std::vector<std::pair<std::string, std::string>> mysql;  // '_' name, value
   std::vector<std::string> warnings;
+  std::vector<std::pair<std::string, std::string>> loose;  // unknown loose- ones: '_' name, value
 };
 
 std::string Underscored(std::string s) {
@@ -187,6 +188,7 @@ Status SortArgs(const po::options_description& desc, const std::vector<std::stri
     const std::string shown = (loose ? "loose-" : "") + name + (has_value ? "=" + value : "");
     if (!loose) return Status::InvalidArgument("unknown variable '" + shown + "'.");
     out->warnings.push_back("unknown variable '" + shown + "'.");
+    out->loose.emplace_back(Underscored(name), has_value ? value : "ON");  // a plugin's, maybe
   }
   return Status::OK();
 }
@@ -220,6 +222,7 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
       ("tmpdir", s(""), "Directory of temporary files (large transactions' binlog caches); default $TMPDIR or /tmp.")
       ("basedir", s(""), "Installation directory (@@basedir).")
       ("plugin-dir", s(""), "Directory of plugin shared objects.")
+      ("plugin-load", s(""), "name=library.so;... plugins to load at start (the last --plugin-load wins).")
       ("plugin-load-add", po::value<std::vector<std::string>>()->composing(), "name=library.so plugin to load at start; may repeat.")
       ("max-connections", s("151"), "Maximum concurrent client connections.")
       ("max-allowed-packet", s("64M"), "Largest packet or statement accepted (1024 .. 1G).")
@@ -326,8 +329,11 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
     for (const auto& kv : from_cmdline.mysql) o.mysql_options.push_back(kv);
     o.warnings = std::move(from_file.warnings);
     o.warnings.insert(o.warnings.end(), from_cmdline.warnings.begin(), from_cmdline.warnings.end());
+    o.loose_options = std::move(from_file.loose);
+    o.loose_options.insert(o.loose_options.end(), from_cmdline.loose.begin(), from_cmdline.loose.end());
   }
   o.plugin_dir = str("plugin-dir");
+  o.plugin_load = str("plugin-load");
   if (vm.count("plugin-load-add")) o.plugin_load_add = vm["plugin-load-add"].as<std::vector<std::string>>();
   SLUICE_TAKE(ParseSize("max-connections", str("max-connections"), 1, 100000), o.max_connections);
   SLUICE_TAKE(ParseSize("max-allowed-packet", str("max-allowed-packet"), 1024, 1ull << 30), o.max_allowed_packet);

@@ -44,6 +44,7 @@ struct ServerOptions {
   std::string tmpdir;     // temporary files (spilled binlog caches)
   std::string basedir;
   std::string plugin_dir;  // empty: <binary dir>/../plugin
+  std::string plugin_load;  // --plugin-load: replaces earlier ones (last wins)
   std::vector<std::string> plugin_load_add;
   uint64_t max_connections = 151;
   uint64_t max_allowed_packet = 64ull << 20;
@@ -68,6 +69,10 @@ struct ServerOptions {
   std::vector<std::pair<std::string, std::string>> mysql_options;
   // Start-up warnings from parsing (unknown loose- options, maximum-).
   std::vector<std::string> warnings;
+  // The unknown loose- options ('_' name, value; file first, the last one
+  // wins): a plugin's variables take their start-up values from them when
+  // the plugin loads (my.cnf's loose-rpl_semi_sync_source_enabled=1).
+  std::vector<std::pair<std::string, std::string>> loose_options;
 
   bool initialize = false;           // --initialize: random root password, then exit
   bool initialize_insecure = false;  // --initialize-insecure: empty password, then exit

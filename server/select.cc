@@ -31,6 +31,7 @@
 #include "server/aggregate.h"
 #include "server/column_values.h"
 #include "server/information_schema.h"
+#include "server/plugin_registry.h"
 #include "server/row_eval.h"
 #include "server/server.h"
 #include "server/sql/lexer.h"
@@ -208,6 +209,9 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       // SCHEMATA lists every schema to an account with SHOW DATABASES; the
       // other tables only what the account has some privilege in (MySQL).
       const bool schemata = sql::EqualsIgnoreCase(ref.name, "SCHEMATA");
+      if (sql::EqualsIgnoreCase(ref.name, "PLUGINS")) {
+        l.virtual_table = InformationSchemaPlugins(server_.plugins().List());
+      } else {
       l.virtual_table = InformationSchemaTable(ref.name, *server_.engine().catalog().snapshot(),
                                                [this, schemata](const std::string& db) {
                                                  return sql::EqualsIgnoreCase(db, "information_schema") ||
@@ -215,6 +219,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
                                                         (schemata && ctx_.account &&
                                                          ctx_.account->HasGlobal(acl::Priv::kShowDatabases));
                                                });
+      }
       if (l.virtual_table->def == nullptr) return MakeError(er::kNoSuchTable, "information_schema", ref.name);
       if (s.lock != sql::SelectStmt::Lock::kNone) {
         return MakeError(er::kNotSupportedYet, "locking reads of INFORMATION_SCHEMA");
@@ -223,7 +228,8 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     } else if (sql::EqualsIgnoreCase(schema, "mysql")) {
       // The account views and log tables (server/system_schema.h); SELECT on
       // mysql was checked above.
-      l.virtual_table = MysqlSchemaTable(ref.name, server_.acl().Accounts());
+      l.virtual_table = sql::EqualsIgnoreCase(ref.name, "plugin") ? MysqlPluginTable(server_.plugins().Recorded())
+                                                                  : MysqlSchemaTable(ref.name, server_.acl().Accounts());
       if (l.virtual_table->def == nullptr) return MakeError(er::kNoSuchTable, "mysql", ref.name);
       if (s.lock != sql::SelectStmt::Lock::kNone) {
         return MakeError(er::kNotSupportedYet, "locking reads of the mysql schema");

@@ -60,6 +60,7 @@ namespace sluice::server {
 
 class Session;
 class Executor;
+class PluginRegistry;
 
 class Server {
  public:
@@ -86,6 +87,7 @@ class Server {
   acl::AccessControl& acl() { return *acl_; }
   WorkerPool& workers() { return *workers_; }
   Executor& executor() { return *executor_; }
+  PluginRegistry& plugins() { return *plugins_; }
   // Row and table locks; the storage engine takes them through this.
   storage::LockManager& lock_manager() { return *lock_manager_; }
   // The storage engine (tables, transactions); valid after Start().
@@ -185,6 +187,8 @@ class Server {
   TableLocks table_locks_;
   std::unique_ptr<WorkerPool> workers_;
   std::unique_ptr<Executor> executor_;
+  // After the registries its plugins registered into: destroyed first.
+  std::unique_ptr<PluginRegistry> plugins_;
   std::unique_ptr<Net> net_;
 
   std::unique_ptr<vars::CoreStatus> core_status_;

@@ -299,8 +299,15 @@ std::shared_ptr<TableDef> SlowLogDef() {
              {}, "utf8mb3", "utf8mb3_general_ci", "Slow log");
 }
 
+std::shared_ptr<TableDef> PluginDef() {
+  return Def("plugin",
+             {Char("name", 64, "utf8mb3", "utf8mb3_general_ci"), Char("dl", 128, "utf8mb3", "utf8mb3_general_ci")},
+             {"name"}, "utf8mb3", "utf8mb3_general_ci", "MySQL plugins");
+}
+
 // The definitions, made once (they never change).
 struct Defs {
+  std::shared_ptr<const TableDef> plugin = PluginDef();
   std::shared_ptr<const TableDef> user = UserDef();
   std::shared_ptr<const TableDef> db = DbDef();
   std::shared_ptr<const TableDef> tables_priv = TablesPrivDef();
@@ -405,6 +412,7 @@ std::shared_ptr<const storage::TableDef> MysqlSchemaTableDef(std::string_view na
   if (n == "user") return d.user;
   if (n == "db") return d.db;
   if (n == "tables_priv") return d.tables_priv;
+  if (n == "plugin") return d.plugin;
   if (n == "general_log") return d.general_log;
   if (n == "slow_log") return d.slow_log;
   return nullptr;
@@ -426,6 +434,14 @@ std::vector<std::shared_ptr<const storage::TableDef>> MysqlSchemaListedTables() 
 std::string EngineOf(const storage::TableDef& def) {
   if (def.schema == "mysql" && (def.name == "general_log" || def.name == "slow_log")) return "CSV";
   return "InnoDB";
+}
+
+VirtualTable MysqlPluginTable(std::vector<std::pair<std::string, std::string>> recorded) {
+  std::sort(recorded.begin(), recorded.end());
+  VirtualTable vt;
+  vt.def = AllDefs().plugin;
+  for (auto& [name, dl] : recorded) vt.rows.push_back({RowValue(std::move(name)), RowValue(std::move(dl))});
+  return vt;
 }
 
 }  // namespace sluice::server

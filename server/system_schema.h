@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/mysql_error.h"
@@ -74,6 +75,10 @@ std::shared_ptr<const storage::TableDef> MysqlSchemaTableDef(std::string_view na
 // The `mysql` tables that SHOW TABLES and INFORMATION_SCHEMA list (the log
 // tables), sorted by name; see the header comment for why not the others.
 std::vector<std::shared_ptr<const storage::TableDef>> MysqlSchemaListedTables();
+
+// mysql.plugin (name, dl): the plugins INSTALL PLUGIN recorded (see
+// server/plugin_registry.h), sorted by name; not listed, as the account views.
+VirtualTable MysqlPluginTable(std::vector<std::pair<std::string, std::string>> recorded);
 
 // The ENGINE SHOW CREATE TABLE, SHOW TABLE STATUS and
 // INFORMATION_SCHEMA.TABLES report for `def` ("CSV" for the log tables,

@@ -13,6 +13,7 @@
 #include "server/aggregate.h"
 #include "server/column_values.h"
 #include "server/information_schema.h"
+#include "server/plugin_registry.h"
 #include "server/row_eval.h"
 #include "server/server.h"
 #include "server/session_binlog.h"
@@ -1297,8 +1298,10 @@ Result<TableExecutor::Table> TableExecutor::ResolveShowTable(const sql::TableRef
   }
   const std::string system = SystemSchemaName(t.schema);
   if (system == "information_schema") {
-    t.def = InformationSchemaTable(ref.name, *server_.engine().catalog().snapshot(),
-                                   [](const std::string&) { return false; }).def;
+    t.def = sql::EqualsIgnoreCase(ref.name, "PLUGINS")
+                ? InformationSchemaPlugins({}).def
+                : InformationSchemaTable(ref.name, *server_.engine().catalog().snapshot(),
+                                         [](const std::string&) { return false; }).def;
   } else if (system == "mysql") {
     t.def = MysqlSchemaTableDef(ref.name);
   } else if (system.empty()) {

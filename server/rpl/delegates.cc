@@ -42,7 +42,13 @@ Status TransmitSession::AfterSendEvent(std::string_view event, std::string_view 
 void TransmitSession::Stop() {
   if (stopped_) return;
   stopped_ = true;
-  for (auto& e : asked_) (void)e.observer->TransmitStop(param_);
+  for (auto& a : asked_) {
+    if (!a.owned) {
+      (void)a.observer->TransmitStop(param_);
+    } else if (std::shared_ptr<void> alive = a.owner.lock()) {
+      (void)a.observer->TransmitStop(param_);
+    }
+  }
   observers_.clear();
   asked_.clear();
 }
@@ -51,11 +57,11 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
   TransmitSession session;
   session.param_ = std::move(param);
   session.stopped_ = false;
-  for (const auto& e : transmit_.snapshot()) {
+  for (const auto& e : transmit_.read()) {
     TransmitParam& p = session.param_;
     p.flags = 0;
     Status s = e.observer->TransmitStart(p, log_file, log_pos);
-    session.asked_.push_back(e);
+    session.asked_.push_back({e.observer, e.owner, e.owner != nullptr});
     if (!s.ok()) return HookFailed("transmit_start", s);
     // Neither flag: observed, as MySQL does for observers that predate them.
     const bool observe = (p.flags & TransmitParam::kObserve) || !(p.flags & TransmitParam::kDontObserve);
@@ -65,7 +71,8 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
 }
 
 Status Registry::BeforeCommit(const TransObserver::Param& p) {
-  for (const auto& e : trans_.snapshot()) {
+  if (trans_.empty()) return Status::OK();  // no plugin: not even a Reader
+  for (const auto& e : trans_.read()) {
     Status s = e.observer->BeforeCommit(p);
     if (!s.ok()) return HookFailed("before_commit", s);
   }
@@ -73,7 +80,8 @@ Status Registry::BeforeCommit(const TransObserver::Param& p) {
 }
 
 Status Registry::AfterCommit(const TransObserver::Param& p) {
-  for (const auto& e : trans_.snapshot()) {
+  if (trans_.empty()) return Status::OK();
+  for (const auto& e : trans_.read()) {
     Status s = e.observer->AfterCommit(p);
     if (!s.ok()) return HookFailed("after_commit", s);
   }
@@ -81,7 +89,8 @@ Status Registry::AfterCommit(const TransObserver::Param& p) {
 }
 
 Status Registry::AfterRollback(const TransObserver::Param& p) {
-  for (const auto& e : trans_.snapshot()) {
+  if (trans_.empty()) return Status::OK();
+  for (const auto& e : trans_.read()) {
     Status s = e.observer->AfterRollback(p);
     if (!s.ok()) return HookFailed("after_rollback", s);
   }
@@ -89,15 +98,17 @@ Status Registry::AfterRollback(const TransObserver::Param& p) {
 }
 
 void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
-  for (const auto& e : storage_.snapshot()) (void)e.observer->AfterFlush(log_file, log_pos);
+  if (storage_.empty()) return;
+  for (const auto& e : storage_.read()) (void)e.observer->AfterFlush(log_file, log_pos);
 }
 
 void Registry::AfterSync(const std::string& log_file, uint64_t log_pos) {
-  for (const auto& e : storage_.snapshot()) (void)e.observer->AfterSync(log_file, log_pos);
+  if (storage_.empty()) return;
+  for (const auto& e : storage_.read()) (void)e.observer->AfterSync(log_file, log_pos);
 }
 
 void Registry::AfterResetMaster() {
-  for (const auto& e : transmit_.snapshot()) (void)e.observer->AfterResetMaster();
+  for (const auto& e : transmit_.read()) (void)e.observer->AfterResetMaster();
 }
 
 }  // namespace sluice::server::rpl

@@ -12,17 +12,26 @@
 //
 // Each delegate holds an immutable snapshot of its observers; Add/Remove
 // build a new snapshot under the delegate's mutex and publish it with one
-// atomic store (old snapshots are retired, freed with the delegate), so a
-// hook call is one atomic load and a loop: no lock, no reference count.
-// An observer's owner (its plugin) is kept alive by a shared_ptr in the
-// snapshot entry; since retired snapshots keep their entries, a removed
-// observer's owner lives until the delegate goes (server shutdown), as a
-// busy plugin in MySQL is "uninstalled on shutdown".
+// atomic store; the old one is retired. A hook call walks the snapshot
+// inside a Reader: one increment and one decrement of a counter in a slot
+// picked per thread (its own cache line; 32 slots), an epoch load and the
+// snapshot load: no lock, no shared reference count.
+// Reclamation (SRCU-like): Synchronize() takes the retired snapshots, waits
+// until no reader of the earlier epoch is left, flips the epoch, waits for
+// the readers of the old epoch, and frees them. An observer's owner (its
+// plugin) is kept alive by a shared_ptr in the snapshot entry, so a removed
+// observer's owner goes when the last snapshot (or TransmitSession) holding
+// it goes: the plugin loader synchronizes at UNINSTALL, which lets the
+// library be closed. Add/Remove never wait (a plugin may unregister from
+// inside one of its hooks); retired snapshots wait for the next
+// Synchronize() or the delegate's destruction.
 //
 // Transmission is negotiated per connection (MySQL Bug #70218's fix, taken
 // further): TransmitStart() asks every transmit observer once and returns a
 // TransmitSession holding only those that answered F_OBSERVE, each with
-// one plugin reference for the connection's lifetime. The dump thread then
+// one plugin reference for the connection's lifetime (those that declined
+// are kept weakly, for transmit_stop only, so a plain reader pins no
+// uninstalled plugin). The dump thread then
 // calls the per-event hooks on that session only; a plain reader's session
 // is empty, so its per-event path makes no hook call, takes no lock and
 // writes no shared cache line. Observers removed while a session holds them
@@ -40,6 +49,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -116,6 +126,11 @@ using ObserverOwner = std::shared_ptr<void>;
 
 template <typename Observer>
 class Delegate {
+  static constexpr size_t kSlots = 32;
+  struct alignas(64) Slot {
+    std::atomic<int64_t> readers[2] = {0, 0};  // by epoch parity
+  };
+
  public:
   struct Entry {
     Observer* observer;
@@ -123,7 +138,33 @@ class Delegate {
   };
   using Snapshot = std::vector<Entry>;
 
-  Delegate() : current_(new Snapshot()) { retired_.emplace_back(current_.load()); }
+  // A read-side critical section: the snapshot it gives stays valid (not
+  // freed by Synchronize()) until the Reader is destroyed. Use as
+  //   for (const auto& e : delegate.read()) ...
+  class Reader {
+   public:
+    explicit Reader(const Delegate& d)
+        : slot_(&d.slots_[ThreadSlot()]), parity_(d.epoch_.load(std::memory_order_seq_cst) & 1) {
+      slot_->readers[parity_].fetch_add(1, std::memory_order_seq_cst);
+      snapshot_ = d.current_.load(std::memory_order_seq_cst);
+    }
+    ~Reader() { slot_->readers[parity_].fetch_sub(1, std::memory_order_release); }
+    Reader(const Reader&) = delete;
+    Reader& operator=(const Reader&) = delete;
+    const Snapshot& operator*() const { return *snapshot_; }
+    const Snapshot* operator->() const { return snapshot_; }
+    typename Snapshot::const_iterator begin() const { return snapshot_->begin(); }
+    typename Snapshot::const_iterator end() const { return snapshot_->end(); }
+    size_t size() const { return snapshot_->size(); }
+    const Entry& operator[](size_t i) const { return (*snapshot_)[i]; }
+
+   private:
+    Slot* slot_;
+    uint32_t parity_;
+    const Snapshot* snapshot_;
+  };
+
+  Delegate() : live_(std::make_unique<Snapshot>()), current_(live_.get()) {}
   Delegate(const Delegate&) = delete;
   Delegate& operator=(const Delegate&) = delete;
 
@@ -153,23 +194,63 @@ class Delegate {
     Publish(std::move(next));
     return true;
   }
-  // The current observers: valid until the delegate is destroyed.
-  const Snapshot& snapshot() const { return *current_.load(std::memory_order_acquire); }
-  bool empty() const { return snapshot().empty(); }
+  // The current observers, valid while the Reader lives.
+  Reader read() const { return Reader(*this); }
+  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
   // Times the registry mutex was taken (tests: never by hook calls).
   uint64_t lock_acquisitions() const { return lock_acquisitions_.load(std::memory_order_relaxed); }
+  // Snapshots retired and not yet freed (tests).
+  size_t retired_count() {
+    std::lock_guard lock(mu_);
+    return retired_.size();
+  }
+
+  // Frees the snapshots retired so far, once every reader that may hold
+  // one has left; blocks until then. Must not be called from inside a hook
+  // of this delegate (it would wait for itself).
+  void Synchronize() {
+    std::lock_guard sync(sync_mu_);
+    std::vector<std::unique_ptr<Snapshot>> victims;
+    {
+      std::lock_guard lock(mu_);
+      victims.swap(retired_);
+    }
+    if (victims.empty()) return;
+    const uint32_t e = epoch_.load(std::memory_order_seq_cst);
+    WaitForReaders((e + 1) & 1);  // late readers of an earlier epoch
+    epoch_.store(e + 1, std::memory_order_seq_cst);
+    WaitForReaders(e & 1);
+  }  // victims freed here
 
  private:
   void Publish(std::unique_ptr<Snapshot> next) {
-    // The old snapshot may still be read by a hook call in flight: it stays
-    // in retired_ (Add/Remove are rare: plugin install/uninstall).
-    current_.store(next.get(), std::memory_order_release);
-    retired_.emplace_back(next.release());
+    // The old snapshot may still be read by a hook call in flight: it is
+    // retired, freed by the next Synchronize().
+    size_.store(next->size(), std::memory_order_release);
+    current_.store(next.get(), std::memory_order_seq_cst);
+    retired_.push_back(std::move(live_));
+    live_ = std::move(next);
+  }
+  void WaitForReaders(uint32_t parity) {
+    for (Slot& s : slots_) {
+      while (s.readers[parity].load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+    }
+  }
+  // Threads take slots round-robin, once each.
+  static size_t ThreadSlot() {
+    static std::atomic<size_t> next{0};
+    thread_local const size_t slot = next.fetch_add(1, std::memory_order_relaxed) % kSlots;
+    return slot;
   }
 
-  std::mutex mu_;  // Add/Remove only
+  std::mutex mu_;       // Add/Remove
+  std::mutex sync_mu_;  // Synchronize
+  std::unique_ptr<Snapshot> live_;  // GUARDED_BY(mu_); what current_ points to
   std::atomic<Snapshot*> current_;
-  std::vector<std::unique_ptr<Snapshot>> retired_;  // GUARDED_BY(mu_); all snapshots ever published
+  std::atomic<size_t> size_{0};
+  std::vector<std::unique_ptr<Snapshot>> retired_;  // GUARDED_BY(mu_); replaced, not yet freed
+  std::atomic<uint32_t> epoch_{0};
+  mutable Slot slots_[kSlots];
   std::atomic<uint64_t> lock_acquisitions_{0};
 };
 
@@ -195,7 +276,15 @@ class TransmitSession {
   friend class Registry;
   TransmitParam param_;
   std::vector<Delegate<BinlogTransmitObserver>::Entry> observers_;  // F_OBSERVE ones, owners held
-  std::vector<Delegate<BinlogTransmitObserver>::Entry> asked_;      // all asked at start (for stop)
+  // Every observer asked at start, for transmit_stop. Those that declined
+  // are held weakly: a plain reader must not keep an uninstalled plugin
+  // loaded; transmit_stop reaches them only while their owner lives.
+  struct Asked {
+    BinlogTransmitObserver* observer;
+    std::weak_ptr<void> owner;
+    bool owned;  // false: a built-in observer (no owner), always called
+  };
+  std::vector<Asked> asked_;
   bool stopped_ = true;
 };
 

@@ -132,14 +132,84 @@ TEST(DelegateTest, AddRemoveAndSnapshots) {
   EXPECT_TRUE(d.empty());
   ASSERT_TRUE(d.Add(&a).ok());
   EXPECT_FALSE(d.Add(&a).ok());
-  const auto& before = d.snapshot();
-  ASSERT_TRUE(d.Add(&b).ok());
-  EXPECT_EQ(before.size(), 1u);  // an old snapshot never changes
-  EXPECT_EQ(d.snapshot().size(), 2u);
+  {
+    const auto& before = d.read();
+    ASSERT_TRUE(d.Add(&b).ok());
+    EXPECT_EQ(before.size(), 1u);  // an old snapshot never changes
+    EXPECT_EQ(d.read().size(), 2u);
+  }
   EXPECT_TRUE(d.Remove(&a));
   EXPECT_FALSE(d.Remove(&a));
-  EXPECT_EQ(d.snapshot().size(), 1u);
-  EXPECT_EQ(d.snapshot()[0].observer, &b);
+  EXPECT_EQ(d.read().size(), 1u);
+  EXPECT_EQ(d.read()[0].observer, &b);
+  EXPECT_FALSE(d.empty());
+  EXPECT_EQ(d.retired_count(), 3u);
+  d.Synchronize();
+  EXPECT_EQ(d.retired_count(), 0u);
+}
+
+TEST(DelegateTest, SynchronizeFreesRetiredOwnersOnceReadersLeave) {
+  Delegate<BinlogTransmitObserver> d;
+  auto obs = std::make_shared<CountingObserver>();
+  std::weak_ptr<CountingObserver> weak = obs;
+  ASSERT_TRUE(d.Add(obs.get(), obs).ok());
+  obs.reset();
+  std::mutex mu;
+  std::condition_variable cv;
+  bool reading = false, release = false;
+  std::thread reader([&] {
+    const auto& snap = d.read();
+    std::unique_lock lock(mu);
+    reading = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+    EXPECT_EQ(snap.size(), 1u);
+    EXPECT_FALSE(weak.expired());  // still reachable through the snapshot
+  });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return reading; });
+  }
+  ASSERT_TRUE(d.Remove(weak.lock().get()));
+  EXPECT_TRUE(d.empty());
+  std::atomic<bool> synced{false};
+  std::thread syncer([&] {
+    d.Synchronize();
+    synced = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(synced.load());  // waits for the reader
+  EXPECT_FALSE(weak.expired());
+  {
+    std::lock_guard lock(mu);
+    release = true;
+    cv.notify_all();
+  }
+  reader.join();
+  syncer.join();
+  EXPECT_TRUE(synced.load());
+  EXPECT_TRUE(weak.expired());  // the retired snapshot and its owner are gone
+
+  // Many readers and writers at once: nothing freed under a reader.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 4; ++i) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        for (const auto& e : d.read()) EXPECT_NE(e.observer, nullptr);
+      }
+    });
+  }
+  for (int i = 0; i < 300; ++i) {
+    auto o = std::make_shared<CountingObserver>();
+    ASSERT_TRUE(d.Add(o.get(), o).ok());
+    ASSERT_TRUE(d.Remove(o.get()));
+    if (i % 3 == 0) d.Synchronize();
+  }
+  stop = true;
+  for (auto& t : readers) t.join();
+  d.Synchronize();
+  EXPECT_EQ(d.retired_count(), 0u);
 }
 
 TEST(RegistryTest, TransmitStartKeepsOnlyObservingObserversAndHoldsTheirOwners) {
@@ -160,10 +230,38 @@ TEST(RegistryTest, TransmitStartKeepsOnlyObservingObserversAndHoldsTheirOwners) 
   EXPECT_EQ(obs->starts.load(), 2u);
   r.transmit().Remove(obs.get());
   obs.reset();
-  EXPECT_FALSE(weak.expired());  // the session (and retired snapshots) keep it alive
+  r.transmit().Synchronize();     // frees the retired snapshots
+  EXPECT_FALSE(weak.expired());  // the sessions keep it alive
+  auto keep = weak.lock();
   s1->Stop();
   s2->Stop();
-  EXPECT_EQ(weak.lock()->stops.load(), 2u);
+  EXPECT_EQ(keep->stops.load(), 2u);
+  keep.reset();
+  EXPECT_TRUE(weak.expired());  // Stop() let go of the observers
+}
+
+TEST(RegistryTest, APlainReaderDoesNotKeepARemovedObserversOwner) {
+  Registry r;
+  auto obs = std::make_shared<CountingObserver>();
+  std::weak_ptr<CountingObserver> weak = obs;
+  ASSERT_TRUE(r.transmit().Add(obs.get(), obs).ok());
+  TransmitParam plain;
+  plain.server_id = 2;  // declined
+  auto s = r.TransmitStart(plain, "binlog.000001", 4);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->observed());
+  {
+    auto keep = weak.lock();
+    s->Stop();  // alive: transmit_stop still reaches it
+    EXPECT_EQ(keep->stops.load(), 1u);
+  }
+  auto s2 = r.TransmitStart(plain, "binlog.000001", 4);
+  ASSERT_TRUE(s2.ok());
+  r.transmit().Remove(obs.get());
+  r.transmit().Synchronize();
+  obs.reset();
+  EXPECT_TRUE(weak.expired());  // the plain reader's session did not pin it
+  s2->Stop();                   // and does not call it
 }
 
 TEST_F(RplTest, PlainReaderMakesNoHookCallAndTakesNoRegistryLock) {

@@ -1072,6 +1072,11 @@ Status SystemVariables::LoadPersisted(const std::string& datadir) {
   return Status::OK();
 }
 
+bool SystemVariables::IsPersisted(std::string_view name) const {
+  std::lock_guard lock(persist_mu_);
+  return persisted_.find(Lower(name)) != persisted_.end();
+}
+
 void SystemVariables::ApplyPendingPersisted(const VarDef& def) {
   std::optional<PersistEntry> entry;
   std::string found_as;

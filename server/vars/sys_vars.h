@@ -301,6 +301,10 @@ class SystemVariables {
   Status ResetPersist(std::optional<std::string_view> name, bool if_exists,
                       std::vector<Status>* warnings);
 
+  // Whether mysqld-auto.cnf holds a value for `name` (exactly that name,
+  // any case): a start-up option must not override it.
+  bool IsPersisted(std::string_view name) const;
+
   // The path SET PERSIST writes; empty before LoadPersisted().
   std::string persisted_file() const;
 
