@@ -25,7 +25,8 @@ TEST(CommandTest, SetOptionAcceptsOnlyZeroAndOne) {
 }
 
 TEST(CommandTest, FieldListTableEndsAtNulOrTheEnd) {
-  FieldList f = ParseFieldList("t1\0a%"s);
+  const std::string body = "t1\0a%"s;  // FieldList views into it
+  FieldList f = ParseFieldList(body);
   EXPECT_EQ(f.table, "t1");
   EXPECT_EQ(f.wildcard, "a%");
   f = ParseFieldList("t2");

@@ -39,6 +39,7 @@ run_suite() {
   echo "== $title"
   local out rc line
   out=$("$@" 2>&1); rc=$?
+  echo "$out" | grep -E "^\[ FAIL" || true  # the failures, also when the tail is cut
   echo "$out" | tail -60
   line=$(echo "$out" | grep -E "^$prefix: [0-9]+ passed, [0-9]+ failed" | tail -1)
   if [ -n "$line" ]; then

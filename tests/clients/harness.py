@@ -478,11 +478,23 @@ def free_port():
         s.close()
 
 
+def own_crash_handler_env():
+    """The environment for a sluiced that a test crashes on purpose (kill
+    -SEGV, -ABRT): under a sanitizer build (scripts/sanitize.sh) the
+    sanitizer must leave those signals to sluiced's own crash report."""
+    env = dict(os.environ)
+    for var in ("ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"):
+        if env.get(var):
+            env[var] += ":handle_segv=0:handle_abort=0:handle_sigbus=0"
+    return env
+
+
 class Server:
     """A private sluiced process on its own port and datadir."""
 
-    def __init__(self, datadir, port=None, log_error=None, extra=()):
+    def __init__(self, datadir, port=None, log_error=None, extra=(), env=None):
         self.datadir = datadir
+        self.env = env  # None: this process's environment
         self.port = port or free_port()
         self.log_error = log_error or os.path.join(os.path.dirname(datadir.rstrip("/")),
                                                    os.path.basename(datadir.rstrip("/")) + ".err")
@@ -496,7 +508,7 @@ class Server:
     def start(self, wait=True, password="", tls=False):
         self.stdout = open(self.log_error + ".stdout", "ab")
         self.proc = subprocess.Popen(self.argv(), stdout=self.stdout, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+                                     stdin=subprocess.DEVNULL, env=self.env)
         if wait:
             self.wait_ready()
         return self

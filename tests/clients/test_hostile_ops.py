@@ -15,8 +15,8 @@ import harness as h
 _servers = []
 
 
-def start(name, extra=(), argv=None):
-    srv = h.Server(h.temp_dir(name), extra=extra)
+def start(name, extra=(), argv=None, env=None):
+    srv = h.Server(h.temp_dir(name), extra=extra, env=env)
     if argv is not None:
         srv.argv = lambda: argv(srv)
     _servers.append(srv)
@@ -72,7 +72,7 @@ def test_statements_do_not_log():
 
 
 def test_crash_report_on_sigsegv():
-    srv = start("log-segv")
+    srv = start("log-segv", env=h.own_crash_handler_env())
     os.kill(srv.proc.pid, signal.SIGSEGV)
     rc = srv.wait_exit(20)
     assert rc == -signal.SIGSEGV, f"sluiced exited with {rc}, not by SIGSEGV"
@@ -88,7 +88,7 @@ def test_crash_report_on_sigsegv():
 
 
 def test_crash_report_on_sigabrt():
-    srv = start("log-abrt")
+    srv = start("log-abrt", env=h.own_crash_handler_env())
     os.kill(srv.proc.pid, signal.SIGABRT)
     rc = srv.wait_exit(20)
     assert rc == -signal.SIGABRT, f"sluiced exited with {rc}, not by SIGABRT"
