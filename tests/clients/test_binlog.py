@@ -13,7 +13,8 @@ import harness as h
 
 MARIADB_BINLOG = shutil.which("mariadb-binlog") or shutil.which("mysqlbinlog")
 REPO = h.REPO
-SLUICE_BINLOG = os.environ.get("SLUICE_BINLOG", os.path.join(REPO, "build", "bin", "sluice-binlog"))
+# Beside the sluiced under test (build/, build-asan/, ...).
+SLUICE_BINLOG = os.environ.get("SLUICE_BINLOG", os.path.join(os.path.dirname(h.SLUICED), "sluice-binlog"))
 
 _servers = h.PrivateServers()
 start = _servers.start
