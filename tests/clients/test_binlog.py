@@ -313,6 +313,7 @@ def test_sluice_binlog_agrees_with_mariadb_binlog():
     h.query(c, "FLUSH BINARY LOGS")
     files = binlog_files(srv)
     script = os.path.join(REPO, "tests", "binlog", "compare_mariadb_binlog.sh")
+    os.environ.setdefault("SLUICE_BINLOG", SLUICE_BINLOG)  # the script's tool, the same one
     rc, out, err = h.run_cmd(["bash", script, *files], timeout=120)
     assert rc == 0, f"sluice-binlog and mariadb-binlog disagree:\n{out[-3000:]}\n{err[-2000:]}"
     c.close()
