@@ -777,11 +777,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
           // for another session's FLUSH TABLES WITH READ LOCK (lock and let
           // go at once); a session holding FTWRL itself may set it.
           GlobalReadLock& grl = server_.global_read_lock();
-          std::chrono::seconds timeout(31536000);
-          if (auto lw = sv.Get("lock_wait_timeout", vars::GetScope::kSession, ctx_.vars.get()); lw.ok()) {
-            timeout = std::chrono::seconds(lw->ToUInt());
-          }
-          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, timeout, &ctx_.killed));
+          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, LockWaitTimeout(server_, ctx_), &ctx_.killed));
           if (!o.error.ok()) return o;
           grl.Unlock(ctx_.connection_id);
         }

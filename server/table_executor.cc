@@ -24,6 +24,12 @@
 
 namespace sluice::server {
 
+std::chrono::milliseconds LockWaitTimeout(Server& server, SessionContext& ctx) {
+  auto v = server.sys_vars().Get("lock_wait_timeout", vars::GetScope::kSession, ctx.vars.get());
+  uint64_t secs = v.ok() ? v->ToUInt() : 31536000;
+  return std::chrono::milliseconds(std::min<uint64_t>(secs, 31536000) * 1000);
+}
+
 namespace {
 
 using storage::ColumnDef;
@@ -44,12 +50,6 @@ std::string DefaultCollation(std::string charset) {
 }
 
 // A condition holds when it is not NULL and not zero (strings as numbers).
-
-std::chrono::milliseconds LockWaitTimeout(Server& server, SessionContext& ctx) {
-  auto v = server.sys_vars().Get("lock_wait_timeout", vars::GetScope::kSession, ctx.vars.get());
-  uint64_t secs = v.ok() ? v->ToUInt() : 31536000;
-  return std::chrono::milliseconds(std::min<uint64_t>(secs, 31536000) * 1000);
-}
 
 storage::IsolationLevel SessionIsolation(Server& server, SessionContext& ctx) {
   auto v = server.sys_vars().Get("transaction_isolation", vars::GetScope::kSession, ctx.vars.get());

@@ -19,6 +19,7 @@
 // Thread-safety: one instance per statement, on the session's thread.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -41,6 +42,10 @@ namespace sluice::server {
 
 class Server;
 struct AssignContext;  // column_values.h
+
+// The session's lock_wait_timeout: how long a statement waits for a metadata
+// lock, FLUSH TABLES WITH READ LOCK or LOCK TABLES before 1205.
+std::chrono::milliseconds LockWaitTimeout(Server& server, SessionContext& ctx);
 
 class TableExecutor {
  public:
