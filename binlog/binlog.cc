@@ -722,7 +722,6 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
     pending_ += group.size();
   }
   PublishEnd(file_number_, offset);
-  if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) hooks->AfterSync(file, offset);
   if (file_size_ >= max_size_.load(std::memory_order_relaxed)) rotate_wanted_ = true;
   return Status::OK();
 }

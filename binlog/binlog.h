@@ -14,8 +14,10 @@
 //                the group with one write(2); CommitHooks::AfterFlush.
 //   sync stage   fsync per sync_binlog (1: every group; N: every Nth
 //                group; 0: never), then publishes the end (file, offset)
-//                for readers and CommitHooks::AfterSync; then wakes the
-//                followers, which go on to commit in the engine.
+//                for readers; then wakes the followers. Each committer
+//                then (outside every binlog lock, so the next group
+//                flushes and syncs meanwhile) runs its after_sync hooks
+//                (semisync AFTER_SYNC waits there) and commits in the engine.
 // Each committer calls CommitDone() after its engine commit. A file
 // rotates (max_binlog_size, FLUSH BINARY LOGS) only once every transaction
 // written to it has called CommitDone(), so crash recovery needs to read
@@ -104,15 +106,15 @@ class TransactionCache {
   bool has_statements_ = false;
 };
 
-// Observer hook points of the storage side of the binlog (the observer
-// registry implements them; null = none).
+// The observer hook point inside the binlog's flush stage (the observer
+// registry implements it; null = none). after_sync is not here: each
+// committer calls it once Commit() returned (server/session_binlog.cc).
 class CommitHooks {
  public:
   virtual ~CommitHooks() = default;
-  // After the group is written (not yet synced), with the end position.
+  // After the group is written (not yet synced, not yet published), with
+  // its end position; under the flush lock, so it must not wait.
   virtual void AfterFlush(const std::string& file, uint64_t end) = 0;
-  // After the group is synced and its end published.
-  virtual void AfterSync(const std::string& file, uint64_t end) = 0;
 };
 
 struct BinlogFileInfo {

@@ -207,6 +207,8 @@ struct CTransmitParam {
     c.observer_data = p.observer_data;
     c.user_var = &UserVar;
     c.server_data = &p;
+    c.connection = reinterpret_cast<sluice_dump_connection*>(p.connection);
+    c.socket_fd = p.connection != nullptr ? p.connection->fd() : -1;
   }
   ~CTransmitParam() {
     cpp.flags = c.flags;
@@ -254,7 +256,7 @@ class TransmitAdapter final : public rpl::BinlogTransmitObserver, public Adapter
     *len = 0;
     if (c_.reserve_header == nullptr) return Status::OK();
     GateScope g(gate);
-    if (!g.entered()) return Status::OK();
+    if (!g.entered()) return Uninstalled();
     CTransmitParam cp(p);
     Status s = Result(c_.reserve_header(c_.user_data, &cp.c, header, capacity, len));
     *len = std::min(*len, capacity);
@@ -263,7 +265,7 @@ class TransmitAdapter final : public rpl::BinlogTransmitObserver, public Adapter
   Status BeforeSendEvent(rpl::TransmitParam& p, std::string& packet, std::string_view f, uint64_t pos) override {
     if (c_.before_send_event == nullptr) return Status::OK();
     GateScope g(gate);
-    if (!g.entered()) return Status::OK();
+    if (!g.entered()) return Uninstalled();
     CTransmitParam cp(p);
     return Result(c_.before_send_event(c_.user_data, &cp.c, reinterpret_cast<uint8_t*>(packet.data()), packet.size(),
                                        f.data(), f.size(), pos));
@@ -271,7 +273,7 @@ class TransmitAdapter final : public rpl::BinlogTransmitObserver, public Adapter
   Status AfterSendEvent(rpl::TransmitParam& p, std::string_view event, std::string_view f, uint64_t pos) override {
     if (c_.after_send_event == nullptr) return Status::OK();
     GateScope g(gate);
-    if (!g.entered()) return Status::OK();
+    if (!g.entered()) return Uninstalled();
     CTransmitParam cp(p);
     return Result(c_.after_send_event(c_.user_data, &cp.c, reinterpret_cast<const uint8_t*>(event.data()),
                                       event.size(), f.data(), f.size(), pos));
@@ -285,6 +287,10 @@ class TransmitAdapter final : public rpl::BinlogTransmitObserver, public Adapter
 
  private:
   Status Result(int rc) const { return rc == 0 ? Status::OK() : HookError(plugin, rc); }
+  // A connection the plugin observed cannot go on without it (a semisync
+  // reader expects its packet header): it ends as if the reader had gone,
+  // and the reader reconnects to a server without the plugin.
+  Status Uninstalled() const { return Status::IOError(fmt::format("plugin '{}' was uninstalled", plugin)); }
   sluice_binlog_transmit_observer c_;
 };
 
@@ -396,6 +402,28 @@ int SvcRegTransmit(sluice_plugin_handle* h, const sluice_binlog_transmit_observe
 }
 int SvcUnregTransmit(sluice_plugin_handle* h, const sluice_binlog_transmit_observer* o) {
   return UnregisterObserver<TransmitAdapter>(h, o, &Plugin::transmit, &rpl::Registry::transmit, Rpl(h));
+}
+
+// A dump connection's other direction (ABI 1.1).
+int SvcDumpReadPacket(sluice_plugin_handle*, sluice_dump_connection* c, uint8_t* buf, size_t capacity,
+                      size_t* len) {
+  if (c == nullptr || buf == nullptr || len == nullptr) return -1;
+  thread_local std::string payload;
+  const int rc = reinterpret_cast<rpl::DumpConnection*>(c)->ReadPacket(&payload, capacity);
+  if (rc != 1) return rc;
+  std::memcpy(buf, payload.data(), payload.size());
+  *len = payload.size();
+  return 1;
+}
+
+int SvcDumpFlush(sluice_plugin_handle*, sluice_dump_connection* c, int32_t next_sequence_id) {
+  if (c == nullptr) return 1;
+  return reinterpret_cast<rpl::DumpConnection*>(c)->Flush(next_sequence_id > 255 ? -1 : next_sequence_id).ok() ? 0
+                                                                                                               : 1;
+}
+
+void SvcDumpClose(sluice_plugin_handle*, sluice_dump_connection* c) {
+  if (c != nullptr) reinterpret_cast<rpl::DumpConnection*>(c)->Close();
 }
 
 // --------------------------------------------------------------- variables
@@ -719,6 +747,9 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
   p.services.unregister_binlog_storage_observer = &SvcUnregStorage;
   p.services.register_binlog_transmit_observer = &SvcRegTransmit;
   p.services.unregister_binlog_transmit_observer = &SvcUnregTransmit;
+  p.services.dump_read_packet = &SvcDumpReadPacket;
+  p.services.dump_flush = &SvcDumpFlush;
+  p.services.dump_close = &SvcDumpClose;
 
   auto fail = [&](Status s) {
     UnloadLocked(p);

@@ -602,9 +602,13 @@ namespace {
 // Frames dump packets and writes them synchronously from the dump thread
 // (the coroutine is suspended meanwhile, so nothing else uses the socket).
 // Packets are gathered up to 64 KiB before a write, and flushed whenever
-// the sender catches up.
+// the sender catches up. As a DumpConnection it also lets a transmit
+// observer read what the reader sends back (semisync acks) from its own
+// thread: on a plain socket with non-blocking recv(2), which does not
+// disturb the dump thread's writes; a TLS stream cannot be read beside
+// its writer, so there fd() is -1.
 template <typename Stream>
-class SocketSink : public rpl::PacketSink {
+class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
  public:
   SocketSink(Stream& stream, uint8_t first_seq) : stream_(stream), seq_(first_seq) {}
   Status Send(std::string_view payload) override {
@@ -621,10 +625,59 @@ class SocketSink : public rpl::PacketSink {
   }
   uint8_t seq() const { return seq_; }
 
+  int fd() const override {
+    if constexpr (std::is_same_v<Stream, Session::StreamSocket>) {
+      return stream_.native_handle();
+    } else {
+      return -1;
+    }
+  }
+  int ReadPacket(std::string* payload, size_t max) override {
+    const int sock = fd();
+    if (sock < 0) return -1;
+    std::lock_guard lock(read_mu_);
+    for (;;) {
+      // A whole packet buffered?
+      if (in_.size() >= 4) {
+        const size_t len = static_cast<uint8_t>(in_[0]) | (static_cast<uint8_t>(in_[1]) << 8) |
+                           (static_cast<size_t>(static_cast<uint8_t>(in_[2])) << 16);
+        if (len > max) return -1;
+        if (in_.size() >= 4 + len) {
+          payload->assign(in_, 4, len);
+          in_.erase(0, 4 + len);
+          return 1;
+        }
+      }
+      char chunk[4096];
+      const ssize_t n = ::recv(sock, chunk, sizeof(chunk), MSG_DONTWAIT);
+      if (n > 0) {
+        in_.append(chunk, static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+      if (n < 0 && errno == EINTR) continue;
+      return -1;  // closed or failed
+    }
+  }
+  Status Flush(int next_seq) override {
+    Status s = Flush();
+    if (next_seq >= 0) seq_ = static_cast<uint8_t>(next_seq);
+    return s;
+  }
+  void Close() override {
+    if constexpr (std::is_same_v<Stream, Session::StreamSocket>) {
+      ::shutdown(stream_.native_handle(), SHUT_RDWR);
+    } else {
+      ::shutdown(stream_.next_layer().native_handle(), SHUT_RDWR);
+    }
+  }
+
  private:
   Stream& stream_;
   std::string buf_;
   uint8_t seq_;
+  std::mutex read_mu_;
+  std::string in_;  // GUARDED_BY(read_mu_): bytes read, not yet a whole packet
 };
 
 std::string UserVar(const SessionContext& ctx, std::string_view name) {
@@ -712,6 +765,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   auto job = [this, bl, request = std::move(req).value(), options, param = std::move(param), command]() mutable {
     auto run = [&](auto& stream) {
       SocketSink sink(stream, next_seq_);
+      param.connection = &sink;
       rpl::BinlogSender sender(*bl, server_.replication(), std::move(request), options, std::move(param), sink,
                                dump_stop_);
       sender.set_state_listener(

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "base/log.h"
 #include "base/mysql_error.h"
 #include "server/rpl/delegates.h"
 #include "server/server.h"
@@ -194,6 +195,19 @@ void SessionBinlog::Clear() {
   cache_.Clear();
 }
 
+namespace {
+// A hook after the transaction is in the binlog cannot undo it: the
+// transaction commits, and the failure goes to the error log (MySQL's
+// "Failed to run 'after_commit' hooks").
+void LogHookFailure(std::string_view hook, const Status& s, const binlog::Binlog::CommitResult& written) {
+  if (s.ok()) return;
+  if (auto log = base::GetLogger("server")) {
+    log->error("Failed to run '{}' hooks for the transaction ending at {}:{}: {}", hook, written.file, written.end,
+               s.message());
+  }
+}
+}  // namespace
+
 Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::EngineTrx& trx) {
   storage::Engine& engine = server.engine();
   binlog::Binlog* bl = server.binlog();
@@ -228,14 +242,17 @@ Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::Engin
   counters.cache_use.fetch_add(1, std::memory_order_relaxed);
   if (cache_.spilled()) counters.cache_disk_use.fetch_add(1, std::memory_order_relaxed);
   Clear();
+  // after_sync: semisync's AFTER_SYNC wait point. Written and synced, not
+  // yet visible to other sessions; the next group is flushing meanwhile.
+  LogHookFailure("after_sync", hooks.AfterSync(written.file, written.end), written);
   s = engine.Commit(trx, /*decided_elsewhere=*/true);
   bl->CommitDone();
   // after_commit: semisync's AFTER_COMMIT wait point (the client's OK waits).
   param.gtid = written.gtid;
   param.log_file = written.file;
   param.log_pos = written.end;
-  Status after = hooks.AfterCommit(param);
-  return s.ok() ? after : s;
+  LogHookFailure("after_commit", hooks.AfterCommit(param), written);
+  return s;
 }
 
 Status SessionBinlog::LogDdl(Server& server, SessionContext& ctx, std::string_view query) {
@@ -248,8 +265,17 @@ Status SessionBinlog::LogDdl(Server& server, SessionContext& ctx, std::string_vi
   q.query = std::string(query);
   q.ddl = true;
   SLUICE_RETURN_IF_ERROR(cache.Append(binlog::EncodeQuery(Header(server, binlog::kQueryEvent), q, cache.checksum())));
-  SLUICE_RETURN_IF_ERROR(bl->Commit(cache, NowSeconds()));
+  binlog::Binlog::CommitResult written;
+  SLUICE_RETURN_IF_ERROR(bl->Commit(cache, NowSeconds(), &written));
+  rpl::Registry& hooks = server.replication();
+  LogHookFailure("after_sync", hooks.AfterSync(written.file, written.end), written);
   bl->CommitDone();
+  rpl::TransObserver::Param param;
+  param.connection_id = ctx.connection_id;
+  param.gtid = written.gtid;
+  param.log_file = written.file;
+  param.log_pos = written.end;
+  LogHookFailure("after_commit", hooks.AfterCommit(param), written);
   return Status::OK();
 }
 

@@ -156,7 +156,9 @@ Figures RunOnce(int writers, int readers, double seconds, uint32_t sync_binlog, 
     writer_threads.emplace_back([&] {
       uint64_t n = 0;
       while (!stop.load(std::memory_order_relaxed)) {
-        if (!bl->Commit(proto, 1).ok()) break;
+        binlog::Binlog::CommitResult written;
+        if (!bl->Commit(proto, 1, &written).ok()) break;
+        (void)registry.AfterSync(written.file, written.end);  // as a session does
         bl->CommitDone();
         ++n;
       }

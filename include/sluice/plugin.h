@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define SLUICE_PLUGIN_ABI_MAJOR 1
-#define SLUICE_PLUGIN_ABI_MINOR 0
+#define SLUICE_PLUGIN_ABI_MINOR 1
 #define SLUICE_PLUGIN_ABI_VERSION ((SLUICE_PLUGIN_ABI_MAJOR << 16) | SLUICE_PLUGIN_ABI_MINOR)
 #define SLUICE_PLUGIN_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define SLUICE_PLUGIN_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -196,6 +196,11 @@ typedef struct sluice_binlog_storage_observer {
 #define SLUICE_TRANSMIT_OBSERVE 1u      /* F_OBSERVE */
 #define SLUICE_TRANSMIT_DONT_OBSERVE 2u /* F_DONT_OBSERVE */
 
+/* A dump connection's socket, for reading what the reader sends back
+ * (semisync acks) and for pushing what was sent: see the dump_* services.
+ * Valid from transmit_start until transmit_stop returns. (ABI 1.1) */
+typedef struct sluice_dump_connection sluice_dump_connection;
+
 /* One dump connection, as transmit hooks see it. */
 typedef struct sluice_transmit_param {
   uint32_t server_id;     /* the reader's server_id */
@@ -212,6 +217,11 @@ typedef struct sluice_transmit_param {
   int64_t (*user_var)(const struct sluice_transmit_param* param, const char* name, char* buf,
                       size_t capacity);
   const void* server_data; /* the server's; do not touch */
+  /* ABI 1.1: the connection (NULL where there is none, e.g. a test) and
+   * its socket for poll/epoll, or -1 where packets cannot be read from
+   * another thread (a TLS connection: its acks are not readable). */
+  sluice_dump_connection* connection;
+  int socket_fd;
 } sluice_transmit_param;
 
 typedef struct sluice_binlog_transmit_observer {
@@ -269,6 +279,22 @@ typedef struct sluice_plugin_services {
                                            const sluice_binlog_transmit_observer* o);
   int (*unregister_binlog_transmit_observer)(sluice_plugin_handle* h,
                                              const sluice_binlog_transmit_observer* o);
+
+  /* ABI 1.1: a dump connection's other direction (semisync acks). */
+  /* Reads one packet the reader sent, without blocking; safe on any thread
+   * while the dump thread writes (one reader thread per connection at a
+   * time). 1: a packet's payload is in buf (*len bytes); 0: no whole
+   * packet has arrived yet; -1: the connection is closed or failed, or the
+   * packet is longer than capacity (stop reading it). */
+  int (*dump_read_packet)(sluice_plugin_handle* h, sluice_dump_connection* c, uint8_t* buf,
+                          size_t capacity, size_t* len);
+  /* Dump thread only (from a transmit hook): writes out the packets
+   * buffered so far; next_sequence_id >= 0 makes it the sequence id of the
+   * next packet (semisync: 1, after a packet that asked for an ack, whose
+   * ack the reader sent with id 0). 0 on success. */
+  int (*dump_flush)(sluice_plugin_handle* h, sluice_dump_connection* c, int32_t next_sequence_id);
+  /* Any thread: ends the connection (its dump stops at its next write). */
+  void (*dump_close)(sluice_plugin_handle* h, sluice_dump_connection* c);
 } sluice_plugin_services;
 
 /* ------------------------------------------------------------ descriptor */

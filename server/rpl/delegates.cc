@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/log.h"
+
 namespace sluice::server::rpl {
 
 namespace {
@@ -10,13 +12,24 @@ Status HookFailed(std::string_view hook, const Status& cause) {
 }
 }  // namespace
 
+namespace {
+// Gives one observer its own observer_data for one call.
+struct DataScope {
+  DataScope(TransmitParam& p, void*& data) : p(p), data(data) { p.observer_data = data; }
+  ~DataScope() { data = p.observer_data; }
+  TransmitParam& p;
+  void*& data;
+};
+}  // namespace
+
 TransmitSession::~TransmitSession() { Stop(); }
 
 Status TransmitSession::ReserveHeader(std::string& packet) {
-  for (auto& e : observers_) {
+  for (size_t i = 0; i < observers_.size(); ++i) {
     uint8_t header[32];
     size_t len = 0;
-    Status s = e.observer->ReserveHeader(param_, header, sizeof(header), &len);
+    DataScope d(param_, observer_data_[i]);
+    Status s = observers_[i].observer->ReserveHeader(param_, header, sizeof(header), &len);
     if (!s.ok()) return HookFailed("reserve_header", s);
     packet.append(reinterpret_cast<const char*>(header), std::min(len, sizeof(header)));
   }
@@ -24,16 +37,18 @@ Status TransmitSession::ReserveHeader(std::string& packet) {
 }
 
 Status TransmitSession::BeforeSendEvent(std::string& packet, std::string_view log_file, uint64_t log_pos) {
-  for (auto& e : observers_) {
-    Status s = e.observer->BeforeSendEvent(param_, packet, log_file, log_pos);
+  for (size_t i = 0; i < observers_.size(); ++i) {
+    DataScope d(param_, observer_data_[i]);
+    Status s = observers_[i].observer->BeforeSendEvent(param_, packet, log_file, log_pos);
     if (!s.ok()) return HookFailed("before_send_event", s);
   }
   return Status::OK();
 }
 
 Status TransmitSession::AfterSendEvent(std::string_view event, std::string_view log_file, uint64_t log_pos) {
-  for (auto& e : observers_) {
-    Status s = e.observer->AfterSendEvent(param_, event, log_file, log_pos);
+  for (size_t i = 0; i < observers_.size(); ++i) {
+    DataScope d(param_, observer_data_[i]);
+    Status s = observers_[i].observer->AfterSendEvent(param_, event, log_file, log_pos);
     if (!s.ok()) return HookFailed("after_send_event", s);
   }
   return Status::OK();
@@ -43,6 +58,8 @@ void TransmitSession::Stop() {
   if (stopped_) return;
   stopped_ = true;
   for (auto& a : asked_) {
+    // An observed one's data may have changed in per-event hooks.
+    DataScope d(param_, a.observed >= 0 ? observer_data_[static_cast<size_t>(a.observed)] : a.data);
     if (!a.owned) {
       (void)a.observer->TransmitStop(param_);
     } else if (std::shared_ptr<void> alive = a.owner.lock()) {
@@ -50,6 +67,7 @@ void TransmitSession::Stop() {
     }
   }
   observers_.clear();
+  observer_data_.clear();
   asked_.clear();
 }
 
@@ -60,12 +78,18 @@ Result<TransmitSession> Registry::TransmitStart(TransmitParam param, std::string
   for (const auto& e : transmit_.read()) {
     TransmitParam& p = session.param_;
     p.flags = 0;
+    p.observer_data = nullptr;
     Status s = e.observer->TransmitStart(p, log_file, log_pos);
-    session.asked_.push_back({e.observer, e.owner, e.owner != nullptr});
-    if (!s.ok()) return HookFailed("transmit_start", s);
     // Neither flag: observed, as MySQL does for observers that predate them.
-    const bool observe = (p.flags & TransmitParam::kObserve) || !(p.flags & TransmitParam::kDontObserve);
-    if (observe) session.observers_.push_back(e);
+    const bool observe =
+        s.ok() && ((p.flags & TransmitParam::kObserve) || !(p.flags & TransmitParam::kDontObserve));
+    session.asked_.push_back({e.observer, e.owner, e.owner != nullptr, p.observer_data,
+                              observe ? static_cast<int>(session.observers_.size()) : -1});
+    if (!s.ok()) return HookFailed("transmit_start", s);
+    if (observe) {
+      session.observers_.push_back(e);
+      session.observer_data_.push_back(p.observer_data);
+    }
   }
   return session;
 }
@@ -99,12 +123,24 @@ Status Registry::AfterRollback(const TransObserver::Param& p) {
 
 void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
   if (storage_.empty()) return;
-  for (const auto& e : storage_.read()) (void)e.observer->AfterFlush(log_file, log_pos);
+  for (const auto& e : storage_.read()) {
+    Status s = e.observer->AfterFlush(log_file, log_pos);
+    if (!s.ok()) {
+      // The group is in the file already and commits; say so, as MySQL.
+      if (auto log = base::GetLogger("server")) {
+        log->error("Failed to run 'after_flush' hooks (binlog {} at {}): {}", log_file, log_pos, s.message());
+      }
+    }
+  }
 }
 
-void Registry::AfterSync(const std::string& log_file, uint64_t log_pos) {
-  if (storage_.empty()) return;
-  for (const auto& e : storage_.read()) (void)e.observer->AfterSync(log_file, log_pos);
+Status Registry::AfterSync(std::string_view log_file, uint64_t log_pos) {
+  if (storage_.empty()) return Status::OK();
+  for (const auto& e : storage_.read()) {
+    Status s = e.observer->AfterSync(log_file, log_pos);
+    if (!s.ok()) return HookFailed("after_sync", s);
+  }
+  return Status::OK();
 }
 
 void Registry::AfterResetMaster() {

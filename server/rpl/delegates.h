@@ -57,6 +57,24 @@
 
 namespace sluice::server::rpl {
 
+// A dump connection's socket as transmit observers may use it: reading
+// what the reader sends back (semisync acks), pushing what was sent.
+class DumpConnection {
+ public:
+  virtual ~DumpConnection() = default;
+  // The socket, for poll/epoll; -1 where ReadPacket cannot work (TLS).
+  virtual int fd() const = 0;
+  // One packet the reader sent, without blocking: 1 its payload is in
+  // *payload, 0 none complete yet, -1 closed, failed, or longer than
+  // `max`. Any thread (one at a time), while the dump thread writes.
+  virtual int ReadPacket(std::string* payload, size_t max) = 0;
+  // Dump thread only: writes what is buffered; next_seq >= 0 becomes the
+  // sequence id of the next packet.
+  virtual Status Flush(int next_seq) = 0;
+  // Any thread: shuts the socket down; the dump ends at its next write.
+  virtual void Close() = 0;
+};
+
 // What a transmit observer learns about a dump connection, and the answer
 // it gives in `flags`.
 struct TransmitParam {
@@ -70,8 +88,11 @@ struct TransmitParam {
   // semisync replica sets @rpl_semi_sync_replica / @rpl_semi_sync_slave).
   std::function<std::string(std::string_view name)> user_var;
   uint32_t flags = 0;           // set by observers: kObserve / kDontObserve
-  // Per-connection state an observer may keep (owned by the observer).
+  // Per-connection state an observer may keep (owned by the observer);
+  // each observer sees its own (TransmitSession swaps them in and out).
   void* observer_data = nullptr;
+  // The connection (null in tests); outlives the TransmitSession.
+  DumpConnection* connection = nullptr;
 };
 
 class TransObserver {
@@ -276,6 +297,7 @@ class TransmitSession {
   friend class Registry;
   TransmitParam param_;
   std::vector<Delegate<BinlogTransmitObserver>::Entry> observers_;  // F_OBSERVE ones, owners held
+  std::vector<void*> observer_data_;  // each F_OBSERVE observer's observer_data
   // Every observer asked at start, for transmit_stop. Those that declined
   // are held weakly: a plain reader must not keep an uninstalled plugin
   // loaded; transmit_stop reaches them only while their owner lives.
@@ -283,13 +305,18 @@ class TransmitSession {
     BinlogTransmitObserver* observer;
     std::weak_ptr<void> owner;
     bool owned;  // false: a built-in observer (no owner), always called
+    void* data;    // its observer_data (when not observed)
+    int observed;  // index into observer_data_, or -1
   };
   std::vector<Asked> asked_;
   bool stopped_ = true;
 };
 
-// The binlog's commit hooks (after_flush, after_sync) call the storage
-// observers: Binlog::set_hooks(&registry).
+// The binlog's commit hook (after_flush, by the group's leader) calls the
+// storage observers: Binlog::set_hooks(&registry). after_sync is called
+// by each committing session once its transaction is written and synced,
+// outside every binlog lock, so the next group flushes and syncs while
+// this one waits in after_sync (semisync AFTER_SYNC).
 class Registry : public binlog::CommitHooks {
  public:
   Delegate<TransObserver>& trans() { return trans_; }
@@ -304,8 +331,11 @@ class Registry : public binlog::CommitHooks {
   Status BeforeCommit(const TransObserver::Param& p);
   Status AfterCommit(const TransObserver::Param& p);
   Status AfterRollback(const TransObserver::Param& p);
+  // A failing after_flush is logged (the group is written; it commits).
   void AfterFlush(const std::string& log_file, uint64_t log_pos) override;
-  void AfterSync(const std::string& log_file, uint64_t log_pos) override;
+  // The transaction ending at log_pos is written and synced; before its
+  // engine commit. The caller logs a failure and commits anyway.
+  Status AfterSync(std::string_view log_file, uint64_t log_pos);
   void AfterResetMaster();
 
  private:

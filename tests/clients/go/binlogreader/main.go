@@ -8,6 +8,11 @@
 //	 "columns":[..],"values":[[..],..]}                     every rows event
 //	{"rotate":"<file>","pos":N}                             every Rotate event
 //	{"done":true,"rows":N}                                  at the end (exit 0)
+//	{"xid":N,"pos":N}                                        every Xid event (-xids)
+//
+// With -semisync it asks for semisync as go-mysql's SemiSyncEnabled does
+// (SHOW VARIABLES for rpl_semi_sync_*_enabled = ON, SET
+// @rpl_semi_sync_slave = 1) and acks every event the source flags.
 //
 // It stops after -rows row images (an UPDATE counts its before and after
 // image once: one changed row) or fails after -timeout (exit 2, reason on
@@ -70,6 +75,8 @@ func main() {
 	wantRows := flag.Int("rows", 1, "stop after this many changed rows")
 	timeout := flag.Duration("timeout", 60*time.Second, "give up after this long")
 	verbose := flag.Bool("v", false, "go-mysql's log on stderr")
+	semisync := flag.Bool("semisync", false, "register as a semisync replica and ack (SemiSyncEnabled)")
+	xids := flag.Bool("xids", false, "print every Xid event")
 	flag.Parse()
 
 	logOut := io.Discard
@@ -87,6 +94,7 @@ func main() {
 		TimestampStringLocation: time.UTC,
 		VerifyChecksum:          true,
 		DisableRetrySync:        true,
+		SemiSyncEnabled:         *semisync,
 		Logger:                  slog.New(slog.NewTextHandler(logOut, nil)),
 	}
 	syncer := replication.NewBinlogSyncer(cfg)
@@ -130,6 +138,10 @@ func main() {
 			next, err := e.GTIDNext()
 			if err == nil {
 				_ = out.Encode(map[string]any{"gtid": next.String()})
+			}
+		case *replication.XIDEvent:
+			if *xids {
+				_ = out.Encode(map[string]any{"xid": e.XID, "pos": ev.Header.LogPos})
 			}
 		case *replication.RotateEvent:
 			_ = out.Encode(map[string]any{"rotate": string(e.NextLogName), "pos": e.Position})

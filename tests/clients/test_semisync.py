@@ -1,0 +1,405 @@
+"""Semisync (issue 15): plugins/semisync's semisync_source.so and friends in
+a private sluiced, acknowledged by real clients.
+
+- Before INSTALL, @@global.rpl_semi_sync_source_enabled / _master_enabled
+  answer 1193 exactly (what MySQL replicas test for); after it both name
+  sets of variables and status answer; the replica plugins install with
+  their status OFF; the old and new source plugins cannot both be loaded.
+- go-mysql's BinlogSyncer with SemiSyncEnabled (tests/clients/go's
+  binlogreader -semisync) acks: yes_tx rises by exactly the number of
+  transactions committed, no_tx does not, under AFTER_SYNC and
+  AFTER_COMMIT; a plain reader beside it is not observed (clients stays 1,
+  its stream has no semisync header) and decodes everything.
+- The only semisync reader stopped (SIGSTOP): the next commit waits about
+  the timeout, status turns OFF, no_tx and no_times rise; continued
+  (SIGCONT), it acks the newest position and status is ON again.
+- wait_for_replica_count=2 with two readers acks; one stopped, commits
+  wait and then fall back.
+- UNINSTALL while a semisync reader streams and semisync is enabled: 1883
+  with MySQL's text; once disabled, UNINSTALL ends that reader's
+  connection (it reconnects to a server without the plugin) and the
+  server goes on.
+- A MariaDB 10.11 replica with rpl_semi_sync_slave_enabled=ON acks: the
+  same yes_tx / no_tx accounting.
+- AFTER_SYNC is lossless under SIGKILL: every transaction whose COMMIT
+  returned OK is in the semisync reader's received stream.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import contextlib
+
+import pymysql
+
+import harness as h
+
+READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go", "bin", "binlogreader")
+SOURCE_LIB = "semisync_source.so"
+_servers = h.PrivateServers(extra=["--server-id=1"])
+
+
+def need_reader():
+    """True when go-mysql's binlogreader is built (test_dump_readers.py
+    says why when it cannot be)."""
+    if os.access(READER, os.X_OK):
+        return True
+    h.note(f"SKIPPED: {READER} was not built (scripts/deps.sh builds it with Go >= 1.25)")
+    return False
+
+
+def status(c, name):
+    rows = h.query(c, f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return rows[0][1] if rows else None
+
+
+def counters(c):
+    return {r[0]: r[1] for r in h.query(c, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_source%'")}
+
+
+def num(c, name):
+    return int(status(c, "Rpl_semi_sync_source_" + name))
+
+
+class Reader:
+    """binlogreader streaming from the start of the binlog, acking when
+    semisync; its JSON lines go to a file."""
+
+    def __init__(self, srv, server_id, semisync=True):
+        self.out_path = os.path.join(h.TMPDIR, f"semisync-reader-{server_id}-{os.getpid()}.jsonl")
+        self.err_path = self.out_path + ".err"
+        argv = [READER, "-port", str(srv.port), "-server-id", str(server_id), "-rows", "100000000",
+                "-timeout", "600s", "-xids", "-file", "", "-pos", "4"]
+        if semisync:
+            argv.append("-semisync")
+        self.out = open(self.out_path, "wb")
+        self.err = open(self.err_path, "wb")
+        self.proc = subprocess.Popen(argv, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL)
+
+    def lines(self):
+        import json
+        with open(self.out_path, "rb") as f:
+            out = []
+            for line in f.read().splitlines():
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass
+            return out
+
+    def gtids(self):
+        return {x["gtid"] for x in self.lines() if "gtid" in x}
+
+    def stderr(self):
+        with open(self.err_path, errors="replace") as f:
+            return f.read()[-2000:]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.out.close()
+        self.err.close()
+
+
+def wait_clients(c, n, what):
+    h.bounded_poll(lambda: num(c, "clients") == n, rounds=150, interval=0.1,
+                   what=f"{what}: Rpl_semi_sync_source_clients = {n}")
+
+
+@contextlib.contextmanager
+def primary():
+    """A fresh sluiced with the source plugin installed and ON."""
+    srv = _servers.start("semisync")
+    c = h.root(port=srv.port)
+    h.query(c, f"INSTALL PLUGIN rpl_semi_sync_source SONAME '{SOURCE_LIB}'")
+    h.query(c, "CREATE DATABASE ss")
+    h.query(c, "CREATE TABLE ss.t (id INT PRIMARY KEY, v INT)")
+    # ON with no replica yet (wait_no_replica=ON): a commit now would wait
+    # the whole timeout, as in MySQL; the tests attach readers first.
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 10000")
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_enabled = ON")
+    readers = []
+    try:
+        yield srv, c, readers
+    finally:
+        for r in readers:
+            r.stop()
+        h.close_quietly(c)
+        srv.kill()
+
+
+def insert(c, first, n):
+    for i in range(first, first + n):
+        h.query(c, f"INSERT INTO ss.t VALUES ({i}, {i})")
+
+
+# ---------------------------------------------------------------- names
+
+def test_names_before_and_after_install():
+    srv = _servers.start("semisync-names")
+    c = h.root(port=srv.port)
+    try:
+        for v in ("rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"):
+            e = h.expect_sql_error(c, f"SELECT @@global.{v}", 1193)
+            assert e.args[1] == f"Unknown system variable '{v}'", e.args
+        h.query(c, f"INSTALL PLUGIN rpl_semi_sync_source SONAME '{SOURCE_LIB}'")
+        rows = h.query(c, "SHOW VARIABLES WHERE Variable_name IN "
+                          "('rpl_semi_sync_master_enabled', 'rpl_semi_sync_source_enabled')")
+        assert sorted(rows) == [("rpl_semi_sync_master_enabled", "OFF"), ("rpl_semi_sync_source_enabled", "OFF")]
+        assert h.scalar(c, "SELECT @@global.rpl_semi_sync_source_timeout") == 10000
+        assert h.scalar(c, "SELECT @@global.rpl_semi_sync_master_wait_point") == "AFTER_SYNC"
+        assert h.scalar(c, "SELECT @@global.rpl_semi_sync_master_wait_for_slave_count") == 1
+        assert h.scalar(c, "SELECT @@global.rpl_semi_sync_source_wait_no_replica") == 1
+        h.query(c, "SET GLOBAL rpl_semi_sync_master_enabled = ON")  # the old name sets the same variable
+        rows = h.query(c, "SHOW VARIABLES WHERE Variable_name IN "
+                          "('rpl_semi_sync_master_enabled', 'rpl_semi_sync_source_enabled')")
+        assert [r[1] for r in rows] == ["ON", "ON"], rows
+        st = {r[0]: r[1] for r in h.query(c, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync%'")}
+        for suffix in ("clients", "status", "yes_tx", "no_tx", "no_times", "wait_sessions", "tx_avg_wait_time",
+                       "tx_wait_time", "tx_waits", "net_avg_wait_time", "wait_pos_backtraverse",
+                       "timefunc_failures"):
+            for prefix in ("Rpl_semi_sync_source_", "Rpl_semi_sync_master_"):
+                assert prefix + suffix in st, (prefix + suffix, sorted(st))
+        assert st["Rpl_semi_sync_source_status"] == "ON"  # wait_no_replica=ON: ON without replicas
+        h.expect_sql_error(c, "SET GLOBAL rpl_semi_sync_source_wait_point = 'NOWHERE'", 1231)
+        # The old plugin cannot be loaded beside the new one.
+        try:
+            h.query(c, "INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'")
+            raise AssertionError("semisync_master.so installed beside semisync_source.so")
+        except pymysql.err.MySQLError as e:
+            h.note(f"old beside new: {e.args}")
+        # The replica plugins: variables, status OFF (no replication threads).
+        h.query(c, "INSTALL PLUGIN rpl_semi_sync_replica SONAME 'semisync_replica.so'")
+        assert h.scalar(c, "SELECT @@global.rpl_semi_sync_slave_enabled") == 0
+        assert status(c, "Rpl_semi_sync_replica_status") == "OFF"
+        assert status(c, "Rpl_semi_sync_slave_status") == "OFF"
+        h.query(c, "UNINSTALL PLUGIN rpl_semi_sync_replica")
+        h.query(c, "SET GLOBAL rpl_semi_sync_source_enabled = OFF")
+        h.query(c, "UNINSTALL PLUGIN rpl_semi_sync_source")
+        h.query(c, "INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'")
+        assert h.scalar(c, "SELECT @@global.rpl_semi_sync_source_timeout") == 10000
+        assert status(c, "Rpl_semi_sync_master_status") == "OFF"
+        h.query(c, "UNINSTALL PLUGIN rpl_semi_sync_master")
+        h.expect_sql_error(c, "SELECT @@global.rpl_semi_sync_master_enabled", 1193)
+    finally:
+        h.close_quietly(c)
+        srv.kill()
+
+
+# ---------------------------------------------------------------- go-mysql
+
+def test_go_mysql_acks_every_transaction_after_sync():
+    go_mysql_acks("AFTER_SYNC")
+
+
+def test_go_mysql_acks_every_transaction_after_commit():
+    go_mysql_acks("AFTER_COMMIT")
+
+
+def go_mysql_acks(wait_point):
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        go_mysql_acks_on(srv, c, readers, wait_point)
+
+
+def go_mysql_acks_on(srv, c, readers, wait_point):
+    h.query(c, f"SET GLOBAL rpl_semi_sync_source_wait_point = {wait_point}")
+    readers.append(Reader(srv, 101))
+    readers.append(Reader(srv, 102, semisync=False))  # a plain reader beside it
+    wait_clients(c, 1, "semisync reader connected")
+    before = counters(c)
+    insert(c, 1, 20)
+    h.query(c, "BEGIN")
+    insert(c, 100, 3)
+    h.query(c, "COMMIT")
+    after = counters(c)
+    assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 21, after
+    assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], after
+    assert after["Rpl_semi_sync_source_status"] == "ON"
+    assert after["Rpl_semi_sync_source_clients"] == "1", "the plain reader is not a semisync client"
+    assert int(after["Rpl_semi_sync_source_tx_waits"]) > 0
+    # Both readers decoded every transaction (the plain one without a header).
+    want = 21 + 2  # + CREATE DATABASE, CREATE TABLE
+    for r in readers:
+        h.bounded_poll(lambda: len(r.gtids()) >= want, rounds=100, interval=0.1,
+                       what=f"reader {r.proc.args[4]} saw {want} transactions; stderr: {r.stderr()}")
+        assert r.proc.poll() is None, r.stderr()
+
+
+def test_timeout_switches_off_and_back_on():
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        _timeout_switches_off_and_back_on(srv, c, readers)
+
+
+def _timeout_switches_off_and_back_on(srv, c, readers):
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 1500")
+    r = Reader(srv, 101)
+    readers.append(r)
+    wait_clients(c, 1, "semisync reader connected")
+    insert(c, 1, 3)
+    assert num(c, "yes_tx") == 3
+    r.proc.send_signal(signal.SIGSTOP)  # the only semisync replica stops acking
+    t0 = time.monotonic()
+    insert(c, 10, 1)
+    waited = time.monotonic() - t0
+    assert 1.2 <= waited < 10, f"the commit waited {waited:.2f} s for a 1.5 s timeout"
+    st = counters(c)
+    assert st["Rpl_semi_sync_source_status"] == "OFF", st
+    assert st["Rpl_semi_sync_source_no_tx"] == "1" and st["Rpl_semi_sync_source_no_times"] == "1", st
+    t0 = time.monotonic()
+    insert(c, 11, 2)  # OFF: no waiting
+    assert time.monotonic() - t0 < 1.0
+    assert num(c, "no_tx") == 3
+    r.proc.send_signal(signal.SIGCONT)  # it catches up and acks the newest position
+    h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
+                   what="semisync back ON after the replica caught up")
+    yes = num(c, "yes_tx")
+    insert(c, 20, 2)
+    assert num(c, "yes_tx") == yes + 2
+    assert num(c, "no_tx") == 3
+    with open(srv.log_error, errors="replace") as f:
+        log = f.read()
+    assert "Timeout waiting for reply of binlog" in log
+    assert "Semi-sync replication switched OFF" in log
+    assert "Semi-sync replication switched ON with replica (server_id: 101)" in log
+
+
+def test_wait_for_two_replicas():
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        _wait_for_two_replicas(srv, c, readers)
+
+
+def _wait_for_two_replicas(srv, c, readers):
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 1500")
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 2")
+    a, b = Reader(srv, 101), Reader(srv, 102)
+    readers += [a, b]
+    wait_clients(c, 2, "two semisync readers connected")
+    insert(c, 1, 5)
+    st = counters(c)
+    assert st["Rpl_semi_sync_source_yes_tx"] == "5" and st["Rpl_semi_sync_source_no_tx"] == "0", st
+    b.proc.send_signal(signal.SIGSTOP)
+    t0 = time.monotonic()
+    insert(c, 10, 1)
+    waited = time.monotonic() - t0
+    assert waited >= 1.2, f"one ack of two needed: the commit should wait, waited {waited:.2f} s"
+    st = counters(c)
+    assert st["Rpl_semi_sync_source_status"] == "OFF" and st["Rpl_semi_sync_source_no_tx"] == "1", st
+    b.proc.send_signal(signal.SIGCONT)
+    h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
+                   what="back ON once both acked")
+
+
+def test_uninstall_refused_while_streaming():
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        _uninstall_refused_while_streaming(srv, c, readers)
+
+
+def _uninstall_refused_while_streaming(srv, c, readers):
+    r = Reader(srv, 101)
+    readers.append(r)
+    wait_clients(c, 1, "semisync reader connected")
+    e = h.expect_sql_error(c, "UNINSTALL PLUGIN rpl_semi_sync_source", 1883)
+    assert e.args[1] == "Stop any active semisynchronous replicas of this source first.", e.args
+    insert(c, 1, 2)
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_enabled = OFF")
+    h.query(c, "UNINSTALL PLUGIN rpl_semi_sync_source")
+    # The reader's semisync stream cannot go on without the plugin: it ends.
+    insert(c, 5, 1)
+    r.proc.wait(timeout=30)
+    h.expect_sql_error(c, "SELECT @@global.rpl_semi_sync_source_enabled", 1193)
+    insert(c, 6, 1)
+    h.assert_server_ok(port=srv.port)
+
+
+# ---------------------------------------------------------------- lossless
+
+def test_after_sync_lossless_under_sigkill():
+    """Writers commit under load; the primary is SIGKILLed; every GTID whose
+    COMMIT returned OK is in the semisync reader's stream."""
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        _after_sync_lossless_under_sigkill(srv, c, readers)
+
+
+def _after_sync_lossless_under_sigkill(srv, c, readers):
+    r = Reader(srv, 101)
+    readers.append(r)
+    wait_clients(c, 1, "semisync reader connected")
+    acknowledged = []  # rows whose COMMIT returned OK
+    visible = set()    # rows another session saw
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(k):
+        w = h.root(port=srv.port)
+        try:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                try:
+                    h.query(w, f"INSERT INTO ss.t VALUES ({k * 1000000 + i}, {i})")
+                except pymysql.err.MySQLError:
+                    return
+                with lock:
+                    acknowledged.append(k * 1000000 + i)
+        finally:
+            h.close_quietly(w)
+
+    def watcher():
+        w = h.root(port=srv.port)
+        try:
+            while not stop.is_set():
+                try:
+                    rows = h.query(w, "SELECT id FROM ss.t")
+                except pymysql.err.MySQLError:
+                    return
+                with lock:
+                    visible.update(x[0] for x in rows)
+        finally:
+            h.close_quietly(w)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(1, 5)]
+    threads.append(threading.Thread(target=watcher))
+    for t in threads:
+        t.start()
+    time.sleep(3)
+    srv.proc.kill()
+    stop.set()
+    for t in threads:
+        t.join(timeout=30)
+    time.sleep(0.5)
+    r.proc.kill()
+    r.proc.wait(timeout=10)
+    seen_rows = set()
+    for x in r.lines():
+        if x.get("rows") == "write" and x.get("table") == "t":
+            for v in x["values"]:
+                seen_rows.add(v[0])
+    with lock:
+        ok = list(acknowledged)
+        seen_elsewhere = set(visible)
+    assert ok, "no commit returned before the kill"
+    missing = [k for k in ok if k not in seen_rows]
+    assert not missing, f"{len(missing)} of {len(ok)} acknowledged rows never reached the replica: {missing[:10]}"
+    phantom = sorted(k for k in seen_elsewhere if k not in seen_rows)
+    assert not phantom, f"{len(phantom)} rows were visible to another session but never reached the replica"
+    h.note(f"lossless: {len(ok)} acknowledged, {len(seen_elsewhere)} seen by another session, all received")
+
+
+if __name__ == "__main__":
+    h.main(globals())
