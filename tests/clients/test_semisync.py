@@ -325,6 +325,89 @@ def _uninstall_refused_while_streaming(srv, c, readers):
     h.assert_server_ok(port=srv.port)
 
 
+# ---------------------------------------------------------------- MariaDB
+
+def test_mariadb_replica_acks():
+    """A MariaDB 10.11 replica with rpl_semi_sync_slave_enabled=ON asks for
+    semisync (SHOW VARIABLES LIKE 'rpl_semi_sync_master_enabled', SET
+    @rpl_semi_sync_slave=1) and acks every transaction; with its IO thread
+    stopped the next commit waits the timeout and semisync falls back."""
+    import test_mariadb_replica as mr
+    if not (mr.MARIADBD and mr.INSTALL_DB):
+        raise AssertionError("mariadb-server is not installed (scripts/deps.sh installs it)")
+    base = h.temp_dir("semisync-mariadb")
+    os.makedirs(base, exist_ok=True)
+    srv = _servers.start("semisync-mariadb-primary")
+    replica = None
+    c = h.root(port=srv.port)
+    try:
+        h.query(c, f"SET GLOBAL collation_server = '{mr.COLLATION}'")
+        h.query(c, f"SET GLOBAL collation_connection = '{mr.COLLATION}'")
+        h.close_quietly(c)
+        c = h.root(port=srv.port)  # a session with the new collation_server
+        h.query(c, f"SET NAMES utf8mb4 COLLATE {mr.COLLATION}")
+        h.query(c, "CREATE USER 'repl'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
+        h.query(c, "GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'repl'@'%'")
+        h.query(c, "CREATE DATABASE ss")
+        h.query(c, "CREATE TABLE ss.t (id INT PRIMARY KEY, v INT)")
+        h.query(c, f"INSTALL PLUGIN rpl_semi_sync_source SONAME '{SOURCE_LIB}'")
+        h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 2000")
+        first = h.query(c, "SHOW BINARY LOGS")[0][0]
+        replica = mr.MariaDB(os.path.join(base, "mariadb")).start()
+        m = replica.connect()
+        try:
+            h.query(m, "SET GLOBAL rpl_semi_sync_slave_enabled = ON")
+            h.query(m, f"CHANGE MASTER TO MASTER_HOST='{h.HOST}', MASTER_PORT={srv.port}, MASTER_USER='repl', "
+                       f"MASTER_PASSWORD='pw', MASTER_LOG_FILE='{first}', MASTER_LOG_POS=4, MASTER_USE_GTID=no, "
+                       "MASTER_CONNECT_RETRY=1")
+            h.query(m, "START SLAVE")
+            wait_clients(c, 1, "the MariaDB replica registered as semisync")
+            h.query(c, "SET GLOBAL rpl_semi_sync_source_enabled = ON")
+            before = counters(c)
+            insert(c, 1, 15)
+            h.query(c, "BEGIN")
+            insert(c, 100, 5)
+            h.query(c, "COMMIT")
+            after = counters(c)
+            assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 16, \
+                (after, replica.log_tail(10))
+            assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], after
+            assert after["Rpl_semi_sync_source_status"] == "ON"
+            st = {r[0]: r[1] for r in h.query(m, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_slave_status'")}
+            assert st.get("Rpl_semi_sync_slave_status") == "ON", st
+            def applied():
+                try:
+                    return h.scalar(m, "SELECT COUNT(*) FROM ss.t") == 20
+                except pymysql.err.MySQLError:
+                    return False  # not created there yet
+
+            h.bounded_poll(applied, rounds=150, interval=0.1,
+                           what=f"the replica applied the 20 rows ({mr.describe(mr.slave_status(m))})")
+            # The replica's IO thread stops: the next commit waits the timeout, then falls back.
+            h.query(m, "STOP SLAVE IO_THREAD")
+            wait_clients(c, 0, "the replica's dump ended")
+            t0 = time.monotonic()
+            insert(c, 200, 1)
+            waited = time.monotonic() - t0
+            st = counters(c)
+            assert waited >= 1.6, f"waited {waited:.2f} s for a 2 s timeout"
+            assert st["Rpl_semi_sync_source_status"] == "OFF" and st["Rpl_semi_sync_source_no_tx"] == "1", st
+            h.query(m, "START SLAVE IO_THREAD")
+            h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=150, interval=0.1,
+                           what="semisync ON again once the replica caught up")
+            yes = num(c, "yes_tx")
+            insert(c, 300, 2)
+            assert num(c, "yes_tx") == yes + 2
+        finally:
+            h.close_quietly(m)
+    finally:
+        h.close_quietly(c)
+        if replica is not None:
+            replica.stop()
+        srv.kill()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 # ---------------------------------------------------------------- lossless
 
 def test_after_sync_lossless_under_sigkill():
