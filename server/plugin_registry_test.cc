@@ -8,6 +8,13 @@
 #include <sstream>
 #include <thread>
 
+#include <sys/socket.h>
+
+#include <future>
+
+#include "binlog/binlog.h"
+#include "binlog/event.h"
+#include "server/rpl/binlog_sender.h"
 #include "server/rpl/delegates.h"
 #include "server/vars/status_vars.h"
 #include "server/vars/sys_vars.h"
@@ -289,6 +296,216 @@ TEST_F(PluginRegistryTest, RepeatedInstallKeepsMappingsFlat) {
   }
   EXPECT_LE(MappedCount(kLib), base);
   EXPECT_EQ(base, 0);  // UNINSTALL closed the library
+}
+
+
+// ---------------------------------------------------------------- semisync
+
+// A dump connection over a socketpair: the test plays the replica on the
+// other end (writes acks); packets sent go to memory.
+class PairConnection : public rpl::DumpConnection, public rpl::PacketSink {
+ public:
+  PairConnection() { EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds_), 0); }
+  ~PairConnection() override {
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  int fd() const override { return fds_[0]; }
+  int ReadPacket(std::string* payload, size_t max) override {
+    std::lock_guard l(mu_);
+    for (;;) {
+      if (in_.size() >= 4) {
+        const size_t len = static_cast<uint8_t>(in_[0]) | (static_cast<uint8_t>(in_[1]) << 8) |
+                           (static_cast<size_t>(static_cast<uint8_t>(in_[2])) << 16);
+        if (len > max) return -1;
+        if (in_.size() >= 4 + len) {
+          payload->assign(in_, 4, len);
+          in_.erase(0, 4 + len);
+          return 1;
+        }
+      }
+      char buf[512];
+      ssize_t n = ::recv(fds_[0], buf, sizeof(buf), MSG_DONTWAIT);
+      if (n > 0) {
+        in_.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+    }
+  }
+  Status Flush(int next_seq) override {
+    if (next_seq >= 0) flushes_for_ack.fetch_add(1);
+    return Status::OK();
+  }
+  void Close() override {
+    closed = true;
+    ::shutdown(fds_[0], SHUT_RDWR);
+  }
+  void Raw(const std::string& bytes) {
+    ASSERT_EQ(::write(fds_[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  }
+  std::atomic<bool> closed{false};
+  Status Send(std::string_view payload) override {
+    std::lock_guard l(mu_);
+    packets.emplace_back(payload);
+    return Status::OK();
+  }
+  Status Flush() override { return Status::OK(); }
+  // The replica's ack for (file, pos), sequence id 0.
+  void Ack(const std::string& file, uint64_t pos) {
+    std::string body(1, '\xEF');
+    for (int i = 0; i < 8; ++i) body.push_back(static_cast<char>(pos >> (8 * i)));
+    body += file;
+    std::string pkt;
+    pkt.push_back(static_cast<char>(body.size()));
+    pkt.push_back(static_cast<char>(body.size() >> 8));
+    pkt.push_back(static_cast<char>(body.size() >> 16));
+    pkt.push_back('\0');
+    pkt += body;
+    ASSERT_EQ(::write(fds_[1], pkt.data(), pkt.size()), static_cast<ssize_t>(pkt.size()));
+  }
+  std::vector<std::string> Packets() {
+    std::lock_guard l(mu_);
+    return packets;
+  }
+  std::atomic<int> flushes_for_ack{0};
+
+ private:
+  int fds_[2];
+  std::mutex mu_;
+  std::string in_;
+  std::vector<std::string> packets;
+};
+
+// The semisync source on a real binlog: a plain reader beside a semisync
+// one makes no hook call and takes no registry lock per event; the
+// semisync reader's events carry EF 00 and the group end asks for an ack;
+// while transaction 1 waits in after_sync for its ack, transaction 2 is
+// written and synced (the pipeline), and one ack for 2's end releases
+// both; a malformed ack closes the connection.
+TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
+  fs::path bdir = dir_ / "binlog";
+  fs::create_directories(bdir);
+  binlog::Binlog::Options o;
+  o.dir = bdir.string();
+  o.server_id = 1;
+  o.server_uuid = *binlog::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
+  auto opened = binlog::Binlog::Open(o, nullptr);
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<binlog::Binlog> bl = std::move(opened).value();
+  ASSERT_TRUE(bl->StartWriting().ok());
+  bl->set_hooks(&rpl_);
+
+  ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(1)).ok());
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_status"), "ON");
+
+  auto commit = [&](uint64_t xid) {
+    binlog::TransactionCache c;
+    c.set_checksum(binlog::Checksum::kCrc32);
+    binlog::EventHeader h;
+    h.type = binlog::kQueryEvent;
+    h.server_id = 1;
+    binlog::QueryInfo q;
+    q.query = "BEGIN";
+    EXPECT_TRUE(c.Append(binlog::EncodeQuery(h, q, binlog::Checksum::kCrc32)).ok());
+    h.type = binlog::kXidEvent;
+    EXPECT_TRUE(c.Append(binlog::EncodeXid(h, xid, binlog::Checksum::kCrc32)).ok());
+    binlog::Binlog::CommitResult written;
+    EXPECT_TRUE(bl->Commit(c, 1, &written).ok());
+    return written;
+  };
+
+  std::atomic<bool> stop{false};
+  auto run_sender = [&](rpl::PacketSink& sink, rpl::DumpConnection* conn, uint32_t server_id, bool semisync,
+                        std::atomic<uint64_t>& hook_calls) {
+    rpl::DumpRequest req;
+    req.server_id = server_id;
+    rpl::SenderOptions so;
+    so.reader_checksum = binlog::Checksum::kCrc32;
+    so.server_id = 1;
+    so.poll = std::chrono::milliseconds(20);
+    rpl::TransmitParam p;
+    p.server_id = server_id;
+    p.connection = conn;
+    p.user_var = [semisync](std::string_view n) {
+      return semisync && n == "rpl_semi_sync_replica" ? std::string("1") : std::string();
+    };
+    rpl::BinlogSender sender(*bl, rpl_, req, so, p, sink, stop);
+    Status s = sender.Run();
+    hook_calls = sender.counters().hook_calls.load();
+    return s;
+  };
+  PairConnection semi, plain;
+  std::atomic<uint64_t> semi_hooks{0}, plain_hooks{0};
+  const uint64_t locks = rpl_.transmit().lock_acquisitions();
+  auto semi_done = std::async(std::launch::async, [&] { return run_sender(semi, &semi, 11, true, semi_hooks); });
+  auto plain_done = std::async(std::launch::async, [&] { return run_sender(plain, &plain, 12, false, plain_hooks); });
+  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_clients") != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_clients"), "1");
+
+  // Transaction 1 waits in after_sync (no ack yet).
+  binlog::Binlog::CommitResult w1 = commit(1);
+  auto t1 = std::async(std::launch::async, [&] { return rpl_.AfterSync(w1.file, w1.end); });
+  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_wait_sessions") != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_wait_sessions"), "1");
+  // ... and meanwhile transaction 2 is written, synced and published.
+  binlog::Binlog::CommitResult w2 = commit(2);
+  EXPECT_GT(w2.end, w1.end);
+  EXPECT_EQ(bl->end().offset, w2.end);
+  EXPECT_EQ(t1.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  auto t2 = std::async(std::launch::async, [&] { return rpl_.AfterSync(w2.file, w2.end); });
+  // The semisync reader got both; each group end asked for an ack.
+  for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(semi.flushes_for_ack.load(), 2);
+  // One ack for transaction 2's end releases both waits.
+  semi.Ack(w2.file, w2.end);
+  ASSERT_EQ(t1.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(t2.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(t1.get().ok());
+  EXPECT_TRUE(t2.get().ok());
+  bl->CommitDone();
+  bl->CommitDone();
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_no_tx"), "0");
+
+  // Every semisync packet has EF; the flag byte is 01 exactly on the Xid
+  // events ending at w1.end and w2.end. The plain reader's have neither.
+  int flagged = 0;
+  for (const std::string& pk : semi.Packets()) {
+    ASSERT_GE(pk.size(), 3u);
+    EXPECT_EQ(static_cast<uint8_t>(pk[1]), 0xEF);
+    flagged += pk[2] == 1;
+  }
+  EXPECT_EQ(flagged, 2);
+  const auto plain_packets = plain.Packets();
+  ASSERT_FALSE(plain_packets.empty());
+  for (const std::string& pk : plain_packets) EXPECT_NE(static_cast<uint8_t>(pk[1]), 0xEF);
+
+  // A malformed ack ends the semisync connection; the plain one goes on.
+  semi.Ack(w1.file, 4);  // well formed but behind: changes nothing
+  semi.Raw(std::string("\x03\x00\x00\x00\x45\x46\x47", 7));  // no EF magic
+  for (int i = 0; i < 500 && !semi.closed.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(semi.closed.load());
+  EXPECT_FALSE(plain.closed.load());
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
+  stop = true;
+  ASSERT_TRUE(semi_done.get().ok());
+  ASSERT_TRUE(plain_done.get().ok());
+  EXPECT_GT(semi_hooks.load(), 0u);
+  EXPECT_EQ(plain_hooks.load(), 0u);
+  EXPECT_EQ(rpl_.transmit().lock_acquisitions(), locks);
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_clients"), "0");
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
+  ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
+  bl->set_hooks(nullptr);
 }
 
 }  // namespace

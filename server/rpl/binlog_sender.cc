@@ -102,6 +102,7 @@ Status BinlogSender::SendEvent(std::string_view event, const std::string& file, 
     SLUICE_RETURN_IF_ERROR(transmit_.BeforeSendEvent(packet, file, end_pos));
     SLUICE_RETURN_IF_ERROR(sink_.Send(packet));
     SLUICE_RETURN_IF_ERROR(transmit_.AfterSendEvent(event, file, end_pos));
+    counters_.hook_calls.fetch_add(3, std::memory_order_relaxed);
   } else {
     packet.append(event);
     SLUICE_RETURN_IF_ERROR(sink_.Send(packet));

@@ -92,6 +92,9 @@ class BinlogSender {
     std::atomic<uint64_t> bytes{0};
     std::atomic<uint64_t> heartbeats{0};
     std::atomic<uint64_t> skipped{0};  // events of transactions the reader had (GTID dump)
+    // Per-event observer hook calls (reserve_header, before/after_send_event):
+    // zero for a reader no observer asked for.
+    std::atomic<uint64_t> hook_calls{0};
   };
   const Counters& counters() const { return counters_; }
 
