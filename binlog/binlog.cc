@@ -856,6 +856,10 @@ GtidSet Binlog::gtid_purged() const {
 
 void Binlog::PublishEnd(uint32_t number, uint64_t offset) {
   end_.store((uint64_t{number} << kOffsetBits) | offset, std::memory_order_seq_cst);
+  WakeReaders();
+}
+
+void Binlog::WakeReaders() {
   // A reader registers as a waiter before it re-checks end_ (both seq_cst),
   // so either it sees the new end or this sees it waiting.
   if (end_waiters_.load(std::memory_order_seq_cst) == 0) return;
@@ -887,13 +891,35 @@ Binlog::End Binlog::end() const {
   return End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
 }
 
-Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout) const {
+Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped) const {
   const uint64_t packed = (uint64_t{seen.file_number} << kOffsetBits) | seen.offset;
+  auto current = [&] {
+    const uint64_t e = end_.load(std::memory_order_seq_cst);
+    return capped ? std::min(e, reader_limit_.load(std::memory_order_seq_cst)) : e;
+  };
   std::unique_lock l(end_mu_);
   end_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  end_cv_.wait_for(l, timeout, [&] { return end_.load(std::memory_order_seq_cst) != packed; });
+  end_cv_.wait_for(l, timeout, [&] { return current() != packed; });
   end_waiters_.fetch_sub(1, std::memory_order_relaxed);
-  return end();
+  return capped ? reader_end() : end();
+}
+
+bool Binlog::SetReaderLimit(std::string_view file, uint64_t offset) {
+  std::optional<uint32_t> n = FileNumber(options_.basename, file);
+  if (!n || offset >= (uint64_t{1} << kOffsetBits)) return false;
+  const uint64_t packed = (uint64_t{*n} << kOffsetBits) | offset;
+  if (reader_limit_.exchange(packed, std::memory_order_seq_cst) != packed) WakeReaders();
+  return true;
+}
+
+void Binlog::ClearReaderLimit() {
+  if (reader_limit_.exchange(UINT64_MAX, std::memory_order_seq_cst) != UINT64_MAX) WakeReaders();
+}
+
+Binlog::End Binlog::reader_end() const {
+  const uint64_t v =
+      std::min(end_.load(std::memory_order_acquire), reader_limit_.load(std::memory_order_acquire));
+  return End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
 }
 
 Binlog::Stats Binlog::stats() const {

@@ -227,7 +227,15 @@ class Binlog {
   };
   End end() const;
   // Waits until end() differs from `seen` or `timeout` passes; returns end().
-  End WaitForEnd(End seen, std::chrono::milliseconds timeout) const;
+  // capped: waits on reader_end() instead, and returns it.
+  End WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped = false) const;
+  // A limit for the readers that honour it (plain dump readers, while
+  // semisync holds them at what its replicas acknowledged): reader_end() is
+  // end() capped at it. Moving it wakes waiting readers. False for a file
+  // name that is not one of this binlog's.
+  bool SetReaderLimit(std::string_view file, uint64_t offset);
+  void ClearReaderLimit();
+  End reader_end() const;
   std::string FileName(uint32_t number) const;
 
   // --- counters (SHOW STATUS) ---
@@ -250,6 +258,7 @@ class Binlog {
   Status FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock);
   void WaitNoPendingLocked(std::unique_lock<std::mutex>& flush_lock);
   void PublishEnd(uint32_t number, uint64_t offset);
+  void WakeReaders();  // the notifier broadcasts to waiting readers
   Status PurgeFilesLocked(size_t count);  // the first `count` files
   Status PurgeBeforeLocked(int64_t unix_seconds);  // REQUIRES flush_mu_
   void PurgeExpiredLocked();
@@ -297,6 +306,7 @@ class Binlog {
   static constexpr std::chrono::microseconds kReaderWakeInterval{500};
   void NotifierLoop();
   std::atomic<uint64_t> end_{0};  // file number << 40 | offset
+  std::atomic<uint64_t> reader_limit_{UINT64_MAX};  // packed as end_; none: UINT64_MAX
   mutable std::atomic<int> end_waiters_{0};
   std::atomic<bool> notify_pending_{false};
   mutable std::mutex end_mu_;  // readers' condition variable

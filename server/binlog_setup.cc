@@ -86,6 +86,7 @@ Status Server::OpenBinlog() {
   }
   SLUICE_RETURN_IF_ERROR(binlog_->StartWriting());
   binlog_->set_hooks(replication_.get());
+  replication_->set_binlog(binlog_.get());
 
   // Run-time changes of the binlog's variables.
   binlog::Binlog* bl = binlog_.get();

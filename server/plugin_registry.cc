@@ -426,6 +426,12 @@ void SvcDumpClose(sluice_plugin_handle*, sluice_dump_connection* c) {
   if (c != nullptr) reinterpret_cast<rpl::DumpConnection*>(c)->Close();
 }
 
+int SvcSetReaderLimit(sluice_plugin_handle* h, const char* file, size_t len, uint64_t pos) {
+  rpl::Registry* reg = Rpl(h);
+  if (reg == nullptr) return 1;
+  return reg->SetReaderLimit(file == nullptr ? std::string_view() : std::string_view(file, len), pos) ? 0 : 1;
+}
+
 // --------------------------------------------------------------- variables
 
 struct VarCtx {
@@ -750,6 +756,7 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
   p.services.dump_read_packet = &SvcDumpReadPacket;
   p.services.dump_flush = &SvcDumpFlush;
   p.services.dump_close = &SvcDumpClose;
+  p.services.set_reader_limit = &SvcSetReaderLimit;
 
   auto fail = [&](Status s) {
     UnloadLocked(p);
@@ -775,7 +782,8 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
       Result<vars::VariableSpec> spec = MakeSpec(ctx);
       if (!spec.ok()) return fail(init_failed(spec.status().message()));
       Status s = options_.sys_vars->Register(std::move(spec).value());
-      if (!s.ok()) return fail(init_failed(fmt::format("system variable '{}': {}", sv->name, s.message())));
+      // (semisync_master.so beside semisync_source.so: the same variables.)
+      if (!s.ok()) return fail(init_failed(s.message() + " by another plugin or the server"));
       p.sysvars.emplace_back(sv->name);
       ApplyStartupValue(*sv);
       Result<sql::Value> v = options_.sys_vars->Get(sv->name, vars::GetScope::kGlobal, nullptr);

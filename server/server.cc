@@ -94,6 +94,7 @@ Status Server::OpenEngine() {
 
 void Server::CloseEngine() {
   if (binlog_) {
+    if (replication_) replication_->set_binlog(nullptr);
     Status b = binlog_->Close();
     if (!b.ok()) SLUICE_LOG_ERROR(log_, 0, "binlog: close failed: {}", b.ToString());
     binlog_.reset();

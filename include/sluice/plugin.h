@@ -295,6 +295,11 @@ typedef struct sluice_plugin_services {
   int (*dump_flush)(sluice_plugin_handle* h, sluice_dump_connection* c, int32_t next_sequence_id);
   /* Any thread: ends the connection (its dump stops at its next write). */
   void (*dump_close)(sluice_plugin_handle* h, sluice_dump_connection* c);
+  /* Holds every dump reader no transmit observer asked for (the plain
+   * readers) at `log_pos` of `log_file`: they are sent nothing beyond it
+   * until it moves. log_file NULL releases them. Returns 0, or non-zero
+   * when there is no binlog or the file is not one of its files. */
+  int (*set_reader_limit)(sluice_plugin_handle* h, const char* log_file, size_t log_file_len, uint64_t log_pos);
 } sluice_plugin_services;
 
 /* ------------------------------------------------------------ descriptor */

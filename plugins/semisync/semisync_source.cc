@@ -74,6 +74,7 @@ uint64_t wait_point_var = 0;   // 0 AFTER_SYNC, 1 AFTER_COMMIT
 uint64_t wait_count_var = 1;
 int32_t wait_no_replica_var = 1;
 uint64_t trace_level_var = 32;
+int32_t hold_plain_readers_var = 0;  // sluice_semi_sync_hold_plain_readers
 
 const char* const kWaitPoints[] = {"AFTER_SYNC", "AFTER_COMMIT", nullptr};
 
@@ -161,6 +162,10 @@ class Source {
   void SetEnabled(bool on);
   void SetWaitNoReplica(bool on);
   void SetWaitCount();
+  void SetHold() {
+    std::lock_guard l(mu_);
+    UpdateHold();
+  }
   void ResetMaster();
   uint64_t clients() {
     std::lock_guard l(mu_);
@@ -176,7 +181,11 @@ class Source {
   void SetOn(bool on) {                          // REQUIRES mu_
     on_ = on;
     counters.status.store(on ? 1 : 0, std::memory_order_relaxed);
+    UpdateHold();
   }
+  // sluice_semi_sync_hold_plain_readers: while it is ON and semisync is
+  // ON, plain readers get nothing beyond the acknowledged position.
+  void UpdateHold();                             // REQUIRES mu_
   bool Enabled() const { return SLUICE_PLUGIN_LOAD(&enabled_var) != 0; }
 
   std::mutex mu_;
@@ -190,6 +199,7 @@ class Source {
   bool have_waited_ = false;
   Pos max_waited_;
   std::set<Replica*> replicas_;
+  bool holding_ = false;  // a reader limit is set
 
   // Ack receiver. ack_mu_ is held while a connection is read, so
   // RemoveReplica (which takes it) never frees one being read.
@@ -203,6 +213,22 @@ class Source {
 };
 
 Source source;
+
+void Source::UpdateHold() {
+  const Pos* at = nullptr;
+  if (SLUICE_PLUGIN_LOAD(&hold_plain_readers_var) != 0 && Enabled() && on_) {
+    // Nothing acknowledged yet: what was written before is not protected
+    // anyway; hold everything after it.
+    at = have_reply_ ? &reply_ : have_commit_ ? &commit_ : nullptr;
+  }
+  if (svc == nullptr || svc->set_reader_limit == nullptr) return;
+  if (at != nullptr) {
+    holding_ = svc->set_reader_limit(svc->handle, at->name.data(), at->name.size(), at->offset) == 0;
+  } else if (holding_) {
+    svc->set_reader_limit(svc->handle, nullptr, 0, 0);
+    holding_ = false;
+  }
+}
 
 void Source::Start() {
   {
@@ -365,6 +391,7 @@ void Source::ReportReply(const Pos& p, uint32_t server_id) {
     have_reply_ = true;
     pending_.erase(pending_.begin(), pending_.upper_bound(p));
     cv_.notify_all();
+    if (holding_ || SLUICE_PLUGIN_LOAD(&hold_plain_readers_var) != 0) UpdateHold();
   }
   if (Enabled() && !on_ && (!have_commit_ || commit_ <= reply_)) {
     SetOn(true);
@@ -612,6 +639,7 @@ const sluice_trans_observer kTransObserver = {sizeof(sluice_trans_observer), nul
 void EnabledUpdate(void*, const sluice_var_value* v) { source.SetEnabled(v->i != 0); }
 void WaitNoReplicaUpdate(void*, const sluice_var_value* v) { source.SetWaitNoReplica(v->i != 0); }
 void WaitCountUpdate(void*, const sluice_var_value*) { source.SetWaitCount(); }
+void HoldUpdate(void*, const sluice_var_value*) { source.SetHold(); }
 
 void AvgWaitTime(void*, sluice_status_value* v) {
   const uint64_t waits = counters.tx_waits.load(std::memory_order_relaxed);
@@ -638,6 +666,11 @@ const sluice_sysvar kSysvars[] = {
     {SEMISYNC_NAMES("rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"), SLUICE_VAR_UINT, 0,
      "The tracing level: 1 general, 16 detail (each ack), 32 network wait, 64 function.", 0, 0, 0, 32, 0,
      4294967295ull, nullptr, nullptr, &trace_level_var, 0, nullptr, nullptr, nullptr},
+    {"sluice_semi_sync_hold_plain_readers", nullptr, SLUICE_VAR_BOOL, 0,
+     "While semisync is ON, send dump readers that are not semisync replicas (CDC readers, plain replicas) nothing "
+     "beyond the position the semisync replicas acknowledged, so none of them holds a transaction a failover to a "
+     "semisync replica could lose. Released while semisync is OFF.",
+     0, 0, 1, 0, 0, 0, nullptr, nullptr, &hold_plain_readers_var, 0, nullptr, HoldUpdate, nullptr},
     {}};
 
 #define SEMISYNC_STATUS(suffix) \

@@ -203,6 +203,11 @@ Status BinlogSender::Run() {
     ~StopAtExit() { t.Stop(); }
   } stop_at_exit{transmit_};
 
+  // A reader no observer asked for follows reader_end(): end() unless a
+  // plugin holds plain readers back (semisync's
+  // sluice_semi_sync_hold_plain_readers); an observed one follows end().
+  const bool capped = !transmit_.observed();
+  auto published = [&] { return capped ? binlog_.reader_end() : binlog_.end(); };
   bool first = true;
   auto last_send = std::chrono::steady_clock::now();
   while (!stop_.load(std::memory_order_relaxed)) {
@@ -257,19 +262,23 @@ Status BinlogSender::Run() {
     bool next_file = false;
     // The published end is read again only when the reader reaches the
     // end it last saw: per event the sender reads no line a committer writes.
-    binlog::Binlog::End end = binlog_.end();
-    bool active = end.file_number == number;
-    reader.set_limit(active ? end.offset : UINT64_MAX);
+    binlog::Binlog::End end = published();
+    // A held reader may be ahead of the limit (in a later file): it waits.
+    auto limit_of = [&](const binlog::Binlog::End& e) {
+      return e.file_number == number ? e.offset : e.file_number < number ? reader.valid_end() : UINT64_MAX;
+    };
+    bool active = end.file_number <= number;
+    reader.set_limit(limit_of(end));
     while (!next_file) {
       if (stop_.load(std::memory_order_relaxed)) return Status::OK();
       Result<std::optional<binlog::BinlogFileReader::Event>> ev = reader.Next();
       if (!ev.ok()) return Fatal(ev.status().message());
       if (!ev->has_value()) {
-        const binlog::Binlog::End now = binlog_.end();
+        const binlog::Binlog::End now = published();
         if (now.file_number != end.file_number || now.offset != end.offset) {
           end = now;
-          active = end.file_number == number;
-          reader.set_limit(active ? end.offset : UINT64_MAX);
+          active = end.file_number <= number;
+          reader.set_limit(limit_of(end));
           continue;
         }
         if (!active) {
@@ -309,7 +318,7 @@ Status BinlogSender::Run() {
           wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(due) +
                                     std::chrono::milliseconds(1));
         }
-        binlog_.WaitForEnd(end, wait);
+        binlog_.WaitForEnd(end, wait, capped);
         continue;
       }
       SetState(State::kSending);

@@ -143,6 +143,16 @@ Status Registry::AfterSync(std::string_view log_file, uint64_t log_pos) {
   return Status::OK();
 }
 
+bool Registry::SetReaderLimit(std::string_view file, uint64_t pos) {
+  binlog::Binlog* b = binlog_.load(std::memory_order_acquire);
+  if (b == nullptr) return false;
+  if (file.empty()) {
+    b->ClearReaderLimit();
+    return true;
+  }
+  return b->SetReaderLimit(file, pos);
+}
+
 void Registry::AfterResetMaster() {
   for (const auto& e : transmit_.read()) (void)e.observer->AfterResetMaster();
 }

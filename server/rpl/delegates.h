@@ -338,7 +338,14 @@ class Registry : public binlog::CommitHooks {
   Status AfterSync(std::string_view log_file, uint64_t log_pos);
   void AfterResetMaster();
 
+  // Holding plain readers (plugins: services->set_reader_limit): sets or,
+  // with an empty file, clears the binlog's reader limit. False when there
+  // is no binlog or the file is not one of its files.
+  void set_binlog(binlog::Binlog* b) { binlog_.store(b, std::memory_order_release); }
+  bool SetReaderLimit(std::string_view file, uint64_t pos);
+
  private:
+  std::atomic<binlog::Binlog*> binlog_{nullptr};
   Delegate<TransObserver> trans_;
   Delegate<BinlogStorageObserver> storage_;
   Delegate<BinlogTransmitObserver> transmit_;

@@ -28,6 +28,7 @@ a private sluiced, acknowledged by real clients.
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -41,6 +42,10 @@ import harness as h
 READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go", "bin", "binlogreader")
 SOURCE_LIB = "semisync_source.so"
 _servers = h.PrivateServers(extra=["--server-id=1"])
+
+
+def teardown_module():
+    _servers.kill_all()
 
 
 def need_reader():
@@ -323,6 +328,108 @@ def _uninstall_refused_while_streaming(srv, c, readers):
     h.expect_sql_error(c, "SELECT @@global.rpl_semi_sync_source_enabled", 1193)
     insert(c, 6, 1)
     h.assert_server_ok(port=srv.port)
+
+
+def test_hold_plain_readers_at_the_acknowledged_position():
+    """sluice_semi_sync_hold_plain_readers=ON: a plain reader gets a
+    transaction only once the semisync replica acknowledged it; when
+    semisync falls back (timeout), the plain reader is released."""
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 3000")
+        h.query(c, "SET GLOBAL sluice_semi_sync_hold_plain_readers = ON")
+        semi, plain = Reader(srv, 101), Reader(srv, 102, semisync=False)
+        readers += [semi, plain]
+        wait_clients(c, 1, "semisync reader connected")
+        insert(c, 1, 5)  # acknowledged: the plain reader gets them
+        h.bounded_poll(lambda: len(plain.gtids()) >= 7, rounds=100, interval=0.1,
+                       what=f"plain reader got the acknowledged transactions ({plain.stderr()})")
+        semi.proc.send_signal(signal.SIGSTOP)
+        have = len(plain.gtids())
+        done = threading.Event()
+        t = threading.Thread(target=lambda: (insert(h.root(port=srv.port), 10, 1), done.set()))
+        t0 = time.monotonic()
+        t.start()
+        time.sleep(1.5)  # the commit waits for an ack that does not come
+        assert not done.is_set()
+        assert len(plain.gtids()) == have, "the plain reader got a transaction no replica acknowledged"
+        t.join(timeout=30)
+        assert done.is_set() and time.monotonic() - t0 >= 2.5
+        assert status(c, "Rpl_semi_sync_source_status") == "OFF"
+        h.bounded_poll(lambda: len(plain.gtids()) == have + 1, rounds=100, interval=0.1,
+                       what="semisync OFF: the plain reader is released")
+        semi.proc.send_signal(signal.SIGCONT)
+        h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
+                       what="back ON")
+        insert(c, 20, 2)
+        h.bounded_poll(lambda: len(plain.gtids()) == have + 3, rounds=100, interval=0.1,
+                       what="held and released again as acks come")
+        h.query(c, "SET GLOBAL sluice_semi_sync_hold_plain_readers = OFF")
+
+
+# ---------------------------------------------------------------- cycles
+
+def proc_figures(pid):
+    with open(f"/proc/{pid}/status") as f:
+        rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    with open(f"/proc/{pid}/maps") as f:
+        maps = sum(1 for l in f if SOURCE_LIB in l)
+    return rss, fds, maps
+
+
+def test_install_uninstall_cycles_with_plain_readers():
+    """1000 INSTALL / SET ON / SET OFF / UNINSTALL cycles with 40 plain
+    readers attached (COM_BINLOG_DUMP, blocking) and commits between them:
+    file descriptors and mapped copies of the library flat, RSS bounded."""
+    srv = _servers.start("semisync-cycles")
+    c = h.root(port=srv.port)
+    readers = []
+    try:
+        h.query(c, "CREATE DATABASE ss")
+        h.query(c, "CREATE TABLE ss.t (id INT PRIMARY KEY, v INT)")
+        first = h.query(c, "SHOW BINARY LOGS")[0][0]
+        for k in range(40):
+            r = h.RawConn(port=srv.port)
+            r.login("root")
+            r.query("SET @master_binlog_checksum = 'CRC32'")
+            body = struct.pack("<IHI", 4, 0, 200 + k) + first.encode()
+            r.send_packet(bytes([h.COM_BINLOG_DUMP]) + body, seq=0)
+            readers.append(r)
+        h.bounded_poll(lambda: sum(1 for row in h.query(c, "SHOW PROCESSLIST") if row[4] == "Binlog Dump") == 40,
+                       rounds=100, interval=0.1, what="40 plain readers streaming")
+
+        def cycle(i):
+            h.query(c, f"INSTALL PLUGIN rpl_semi_sync_source SONAME '{SOURCE_LIB}'")
+            h.query(c, "SET GLOBAL rpl_semi_sync_source_enabled = ON")
+            if i % 10 == 0:
+                # No semisync replica and wait_no_replica=OFF: commits do not wait.
+                h.query(c, "SET GLOBAL rpl_semi_sync_source_wait_no_replica = OFF")
+                h.query(c, f"INSERT INTO ss.t VALUES ({i}, {i})")
+            h.query(c, "SET GLOBAL rpl_semi_sync_source_enabled = OFF")
+            h.query(c, "UNINSTALL PLUGIN rpl_semi_sync_source")
+
+        for i in range(50):  # warm-up: allocator pools, thread stacks
+            cycle(i)
+        rss0, fds0, maps0 = proc_figures(srv.proc.pid)
+        t0 = time.monotonic()
+        for i in range(50, 1050):
+            cycle(i)
+        took = time.monotonic() - t0
+        rss1, fds1, maps1 = proc_figures(srv.proc.pid)
+        h.note(f"1000 cycles with 40 plain readers in {took:.1f} s: RSS {rss0} -> {rss1} KiB, "
+               f"fds {fds0} -> {fds1}, mapped {SOURCE_LIB} {maps0} -> {maps1}")
+        assert fds1 == fds0, (fds0, fds1)
+        assert maps0 == 0 and maps1 == 0, (maps0, maps1)
+        assert rss1 - rss0 < 8 * 1024, f"RSS grew {rss1 - rss0} KiB over 1000 cycles"
+        assert sum(1 for row in h.query(c, "SHOW PROCESSLIST") if row[4] == "Binlog Dump") == 40
+        assert h.scalar(c, "SELECT COUNT(*) FROM ss.t") == 105
+    finally:
+        for r in readers:
+            r.close()
+        h.close_quietly(c)
+        srv.kill()
 
 
 # ---------------------------------------------------------------- MariaDB
