@@ -24,6 +24,7 @@
 #include "server/acl/access_control.h"
 #include "server/options.h"
 #include "server/plugin_registry.h"
+#include "server/rpl/delegates.h"
 #include "server/server.h"
 #include "server/system_schema.h"
 #include "binlog/binlog.h"
@@ -488,6 +489,8 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       o.error = Tables().Commit();  // implicit commit
       if (!o.error.ok()) return o;
       o.error = ResetMaster(server_.binlog(), st.As<sql::ResetMasterStmt>().to);
+      // Observers forget positions of the files that are gone (semisync).
+      if (o.error.ok()) server_.replication().AfterResetMaster();
       return o;
     }
     case sql::StmtKind::kInstallPlugin:

@@ -323,7 +323,8 @@ def test_max_execution_time_prepared_select():
 
 
 def test_kill_query_alter_copy_keeps_table():
-    victim, admin = h.root(), h.root()
+    # Filling the table takes minutes under TSan: no 60 s read timeout.
+    victim, admin = h.root(), h.root(read_timeout=900)
     try:
         h.query(admin, f"CREATE TABLE {DB}.big (a BIGINT PRIMARY KEY, b INT)")
         h.query(admin, f"INSERT INTO {DB}.big SELECT a.a * {ROWS} + b.a, b.a FROM {DB}.k20 a, {DB}.k20 b "
