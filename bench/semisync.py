@@ -180,7 +180,8 @@ def row(srv, name, args, base=None):
     ips = slap(srv, args)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     ratio = f"{ips / base:.2f}" if base else "1.00"
-    print(f"{srv.kind:8} {name:14} {ips:10.0f} {y1 - y0:8} {n1 - n0:6} {ratio:>6}", flush=True)
+    label = name.replace("40", str(args.readers))
+    print(f"{srv.kind:8} {label:14} {ips:10.0f} {y1 - y0:8} {n1 - n0:6} {ratio:>6}", flush=True)
     return ips
 
 
@@ -197,8 +198,9 @@ def bench(kind, args, work):
         if kind == "sluiced":
             sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
         row(srv, "installed-off", args, base)
-        semi = start_semi_reader(srv)
+        # go-mysql asks for semisync only when the variable is already ON.
         sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
+        semi = start_semi_reader(srv)
         row(srv, "on+1semi", args, base)
         for p in readers:
             p.kill()
