@@ -176,6 +176,7 @@ class Source {
   void AckLoop();
   void ReadAcks(uint64_t id);
   void HandleAck(Replica* r, const Pos& p);     // REQUIRES mu_
+  void ReportCounted(uint32_t server_id);       // REQUIRES mu_
   void ReportReply(const Pos& p, uint32_t server_id);  // REQUIRES mu_
   void SwitchOff();                              // REQUIRES mu_
   void SetOn(bool on) {                          // REQUIRES mu_
@@ -373,6 +374,11 @@ void Source::HandleAck(Replica* r, const Pos& p) {
     ReportReply(p, r->server_id);
     return;
   }
+  ReportCounted(r->server_id);
+}
+
+void Source::ReportCounted(uint32_t server_id) {
+  const uint64_t need = std::max<uint64_t>(1, SLUICE_PLUGIN_LOAD(&wait_count_var));
   // Acknowledged by `need` replicas: the smallest of the `need` most
   // advanced acks (mysql-server PR #509).
   std::vector<const Pos*> acks;
@@ -382,7 +388,7 @@ void Source::HandleAck(Replica* r, const Pos& p) {
   if (acks.size() < need) return;
   std::nth_element(acks.begin(), acks.begin() + static_cast<long>(need - 1), acks.end(),
                    [](const Pos* a, const Pos* b) { return *b < *a; });
-  ReportReply(*acks[need - 1], r->server_id);
+  ReportReply(*acks[need - 1], server_id);
 }
 
 void Source::ReportReply(const Pos& p, uint32_t server_id) {
@@ -516,6 +522,9 @@ void Source::SetWaitNoReplica(bool on) {
 
 void Source::SetWaitCount() {
   std::lock_guard l(mu_);
+  // Fewer acks needed now: what the replicas already acknowledged may
+  // release waiters at once.
+  if (!replicas_.empty()) ReportCounted((*replicas_.begin())->server_id);
   if (Enabled() && on_ && SLUICE_PLUGIN_LOAD(&wait_no_replica_var) == 0 &&
       replicas_.size() < SLUICE_PLUGIN_LOAD(&wait_count_var)) {
     SwitchOff();

@@ -304,6 +304,19 @@ def _wait_for_two_replicas(srv, c, readers):
     b.proc.send_signal(signal.SIGCONT)
     h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
                    what="back ON once both acked")
+    # A commit waiting for two acks is released when one is enough.
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 20000")
+    b.proc.send_signal(signal.SIGSTOP)
+    yes = num(c, "yes_tx")
+    t = threading.Thread(target=lambda: insert(h.root(port=srv.port), 30, 1))
+    t0 = time.monotonic()
+    t.start()
+    h.bounded_poll(lambda: num(c, "wait_sessions") == 1, rounds=100, interval=0.05, what="the commit waits")
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 1")
+    t.join(timeout=30)
+    assert time.monotonic() - t0 < 10, "the waiting commit was not released by wait_for_replica_count = 1"
+    assert num(c, "yes_tx") == yes + 1 and status(c, "Rpl_semi_sync_source_status") == "ON"
+    b.proc.send_signal(signal.SIGCONT)
 
 
 def test_uninstall_refused_while_streaming():
