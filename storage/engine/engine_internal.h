@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +36,16 @@ Result<StoredRecord> ParseRecord(std::string_view value);
 // The row before the change `rec` describes: its whole-row before-image
 // (engine.h: one UndoColumn with column_id 0). Corruption otherwise.
 Status BeforeRow(const UndoRecord& rec, std::string* row);
+
+// Sync points for tests that force an interleaving: each, when set, runs on
+// the engine's thread at the step it names. Never set outside tests; set
+// only while no engine thread can reach the step.
+struct SyncPoints {
+  // Engine::EntryNeeded: after SeenByAll said a version's writer is not
+  // seen by all, before the Fetch of that writer's undo record.
+  std::function<void()> purge_before_undo_fetch;
+};
+extern SyncPoints sync_points;
 
 }  // namespace sluice::storage::engine_internal
 

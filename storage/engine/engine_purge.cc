@@ -14,6 +14,8 @@ namespace sluice::storage {
 
 using engine_internal::ParseRecord;
 
+engine_internal::SyncPoints engine_internal::sync_points;
+
 namespace {
 // Work items per hold of ddl_mu_ (DDL and checkpoints wait for a hold).
 constexpr size_t kItemsPerHold = 64;
@@ -186,9 +188,19 @@ Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<Store
     if (!k.ok()) return k.status();
     if (*k == ikey) return true;
     if (seen_by_all || roll_ptr.is_null() || roll_ptr.is_insert()) return false;
-    // Its writer is not seen by all, so its undo is still in the store.
+    // Its writer was not seen by all just now, so its undo was in the
+    // store; but session threads free undo too (MaybePurge -> FreeUndo),
+    // under a purge limit newer than `limit`, and the log may have gone
+    // since. The store frees a log only once every view, open now or later,
+    // sees its writer: this version is then the oldest any view builds, and
+    // it does not have the key (checked above). SeenByAll says so for a log
+    // that is gone; any other failed Fetch is a real error.
+    if (engine_internal::sync_points.purge_before_undo_fetch) engine_internal::sync_points.purge_before_undo_fetch();
     Result<UndoRecord> rec = undo_store_->Fetch(roll_ptr);
-    if (!rec.ok()) return rec.status();
+    if (!rec.ok()) {
+      if (undo_store_->SeenByAll(trx_id, limit)) return false;
+      return rec.status();
+    }
     SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(*rec, &row));
     trx_id = rec->prev_trx_id;
     roll_ptr = rec->prev_roll_ptr;

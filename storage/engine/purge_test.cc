@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "storage/engine/engine.h"
+#include "storage/engine/engine_internal.h"
 #include "storage/engine/engine_test_util.h"
 #include "storage/io/mem_file_system.h"
 
@@ -254,6 +255,55 @@ TEST_F(PurgeTest, ACrashLeavesWorkToTheSweepAndACleanCloseLeavesNone) {
   engine_.reset();
   Open();
   EXPECT_FALSE(engine_->purge_stats().sweep_pending);
+}
+
+// Session threads free undo logs too (MaybePurge: every 32nd writing commit,
+// under the purge limit of that moment, newer than the one the purge pass
+// read). So a log can go while purge walks a row's versions, between
+// SeenByAll saying the version's writer is not seen by all and the Fetch of
+// its undo record. Purge failed there ("undo record not found: log purged
+// or never written") and dropped the row's work, leaving its stale entry.
+// A log that went is one every view sees: the walk ends there.
+TEST_F(PurgeTest, AnUndoLogASessionFreesWhilePurgeFollowsItEndsTheWalk) {
+  TableDef other = T();
+  other.name = "t2";
+  auto t2 = engine_->CreateTable(other);
+  ASSERT_TRUE(t2.ok()) << t2.status().ToString();
+  const uint64_t t2_id = (*t2)->id;
+  Committed([&](EngineTrx& trx) { ASSERT_TRUE(engine_->Insert(trx, t_, R(1, 1)).ok()); });
+  Committed([&](EngineTrx& trx) { ASSERT_TRUE(*engine_->Update(trx, t_, Pk(1), R(1, 2))); });
+  auto reader = engine_->Begin();
+  ASSERT_TRUE(engine_->Get(*reader, t_, Pk(1)).ok());  // sees k=2: pins the next update's undo
+  Committed([&](EngineTrx& trx) { ASSERT_TRUE(*engine_->Update(trx, t_, Pk(1), R(1, 3))); });
+
+  // The pass frees the first update's log and checks its k=1 entry: the
+  // latest version (k=3) is the second update's, whose log the reader pins.
+  // Just before purge fetches that log's record, the reader ends and a
+  // session thread's FreeUndo frees the log.
+  int fired = 0;
+  engine_internal::sync_points.purge_before_undo_fetch = [&] {
+    if (fired++ != 0) return;
+    ASSERT_TRUE(engine_->Commit(*reader).ok());
+    std::thread session([&] {
+      // A new thread: its 32nd writing commit runs FreeUndo. Another table,
+      // so its row locks are not in the lock shard the pass holds.
+      for (int64_t i = 0; i < 32; ++i) {
+        Committed([&](EngineTrx& trx) { ASSERT_TRUE(engine_->Insert(trx, t2_id, R(i, i)).ok()); });
+      }
+    });
+    session.join();
+  };
+  Status s = engine_->Purge();
+  engine_internal::sync_points.purge_before_undo_fetch = nullptr;
+  EXPECT_EQ(fired, 1);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  Engine::PurgeStats st = PurgeNow();  // the second update's k=2, queued by the session thread
+  EXPECT_EQ(st.entries_removed, 2u);   // k=1 and k=2; v='x' is the latest row's
+  ExpectPurged();
+  auto trx = engine_->Begin();
+  EXPECT_TRUE(Lookup(*trx, "k_idx", int64_t{1}).empty());
+  EXPECT_EQ(Lookup(*trx, "k_idx", int64_t{3}), std::vector<int64_t>{1});
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
 }
 
 // Writers insert, update (moving keys) and delete while the purge thread
