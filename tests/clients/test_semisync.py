@@ -435,7 +435,10 @@ def test_install_uninstall_cycles_with_plain_readers():
                f"fds {fds0} -> {fds1}, mapped {SOURCE_LIB} {maps0} -> {maps1}")
         assert fds1 == fds0, (fds0, fds1)
         assert maps0 == 0 and maps1 == 0, (maps0, maps1)
-        assert rss1 - rss0 < 8 * 1024, f"RSS grew {rss1 - rss0} KiB over 1000 cycles"
+        # Sanitizers keep per-thread state of every thread ever started (one
+        # ack receiver per INSTALL): RSS says nothing there.
+        if not any(os.environ.get(v) for v in ("ASAN_OPTIONS", "TSAN_OPTIONS")):
+            assert rss1 - rss0 < 8 * 1024, f"RSS grew {rss1 - rss0} KiB over 1000 cycles"
         assert sum(1 for row in h.query(c, "SHOW PROCESSLIST") if row[4] == "Binlog Dump") == 40
         assert h.scalar(c, "SELECT COUNT(*) FROM ss.t") == 105
     finally:
