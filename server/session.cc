@@ -346,14 +346,15 @@ asio::awaitable<Status> Session::Handshake() {
     error_code ec;
     timed_out_ = false;
     ArmTimer(connect_timeout);
+    server_.core_status().ssl_accepts->Add();  // attempted
     co_await tls_->async_handshake(asio::ssl::stream_base::server,
                                    asio::redirect_error(asio::use_awaitable, ec));
     timer_.cancel();
     if (ec) co_return Status::IOError("TLS handshake failed: " + ec.message());
+    server_.core_status().ssl_finished_accepts->Add();  // completed
     ctx_.secure_transport = true;
     ctx_.tls_version = SSL_get_version(tls_->native_handle());
     ctx_.tls_cipher = SSL_get_cipher_name(tls_->native_handle());
-    server_.core_status().ssl_accepts->Add();
     packet = co_await ReadPacket(connect_timeout, false);
     if (!packet.ok()) {
       if (packet.status().mysql_errno() != 1105) co_await WriteError(packet.status());
@@ -604,11 +605,14 @@ namespace {
 // Packets are gathered up to 64 KiB before a write, and flushed whenever
 // the sender catches up. As a DumpConnection it also lets a transmit
 // observer read what the reader sends back (semisync acks) from its own
-// thread: on a plain socket with non-blocking recv(2), which does not
-// disturb the dump thread's writes; a TLS stream cannot be read beside
-// its writer, so there fd() is -1.
+// thread without blocking: on a plain socket with recv(2), which does not
+// disturb the dump thread's writes; on TLS the stream's state is shared by
+// both directions, so reads and writes take turns under io_mu_ (taken per
+// write of up to 64 KiB, not per event) and a read never waits for data.
 template <typename Stream>
 class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
+  static constexpr bool kTls = !std::is_same_v<Stream, Session::StreamSocket>;
+
  public:
   SocketSink(Stream& stream, uint8_t first_seq) : stream_(stream), seq_(first_seq) {}
   Status Send(std::string_view payload) override {
@@ -618,7 +622,12 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   Status Flush() override {
     if (buf_.empty()) return Status::OK();
     error_code ec;
-    asio::write(stream_, asio::buffer(buf_), ec);
+    if constexpr (kTls) {
+      std::lock_guard io(io_mu_);
+      asio::write(stream_, asio::buffer(buf_), ec);
+    } else {
+      asio::write(stream_, asio::buffer(buf_), ec);
+    }
     buf_.clear();
     if (ec) return Status::IOError("dump connection: " + ec.message());
     return Status::OK();
@@ -626,15 +635,13 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   uint8_t seq() const { return seq_; }
 
   int fd() const override {
-    if constexpr (std::is_same_v<Stream, Session::StreamSocket>) {
-      return stream_.native_handle();
+    if constexpr (kTls) {
+      return stream_.next_layer().native_handle();
     } else {
-      return -1;
+      return stream_.native_handle();
     }
   }
   int ReadPacket(std::string* payload, size_t max) override {
-    const int sock = fd();
-    if (sock < 0) return -1;
     std::lock_guard lock(read_mu_);
     for (;;) {
       // A whole packet buffered?
@@ -649,14 +656,9 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
         }
       }
       char chunk[4096];
-      const ssize_t n = ::recv(sock, chunk, sizeof(chunk), MSG_DONTWAIT);
-      if (n > 0) {
-        in_.append(chunk, static_cast<size_t>(n));
-        continue;
-      }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
-      if (n < 0 && errno == EINTR) continue;
-      return -1;  // closed or failed
+      const int n = ReadSome(chunk, sizeof(chunk));
+      if (n <= 0) return n;
+      in_.append(chunk, static_cast<size_t>(n));
     }
   }
   Status Flush(int next_seq) override {
@@ -664,18 +666,33 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
     if (next_seq >= 0) seq_ = static_cast<uint8_t>(next_seq);
     return s;
   }
-  void Close() override {
-    if constexpr (std::is_same_v<Stream, Session::StreamSocket>) {
-      ::shutdown(stream_.native_handle(), SHUT_RDWR);
+  void Close() override { ::shutdown(fd(), SHUT_RDWR); }
+
+ private:
+  // What has arrived, without waiting: > 0 bytes, 0 nothing yet, -1 gone.
+  int ReadSome(char* buf, size_t size) {
+    if constexpr (kTls) {
+      std::lock_guard io(io_mu_);
+      error_code ec, ignored;
+      stream_.next_layer().non_blocking(true, ignored);
+      const size_t n = stream_.read_some(asio::buffer(buf, size), ec);
+      stream_.next_layer().non_blocking(false, ignored);
+      if (n > 0) return static_cast<int>(n);
+      return ec == asio::error::would_block || ec == asio::error::try_again ? 0 : -1;
     } else {
-      ::shutdown(stream_.next_layer().native_handle(), SHUT_RDWR);
+      for (;;) {
+        const ssize_t n = ::recv(fd(), buf, size, MSG_DONTWAIT);
+        if (n > 0) return static_cast<int>(n);
+        if (n < 0 && errno == EINTR) continue;
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+      }
     }
   }
 
- private:
   Stream& stream_;
   std::string buf_;
   uint8_t seq_;
+  std::mutex io_mu_;    // TLS: the stream, between the dump thread and a reader
   std::mutex read_mu_;
   std::string in_;  // GUARDED_BY(read_mu_): bytes read, not yet a whole packet
 };

@@ -218,8 +218,9 @@ typedef struct sluice_transmit_param {
                       size_t capacity);
   const void* server_data; /* the server's; do not touch */
   /* ABI 1.1: the connection (NULL where there is none, e.g. a test) and
-   * its socket for poll/epoll, or -1 where packets cannot be read from
-   * another thread (a TLS connection: its acks are not readable). */
+   * its socket for poll/epoll (-1 without a connection). On TLS the socket
+   * becoming readable may carry no whole packet: dump_read_packet then
+   * answers 0. */
   sluice_dump_connection* connection;
   int socket_fd;
 } sluice_transmit_param;

@@ -568,8 +568,8 @@ int TransmitStart(void*, sluice_transmit_param* param, const char* file, size_t 
       start.name.c_str(), static_cast<unsigned long long>(pos));
   if (r->fd < 0) {
     Log(SLUICE_LOG_WARNING,
-        "Semi-sync replica (server_id: %u) is connected over TLS, whose acks this source cannot read: it will "
-        "not count as acknowledging",
+        "Semi-sync replica (server_id: %u) has no connection this source can read acks from: it will not count "
+        "as acknowledging",
         r->server_id);
   }
   return 0;

@@ -74,13 +74,15 @@ class Reader:
     """binlogreader streaming from the start of the binlog, acking when
     semisync; its JSON lines go to a file."""
 
-    def __init__(self, srv, server_id, semisync=True):
+    def __init__(self, srv, server_id, semisync=True, tls=False):
         self.out_path = os.path.join(h.TMPDIR, f"semisync-reader-{server_id}-{os.getpid()}.jsonl")
         self.err_path = self.out_path + ".err"
         argv = [READER, "-port", str(srv.port), "-server-id", str(server_id), "-rows", "100000000",
                 "-timeout", "600s", "-xids", "-file", "", "-pos", "4"]
         if semisync:
             argv.append("-semisync")
+        if tls:
+            argv.append("-tls")
         self.out = open(self.out_path, "wb")
         self.err = open(self.err_path, "wb")
         self.proc = subprocess.Popen(argv, stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL)
@@ -207,16 +209,21 @@ def test_go_mysql_acks_every_transaction_after_commit():
     go_mysql_acks("AFTER_COMMIT")
 
 
-def go_mysql_acks(wait_point):
+def test_go_mysql_acks_over_tls():
+    go_mysql_acks("AFTER_SYNC", tls=True)
+
+
+def go_mysql_acks(wait_point, tls=False):
     if not need_reader():
         return
     with primary() as (srv, c, readers):
-        go_mysql_acks_on(srv, c, readers, wait_point)
+        go_mysql_acks_on(srv, c, readers, wait_point, tls)
 
 
-def go_mysql_acks_on(srv, c, readers, wait_point):
+def go_mysql_acks_on(srv, c, readers, wait_point, tls):
     h.query(c, f"SET GLOBAL rpl_semi_sync_source_wait_point = {wait_point}")
-    readers.append(Reader(srv, 101))
+    tls_before = int(status(c, "Ssl_finished_accepts"))
+    readers.append(Reader(srv, 101, tls=tls))
     readers.append(Reader(srv, 102, semisync=False))  # a plain reader beside it
     wait_clients(c, 1, "semisync reader connected")
     before = counters(c)
@@ -229,6 +236,8 @@ def go_mysql_acks_on(srv, c, readers, wait_point):
     assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], after
     assert after["Rpl_semi_sync_source_status"] == "ON"
     assert after["Rpl_semi_sync_source_clients"] == "1", "the plain reader is not a semisync client"
+    if tls:
+        assert int(status(c, "Ssl_finished_accepts")) > tls_before, "the semisync reader did not use TLS"
     assert int(after["Rpl_semi_sync_source_tx_waits"]) > 0
     # Both readers decoded every transaction (the plain one without a header).
     want = 21 + 2  # + CREATE DATABASE, CREATE TABLE

@@ -10,7 +10,7 @@
 //	{"done":true,"rows":N}                                  at the end (exit 0)
 //	{"xid":N,"pos":N}                                        every Xid event (-xids)
 //
-// With -semisync it asks for semisync as go-mysql's SemiSyncEnabled does
+// -tls connects with TLS. With -semisync it asks for semisync as go-mysql's SemiSyncEnabled does
 // (SHOW VARIABLES for rpl_semi_sync_*_enabled = ON, SET
 // @rpl_semi_sync_slave = 1) and acks every event the source flags.
 //
@@ -24,6 +24,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -76,6 +77,7 @@ func main() {
 	timeout := flag.Duration("timeout", 60*time.Second, "give up after this long")
 	verbose := flag.Bool("v", false, "go-mysql's log on stderr")
 	semisync := flag.Bool("semisync", false, "register as a semisync replica and ack (SemiSyncEnabled)")
+	useTLS := flag.Bool("tls", false, "connect with TLS (certificate not verified)")
 	xids := flag.Bool("xids", false, "print every Xid event")
 	flag.Parse()
 
@@ -96,6 +98,9 @@ func main() {
 		DisableRetrySync:        true,
 		SemiSyncEnabled:         *semisync,
 		Logger:                  slog.New(slog.NewTextHandler(logOut, nil)),
+	}
+	if *useTLS {
+		cfg.TLSConfig = &tls.Config{InsecureSkipVerify: true}
 	}
 	syncer := replication.NewBinlogSyncer(cfg)
 	defer syncer.Close() // KILLs the dump connection from a new one
