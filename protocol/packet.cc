@@ -8,6 +8,16 @@
 
 namespace sluice::protocol {
 
+int TakePacket(std::string* buffered, std::string* payload, size_t max) {
+  if (buffered->size() < kHeaderSize) return 0;
+  const FrameHeader h = ParseFrameHeader(reinterpret_cast<const uint8_t*>(buffered->data()));
+  if (h.length > max) return -1;
+  if (buffered->size() < kHeaderSize + h.length) return 0;
+  payload->assign(*buffered, kHeaderSize, h.length);
+  buffered->erase(0, kHeaderSize + h.length);
+  return 1;
+}
+
 FrameHeader ParseFrameHeader(const uint8_t header[4]) {
   FrameHeader h;
   h.length = static_cast<uint32_t>(header[0]) | (static_cast<uint32_t>(header[1]) << 8) |

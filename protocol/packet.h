@@ -28,6 +28,12 @@ struct FrameHeader {
 
 FrameHeader ParseFrameHeader(const uint8_t header[4]);
 
+// Takes one single-frame packet off the front of `buffered` (bytes read
+// from a socket, kept between calls): 1 its payload is in *payload, 0 not
+// all of it has arrived, -1 its length is over `max` (the stream cannot
+// be followed any further).
+int TakePacket(std::string* buffered, std::string* payload, size_t max);
+
 // Appends `payload` to *out as one or more frames, starting at *seq and
 // advancing it once per frame written.
 void AppendPacket(std::string* out, uint8_t* seq, std::string_view payload);

@@ -48,6 +48,26 @@ TEST(PacketTest, HeaderParsesLengthAndSeq) {
   EXPECT_EQ(f.seq, 9);
 }
 
+TEST(PacketTest, TakePacketWaitsForTheWholeFrame) {
+  std::string wire;
+  uint8_t seq = 0;
+  AppendPacket(&wire, &seq, "\xEF" "ack");
+  AppendPacket(&wire, &seq, "two");
+  std::string buffered, payload;
+  buffered = wire.substr(0, 3);
+  EXPECT_EQ(TakePacket(&buffered, &payload, 100), 0);  // header incomplete
+  buffered = wire.substr(0, 6);
+  EXPECT_EQ(TakePacket(&buffered, &payload, 100), 0);  // payload incomplete
+  buffered = wire;
+  ASSERT_EQ(TakePacket(&buffered, &payload, 100), 1);
+  EXPECT_EQ(payload, "\xEF" "ack");
+  ASSERT_EQ(TakePacket(&buffered, &payload, 100), 1);
+  EXPECT_EQ(payload, "two");
+  EXPECT_TRUE(buffered.empty());
+  buffered = wire;
+  EXPECT_EQ(TakePacket(&buffered, &payload, 3), -1);  // longer than max
+}
+
 TEST(PacketTest, SmallPayloadIsOneFrame) {
   std::string out;
   uint8_t seq = 3;

@@ -14,6 +14,7 @@
 
 #include "binlog/binlog.h"
 #include "binlog/event.h"
+#include "protocol/packet.h"
 #include "server/rpl/binlog_sender.h"
 #include "server/rpl/delegates.h"
 #include "server/vars/status_vars.h"
@@ -314,16 +315,7 @@ class PairConnection : public rpl::DumpConnection, public rpl::PacketSink {
   int ReadPacket(std::string* payload, size_t max) override {
     std::lock_guard l(mu_);
     for (;;) {
-      if (in_.size() >= 4) {
-        const size_t len = static_cast<uint8_t>(in_[0]) | (static_cast<uint8_t>(in_[1]) << 8) |
-                           (static_cast<size_t>(static_cast<uint8_t>(in_[2])) << 16);
-        if (len > max) return -1;
-        if (in_.size() >= 4 + len) {
-          payload->assign(in_, 4, len);
-          in_.erase(0, 4 + len);
-          return 1;
-        }
-      }
+      if (int taken = protocol::TakePacket(&in_, payload, max); taken != 0) return taken;
       char buf[512];
       ssize_t n = ::recv(fds_[0], buf, sizeof(buf), MSG_DONTWAIT);
       if (n > 0) {

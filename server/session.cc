@@ -644,17 +644,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   int ReadPacket(std::string* payload, size_t max) override {
     std::lock_guard lock(read_mu_);
     for (;;) {
-      // A whole packet buffered?
-      if (in_.size() >= 4) {
-        const size_t len = static_cast<uint8_t>(in_[0]) | (static_cast<uint8_t>(in_[1]) << 8) |
-                           (static_cast<size_t>(static_cast<uint8_t>(in_[2])) << 16);
-        if (len > max) return -1;
-        if (in_.size() >= 4 + len) {
-          payload->assign(in_, 4, len);
-          in_.erase(0, 4 + len);
-          return 1;
-        }
-      }
+      if (int taken = p::TakePacket(&in_, payload, max); taken != 0) return taken;
       char chunk[4096];
       const int n = ReadSome(chunk, sizeof(chunk));
       if (n <= 0) return n;
