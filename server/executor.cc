@@ -1604,7 +1604,10 @@ Status Executor::ApplyMysqlOptions() {
       if (ignored.insert(option).second) {
         std::string shown = option;
         std::replace(shown.begin(), shown.end(), '_', '-');
-        SLUICE_LOG_WARNING(log, 0, "option '{}' is a MySQL option that sluice accepts and ignores", shown);
+        SLUICE_LOG_WARNING(log, 0,
+                           "option '{}' is a MySQL option that sluice accepts and ignores, unless a plugin loaded "
+                           "at start declares it",
+                           shown);
       }
       continue;
     }

@@ -271,7 +271,11 @@ Status Server::Start() {
     po.status_vars = status_vars_.get();
     po.replication = replication_.get();
     po.log = log_;
-    po.startup_values = options_.loose_options;
+    // A plugin variable's start-up value: a loose- option, or one of the
+    // MySQL options the plugin declares (rpl_semi_sync_source_enabled=1 in
+    // my.cnf beside plugin-load-add, as MySQL documents it).
+    po.startup_values = options_.mysql_options;
+    po.startup_values.insert(po.startup_values.end(), options_.loose_options.begin(), options_.loose_options.end());
     plugins_ = std::make_unique<PluginRegistry>(std::move(po));
     std::vector<std::string> load;
     if (!options_.plugin_load.empty()) load.push_back(options_.plugin_load);

@@ -199,6 +199,24 @@ def test_names_before_and_after_install():
         srv.kill()
 
 
+def test_start_up_options_reach_the_plugin():
+    """my.cnf-style options, as MySQL documents them, beside
+    --plugin-load-add: the plain name (a MySQL option), the old name and
+    loose- all set the plugin's variables at start."""
+    srv = _servers.start("semisync-options", extra=[
+        "--plugin-load-add=semisync_source.so", "--rpl-semi-sync-source-enabled=ON",
+        "--rpl_semi_sync_master_timeout=500", "--loose-rpl-semi-sync-source-wait-point=AFTER_COMMIT"])
+    c = h.root(port=srv.port)
+    try:
+        row = h.query(c, "SELECT @@global.rpl_semi_sync_source_enabled, @@global.rpl_semi_sync_source_timeout, "
+                         "@@global.rpl_semi_sync_source_wait_point")[0]
+        assert row == (1, 500, "AFTER_COMMIT"), row
+        assert status(c, "Rpl_semi_sync_source_status") == "ON"
+    finally:
+        h.close_quietly(c)
+        srv.kill()
+
+
 # ---------------------------------------------------------------- go-mysql
 
 def test_go_mysql_acks_every_transaction_after_sync():
