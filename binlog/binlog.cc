@@ -861,7 +861,13 @@ void Binlog::PublishEnd(uint32_t number, uint64_t offset) {
 
 void Binlog::WakeReaders() {
   // A reader registers as a waiter before it re-checks end_ (both seq_cst),
-  // so either it sees the new end or this sees it waiting.
+  // so either it sees the new end or this sees it waiting. Prompt readers
+  // (a few semisync replicas, whose acks commits wait for) are woken here
+  // at once; the others by the notifier, batched.
+  if (prompt_waiters_.load(std::memory_order_seq_cst) != 0) {
+    { std::lock_guard p(prompt_mu_); }
+    prompt_cv_.notify_all();
+  }
   if (end_waiters_.load(std::memory_order_seq_cst) == 0) return;
   if (notify_pending_.exchange(true, std::memory_order_acq_rel)) return;  // the notifier will
   std::lock_guard l(notifier_mu_);
@@ -891,16 +897,23 @@ Binlog::End Binlog::end() const {
   return End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
 }
 
-Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped) const {
+Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped, bool prompt) const {
   const uint64_t packed = (uint64_t{seen.file_number} << kOffsetBits) | seen.offset;
   auto current = [&] {
     const uint64_t e = end_.load(std::memory_order_seq_cst);
     return capped ? std::min(e, reader_limit_.load(std::memory_order_seq_cst)) : e;
   };
-  std::unique_lock l(end_mu_);
-  end_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  end_cv_.wait_for(l, timeout, [&] { return current() != packed; });
-  end_waiters_.fetch_sub(1, std::memory_order_relaxed);
+  if (prompt) {
+    std::unique_lock l(prompt_mu_);
+    prompt_waiters_.fetch_add(1, std::memory_order_seq_cst);
+    prompt_cv_.wait_for(l, timeout, [&] { return current() != packed; });
+    prompt_waiters_.fetch_sub(1, std::memory_order_relaxed);
+  } else {
+    std::unique_lock l(end_mu_);
+    end_waiters_.fetch_add(1, std::memory_order_seq_cst);
+    end_cv_.wait_for(l, timeout, [&] { return current() != packed; });
+    end_waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
   return capped ? reader_end() : end();
 }
 

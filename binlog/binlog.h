@@ -227,8 +227,10 @@ class Binlog {
   };
   End end() const;
   // Waits until end() differs from `seen` or `timeout` passes; returns end().
-  // capped: waits on reader_end() instead, and returns it.
-  End WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped = false) const;
+  // capped: waits on reader_end() instead, and returns it. prompt: woken
+  // by the committer at once rather than by the notifier's batched
+  // broadcast (a semisync replica: a commit waits for its ack).
+  End WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped = false, bool prompt = false) const;
   // A limit for the readers that honour it (plain dump readers, while
   // semisync holds them at what its replicas acknowledged): reader_end() is
   // end() capped at it. Moving it wakes waiting readers. False for a file
@@ -311,6 +313,9 @@ class Binlog {
   std::atomic<bool> notify_pending_{false};
   mutable std::mutex end_mu_;  // readers' condition variable
   mutable std::condition_variable end_cv_;
+  mutable std::atomic<int> prompt_waiters_{0};  // WaitForEnd(prompt) callers waiting
+  mutable std::mutex prompt_mu_;                // their condition variable
+  mutable std::condition_variable prompt_cv_;
   std::mutex notifier_mu_;
   std::condition_variable notifier_cv_;
   bool notifier_stop_ = false;  // GUARDED_BY(notifier_mu_)

@@ -318,7 +318,8 @@ Status BinlogSender::Run() {
           wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(due) +
                                     std::chrono::milliseconds(1));
         }
-        binlog_.WaitForEnd(end, wait, capped);
+        // An observed reader (semisync) is woken at once: commits wait for it.
+        binlog_.WaitForEnd(end, wait, capped, /*prompt=*/!capped);
         continue;
       }
       SetState(State::kSending);
