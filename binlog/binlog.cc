@@ -49,6 +49,12 @@ uint32_t NowSeconds() { return static_cast<uint32_t>(NowMicros() / 1000000); }
 
 constexpr uint64_t kOffsetBits = 40;
 
+// A published position as one atomic word: file number << 40 | offset.
+uint64_t PackEnd(uint32_t file_number, uint64_t offset) { return (uint64_t{file_number} << kOffsetBits) | offset; }
+Binlog::End UnpackEnd(uint64_t v) {
+  return Binlog::End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
+}
+
 // Appends `event` (built with `from`'s checksum) to `out` as an event of a
 // file with checksum `to`, with log_pos = `log_pos`.
 void AppendPatched(std::string& out, std::string_view event, Checksum from, Checksum to, uint64_t end_in_file) {
@@ -855,7 +861,7 @@ GtidSet Binlog::gtid_purged() const {
 // ---------------------------------------------------------------- readers
 
 void Binlog::PublishEnd(uint32_t number, uint64_t offset) {
-  end_.store((uint64_t{number} << kOffsetBits) | offset, std::memory_order_seq_cst);
+  end_.store(PackEnd(number, offset), std::memory_order_seq_cst);
   WakeReaders();
 }
 
@@ -892,35 +898,29 @@ void Binlog::NotifierLoop() {
   }
 }
 
-Binlog::End Binlog::end() const {
-  const uint64_t v = end_.load(std::memory_order_acquire);
-  return End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
-}
+Binlog::End Binlog::end() const { return UnpackEnd(end_.load(std::memory_order_acquire)); }
 
 Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout, bool capped, bool prompt) const {
-  const uint64_t packed = (uint64_t{seen.file_number} << kOffsetBits) | seen.offset;
+  const uint64_t packed = PackEnd(seen.file_number, seen.offset);
   auto current = [&] {
     const uint64_t e = end_.load(std::memory_order_seq_cst);
     return capped ? std::min(e, reader_limit_.load(std::memory_order_seq_cst)) : e;
   };
-  if (prompt) {
-    std::unique_lock l(prompt_mu_);
-    prompt_waiters_.fetch_add(1, std::memory_order_seq_cst);
-    prompt_cv_.wait_for(l, timeout, [&] { return current() != packed; });
-    prompt_waiters_.fetch_sub(1, std::memory_order_relaxed);
-  } else {
-    std::unique_lock l(end_mu_);
-    end_waiters_.fetch_add(1, std::memory_order_seq_cst);
-    end_cv_.wait_for(l, timeout, [&] { return current() != packed; });
-    end_waiters_.fetch_sub(1, std::memory_order_relaxed);
-  }
+  // Prompt readers wait on their own condition variable (WakeReaders).
+  std::mutex& mu = prompt ? prompt_mu_ : end_mu_;
+  std::condition_variable& cv = prompt ? prompt_cv_ : end_cv_;
+  std::atomic<int>& waiters = prompt ? prompt_waiters_ : end_waiters_;
+  std::unique_lock l(mu);
+  waiters.fetch_add(1, std::memory_order_seq_cst);
+  cv.wait_for(l, timeout, [&] { return current() != packed; });
+  waiters.fetch_sub(1, std::memory_order_relaxed);
   return capped ? reader_end() : end();
 }
 
 bool Binlog::SetReaderLimit(std::string_view file, uint64_t offset) {
   std::optional<uint32_t> n = FileNumber(options_.basename, file);
   if (!n || offset >= (uint64_t{1} << kOffsetBits)) return false;
-  const uint64_t packed = (uint64_t{*n} << kOffsetBits) | offset;
+  const uint64_t packed = PackEnd(*n, offset);
   if (reader_limit_.exchange(packed, std::memory_order_seq_cst) != packed) WakeReaders();
   return true;
 }
@@ -930,9 +930,7 @@ void Binlog::ClearReaderLimit() {
 }
 
 Binlog::End Binlog::reader_end() const {
-  const uint64_t v =
-      std::min(end_.load(std::memory_order_acquire), reader_limit_.load(std::memory_order_acquire));
-  return End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
+  return UnpackEnd(std::min(end_.load(std::memory_order_acquire), reader_limit_.load(std::memory_order_acquire)));
 }
 
 Binlog::Stats Binlog::stats() const {

@@ -622,12 +622,9 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   Status Flush() override {
     if (buf_.empty()) return Status::OK();
     error_code ec;
-    if constexpr (kTls) {
-      std::lock_guard io(io_mu_);
-      asio::write(stream_, asio::buffer(buf_), ec);
-    } else {
-      asio::write(stream_, asio::buffer(buf_), ec);
-    }
+    std::unique_lock io(io_mu_, std::defer_lock);
+    if constexpr (kTls) io.lock();  // a plain socket's reads never touch the writer's state
+    asio::write(stream_, asio::buffer(buf_), ec);
     buf_.clear();
     if (ec) return Status::IOError("dump connection: " + ec.message());
     return Status::OK();

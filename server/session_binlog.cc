@@ -206,6 +206,15 @@ void LogHookFailure(std::string_view hook, const Status& s, const binlog::Binlog
                s.message());
   }
 }
+
+// after_commit: semisync's AFTER_COMMIT wait point (the client's OK waits).
+void RunAfterCommit(rpl::Registry& hooks, rpl::TransObserver::Param param,
+                    const binlog::Binlog::CommitResult& written) {
+  param.gtid = written.gtid;
+  param.log_file = written.file;
+  param.log_pos = written.end;
+  LogHookFailure("after_commit", hooks.AfterCommit(param), written);
+}
 }  // namespace
 
 Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::EngineTrx& trx) {
@@ -247,11 +256,7 @@ Status SessionBinlog::Commit(Server& server, SessionContext& ctx, storage::Engin
   LogHookFailure("after_sync", hooks.AfterSync(written.file, written.end), written);
   s = engine.Commit(trx, /*decided_elsewhere=*/true);
   bl->CommitDone();
-  // after_commit: semisync's AFTER_COMMIT wait point (the client's OK waits).
-  param.gtid = written.gtid;
-  param.log_file = written.file;
-  param.log_pos = written.end;
-  LogHookFailure("after_commit", hooks.AfterCommit(param), written);
+  RunAfterCommit(hooks, param, written);
   return s;
 }
 
@@ -272,10 +277,7 @@ Status SessionBinlog::LogDdl(Server& server, SessionContext& ctx, std::string_vi
   bl->CommitDone();
   rpl::TransObserver::Param param;
   param.connection_id = ctx.connection_id;
-  param.gtid = written.gtid;
-  param.log_file = written.file;
-  param.log_pos = written.end;
-  LogHookFailure("after_commit", hooks.AfterCommit(param), written);
+  RunAfterCommit(hooks, param, written);
   return Status::OK();
 }
 

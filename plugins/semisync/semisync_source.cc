@@ -179,6 +179,12 @@ class Source {
   void ReportCounted(uint32_t server_id);       // REQUIRES mu_
   void ReportReply(const Pos& p, uint32_t server_id);  // REQUIRES mu_
   void SwitchOff();                              // REQUIRES mu_
+  // Fewer semisync replicas connected than wait_for_replica_count.
+  bool TooFewReplicas() const {                  // REQUIRES mu_
+    return replicas_.size() < SLUICE_PLUGIN_LOAD(&wait_count_var);
+  }
+  // wait_no_replica=OFF: switches OFF while there are too few.
+  void FallBackIfTooFew();                       // REQUIRES mu_
   void SetOn(bool on) {                          // REQUIRES mu_
     on_ = on;
     counters.status.store(on ? 1 : 0, std::memory_order_relaxed);
@@ -344,8 +350,7 @@ void Source::AddReplica(Replica* r, const Pos& start) {
   counters.clients.store(replicas_.size(), std::memory_order_relaxed);
   // Where it starts is what it has.
   HandleAck(r, start);
-  if (Enabled() && !on_ && SLUICE_PLUGIN_LOAD(&wait_no_replica_var) == 0 &&
-      replicas_.size() >= SLUICE_PLUGIN_LOAD(&wait_count_var) && !have_commit_) {
+  if (Enabled() && !on_ && SLUICE_PLUGIN_LOAD(&wait_no_replica_var) == 0 && !TooFewReplicas() && !have_commit_) {
     SetOn(true);
   }
 }
@@ -358,10 +363,11 @@ void Source::RemoveReplica(Replica* r) {
   std::lock_guard l(mu_);
   replicas_.erase(r);
   counters.clients.store(replicas_.size(), std::memory_order_relaxed);
-  if (Enabled() && on_ && SLUICE_PLUGIN_LOAD(&wait_no_replica_var) == 0 &&
-      replicas_.size() < SLUICE_PLUGIN_LOAD(&wait_count_var)) {
-    SwitchOff();
-  }
+  FallBackIfTooFew();
+}
+
+void Source::FallBackIfTooFew() {
+  if (Enabled() && on_ && SLUICE_PLUGIN_LOAD(&wait_no_replica_var) == 0 && TooFewReplicas()) SwitchOff();
 }
 
 void Source::HandleAck(Replica* r, const Pos& p) {
@@ -494,8 +500,7 @@ void Source::SetEnabled(bool enable) {
   std::lock_guard l(mu_);
   if (enable) {
     if (!on_) {
-      SetOn(SLUICE_PLUGIN_LOAD(&wait_no_replica_var) != 0 ||
-            replicas_.size() >= SLUICE_PLUGIN_LOAD(&wait_count_var));
+      SetOn(SLUICE_PLUGIN_LOAD(&wait_no_replica_var) != 0 || !TooFewReplicas());
       // Nothing flushed before now is waited for; the next ack at or past
       // the newest position is what counts.
     }
@@ -515,7 +520,7 @@ void Source::SetWaitNoReplica(bool on) {
   if (!Enabled()) return;
   if (on) {
     if (!on_) SetOn(true);
-  } else if (replicas_.size() < SLUICE_PLUGIN_LOAD(&wait_count_var)) {
+  } else if (TooFewReplicas()) {
     SwitchOff();
   }
 }
@@ -525,10 +530,7 @@ void Source::SetWaitCount() {
   // Fewer acks needed now: what the replicas already acknowledged may
   // release waiters at once.
   if (!replicas_.empty()) ReportCounted((*replicas_.begin())->server_id);
-  if (Enabled() && on_ && SLUICE_PLUGIN_LOAD(&wait_no_replica_var) == 0 &&
-      replicas_.size() < SLUICE_PLUGIN_LOAD(&wait_count_var)) {
-    SwitchOff();
-  }
+  FallBackIfTooFew();
 }
 
 void Source::ResetMaster() {

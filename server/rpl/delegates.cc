@@ -10,9 +10,7 @@ namespace {
 Status HookFailed(std::string_view hook, const Status& cause) {
   return Status::MySQL(1105, "HY000", fmt::format("Failed to run hook '{}': {}", hook, cause.message()));
 }
-}  // namespace
 
-namespace {
 // Gives one observer its own observer_data for one call.
 struct DataScope {
   DataScope(TransmitParam& p, void*& data) : p(p), data(data) { p.observer_data = data; }

@@ -62,7 +62,7 @@ namespace sluice::server::rpl {
 class DumpConnection {
  public:
   virtual ~DumpConnection() = default;
-  // The socket, for poll/epoll; -1 where ReadPacket cannot work (TLS).
+  // The socket, for poll/epoll (plain or under TLS).
   virtual int fd() const = 0;
   // One packet the reader sent, without blocking: 1 its payload is in
   // *payload, 0 none complete yet, -1 closed, failed, or longer than
