@@ -108,7 +108,7 @@ class TransactionCache {
 
 // The observer hook point inside the binlog's flush stage (the observer
 // registry implements it; null = none). after_sync is not here: each
-// committer calls it once Commit() returned (server/session_binlog.cc).
+// committer calls it once Commit() returned (exec/session_binlog.cc).
 class CommitHooks {
  public:
   virtual ~CommitHooks() = default;

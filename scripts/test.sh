@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds sluice and runs every test: GoogleTest units (ctest), the
-# mysql-test suites (Debian's mysqltest), the client scripts (real clients
-# against a real sluiced), then the fuzz targets (replay and a short run
-# each). Exits non-zero on any failure and ends with one "N passed, N
-# failed" line over all four.
+# layering check (scripts/check_layers.py), the mysql-test suites (Debian's
+# mysqltest), the client scripts (real clients against a real sluiced),
+# then the fuzz targets (replay and a short run each). Exits non-zero on
+# any failure and ends with one "N passed, N failed" line over them all.
 #
 # BUILD_DIR (default build) picks the build the suites run; SKIP_FUZZ=1
 # leaves out the fuzz targets (scripts/sanitize.sh uses both).
@@ -49,6 +49,8 @@ run_suite() {
   fi
 }
 
+# The include graph points down the stack (scripts/check_layers.py).
+run_suite layering layering scripts/check_layers.py
 run_suite mysql-test mysql-test mysql-test/run.sh
 run_suite "client tests" clients tests/clients/run.sh
 # The libFuzzer targets (build-fuzz/, clang): the seed corpus and the kept

@@ -1,6 +1,6 @@
 #include "server/executor.h"
-#include "server/result_set.h"
-#include "server/table_executor.h"
+#include "exec/result_set.h"
+#include "exec/table_executor.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,34 +15,53 @@
 
 #include <fmt/format.h>
 
+#include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "binlog/binlog.h"
+#include "exec/binlog_statements.h"
+#include "exec/system_schema.h"
 #include "protocol/command.h"
 #include "protocol/constants.h"
 #include "protocol/response.h"
 #include "protocol/wire.h"
-#include "server/acl/access_control.h"
 #include "server/options.h"
 #include "server/plugin_registry.h"
 #include "server/rpl/delegates.h"
 #include "server/server.h"
-#include "server/system_schema.h"
-#include "binlog/binlog.h"
-#include "server/binlog_statements.h"
-#include "server/sql/eval.h"
-#include "server/sql/lexer.h"
-#include "server/sql/like.h"
-#include "server/sql/parser.h"
-#include "server/vars/core_status.h"
-#include "server/vars/core_vars.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
+#include "sql/eval.h"
+#include "sql/lexer.h"
+#include "sql/like.h"
+#include "sql/parser.h"
 #include "storage/engine/engine.h"
 #include "storage/lock/lock_manager.h"
+#include "vars/core_status.h"
+#include "vars/core_vars.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace sluice::server {
 namespace p = sluice::protocol;
 using acl::Priv;
+using exec::CellOf;
+using exec::ColumnFor;
+using exec::GlobalReadLock;
+using exec::IsSystemSchema;
+using exec::KillState;
+using exec::LockWaitTimeout;
+using exec::MysqlSchemaTableDef;
+using exec::Outcome;
+using exec::PurgeBinaryLogs;
+using exec::ResetMaster;
+using exec::ResultSet;
+using exec::SessionContext;
+using exec::ShowBinaryLogs;
+using exec::ShowBinlogEvents;
+using exec::ShowMasterStatus;
+using exec::SystemSchemaName;
+using exec::SystemSchemaNames;
+using exec::TableExecutor;
+using exec::Warning;
 
 namespace {
 
@@ -115,7 +134,7 @@ constexpr er::Error kVariableNotSettableInTransaction{1694, "HY000",
 
 // A statement that would change table `table` of database `db` (`priv` is
 // what it needs: CREATE, DROP, INSERT, ...). The system schemas
-// (server/system_schema.h) hold views of server state and empty log tables,
+// (exec/system_schema.h) hold views of server state and empty log tables,
 // and no engine database may take their names, so nothing writes there:
 //   - CREATE TABLE of a table the schema has passes (CreateTable answers
 //     1050, or its note for IF NOT EXISTS, as for any existing table);
@@ -279,7 +298,7 @@ class Executor::Statement {
   const vars::CoreStatus& cs() const { return server_.core_status(); }
 
   Outcome Select(const sql::SelectStmt& s);
-  TableExecutor Tables() { return TableExecutor(server_, ctx_, eval_); }
+  TableExecutor Tables() { return TableExecutor(server_.exec_env(), ctx_, eval_); }
   // 1044 / 1142 unless the account has `priv` on the database / table.
   Outcome NeedDbPriv(const std::string& db, Priv priv, const char* what);
   Outcome NeedTablePriv(const sql::TableRef& t, Priv priv, const char* what);
@@ -337,7 +356,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     case sql::StmtKind::kSetPassword: {
       Count(cs().com_set_option);
       Outcome o;
-      o.error = server_.CheckReadOnly(ctx_);  // account changes count as writes
+      o.error = server_.read_only_mode().Check(ctx_);  // account changes count as writes
       if (!o.error.ok()) return o;
       return SetPassword(st.As<sql::SetPasswordStmt>());
     }
@@ -428,7 +447,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       // read_only covers the accounts too (MySQL): an HA tool's demoted
       // primary must not diverge from its new source by a GRANT either.
       Outcome o;
-      o.error = server_.CheckReadOnly(ctx_);
+      o.error = server_.read_only_mode().Check(ctx_);
       if (!o.error.ok()) return o;
       if (st.kind == sql::StmtKind::kGrant) {
         Count(cs().com_grant);
@@ -780,7 +799,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
           // for another session's FLUSH TABLES WITH READ LOCK (lock and let
           // go at once); a session holding FTWRL itself may set it.
           GlobalReadLock& grl = server_.global_read_lock();
-          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, LockWaitTimeout(server_, ctx_), &ctx_.killed));
+          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, LockWaitTimeout(server_.exec_env(), ctx_), &ctx_.killed));
           if (!o.error.ok()) return o;
           grl.Unlock(ctx_.connection_id);
         }
@@ -1482,7 +1501,7 @@ void Executor::InitSession(SessionContext& ctx) {
 
 void Executor::EndSession(SessionContext& ctx) {
   ctx.prepared.Clear();
-  TableExecutor::EndSession(server_, ctx);
+  TableExecutor::EndSession(server_.exec_env(), ctx);
   if (ctx.status) {
     ctx.status->Add(server_.core_status().bytes_received, ctx.bytes_received);
     ctx.status->Add(server_.core_status().bytes_sent, ctx.bytes_sent);
@@ -1646,14 +1665,15 @@ Status Executor::WireReadOnlySwitches() {
   if (global_on("super_read_only") && !global_on("read_only")) {
     SLUICE_RETURN_IF_ERROR(sv.SetStartupValue("read_only", "ON", &warnings));
   }
-  server_.read_only.store(global_on("read_only"), std::memory_order_release);
-  server_.super_read_only.store(global_on("super_read_only"), std::memory_order_release);
-  for (const char* name : {"read_only", "super_read_only"}) {
-    std::atomic<bool>* flag = std::string_view(name) == "read_only" ? &server_.read_only : &server_.super_read_only;
+  exec::ReadOnlyMode& mode = server_.read_only_mode();
+  mode.SetReadOnly(global_on("read_only"));
+  mode.SetSuperReadOnly(global_on("super_read_only"));
+  for (const bool super : {false, true}) {
     SLUICE_RETURN_IF_ERROR(sv.AddHooks(
-        name, nullptr, [flag](vars::SetScope scope, const sql::Value& v, vars::SessionVariables*) {
+        super ? "super_read_only" : "read_only", nullptr,
+        [&mode, super](vars::SetScope scope, const sql::Value& v, vars::SessionVariables*) {
           if (scope == vars::SetScope::kGlobal || scope == vars::SetScope::kPersist) {
-            flag->store(v.ToInt() != 0, std::memory_order_release);
+            super ? mode.SetSuperReadOnly(v.ToInt() != 0) : mode.SetReadOnly(v.ToInt() != 0);
           }
         }));
   }

@@ -18,9 +18,9 @@
 #include "base/mysql_error.h"
 #include "server/datadir.h"
 #include "server/rpl/delegates.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
 #include "sluice/plugin.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace fs = std::filesystem;
 

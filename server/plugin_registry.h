@@ -45,6 +45,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "exec/exec_env.h"
+#include "exec/information_schema.h"
 
 struct sluice_sysvar;  // sluice/plugin.h
 
@@ -63,22 +65,10 @@ class Registry;
 
 namespace sluice::server {
 
-// One row of SHOW PLUGINS / INFORMATION_SCHEMA.PLUGINS.
-struct PluginInfo {
-  std::string name;
-  std::string status = "ACTIVE";
-  std::string type;           // "AUTHENTICATION", "STORAGE ENGINE", "REPLICATION", ...
-  std::string type_version;   // PLUGIN_TYPE_VERSION
-  std::string library;        // empty: built in (NULL)
-  std::string library_version;  // PLUGIN_LIBRARY_VERSION (the ABI), empty for built-ins
-  std::string version;        // PLUGIN_VERSION
-  std::string author;
-  std::string description;
-  std::string license = "GPL";
-  std::string load_option = "ON";  // ON, FORCE (built-ins)
-};
+using exec::PluginInfo;
 
-class PluginRegistry {
+
+class PluginRegistry final : public exec::PluginCatalog {
  public:
   struct Options {
     std::string plugin_dir;  // where INSTALL looks for libraries
@@ -111,9 +101,9 @@ class PluginRegistry {
   void Shutdown();
 
   // Built-in plugins followed by the installed ones (install order).
-  std::vector<PluginInfo> List() const;
+  std::vector<PluginInfo> List() const override;
   // Installed (not built-in) plugins, as mysql.plugin lists them.
-  std::vector<std::pair<std::string, std::string>> Recorded() const;
+  std::vector<std::pair<std::string, std::string>> Recorded() const override;
   bool IsInstalled(std::string_view name) const;
 
   // Parses one --plugin-load value: "name=lib.so;lib2.so;..." into

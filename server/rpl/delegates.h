@@ -54,6 +54,7 @@
 
 #include "base/status.h"
 #include "binlog/binlog.h"
+#include "exec/exec_env.h"
 
 namespace sluice::server::rpl {
 
@@ -99,12 +100,7 @@ class TransObserver {
  public:
   virtual ~TransObserver() = default;
   // Thread, GTID and binlog end of the committing transaction.
-  struct Param {
-    uint32_t connection_id = 0;
-    std::string_view gtid;
-    std::string_view log_file;
-    uint64_t log_pos = 0;
-  };
+  using Param = exec::TransactionHooks::Param;
   virtual Status BeforeCommit(const Param&) { return Status::OK(); }
   virtual Status AfterCommit(const Param&) { return Status::OK(); }
   virtual Status AfterRollback(const Param&) { return Status::OK(); }
@@ -317,7 +313,7 @@ class TransmitSession {
 // by each committing session once its transaction is written and synced,
 // outside every binlog lock, so the next group flushes and syncs while
 // this one waits in after_sync (semisync AFTER_SYNC).
-class Registry : public binlog::CommitHooks {
+class Registry final : public binlog::CommitHooks, public exec::TransactionHooks {
  public:
   Delegate<TransObserver>& trans() { return trans_; }
   Delegate<BinlogStorageObserver>& storage() { return storage_; }
@@ -328,14 +324,14 @@ class Registry : public binlog::CommitHooks {
   Result<TransmitSession> TransmitStart(TransmitParam param, std::string_view log_file, uint64_t log_pos);
 
   // Hook points of the commit path; each is one atomic load when empty.
-  Status BeforeCommit(const TransObserver::Param& p);
-  Status AfterCommit(const TransObserver::Param& p);
-  Status AfterRollback(const TransObserver::Param& p);
+  Status BeforeCommit(const TransObserver::Param& p) override;
+  Status AfterCommit(const TransObserver::Param& p) override;
+  Status AfterRollback(const TransObserver::Param& p) override;
   // A failing after_flush is logged (the group is written; it commits).
   void AfterFlush(const std::string& log_file, uint64_t log_pos) override;
   // The transaction ending at log_pos is written and synced; before its
   // engine commit. The caller logs a failure and commits anyway.
-  Status AfterSync(std::string_view log_file, uint64_t log_pos);
+  Status AfterSync(std::string_view log_file, uint64_t log_pos) override;
   void AfterResetMaster();
 
   // Holding plain readers (plugins: services->set_reader_limit): sets or,
