@@ -15,8 +15,8 @@
 #include "protocol/constants.h"
 #include "sql/collation.h"
 #include "sql/lexer.h"
-#include "sql/temporal_internal.h"
-#include "sql/value_internal.h"
+#include "sql/temporal.h"
+#include "sql/number.h"
 
 namespace sluice::exec {
 

@@ -6,6 +6,7 @@
 #include "base/mysql_error.h"
 #include "exec/exec_env.h"
 #include "exec/session_context.h"
+#include "exec/settings.h"
 #include "sql/lexer.h"
 #include "storage/engine/engine.h"
 #include "vars/sys_vars.h"
@@ -29,61 +30,19 @@ uint64_t VarUInt(const ExecEnv& env, std::string_view name, uint64_t fallback) {
   return v.ok() ? v->ToUInt() : fallback;
 }
 
-// MySQL's sql_mode bits (Query events carry them).
 // SET sql_log_bin = 0: the session's changes stay out of the binlog (and
 // so get no GTID). It cannot change inside a transaction (the executor
 // refuses with 1694), so testing it at the transaction's first event and
 // at each DDL is enough.
-bool SqlLogBinOff(const ExecEnv& env, SessionContext& ctx) {
-  auto v = env.sys_vars().Get("sql_log_bin", vars::GetScope::kSession, ctx.vars.get());
-  return v.ok() && v->ToInt() == 0;
-}
-
-uint64_t SqlModeBits(std::string_view modes) {
-  static const std::pair<std::string_view, uint64_t> kBits[] = {
-      {"REAL_AS_FLOAT", 0x1},
-      {"PIPES_AS_CONCAT", 0x2},
-      {"ANSI_QUOTES", 0x4},
-      {"IGNORE_SPACE", 0x8},
-      {"ONLY_FULL_GROUP_BY", 0x20},
-      {"NO_UNSIGNED_SUBTRACTION", 0x40},
-      {"NO_DIR_IN_CREATE", 0x80},
-      {"ANSI", 0x40000},
-      {"NO_AUTO_VALUE_ON_ZERO", 0x80000},
-      {"NO_BACKSLASH_ESCAPES", 0x100000},
-      {"STRICT_TRANS_TABLES", 0x200000},
-      {"STRICT_ALL_TABLES", 0x400000},
-      {"NO_ZERO_IN_DATE", 0x800000},
-      {"NO_ZERO_DATE", 0x1000000},
-      {"ALLOW_INVALID_DATES", 0x2000000},
-      {"ERROR_FOR_DIVISION_BY_ZERO", 0x4000000},
-      {"TRADITIONAL", 0x8000000},
-      {"HIGH_NOT_PRECEDENCE", 0x20000000},
-      {"NO_ENGINE_SUBSTITUTION", 0x40000000},
-      {"PAD_CHAR_TO_FULL_LENGTH", 0x80000000},
-      {"TIME_TRUNCATE_FRACTIONAL", 0x100000000},
-  };
-  uint64_t bits = 0;
-  size_t start = 0;
-  while (start <= modes.size()) {
-    size_t comma = modes.find(',', start);
-    std::string_view m = modes.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    for (const auto& [name, bit] : kBits) {
-      if (sql::EqualsIgnoreCase(m, name)) bits |= bit;
-    }
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return bits;
-}
+bool SqlLogBinOff(const ExecEnv& env, SessionContext& ctx) { return !Settings::Of(env.sys_vars(), ctx).sql_log_bin; }
 
 binlog::QueryInfo BaseQuery(const ExecEnv& env, SessionContext& ctx) {
   binlog::QueryInfo q;
   q.thread_id = ctx.connection_id;
   q.db = ctx.db;
-  q.sql_mode = SqlModeBits(Var(env, ctx, "sql_mode", vars::GetScope::kSession));
-  auto autocommit = env.sys_vars().Get("autocommit", vars::GetScope::kSession, ctx.vars.get());
-  if (autocommit.ok() && autocommit->ToInt() == 0) q.flags2 |= 0x80000;  // OPTION_NOT_AUTOCOMMIT
+  const Settings& settings = Settings::Of(env.sys_vars(), ctx);
+  q.sql_mode = settings.sql_mode;
+  if (!settings.autocommit) q.flags2 |= 0x80000;  // OPTION_NOT_AUTOCOMMIT
   q.charset_client = binlog::CollationId(Var(env, ctx, "collation_connection", vars::GetScope::kSession));
   if (q.charset_client == 0) q.charset_client = ctx.collation;
   q.collation_connection = q.charset_client;
@@ -103,10 +62,7 @@ binlog::EventHeader Header(const ExecEnv& env, uint8_t type) {
 }
 
 binlog::RowImage SessionRowImage(const ExecEnv& env, SessionContext& ctx) {
-  std::string v = Var(env, ctx, "binlog_row_image", vars::GetScope::kSession);
-  if (sql::EqualsIgnoreCase(v, "MINIMAL")) return binlog::RowImage::kMinimal;
-  if (sql::EqualsIgnoreCase(v, "NOBLOB")) return binlog::RowImage::kNoBlob;
-  return binlog::RowImage::kFull;
+  return Settings::Of(env.sys_vars(), ctx).row_image;
 }
 
 binlog::RowMetadata RowMetadataSetting(const ExecEnv& env, SessionContext& ctx) {

@@ -24,6 +24,7 @@
 #include "base/status.h"
 #include "exec/lock_wait.h"
 #include "exec/prepared.h"
+#include "exec/settings.h"
 #include "sql/value.h"
 
 namespace sluice::vars {
@@ -80,6 +81,10 @@ struct SessionContext {
   std::string db;                // empty: none selected
   uint16_t collation = 255;
   std::unique_ptr<vars::SessionVariables> vars;
+  // The typed copy of the variables statements read (exec/settings.h):
+  // Settings::Of(), not these fields.
+  mutable Settings settings;
+  mutable uint64_t settings_version = 0;  // vars->version() when `settings` was read
   std::shared_ptr<vars::SessionStatus> status;
   std::map<std::string, sql::Value> user_vars;  // keys lower-case
   std::vector<Warning> warnings;                // of the last statement

@@ -20,6 +20,7 @@
 #include "exec/information_schema.h"
 #include "exec/row_eval.h"
 #include "exec/session_binlog.h"
+#include "exec/settings.h"
 #include "exec/system_schema.h"
 #include "sql/lexer.h"
 #include "storage/engine/engine.h"
@@ -28,9 +29,7 @@
 namespace sluice::exec {
 
 std::chrono::milliseconds LockWaitTimeout(const ExecEnv& env, SessionContext& ctx) {
-  auto v = env.sys_vars().Get("lock_wait_timeout", vars::GetScope::kSession, ctx.vars.get());
-  uint64_t secs = v.ok() ? v->ToUInt() : 31536000;
-  return std::chrono::milliseconds(std::min<uint64_t>(secs, 31536000) * 1000);
+  return Settings::Of(env.sys_vars(), ctx).lock_wait_timeout;
 }
 
 namespace {
@@ -66,17 +65,9 @@ Status TableExecutor::LogRow(const TableDef& def, SessionBinlog::RowKind kind, c
   return Txn().events().LogRow(env_, ctx_, def, kind, before, after);
 }
 
-bool TableExecutor::Autocommit() {
-  auto v = env_.sys_vars().Get("autocommit", vars::GetScope::kSession, ctx_.vars.get());
-  return !v.ok() || v->ToInt() != 0;
-}
+bool TableExecutor::Autocommit() { return Settings::Of(env_.sys_vars(), ctx_).autocommit; }
 
-bool TableExecutor::Strict() {
-  auto v = env_.sys_vars().Get("sql_mode", vars::GetScope::kSession, ctx_.vars.get());
-  if (!v.ok()) return true;
-  const std::string mode = v->ToString();
-  return mode.find("STRICT_TRANS_TABLES") != std::string::npos || mode.find("STRICT_ALL_TABLES") != std::string::npos;
-}
+bool TableExecutor::Strict() { return Settings::Of(env_.sys_vars(), ctx_).strict(); }
 
 Result<EngineTrx*> TableExecutor::Trx() { return Txn().Open(); }
 

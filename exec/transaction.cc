@@ -13,6 +13,7 @@
 #include "exec/metadata_lock.h"
 #include "exec/session_binlog.h"
 #include "exec/session_context.h"
+#include "exec/settings.h"
 #include "sql/lexer.h"
 #include "vars/sys_vars.h"
 
@@ -23,15 +24,6 @@ namespace {
 uint32_t NowSeconds() {
   return static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-storage::IsolationLevel SessionIsolation(const ExecEnv& env, SessionContext& ctx) {
-  auto v = env.sys_vars().Get("transaction_isolation", vars::GetScope::kSession, ctx.vars.get());
-  std::string s = v.ok() ? v->ToString() : "REPEATABLE-READ";
-  if (s == "READ-UNCOMMITTED") return storage::IsolationLevel::kReadUncommitted;
-  if (s == "READ-COMMITTED") return storage::IsolationLevel::kReadCommitted;
-  if (s == "SERIALIZABLE") return storage::IsolationLevel::kSerializable;
-  return storage::IsolationLevel::kRepeatableRead;
 }
 
 // A hook after the transaction is in the binlog cannot undo it: the
@@ -80,13 +72,13 @@ bool Transaction::is_open() const { return ctx_.trx != nullptr; }
 
 Result<storage::EngineTrx*> Transaction::Open() {
   if (ctx_.trx) return ctx_.trx.get();
+  const Settings& settings = Settings::Of(env_.sys_vars(), ctx_);
   {
-    auto trx = env_.engine().Begin(SessionIsolation(env_, ctx_));
+    auto trx = env_.engine().Begin(settings.isolation);
     std::lock_guard published(ctx_.trx_mu);
     ctx_.trx = std::move(trx);
   }
-  auto v = env_.sys_vars().Get("innodb_lock_wait_timeout", vars::GetScope::kSession, ctx_.vars.get());
-  if (v.ok()) ctx_.trx->set_lock_wait_timeout(std::chrono::milliseconds(v->ToUInt() * 1000));
+  if (settings.has_innodb_lock_wait_timeout) ctx_.trx->set_lock_wait_timeout(settings.innodb_lock_wait_timeout);
   return ctx_.trx.get();
 }
 

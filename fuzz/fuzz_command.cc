@@ -44,7 +44,7 @@ bool IsBlob(p::ColumnType t) {
          t == p::MYSQL_TYPE_BLOB;
 }
 
-// The executor's conversion (server/prepared_commands.cc ParamToValue).
+// The executor's conversion (exec/prepared.cc ParamToValue).
 sql::Value ToValue(const p::ParamValue& v, const p::ParamType& type, const std::optional<std::string>& long_data) {
   using Kind = p::ParamValue::Kind;
   switch (v.kind) {

@@ -1,5 +1,6 @@
 #include "server/executor.h"
 #include "exec/result_set.h"
+#include "exec/settings.h"
 #include "exec/table_executor.h"
 
 #include <algorithm>
@@ -1463,12 +1464,7 @@ namespace {
 
 uint16_t Executor::StatusFlags(const SessionContext& ctx) const {
   uint16_t flags = 0;
-  if (ctx.vars) {
-    auto ac = server_.sys_vars().Get("autocommit", vars::GetScope::kSession, ctx.vars.get());
-    if (ac.ok() && ac->ToInt() != 0) flags |= p::SERVER_STATUS_AUTOCOMMIT;
-  } else {
-    flags |= p::SERVER_STATUS_AUTOCOMMIT;
-  }
+  if (!ctx.vars || exec::Settings::Of(server_.sys_vars(), ctx).autocommit) flags |= p::SERVER_STATUS_AUTOCOMMIT;
   if (ctx.in_transaction || ctx.trx) flags |= p::SERVER_STATUS_IN_TRANS;
   return flags;
 }
@@ -1811,12 +1807,10 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
 
 sql::ParseOptions Executor::ParseOptionsFor(const SessionContext& ctx) const {
   sql::ParseOptions popts;
-  auto mode = server_.sys_vars().GetFlags("sql_mode", vars::GetScope::kSession, ctx.vars.get());
-  if (mode.ok()) {
-    popts.lex.ansi_quotes = (mode.value() & vars::sql_mode::kAnsiQuotes) != 0;
-    popts.lex.no_backslash_escapes = (mode.value() & vars::sql_mode::kNoBackslashEscapes) != 0;
-    popts.pipes_as_concat = (mode.value() & vars::sql_mode::kPipesAsConcat) != 0;
-  }
+  const uint64_t mode = exec::Settings::Of(server_.sys_vars(), ctx).sql_mode;
+  popts.lex.ansi_quotes = (mode & vars::sql_mode::kAnsiQuotes) != 0;
+  popts.lex.no_backslash_escapes = (mode & vars::sql_mode::kNoBackslashEscapes) != 0;
+  popts.pipes_as_concat = (mode & vars::sql_mode::kPipesAsConcat) != 0;
   return popts;
 }
 
@@ -1835,10 +1829,7 @@ Outcome Executor::RunStatement(SessionContext& ctx, const sql::ParsedStatement& 
     bool deadline_set = false;
     if (st.kind == sql::StmtKind::kSelect && !ctx.statement_deadline()) {
       std::optional<uint64_t> ms = MaxExecutionTimeHint(ps.text);
-      if (!ms) {
-        auto v = server_.sys_vars().Get("max_execution_time", vars::GetScope::kSession, ctx.vars.get());
-        ms = v.ok() ? v->ToUInt() : 0;
-      }
+      if (!ms) ms = exec::Settings::Of(server_.sys_vars(), ctx).max_execution_time.count();
       if (*ms > 0) {
         ctx.SetStatementDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(*ms));
         deadline_set = true;

@@ -12,8 +12,8 @@
 #include "sql/eval_internal.h"
 #include "sql/like.h"
 #include "sql/regexp.h"
-#include "sql/temporal_internal.h"
-#include "sql/value_internal.h"
+#include "sql/temporal.h"
+#include "sql/number.h"
 
 namespace sluice::sql {
 

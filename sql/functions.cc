@@ -34,8 +34,8 @@
 
 #include "base/mysql_error.h"
 #include "sql/eval_internal.h"
-#include "sql/temporal_internal.h"
-#include "sql/value_internal.h"
+#include "sql/temporal.h"
+#include "sql/number.h"
 
 namespace sluice::sql {
 

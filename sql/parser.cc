@@ -10,7 +10,7 @@
 
 #include "base/mysql_error.h"
 #include "base/stack_guard.h"
-#include "sql/value_internal.h"
+#include "sql/number.h"
 
 namespace sluice::sql {
 

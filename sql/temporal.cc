@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "sql/lexer.h"
-#include "sql/temporal_internal.h"
+#include "sql/temporal.h"
 
 namespace sluice::sql {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sql/value_internal.h"
+#include "sql/number.h"
 
 namespace sluice::sql {
 

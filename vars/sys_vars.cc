@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -38,11 +39,19 @@ struct VarDef {
   std::vector<std::pair<uint64_t, uint64_t>> implied;    // kSet: composite bit -> bits
 };
 
+// Versions unique in the process: a new session's values (COM_CHANGE_USER
+// makes one) never share a version with the ones they replace.
+inline uint64_t NextVersion() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 struct SessionState {
   const SystemVariables* registry = nullptr;
   // The globals when the connection started: session values not SET since.
   std::shared_ptr<const ValueMap> snapshot;
   ValueMap own;  // what this session SET
+  uint64_t version = NextVersion();  // SessionVariables::version()
   std::map<std::string, std::function<sql::Value()>, std::less<>> computed;
 };
 
@@ -534,6 +543,8 @@ SessionVariables::SessionVariables(SessionVariables&&) noexcept = default;
 SessionVariables& SessionVariables::operator=(SessionVariables&&) noexcept = default;
 SessionVariables::~SessionVariables() = default;
 
+uint64_t SessionVariables::version() const { return impl_->version; }
+
 void SessionVariables::BindComputed(std::string name, std::function<sql::Value()> fn) {
   impl_->computed[Lower(name)] = std::move(fn);
 }
@@ -857,6 +868,7 @@ Status SystemVariables::SetImpl(std::string_view name, SetScope scope, const sql
   SLUICE_RETURN_IF_ERROR(RunChecks(*def, scope, global ? nullptr : session, &raw));
 
   if (!global) {
+    session->impl_->version = internal::NextVersion();
     if (value == nullptr && s.scope == VarScope::kSession) {
       session->impl_->own.erase(s.name);  // back to the default
     } else {

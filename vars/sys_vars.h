@@ -202,6 +202,13 @@ class SessionVariables {
   // it never did or set DEFAULT. For getters such as timestamp's.
   std::optional<sql::Value> OwnValue(std::string_view name) const;
 
+  // Changes with every SET of a session value by this session (and only
+  // then: session values do not follow later global changes); unique in
+  // the process, so a new SessionVariables never repeats an old one's. A
+  // typed copy of some values (exec/settings.h) is read again only when
+  // this changed.
+  uint64_t version() const;
+
  private:
   friend class SystemVariables;
   explicit SessionVariables(std::unique_ptr<internal::SessionState> impl);

@@ -1,8 +1,8 @@
-// sql/temporal_internal.h
+// sql/temporal.h
 //
-// DATE / DATETIME / TIME values as the evaluator needs them: parsing MySQL's
-// text and numeric forms, formatting, and conversion from clock time.
-// Module-private.
+// DATE / DATETIME / TIME values: parsing MySQL's text and numeric forms,
+// formatting, and conversion from clock time. The evaluator's, and exec/'s
+// when it stores a value in a temporal column (exec/column_values.cc).
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,8 @@
-// sql/value_internal.h
+// sql/number.h
 //
-// Number-parsing helpers shared by value.cc, the lexer and the evaluator.
-// Module-private: not for use outside server/sql.
+// Number-parsing helpers: the leading number of a string as MySQL reads it,
+// 128-bit decimal text. Shared by value.cc, the lexer, the evaluator and
+// exec/'s column conversions (exec/column_values.cc).
 #pragma once
 
 #include <cstdint>
