@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "base/log.h"
+#include "storage/lock/lock_internal.h"
 
 namespace sluice::storage {
 
