@@ -782,7 +782,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
     };
     return tls_ ? run(*tls_) : run(socket_);
   };
-  Done done = co_await RunOnThread(std::move(job));
+  Done done = co_await RunOnThread(server_.workers(), std::move(job));
   dumping_.store(false, std::memory_order_release);
   server_.UnregisterDump(ctx_.connection_id);
   if (!done.status.ok() && !dump_stop_.load() && ctx_.kill_state() == KillState::kNone) {

@@ -11,8 +11,14 @@
 // default) because the depth limits on statements (sql/parser.h) and the
 // stack checks (base/stack_guard.h) are sized for it.
 //
-// Thread-safety: Submit from any thread. Stop() joins every thread; jobs
-// submitted after Stop() are dropped (their owners see the shutdown).
+// A job that lasts a connection's lifetime (a binlog dump) gets a thread of
+// its own instead (StartDedicated), so it holds no pool thread; the pool
+// owns those threads too and joins them, so every thread the server starts
+// is joined.
+//
+// Thread-safety: Submit and StartDedicated from any thread. Stop() joins
+// every thread; jobs submitted after Stop() are dropped (their owners see
+// the shutdown).
 #pragma once
 
 #include <pthread.h>
@@ -22,7 +28,9 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <list>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "base/stack_guard.h"
@@ -44,9 +52,19 @@ class WorkerPool {
   // Runs `job` on a pool thread, starting one if none is idle. Returns false
   // after Stop(), or when no thread could be started for it.
   bool Submit(std::function<void()> job);
+  // Runs `job` on a new thread of its own (default stack). Once `job` has
+  // returned, the thread is joined by the next Submit or StartDedicated, so
+  // a server whose readers keep reconnecting accumulates none; Stop() joins
+  // the rest, waiting for running jobs to return (their owners must have
+  // told them to stop). Returns false after Stop(), or when no thread could
+  // be started.
+  bool StartDedicated(std::function<void()> job);
+  // Stops taking jobs and joins every thread, pool and dedicated.
   void Stop();
 
   size_t threads_created() const;
+  // Dedicated threads started and not yet joined (running or finished).
+  size_t dedicated_threads() const;
 
  private:
   static void* ThreadMain(void* pool);
@@ -62,6 +80,12 @@ class WorkerPool {
   bool stopping_ = false;                   // GUARDED_BY(mu_)
   std::vector<pthread_t> threads_;          // GUARDED_BY(mu_); joined in Stop()
   std::vector<pthread_t> exited_;           // GUARDED_BY(mu_); finished, to join
+  std::list<std::thread> dedicated_;        // GUARDED_BY(mu_); joined when finished or in Stop()
+  std::vector<std::thread::id> dedicated_done_;  // GUARDED_BY(mu_); their jobs returned, to join
+
+  // Moves the dedicated threads whose jobs have returned to `out`, to be
+  // joined once mu_ is released. REQUIRES(mu_).
+  void TakeFinishedDedicatedLocked(std::vector<std::thread>& out);
 };
 
 }  // namespace sluice::server

@@ -1,6 +1,7 @@
 // storage/engine/engine_internal.h
 //
-// What engine.cc and engine_purge.cc share: the parsed clustered record
+// What engine.cc, engine_recovery.cc, engine_ddl.cc and engine_purge.cc
+// share: the redo record types, the clustered record's format, key helpers
 // and the open table.
 // Not for use outside storage/engine.
 #pragma once
@@ -29,6 +30,27 @@ struct StoredRecord {
   bool delete_marked = false;
   std::string row;
 };
+
+// Redo record types (engine.h lists their payloads). Stored on disk.
+inline constexpr uint8_t kRedoMtr = BufferPool::kMtrRecordType;
+inline constexpr uint8_t kRedoUndo = 3;
+inline constexpr uint8_t kRedoCommit = 4;
+inline constexpr uint8_t kRedoRollback = 5;
+inline constexpr uint8_t kRedoPrepare = 6;
+inline constexpr uint8_t kRedoTrxIds = 7;
+inline constexpr uint8_t kRedoShutdown = 8;
+
+// A redo record's payload that is one transaction id (commit, rollback,
+// prepare, shutdown, next id): 8 bytes, little-endian.
+std::string TrxPayload(TrxId id);
+
+// A clustered record's value from its parts (see StoredRecord).
+std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row);
+
+// Whether `row` has a NULL in a column of `idx`'s key, and the key's values
+// as a 1062 message shows them ("1-abc").
+bool KeyHasNull(const IndexDef& idx, const Row& row);
+std::string KeyText(const IndexDef& idx, const Row& row);
 
 // Corruption when `value` is too short or its delete mark is not 0 or 1.
 Result<StoredRecord> ParseRecord(std::string_view value);

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/cpu_relax.h"
 #include "base/log.h"
+#include "storage/lock/lock_internal.h"
 
 namespace sluice::storage {
 
@@ -22,14 +24,6 @@ constexpr size_t kRequestChunk = 32;
 constexpr size_t kReleaseBatch = 256;   // ReleaseAll lets a writer in this often
 // InnoDB: a lock wait timeout above 100000000 s means "wait forever".
 constexpr int64_t kInfiniteWaitMs = int64_t{100'000'000} * 1000;
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 void CheckOrDie(bool ok, const char* what) {
   if (!ok) {

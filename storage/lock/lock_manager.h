@@ -52,12 +52,20 @@
 #include "storage/lock/deadlock_report.h"
 #include "storage/lock/lock_config.h"
 #include "storage/lock/lock_errors.h"
-#include "storage/lock/lock_internal.h"
 #include "storage/lock/lock_trx.h"
 #include "storage/lock/lock_types.h"
 #include "storage/lock/sharded_rw_latch.h"
 
 namespace sluice::storage {
+
+// The manager's data structures (lock_internal.h, private to storage/lock/),
+// named here only as pointers and references.
+namespace lock_internal {
+struct LockRequest;
+struct Queue;
+struct Shard;
+struct LockKey;
+}  // namespace lock_internal
 
 // Test seam: callbacks on the slow paths, called with no latch held. Used to
 // order threads in tests without sleeping; production passes none.

@@ -24,17 +24,43 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "storage/lock/lock_internal.h"
+#include "storage/lock/intrusive_list.h"
 #include "storage/lock/lock_types.h"
 
 namespace sluice::storage {
 
 class LockManager;
+
+// What LockTrx's members need from the lock manager's internals; the rest
+// (requests, queues, shards) is in lock_internal.h, private to storage/lock/.
+namespace lock_internal {
+
+struct LockRequest;
+struct TrxLinks;  // LockRequest::t_prev / t_next
+using TrxLockList = IntrusiveList<LockRequest, TrxLinks>;
+
+// How a wait ended. Stored in LockTrx (under its wait mutex) and, for a
+// request cancelled by the detector or KILL, in the request.
+enum class WaitOutcome : uint8_t { kNone, kWaiting, kGranted, kTimeout, kDeadlock, kInterrupted };
+
+// Memory that other shards' or transactions' hot data never shares a cache
+// line with: everything a shard or a transaction writes on the lock path is
+// allocated through these (a bucket array from a 16-byte-granular malloc
+// would sit next to another shard's and bounce between cores).
+inline constexpr size_t kCacheLinePair = 128;
+void* AllocateLines(size_t bytes);
+void FreeLines(void* p);
+struct LinesDeleter {
+  void operator()(void* p) const { FreeLines(p); }
+};
+
+}  // namespace lock_internal
 
 class alignas(lock_internal::kCacheLinePair) LockTrx {
  public:
