@@ -23,7 +23,7 @@
 #include "binlog/binlog.h"
 #include "binlog/cache_temp_dir.h"
 #include "server/rpl/delegates.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "server/session.h"
 #include "server/vars/core_status.h"
@@ -55,7 +55,7 @@ Status Server::OpenEngine() {
   eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
   eo.lock_manager = lock_manager_.get();
   eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
-  fs_ = storage::NewPosixFileSystem();
+  fs_ = io::NewPosixFileSystem();
   auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
   if (!engine.ok()) return engine.status();
   engine_ = std::move(engine).value();
