@@ -1,9 +1,5 @@
 #include "server/vars/sys_vars.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -12,6 +8,7 @@
 #include <limits>
 #include <variant>
 
+#include "base/io/write_file_atomically.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
 #include "server/sql/lexer.h"
@@ -376,80 +373,6 @@ uint64_t NowMicros() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
-}
-
-Status ErrnoStatus(std::string_view what, const std::string& path) {
-  return Status::IOError(fmt::format("{} '{}': {}", what, path, std::strerror(errno)));
-}
-
-// Writes `data` to `path` so that a crash leaves the old or the new file,
-// never a torn one: temp file, fsync, rename, fsync of the directory.
-Status WriteFileAtomically(const std::string& dir, const std::string& path, std::string_view data) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) return ErrnoStatus("cannot create", tmp);
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status st = ErrnoStatus("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return st;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    Status st = ErrnoStatus("cannot fsync", tmp);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  if (::close(fd) != 0) {
-    Status st = ErrnoStatus("cannot close", tmp);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status st = ErrnoStatus("cannot rename to", path);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return ErrnoStatus("cannot open directory", dir);
-  int rc = ::fsync(dfd);
-  Status st = rc == 0 ? Status::OK() : ErrnoStatus("cannot fsync directory", dir);
-  ::close(dfd);
-  return st;
-}
-
-// Reads a whole file; nullopt (and OK) when it does not exist.
-Status ReadFile(const std::string& path, std::optional<std::string>* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      out->reset();
-      return Status::OK();
-    }
-    return ErrnoStatus("cannot open", path);
-  }
-  std::string data;
-  char buf[8192];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status st = ErrnoStatus("cannot read", path);
-      ::close(fd);
-      return st;
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  *out = std::move(data);
-  return Status::OK();
 }
 
 std::shared_ptr<spdlog::logger> LoggerOrDefault(const std::shared_ptr<spdlog::logger>& logger) {
@@ -967,7 +890,9 @@ Status SystemVariables::WriteFileLocked() {
     out.append(" }");
   }
   out.append(" } }\n");
-  return WriteFileAtomically(datadir_, datadir_ + "/" + std::string(kPersistFileName), out);
+  // A failed write leaves the old file whole (the caller restores
+  // persisted_ to match it).
+  return io::WriteFileAtomically(file_system(), datadir_ + "/" + std::string(kPersistFileName), out);
 }
 
 namespace {
@@ -1038,8 +963,9 @@ Status SystemVariables::LoadPersisted(const std::string& datadir) {
     while (datadir_.size() > 1 && datadir_.back() == '/') datadir_.pop_back();
     persisted_.clear();
     const std::string path = datadir_ + "/" + std::string(kPersistFileName);
-    std::optional<std::string> data;
-    SLUICE_RETURN_IF_ERROR(ReadFile(path, &data));
+    Result<std::optional<std::string>> read = io::ReadFileIfExists(file_system(), path);
+    if (!read.ok()) return read.status();
+    const std::optional<std::string>& data = *read;
     if (!data) return Status::OK();
     Result<internal::Json> root = internal::ParseJson(*data);
     if (!root.ok()) return Status::Corruption(path + ": " + root.status().message());
