@@ -880,7 +880,9 @@ GtidSet Binlog::gtid_executed() const {
   return gtid_executed_;
 }
 
-Result<GtidSet> Binlog::PreviousGtidsOf(const std::string& name) const { return ReadPreviousGtids(fs_, FilePath(name)); }
+Result<GtidSet> Binlog::PreviousGtidsOf(const std::string& name) const {
+  return ReadPreviousGtids(fs_, FilePath(name));
+}
 
 GtidSet Binlog::gtid_purged() const {
   std::lock_guard s(state_mu_);

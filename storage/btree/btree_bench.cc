@@ -100,8 +100,9 @@ void Report(const char* phase, int threads, int64_t ops, double seconds, const c
 }
 
 int Run(const Flags& flags) {
-  std::unique_ptr<io::FileSystem> fs = flags.mem ? std::unique_ptr<io::FileSystem>(std::make_unique<io::MemFileSystem>())
-                                             : io::NewPosixFileSystem();
+  std::unique_ptr<io::FileSystem> fs = flags.mem
+                                            ? std::unique_ptr<io::FileSystem>(std::make_unique<io::MemFileSystem>())
+                                            : io::NewPosixFileSystem();
   std::string dir = flags.dir;
   bool made_dir = false;
   if (dir.empty()) {
