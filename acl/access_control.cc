@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "acl/acl_file_internal.h"
+#include "base/io/write_file_atomically.h"
 #include "base/mysql_error.h"
 #include "base/utf8.h"
 #include "protocol/auth.h"
@@ -290,7 +291,9 @@ void AccessControl::Publish(std::shared_ptr<const Snapshot> snapshot) {
 
 Status AccessControl::WriteFile(const std::string& path, std::string_view bytes) {
   if (options_.write_file) return options_.write_file(path, bytes);
-  return internal::WriteFileAtomically(path, bytes);
+  io::AtomicWriteOptions o;
+  o.permissions = 0600;  // password hashes
+  return io::WriteFileAtomically(file_system(), path, bytes, o);
 }
 
 Status AccessControl::CommitLocked(Editor& editor, const std::vector<AccountName>& touched) {
@@ -308,13 +311,14 @@ Status AccessControl::CommitLocked(Editor& editor, const std::vector<AccountName
 }
 
 Status AccessControl::LoadLocked(bool missing_ok) {
-  std::string bytes;
-  bool missing = false;
   auto snapshot = std::make_shared<Snapshot>();
-  Status read = internal::ReadWholeFile(path_, &bytes, &missing);
-  if (!read.ok() && !(missing && missing_ok)) return read;
-  if (read.ok()) {
-    Result<std::vector<Account>> decoded = internal::DecodeAccounts(bytes);
+  Result<std::optional<std::string>> read = io::ReadFileIfExists(file_system(), path_);
+  if (!read.ok()) return read.status();
+  if (!read->has_value() && !missing_ok) {
+    return Status::IOError("cannot open '" + path_ + "': No such file or directory");
+  }
+  if (read->has_value()) {
+    Result<std::vector<Account>> decoded = internal::DecodeAccounts(**read);
     if (!decoded.ok()) return decoded.status();
     for (Account& a : *decoded) snapshot->accounts.push_back(std::make_shared<Account>(std::move(a)));
     std::sort(snapshot->accounts.begin(), snapshot->accounts.end(),
@@ -330,18 +334,30 @@ Status AccessControl::LoadLocked(bool missing_ok) {
 
 namespace {
 
-Result<std::string> PrepareMysqlDir(const std::string& datadir) {
-  std::filesystem::path dir = std::filesystem::path(datadir) / "mysql";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::IOError("cannot create '" + dir.string() + "': " + ec.message());
-  return (dir / "acl.pb").string();
+// <datadir>/mysql, created as mkdir -p would; returns the acl.pb path.
+Result<std::string> PrepareMysqlDir(io::FileSystem& fs, const std::string& datadir) {
+  const std::string dir = (std::filesystem::path(datadir) / "mysql").string();
+  std::vector<std::string> missing;
+  for (std::string d = dir; !d.empty() && d != "/" && d != ".";) {
+    Result<bool> exists = fs.Exists(d);
+    if (!exists.ok()) return exists.status();
+    if (*exists) break;
+    missing.push_back(d);
+    std::string parent = io::ParentDir(d);
+    if (parent == d) break;
+    d = std::move(parent);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    Status s = fs.CreateDir(*it);
+    if (!s.ok()) return Status::IOError("cannot create '" + dir + "': " + s.message());
+  }
+  return dir + "/acl.pb";
 }
 
 }  // namespace
 
 Status AccessControl::Open(const std::string& datadir) {
-  Result<std::string> path = PrepareMysqlDir(datadir);
+  Result<std::string> path = PrepareMysqlDir(file_system(), datadir);
   if (!path.ok()) return path.status();
   std::lock_guard<std::mutex> lock(write_mu_);
   std::string previous = std::exchange(path_, *path);
@@ -352,10 +368,9 @@ Status AccessControl::Open(const std::string& datadir) {
 
 Status AccessControl::InitializeDatadir(const std::string& datadir,
                                         const std::optional<std::string>& root_password) {
-  Result<std::string> path = PrepareMysqlDir(datadir);
+  Result<std::string> path = PrepareMysqlDir(file_system(), datadir);
   if (!path.ok()) return path.status();
-  std::error_code ec;
-  if (std::filesystem::exists(*path, ec)) {
+  if (Result<bool> exists = file_system().Exists(*path); exists.ok() && *exists) {
     return Status::InvalidArgument("data directory already initialized: '" + *path + "' exists");
   }
   std::lock_guard<std::mutex> lock(write_mu_);

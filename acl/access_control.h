@@ -40,6 +40,7 @@
 #include "acl/account.h"
 #include "acl/host_match.h"
 #include "acl/privilege.h"
+#include "base/io/file_system.h"
 #include "base/status.h"
 
 namespace sluice::acl {
@@ -94,6 +95,9 @@ class AccessControl {
     // the old or the new one. Empty: a tmp file, fsync, rename, fsync of the
     // directory.
     std::function<Status(const std::string& path, std::string_view bytes)> write_file;
+    // Where acl.pb is read and written (io::WriteFileAtomically, mode 0600).
+    // Null: io::DefaultFileSystem(), POSIX. Must outlive this object.
+    io::FileSystem* fs = nullptr;
   };
 
   explicit AccessControl(Options options);
@@ -252,6 +256,7 @@ class AccessControl {
   Status LoadLocked(bool missing_ok);
   void Publish(std::shared_ptr<const Snapshot> snapshot);
   Status WriteFile(const std::string& path, std::string_view bytes);
+  io::FileSystem& file_system() const { return options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem(); }
   // Hashes or validates the credentials of `spec` for `plugin`.
   Result<std::string> MakeAuthString(const UserSpec& spec, std::string_view plugin) const;
 

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "acl/acl_file_internal.h"
+#include "base/io/mem_file_system.h"
+#include "base/io/write_file_atomically.h"
 #include "protocol/auth.h"
 
 namespace sluice::acl {
@@ -64,7 +66,7 @@ class AccessControlTest : public ::testing::Test {
     AccessControl::Options options;
     options.write_file = [this](const std::string& path, std::string_view bytes) {
       if (fail_writes_) return Status::IOError("injected write failure");
-      return internal::WriteFileAtomically(path, bytes);
+      return io::WriteFileAtomically(io::DefaultFileSystem(), path, bytes);
     };
     return std::make_unique<AccessControl>(std::move(options));
   }
@@ -213,7 +215,7 @@ TEST_F(AccessControlTest, AtomicWriteLeavesNoTemporaryFile) {
 }
 
 TEST_F(AccessControlTest, WriteIntoMissingDirectoryFailsWithIoError) {
-  Status s = internal::WriteFileAtomically(dir_ + "/no/such/dir/acl.pb", "x");
+  Status s = io::WriteFileAtomically(io::DefaultFileSystem(), dir_ + "/no/such/dir/acl.pb", "x");
   EXPECT_TRUE(s.IsIOError());
 }
 
@@ -790,6 +792,70 @@ TEST_F(AccessControlTest, NativeAccountNeverFastAuthsAsSha2) {
   EXPECT_EQ(acl_->VerifyCachingSha2Fast(*n, kScramble,
                                         protocol::CachingSha2Scramble("pw", kScramble)),
             Sha2FastAuth::kMismatch);
+}
+
+// acl.pb through an injected fault (io::MemFileSystem): a failed write at
+// any step before the rename is an IOError, the old file stays whole (on
+// disk and after a crash) and the account table in memory is unchanged.
+class AclFileFaultTest : public ::testing::TestWithParam<io::MemFileSystem::Op> {};
+
+TEST_P(AclFileFaultTest, FailedWriteKeepsOldFile) {
+  io::MemFileSystem mem;
+  AccessControl::Options options;
+  options.fs = &mem;
+  AccessControl acl(options);
+  ASSERT_TRUE(acl.InitializeDatadir("/data", std::nullopt).ok());
+  ASSERT_TRUE(acl.CreateUser({User("bob", "%")}, false, nullptr).ok());
+  const std::string before = **io::ReadFileIfExists(mem, "/data/mysql/acl.pb");
+
+  io::MemFileSystem::Fault f;
+  f.op = GetParam();
+  f.torn_bytes = 4;
+  mem.InjectFault(f);
+  Status s = acl.CreateUser({User("carol", "%")}, false, nullptr);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_EQ(mem.faults_fired(), 1u);
+  EXPECT_EQ(acl.Lookup({"carol", "%"}), nullptr);
+  EXPECT_EQ(**io::ReadFileIfExists(mem, "/data/mysql/acl.pb"), before);
+  EXPECT_FALSE(*mem.Exists("/data/mysql/acl.pb.tmp"));
+
+  mem.DropUnsyncedData();  // a crash: the old table comes back
+  AccessControl reopened(options);
+  ASSERT_TRUE(reopened.Open("/data").ok());
+  EXPECT_NE(reopened.Lookup({"bob", "%"}), nullptr);
+  EXPECT_EQ(reopened.Lookup({"carol", "%"}), nullptr);
+
+  // The fault was one-off: the next write works.
+  EXPECT_TRUE(acl.CreateUser({User("carol", "%")}, false, nullptr).ok());
+  AccessControl again(options);
+  ASSERT_TRUE(again.Open("/data").ok());
+  EXPECT_NE(again.Lookup({"carol", "%"}), nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryStep, AclFileFaultTest,
+                         ::testing::Values(io::MemFileSystem::Op::kWrite, io::MemFileSystem::Op::kSync,
+                                           io::MemFileSystem::Op::kRename),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case io::MemFileSystem::Op::kWrite: return "Write";
+                             case io::MemFileSystem::Op::kSync: return "Sync";
+                             default: return "Rename";
+                           }
+                         });
+
+TEST(AclFileFault, UnreadableFileFailsOpen) {
+  io::MemFileSystem mem;
+  AccessControl::Options options;
+  options.fs = &mem;
+  {
+    AccessControl acl(options);
+    ASSERT_TRUE(acl.InitializeDatadir("/data", std::nullopt).ok());
+  }
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kRead;
+  mem.InjectFault(f);
+  AccessControl acl(options);
+  EXPECT_TRUE(acl.Open("/data").IsIOError());
 }
 
 }  // namespace

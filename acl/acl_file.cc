@@ -1,10 +1,4 @@
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -13,30 +7,6 @@
 
 namespace sluice::acl::internal {
 namespace {
-
-std::string Errno(const std::string& what, const std::string& path, int err) {
-  return what + " '" + path + "': " + std::strerror(err);
-}
-
-// Closes a file descriptor on scope exit.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  // Closes now and reports close()'s error (it can carry a deferred write error).
-  int Close() {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
 
 void AddPrivNames(PrivSet privs, google::protobuf::RepeatedPtrField<std::string>* out) {
   for (int i = 0; i < kNumStaticPrivs; ++i) {
@@ -140,65 +110,6 @@ Result<std::vector<Account>> DecodeAccounts(std::string_view bytes) {
     accounts.push_back(std::move(a));
   }
   return accounts;
-}
-
-Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError(Errno("cannot create", tmp, errno));
-  FdCloser closer(fd);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::unlink(tmp.c_str());
-      return Status::IOError(Errno("cannot write", tmp, err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || closer.Close() != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return Status::IOError(Errno("cannot sync", tmp, err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return Status::IOError(Errno("cannot rename to", path, err));
-  }
-  // The rename is durable only once the directory entry is.
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return Status::IOError(Errno("cannot open directory", dir, errno));
-  FdCloser dir_closer(dfd);
-  if (::fsync(dfd) != 0) return Status::IOError(Errno("cannot sync directory", dir, errno));
-  return Status::OK();
-}
-
-Status ReadWholeFile(const std::string& path, std::string* out, bool* missing) {
-  if (missing != nullptr) *missing = false;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (missing != nullptr) *missing = (err == ENOENT);
-    return Status::IOError(Errno("cannot open", path, err));
-  }
-  FdCloser closer(fd);
-  out->clear();
-  char buf[64 * 1024];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError(Errno("cannot read", path, errno));
-    }
-    if (n == 0) break;
-    out->append(buf, static_cast<size_t>(n));
-  }
-  return Status::OK();
 }
 
 }  // namespace sluice::acl::internal

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "base/strings.h"
+
 namespace sluice::acl {
 namespace {
 
@@ -10,17 +12,12 @@ constexpr char kEscape = '\\';
 constexpr char kWildMany = '%';
 constexpr char kWildOne = '_';
 
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool IsLoopback(std::string_view ip) { return ip == "127.0.0.1" || ip == "::1"; }
 
 }  // namespace
 
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = Lower(c);
-  return out;
-}
+std::string LowerAscii(std::string_view s) { return base::AsciiLower(s); }
 
 ClientHost ResolveClientHost(std::string_view peer_address) {
   ClientHost client;
@@ -57,7 +54,7 @@ bool WildcardMatch(std::string_view pattern, std::string_view text) {
         pc = pattern[p + 1];
         advance = 2;
       }
-      if (Lower(pc) == Lower(text[t])) {
+      if (base::AsciiLower(pc) == base::AsciiLower(text[t])) {
         p += advance;
         ++t;
         continue;

@@ -32,6 +32,14 @@
 // than one reader does (readers then take what several groups wrote at
 // once).
 //
+// Files: every file and the index go through an io::FileSystem
+// (Options::fs; POSIX by default), so tests inject faults (MemFileSystem).
+// A failed sync of the active file is sticky, as the redo log's: the group
+// that hit it gets the error (1598, ER_BINLOG_LOGGING_IMPOSSIBLE) and so
+// does every later Commit(), Rotate() and Reset() until a restart, whose
+// recovery then reads the file as after a crash. No commit is acknowledged
+// whose group was not synced (with sync_binlog=1).
+//
 // Lock order: flush_mu_ -> queue_mu_; flush_mu_ -> state_mu_; end_mu_ is a
 // leaf. Commit() blocks (write, fsync); never call it on an I/O thread.
 #pragma once
@@ -51,6 +59,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/io/file_system.h"
 #include "base/status.h"
 #include "binlog/event.h"
 #include "binlog/gtid.h"
@@ -135,6 +144,9 @@ class Binlog {
     uint64_t max_size = uint64_t{1} << 30;
     uint32_t sync_binlog = 1;
     uint64_t expire_seconds = 0;  // 0: never
+    // Where the files and the index are. Null: io::DefaultFileSystem()
+    // (POSIX). Must outlive the Binlog.
+    io::FileSystem* fs = nullptr;
   };
 
   // What Open() found.
@@ -178,7 +190,13 @@ class Binlog {
   Status Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result = nullptr);
   void CommitDone();
 
+  // The sticky error of a failed sync (OK while none failed): what every
+  // Commit() now returns.
+  Status sync_error() const;
+
   // --- files ---
+  // The FileSystem the files are on (for BinlogFileReader::Open).
+  io::FileSystem& file_system() const { return fs_; }
   std::vector<BinlogFileInfo> ListFiles() const;  // SHOW BINARY LOGS
   // Current file and the published end in it (SHOW MASTER STATUS).
   std::pair<std::string, uint64_t> CurrentPosition() const;
@@ -257,6 +275,8 @@ class Binlog {
   Status CloseFileLocked(bool stop_event);    // REQUIRES flush_mu_
   Status RotateLocked();                      // REQUIRES flush_mu_
   Status WriteIndexLocked();                  // REQUIRES flush_mu_
+  Status SyncLocked();                        // REQUIRES flush_mu_; sets sync_error_
+  void SetSyncErrorLocked(std::string_view stage, const Status& cause);  // REQUIRES flush_mu_
   Status FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock);
   void WaitNoPendingLocked(std::unique_lock<std::mutex>& flush_lock);
   void PublishEnd(uint32_t number, uint64_t offset);
@@ -266,6 +286,7 @@ class Binlog {
   void PurgeExpiredLocked();
 
   Options options_;
+  io::FileSystem& fs_;
   std::atomic<uint32_t> sync_binlog_;
   std::atomic<uint64_t> max_size_;
   std::atomic<uint64_t> expire_seconds_;
@@ -278,7 +299,8 @@ class Binlog {
   // The flush and sync stages; the file and its index.
   mutable std::mutex flush_mu_;
   std::vector<uint32_t> files_;      // file numbers, oldest first (GUARDED_BY state_mu_ for readers too)
-  int fd_ = -1;                      // the active file
+  std::unique_ptr<io::File> file_;   // the active file; null when none
+  Status sync_error_;                // sticky (see the file comment); GUARDED_BY flush_mu_
   uint32_t file_number_ = 0;
   uint64_t file_size_ = 0;
   Checksum file_checksum_ = Checksum::kCrc32;  // of the active file

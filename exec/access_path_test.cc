@@ -7,7 +7,7 @@
 #include "base/mysql_error.h"
 #include "sql/parser.h"
 #include "storage/engine/engine.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::exec {
 namespace {
@@ -153,7 +153,7 @@ class AccessPathTest : public ::testing::Test {
     return ids;
   }
 
-  storage::MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<storage::Engine> engine_;
   std::shared_ptr<const storage::TableDef> def_;
   BoundTable table_;

@@ -109,7 +109,8 @@ Result<ResultSet> ShowBinlogEvents(binlog::Binlog* binlog, const sql::ShowStmt& 
   // than the published one (complete), the published one, or newer.
   const std::optional<uint64_t> readable_end = ReadableEnd(*binlog, files, name, binlog->end());
 
-  auto opened = binlog::BinlogFileReader::Open(binlog->FilePath(name), /*verify_checksums=*/true);
+  auto opened = binlog::BinlogFileReader::Open(binlog->FilePath(name), /*verify_checksums=*/true,
+                                               &binlog->file_system());
   if (!opened.ok()) return ShowEventsError("Could not open log file");
   binlog::BinlogFileReader& reader = **opened;
   const uint64_t end = readable_end.value_or(reader.file_size());

@@ -19,6 +19,7 @@
 #include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "base/strings.h"
 #include "binlog/binlog.h"
 #include "exec/binlog_statements.h"
 #include "exec/system_schema.h"
@@ -69,15 +70,9 @@ namespace {
 // Schemas that exist before the storage engine brings its own.
 const std::vector<std::string>& BuiltinSchemas() { return SystemSchemaNames(); }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The built-in schemas (any letter case) and the engine's databases.
 bool SchemaExists(storage::Engine& engine, const std::string& db) {
-  std::string l = Lower(db);
+  std::string l = base::AsciiLower(db);
   for (const auto& s : BuiltinSchemas()) {
     if (s == l) return true;
   }
@@ -184,17 +179,17 @@ class SessionEval : public sql::EvalContext {
     return server_.sys_vars().Get(name, ToGetScope(scope), ctx_.vars.get());
   }
   sql::Value GetUserVariable(std::string_view name) override {
-    auto it = ctx_.user_vars.find(Lower(name));
+    auto it = ctx_.user_vars.find(base::AsciiLower(name));
     if (it == ctx_.user_vars.end()) return sql::Value::Null();
     return it->second;
   }
   void SetUserVariable(std::string_view name, const sql::Value& v) override {
-    ctx_.user_vars[Lower(name)] = v;
+    ctx_.user_vars[base::AsciiLower(name)] = v;
   }
   Result<sql::Value> GetColumn(const sql::Expr& column) override {
     if (names_ && row_) {
       for (size_t i = 0; i < names_->size(); ++i) {
-        if (Lower((*names_)[i]) == Lower(column.name)) {
+        if (base::AsciiLower((*names_)[i]) == base::AsciiLower(column.name)) {
           const auto& cell = (*row_)[i];
           return cell ? sql::Value::String(*cell) : sql::Value::Null();
         }
@@ -755,7 +750,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
           o.error = v.status();
           return o;
         }
-        ctx_.user_vars[Lower(item.name)] = v.value();
+        ctx_.user_vars[base::AsciiLower(item.name)] = v.value();
         break;
       }
       case sql::SetItem::Kind::kSystemVar: {
@@ -778,7 +773,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
             return o;
           }
         }
-        const std::string lname = Lower(item.name);
+        const std::string lname = base::AsciiLower(item.name);
         if (lname == "sql_log_bin" && (scope == vars::SetScope::kDefault || scope == vars::SetScope::kSession)) {
           // A restricted session variable (MySQL): it hides changes from
           // replicas, so it needs an admin privilege, and it must not
@@ -840,7 +835,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
       }
       case sql::SetItem::Kind::kNames:
       case sql::SetItem::Kind::kCharset: {
-        std::string cs = item.charset.empty() ? "utf8mb4" : Lower(item.charset);
+        std::string cs = item.charset.empty() ? "utf8mb4" : base::AsciiLower(item.charset);
         if (cs == "utf8") cs = "utf8mb3";
         static const std::vector<std::string> known = {"utf8mb4", "utf8mb3", "latin1", "ascii", "binary"};
         if (std::find(known.begin(), known.end(), cs) == known.end()) {
@@ -862,7 +857,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
                                     : cs == "utf8mb3" ? "utf8mb3_general_ci"
                                     : cs == "latin1" ? "latin1_swedish_ci"
                                     : cs == "ascii" ? "ascii_general_ci" : "binary")
-                                 : Lower(item.collation);
+                                 : base::AsciiLower(item.collation);
           Status st = sv.Set("collation_connection", vars::SetScope::kSession, sql::Value::String(coll),
                              ctx_.vars.get(), &warnings, by);
           if (!st.ok()) {
@@ -1211,7 +1206,7 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       break;
     }
     case sql::ShowKind::kEngineStatus: {
-      if (Lower(s.engine) != "innodb") {
+      if (base::AsciiLower(s.engine) != "innodb") {
         o.error = MakeError(er::kUnknownStorageEngine, s.engine);
         return o;
       }
@@ -1343,7 +1338,7 @@ Outcome Executor::Statement::UserStatement(const sql::Stmt& st) {
       auto name = ResolveUser(u.user).value();
       spec.user = name.user;
       spec.host = name.host;
-      spec.plugin = Lower(u.plugin);
+      spec.plugin = base::AsciiLower(u.plugin);
       spec.password = u.password;
       spec.hash = u.auth_string;
       spec.account_locked = locked;

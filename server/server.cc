@@ -22,9 +22,9 @@
 #include "server/lock_vars.h"
 #include "server/plugin_registry.h"
 #include "server/rpl/delegates.h"
+#include "base/io/file_system.h"
 #include "server/session.h"
 #include "storage/engine/engine.h"
-#include "storage/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "vars/core_status.h"
 #include "vars/status_vars.h"
@@ -56,7 +56,7 @@ Status Server::OpenEngine() {
   eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
   eo.lock_manager = lock_manager_.get();
   eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
-  fs_ = storage::NewPosixFileSystem();
+  fs_ = io::NewPosixFileSystem();
   auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
   if (!engine.ok()) return engine.status();
   engine_ = std::move(engine).value();

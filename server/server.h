@@ -52,9 +52,11 @@ class Binlog;
 namespace sluice::server::rpl {
 class Registry;
 }
+namespace sluice::io {
+class FileSystem;
+}
 namespace sluice::storage {
 class Engine;
-class FileSystem;
 class LockManager;
 }
 
@@ -171,7 +173,7 @@ class Server {
   std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
   std::unique_ptr<storage::LockManager> lock_manager_;
-  std::unique_ptr<storage::FileSystem> fs_;
+  std::unique_ptr<io::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<rpl::Registry> replication_;
   std::unique_ptr<binlog::Binlog> binlog_;

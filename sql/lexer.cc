@@ -76,11 +76,6 @@ std::string AsciiUpper(std::string_view s) {
   return out;
 }
 
-std::string AsciiLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
   return out;
 }
 
@@ -94,17 +89,6 @@ bool IsKnownCollation(std::string_view name) {
   size_t underscore = name.find('_');
   return underscore != std::string_view::npos && underscore + 1 < name.size() &&
          IsKnownCharset(name.substr(0, underscore));
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
 }
 
 bool Token::IsKeyword(std::string_view keyword) const {

@@ -148,7 +148,7 @@ std::vector<Token> Tokenize(std::string_view query, LexOptions options = {});
 
 // Upper-cases ASCII letters.
 std::string AsciiUpper(std::string_view s);
-std::string AsciiLower(std::string_view s);
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+using base::AsciiLower;  // base/strings.h
+using base::EqualsIgnoreCase;
 
 }  // namespace sluice::sql

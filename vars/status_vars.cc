@@ -5,16 +5,10 @@
 #include <optional>
 #include <utility>
 
+#include "base/strings.h"
+
 namespace sluice::vars {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 Status Unknown(std::string_view name) {
   return Status::InvalidArgument(fmt::format("unknown status variable '{}'", name));
@@ -31,7 +25,7 @@ StatusVariables::~StatusVariables() = default;
 
 Result<SessionCounter> StatusVariables::RegisterSessionCounter(std::string name,
                                                                std::string help) {
-  std::string key = Lower(name);
+  std::string key = base::AsciiLower(name);
   std::lock_guard lock(mu_);
   if (entries_.count(key) != 0) {
     return Status::InvalidArgument(fmt::format("status variable '{}' already registered", name));
@@ -56,7 +50,7 @@ Result<SessionCounter> StatusVariables::RegisterSessionCounter(std::string name,
 }
 
 Result<GlobalCounter*> StatusVariables::RegisterGlobalCounter(std::string name, std::string help) {
-  std::string key = Lower(name);
+  std::string key = base::AsciiLower(name);
   std::lock_guard lock(mu_);
   if (entries_.count(key) != 0) {
     return Status::InvalidArgument(fmt::format("status variable '{}' already registered", name));
@@ -75,7 +69,7 @@ Result<GlobalCounter*> StatusVariables::RegisterGlobalCounter(std::string name, 
 Status StatusVariables::RegisterProvider(std::string name, std::string help,
                                          StatusProvider provider) {
   if (!provider) return Status::InvalidArgument(fmt::format("'{}' without a provider", name));
-  std::string key = Lower(name);
+  std::string key = base::AsciiLower(name);
   std::lock_guard lock(mu_);
   if (entries_.count(key) != 0) {
     return Status::InvalidArgument(fmt::format("status variable '{}' already registered", name));
@@ -87,7 +81,7 @@ Status StatusVariables::RegisterProvider(std::string name, std::string help,
 
 Status StatusVariables::Unregister(std::string_view name) {
   std::lock_guard lock(mu_);
-  auto it = entries_.find(Lower(name));
+  auto it = entries_.find(base::AsciiLower(name));
   if (it == entries_.end()) return Unknown(name);
   entries_.erase(it);
   return Status::OK();
@@ -119,7 +113,7 @@ size_t StatusVariables::live_sessions() const {
 
 Result<std::string> StatusVariables::Get(std::string_view name, StatusScope scope,
                                          const SessionStatus* session) const {
-  const std::string key = Lower(name);
+  const std::string key = base::AsciiLower(name);
   const SessionStatus* for_session = scope == StatusScope::kSession ? session : nullptr;
   StatusProvider provider;
   {
@@ -229,7 +223,7 @@ SessionStatus::SessionStatus(StatusVariables& registry)
 SessionStatus::~SessionStatus() { registry_.Retire(this, /*unlink=*/true); }
 
 void SessionStatus::BindComputed(std::string name, std::function<std::string()> fn) {
-  computed_[Lower(name)] = std::move(fn);
+  computed_[base::AsciiLower(name)] = std::move(fn);
 }
 
 void SessionStatus::Flush() { registry_.Retire(this, /*unlink=*/false); }

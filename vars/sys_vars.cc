@@ -1,9 +1,5 @@
 #include "vars/sys_vars.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -13,8 +9,10 @@
 #include <limits>
 #include <variant>
 
+#include "base/io/write_file_atomically.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "base/strings.h"
 #include "sql/lexer.h"
 #include "vars/json_internal.h"
 
@@ -65,14 +63,6 @@ using internal::VarDef;
 namespace {
 
 constexpr std::string_view kPersistFileName = "mysqld-auto.cnf";
-
-char LowerChar(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = LowerChar(c);
-  return out;
-}
 
 Status WrongValue(const VarDef& def, std::string_view text) {
   return MakeError(er::kWrongValueForVar, def.spec.name, text);
@@ -298,7 +288,7 @@ Result<sql::Value> StartupValue(const VarDef& def, const std::optional<std::stri
       uint64_t multiplier = 1;
       if (!digits.empty()) {
         constexpr std::string_view kSuffixes = "kmgtpe";
-        size_t at = kSuffixes.find(LowerChar(digits.back()));
+        size_t at = kSuffixes.find(base::AsciiLower(digits.back()));
         if (at != std::string_view::npos) {
           multiplier = uint64_t{1} << (10 * (at + 1));
           digits.remove_suffix(1);
@@ -387,80 +377,6 @@ uint64_t NowMicros() {
                                    .count());
 }
 
-Status ErrnoStatus(std::string_view what, const std::string& path) {
-  return Status::IOError(fmt::format("{} '{}': {}", what, path, std::strerror(errno)));
-}
-
-// Writes `data` to `path` so that a crash leaves the old or the new file,
-// never a torn one: temp file, fsync, rename, fsync of the directory.
-Status WriteFileAtomically(const std::string& dir, const std::string& path, std::string_view data) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) return ErrnoStatus("cannot create", tmp);
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status st = ErrnoStatus("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return st;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    Status st = ErrnoStatus("cannot fsync", tmp);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  if (::close(fd) != 0) {
-    Status st = ErrnoStatus("cannot close", tmp);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status st = ErrnoStatus("cannot rename to", path);
-    ::unlink(tmp.c_str());
-    return st;
-  }
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return ErrnoStatus("cannot open directory", dir);
-  int rc = ::fsync(dfd);
-  Status st = rc == 0 ? Status::OK() : ErrnoStatus("cannot fsync directory", dir);
-  ::close(dfd);
-  return st;
-}
-
-// Reads a whole file; nullopt (and OK) when it does not exist.
-Status ReadFile(const std::string& path, std::optional<std::string>* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      out->reset();
-      return Status::OK();
-    }
-    return ErrnoStatus("cannot open", path);
-  }
-  std::string data;
-  char buf[8192];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status st = ErrnoStatus("cannot read", path);
-      ::close(fd);
-      return st;
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  *out = std::move(data);
-  return Status::OK();
-}
-
 std::shared_ptr<spdlog::logger> LoggerOrDefault(const std::shared_ptr<spdlog::logger>& logger) {
   return logger ? logger : base::GetLogger("server");
 }
@@ -546,7 +462,7 @@ SessionVariables::~SessionVariables() = default;
 uint64_t SessionVariables::version() const { return impl_->version; }
 
 void SessionVariables::BindComputed(std::string name, std::function<sql::Value()> fn) {
-  impl_->computed[Lower(name)] = std::move(fn);
+  impl_->computed[base::AsciiLower(name)] = std::move(fn);
 }
 
 std::optional<sql::Value> SessionVariables::OwnValue(std::string_view name) const {
@@ -567,7 +483,7 @@ SystemVariables::SystemVariables(Options options)
 SystemVariables::~SystemVariables() = default;
 
 std::shared_ptr<const VarDef> SystemVariables::FindDef(std::string_view name) const {
-  std::string lower = Lower(name);
+  std::string lower = base::AsciiLower(name);
   std::shared_lock lock(mu_);
   auto it = defs_.find(lower);
   return it == defs_.end() ? nullptr : it->second;
@@ -575,7 +491,7 @@ std::shared_ptr<const VarDef> SystemVariables::FindDef(std::string_view name) co
 
 std::shared_ptr<const VarDef> SystemVariables::FindDefAndGlobals(
     std::string_view name, std::shared_ptr<const ValueMap>* globals) const {
-  std::string lower = Lower(name);
+  std::string lower = base::AsciiLower(name);
   std::shared_lock lock(mu_);
   auto it = defs_.find(lower);
   if (it == defs_.end()) return nullptr;
@@ -585,8 +501,8 @@ std::shared_ptr<const VarDef> SystemVariables::FindDefAndGlobals(
 
 Status SystemVariables::Register(VariableSpec spec) {
   auto def = std::make_shared<VarDef>();
-  spec.name = Lower(spec.name);
-  for (std::string& alias : spec.aliases) alias = Lower(alias);
+  spec.name = base::AsciiLower(spec.name);
+  for (std::string& alias : spec.aliases) alias = base::AsciiLower(alias);
   const std::string name = spec.name;  // spec is moved from below
   auto invalid = [&](std::string_view why) {
     return Status::InvalidArgument(fmt::format("system variable '{}': {}", name, why));
@@ -672,7 +588,7 @@ Status SystemVariables::Register(VariableSpec spec) {
 Status SystemVariables::Unregister(std::string_view name) {
   std::lock_guard set_lock(set_mu_);
   std::unique_lock lock(mu_);
-  auto it = defs_.find(Lower(name));
+  auto it = defs_.find(base::AsciiLower(name));
   if (it == defs_.end()) return MakeError(er::kUnknownSystemVariable, name);
   std::shared_ptr<const VarDef> def = it->second;
   defs_.erase(def->spec.name);
@@ -686,7 +602,7 @@ Status SystemVariables::Unregister(std::string_view name) {
 Status SystemVariables::AddHooks(std::string_view name, CheckFn check, UpdateFn on_update) {
   std::lock_guard set_lock(set_mu_);
   std::unique_lock lock(mu_);
-  auto it = defs_.find(Lower(name));
+  auto it = defs_.find(base::AsciiLower(name));
   if (it == defs_.end()) return MakeError(er::kUnknownSystemVariable, name);
   // Definitions are immutable (a SET may be using the old one): copy.
   auto def = std::make_shared<VarDef>(*it->second);
@@ -979,7 +895,9 @@ Status SystemVariables::WriteFileLocked() {
     out.append(" }");
   }
   out.append(" } }\n");
-  return WriteFileAtomically(datadir_, datadir_ + "/" + std::string(kPersistFileName), out);
+  // A failed write leaves the old file whole (the caller restores
+  // persisted_ to match it).
+  return io::WriteFileAtomically(file_system(), datadir_ + "/" + std::string(kPersistFileName), out);
 }
 
 namespace {
@@ -1018,7 +936,7 @@ void CollectEntries(const internal::Json& section, bool is_static, int depth,
       continue;
     }
     LoadedEntry e;
-    e.name = Lower(key);
+    e.name = base::AsciiLower(key);
     e.is_static = is_static;
     if (value->kind == Kind::kString || value->kind == Kind::kNumber) {
       e.value = value->text;
@@ -1050,8 +968,9 @@ Status SystemVariables::LoadPersisted(const std::string& datadir) {
     while (datadir_.size() > 1 && datadir_.back() == '/') datadir_.pop_back();
     persisted_.clear();
     const std::string path = datadir_ + "/" + std::string(kPersistFileName);
-    std::optional<std::string> data;
-    SLUICE_RETURN_IF_ERROR(ReadFile(path, &data));
+    Result<std::optional<std::string>> read = io::ReadFileIfExists(file_system(), path);
+    if (!read.ok()) return read.status();
+    const std::optional<std::string>& data = *read;
     if (!data) return Status::OK();
     Result<internal::Json> root = internal::ParseJson(*data);
     if (!root.ok()) return Status::Corruption(path + ": " + root.status().message());
@@ -1086,7 +1005,7 @@ Status SystemVariables::LoadPersisted(const std::string& datadir) {
 
 bool SystemVariables::IsPersisted(std::string_view name) const {
   std::lock_guard lock(persist_mu_);
-  return persisted_.find(Lower(name)) != persisted_.end();
+  return persisted_.find(base::AsciiLower(name)) != persisted_.end();
 }
 
 void SystemVariables::ApplyPendingPersisted(const VarDef& def) {
@@ -1119,7 +1038,7 @@ Status SystemVariables::ResetPersist(std::optional<std::string_view> name, bool 
   std::lock_guard lock(persist_mu_);
   auto saved = persisted_;
   if (name) {
-    auto it = persisted_.find(Lower(*name));
+    auto it = persisted_.find(base::AsciiLower(*name));
     if (it == persisted_.end()) {
       Status missing = MakeError(er::kVarDoesNotExist, *name);
       if (!if_exists) return missing;

@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/io/file_system.h"
 #include "base/status.h"
 #include "sql/value.h"
 
@@ -221,6 +222,9 @@ class SystemVariables {
     // Where LoadPersisted() reports per-variable problems. Null: the
     // "server" logger of base/log.h.
     std::shared_ptr<spdlog::logger> logger;
+    // Where mysqld-auto.cnf is read and written (a test injects faults).
+    // Null: io::DefaultFileSystem(), POSIX. Must outlive this object.
+    io::FileSystem* fs = nullptr;
   };
 
   SystemVariables();
@@ -341,6 +345,9 @@ class SystemVariables {
   void StoreGlobal(const VarDef& def, const internal::StoredValue& stored);
   Status Persist(const VarDef& def, std::optional<std::string> text, const PersistedBy& by);
   Status WriteFileLocked();  // REQUIRES persist_mu_ held
+  io::FileSystem& file_system() const {
+    return options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem();
+  }
   Status ApplyStartupText(const VarDef& def, const std::optional<std::string>& text,
                           std::vector<Status>* warnings);
   void ApplyPendingPersisted(const VarDef& def);

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "base/io/mem_file_system.h"
+#include "base/io/write_file_atomically.h"
 #include "vars/json_internal.h"
 
 namespace sluice::vars {
@@ -838,6 +840,88 @@ TEST_F(SysVarsTest, RegisterAndUnregisterWhileOthersRead) {
   stop = true;
   for (std::thread& t : readers) t.join();
   EXPECT_FALSE(vars_.Exists("plugin_var_old"));
+}
+
+// ---- PERSIST through an injected fault (io::MemFileSystem) ----
+
+// A SET PERSIST whose file write fails at any step before the rename
+// returns an error, leaves mysqld-auto.cnf as it was and the runtime value
+// unchanged; the next SET PERSIST works again.
+class PersistFaultTest : public ::testing::TestWithParam<io::MemFileSystem::Op> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs_.CreateDir("/data").ok());
+    SystemVariables::Options o;
+    o.fs = &fs_;
+    vars_ = std::make_unique<SystemVariables>(o);
+    ASSERT_TRUE(vars_->Register(VariableSpec::UInt("max_connections", VarScope::kGlobal, 151, 1,
+                                                   100000, "x")).ok());
+    ASSERT_TRUE(vars_->LoadPersisted("/data").ok());
+  }
+  std::string PersistedValue() {
+    auto text = io::ReadFileIfExists(fs_, "/data/mysqld-auto.cnf");
+    EXPECT_TRUE(text.ok() && text->has_value());
+    if (!text.ok() || !text->has_value()) return "";
+    Result<internal::Json> json = internal::ParseJson(**text);
+    EXPECT_TRUE(json.ok());
+    if (!json.ok()) return "";
+    return json->Find("mysql_server")->Find("max_connections")->Find("Value")->text;
+  }
+  std::string Global() { return vars_->Get("max_connections", GetScope::kGlobal, nullptr)->ToString(); }
+
+  io::MemFileSystem fs_;
+  std::unique_ptr<SystemVariables> vars_;
+  std::vector<Status> warnings_;
+};
+
+TEST_P(PersistFaultTest, FailedWriteKeepsOldFileAndValue) {
+  ASSERT_TRUE(vars_->Set("max_connections", SetScope::kPersist, Value::Int(500), nullptr, &warnings_).ok());
+  io::MemFileSystem::Fault f;
+  f.op = GetParam();
+  f.torn_bytes = 5;
+  fs_.InjectFault(f);
+  Status st = vars_->Set("max_connections", SetScope::kPersist, Value::Int(600), nullptr, &warnings_);
+  EXPECT_FALSE(st.ok());
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_EQ(fs_.faults_fired(), 1u);
+  EXPECT_EQ(Global(), "500");
+  EXPECT_EQ(PersistedValue(), "500");
+  EXPECT_FALSE(*fs_.Exists("/data/mysqld-auto.cnf.tmp"));
+  fs_.DropUnsyncedData();  // a crash right after
+  EXPECT_EQ(PersistedValue(), "500");
+
+  ASSERT_TRUE(vars_->Set("max_connections", SetScope::kPersist, Value::Int(700), nullptr, &warnings_).ok());
+  EXPECT_EQ(PersistedValue(), "700");
+  SystemVariables::Options o;
+  o.fs = &fs_;
+  SystemVariables fresh(o);
+  ASSERT_TRUE(fresh.Register(VariableSpec::UInt("max_connections", VarScope::kGlobal, 151, 1, 100000, "x")).ok());
+  ASSERT_TRUE(fresh.LoadPersisted("/data").ok());
+  EXPECT_EQ(fresh.Get("max_connections", GetScope::kGlobal, nullptr)->ToString(), "700");
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryStep, PersistFaultTest,
+                         ::testing::Values(io::MemFileSystem::Op::kWrite, io::MemFileSystem::Op::kSync,
+                                           io::MemFileSystem::Op::kRename),
+                         [](const auto& info) {
+                           switch (info.param) {
+                             case io::MemFileSystem::Op::kWrite: return "Write";
+                             case io::MemFileSystem::Op::kSync: return "Sync";
+                             default: return "Rename";
+                           }
+                         });
+
+TEST(PersistFault, UnreadableFileFailsLoad) {
+  io::MemFileSystem fs;
+  ASSERT_TRUE(fs.CreateDir("/data").ok());
+  ASSERT_TRUE(io::WriteFileAtomically(fs, "/data/mysqld-auto.cnf", "{ \"Version\" : 1 }").ok());
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kRead;
+  fs.InjectFault(f);
+  SystemVariables::Options o;
+  o.fs = &fs;
+  SystemVariables vars(o);
+  EXPECT_TRUE(vars.LoadPersisted("/data").IsIOError());
 }
 
 }  // namespace

@@ -213,7 +213,8 @@ Status BinlogSender::Run() {
     // ---- open the file, fake Rotate, Format_description
     SetState(State::kSwitching);
     const std::string path = binlog_.FilePath(file);
-    Result<std::unique_ptr<binlog::BinlogFileReader>> opened = binlog::BinlogFileReader::Open(path, false);
+    Result<std::unique_ptr<binlog::BinlogFileReader>> opened =
+        binlog::BinlogFileReader::Open(path, false, &binlog_.file_system());
     if (!opened.ok()) return Fatal(fmt::format("could not open log file '{}': {}", file, opened.status().message()));
     binlog::BinlogFileReader& reader = **opened;
     const uint32_t number = FileNumberOf(file);

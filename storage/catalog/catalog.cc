@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/io/write_file_atomically.h"
 #include "base/mysql_error.h"
 #include "catalog.pb.h"  // generated from catalog.proto; private to this file
 
@@ -300,13 +301,13 @@ std::vector<std::string> CatalogSnapshot::DatabaseNames() const {
 
 // ---- Catalog ----
 
-Catalog::Catalog(FileSystem* fs, std::string datadir)
+Catalog::Catalog(io::FileSystem* fs, std::string datadir)
     : fs_(fs),
       datadir_(std::move(datadir)),
       path_(JoinPath(datadir_, kCatalogFileName)),
       tmp_path_(JoinPath(datadir_, kCatalogTempFileName)) {}
 
-Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datadir) {
+Result<std::unique_ptr<Catalog>> Catalog::Open(io::FileSystem* fs, std::string datadir) {
   std::unique_ptr<Catalog> cat(new Catalog(fs, std::move(datadir)));
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(cat->datadir_));
   Result<bool> tmp_exists = fs->Exists(cat->tmp_path_);
@@ -320,7 +321,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datad
     SLUICE_RETURN_IF_ERROR(cat->CommitLocked(std::make_shared<CatalogSnapshot>()));
     return cat;
   }
-  Result<std::unique_ptr<File>> file = fs->Open(cat->path_, OpenMode::kReadOnly);
+  Result<std::unique_ptr<io::File>> file = fs->Open(cat->path_, io::OpenMode::kReadOnly);
   if (!file.ok()) return file.status();
   Result<uint64_t> size = (*file)->Size();
   if (!size.ok()) return size.status();
@@ -341,19 +342,13 @@ std::shared_ptr<CatalogSnapshot> Catalog::CopyCurrent() const {
 Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
   if (!sticky_error_.ok()) return sticky_error_;
   const std::string bytes = CatalogCodec::Serialize(*next);
-  {
-    Result<std::unique_ptr<File>> tmp = fs_->Open(tmp_path_, OpenMode::kOpenOrCreate);
-    if (!tmp.ok()) return tmp.status();
-    SLUICE_RETURN_IF_ERROR((*tmp)->Truncate(0));
-    SLUICE_RETURN_IF_ERROR((*tmp)->WriteAt(0, bytes));
-    SLUICE_RETURN_IF_ERROR((*tmp)->Sync());
-  }
   // Before the rename the old file is intact; after it the new one is.
-  SLUICE_RETURN_IF_ERROR(fs_->Rename(tmp_path_, path_));
-  Status st = fs_->SyncDir(datadir_);
+  bool renamed = false;
+  Status st = io::WriteFileAtomically(*fs_, path_, bytes, {}, &renamed);
   if (!st.ok()) {
-    // The rename may or may not be durable: stop DDL until a restart.
-    sticky_error_ = st;
+    // A failed directory sync after the rename: the rename may or may not
+    // be durable, so stop DDL until a restart.
+    if (renamed) sticky_error_ = st;
     return st;
   }
   Publish(std::move(next));

@@ -2,7 +2,7 @@
 //
 // The data dictionary: databases and tables (columns, indexes, space ids,
 // index root pages, counters), persisted as one Protobuf file,
-// <datadir>/catalog.pb, through the FileSystem seam.
+// <datadir>/catalog.pb, through the io::FileSystem seam.
 //
 // Snapshots: readers call snapshot() and get an immutable CatalogSnapshot
 // (shared_ptr); a DDL builds a new snapshot, writes it to disk and swaps it
@@ -52,14 +52,15 @@
 #include <utility>
 #include <vector>
 
+#include "base/io/file_system.h"
 #include "base/status.h"
 #include "storage/catalog/table_def.h"
-#include "storage/io/file_system.h"
 
 namespace sluice::storage {
 
 inline constexpr uint32_t kCatalogFormatVersion = 1;
 inline constexpr std::string_view kCatalogFileName = "catalog.pb";
+// io::WriteFileAtomically's temp file: <kCatalogFileName>.tmp.
 inline constexpr std::string_view kCatalogTempFileName = "catalog.pb.tmp";
 
 // Tables named so are the engine's, mid-rebuild (MySQL names its ALTER
@@ -132,7 +133,7 @@ class Catalog {
   // checksum, framing); a table definition that does not decode becomes a
   // BrokenTable instead.
   // `fs` must outlive the Catalog.
-  static Result<std::unique_ptr<Catalog>> Open(FileSystem* fs, std::string datadir);
+  static Result<std::unique_ptr<Catalog>> Open(io::FileSystem* fs, std::string datadir);
 
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
@@ -196,7 +197,7 @@ class Catalog {
   const std::string& path() const { return path_; }
 
  private:
-  Catalog(FileSystem* fs, std::string datadir);
+  Catalog(io::FileSystem* fs, std::string datadir);
 
   // Writes `next` to disk (atomically) and publishes it.
   Status CommitLocked(std::shared_ptr<CatalogSnapshot> next);
@@ -212,7 +213,7 @@ class Catalog {
     current_.swap(next);
   }
 
-  FileSystem* const fs_;  // borrowed
+  io::FileSystem* const fs_;  // borrowed
   const std::string datadir_;
   const std::string path_;
   const std::string tmp_path_;

@@ -214,7 +214,7 @@ EngineTrx::~EngineTrx() {
   (void)engine_->Rollback(*this);
 }
 
-Engine::Engine(FileSystem* fs, std::string datadir, Options options)
+Engine::Engine(io::FileSystem* fs, std::string datadir, Options options)
     : fs_(fs), datadir_(std::move(datadir)), options_(options), durability_(options.durability) {}
 
 Engine::~Engine() {
@@ -227,7 +227,7 @@ std::string Engine::SpacePath(uint32_t space_id) const {
   return fmt::format("{}/space_{}.ibd", datadir_, space_id);
 }
 
-Result<std::unique_ptr<Engine>> Engine::Open(FileSystem* fs, std::string datadir, Options options) {
+Result<std::unique_ptr<Engine>> Engine::Open(io::FileSystem* fs, std::string datadir, Options options) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(datadir));
   std::unique_ptr<Engine> e(new Engine(fs, datadir, options));
   Result<std::unique_ptr<Catalog>> catalog = Catalog::Open(fs, datadir);

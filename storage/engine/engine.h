@@ -121,7 +121,7 @@
 // Blocking: Insert/Update/Delete block on row locks up to the lock wait
 // timeout (1205) and fail with 1213 when chosen as a deadlock victim; after
 // 1213 the caller must Rollback() the transaction.
-// Ownership: the FileSystem (and a LockManager passed in Options) must
+// Ownership: the io::FileSystem (and a LockManager passed in Options) must
 // outlive the Engine; every EngineTrx must end and be destroyed before the
 // Engine is closed or destroyed.
 #pragma once
@@ -149,7 +149,7 @@
 #include "storage/catalog/row_codec.h"
 #include "storage/catalog/table_def.h"
 #include "storage/engine/background_loop.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "storage/lock/sharded_rw_latch.h"
 #include "storage/redo/redo_log.h"
@@ -271,7 +271,7 @@ class Engine {
   // Opens (or creates) the catalog in `datadir` (created if missing), the
   // buffer pool, and the tablespace and B+trees of every table the catalog
   // lists. Corruption / IOError from the layers below.
-  static Result<std::unique_ptr<Engine>> Open(FileSystem* fs, std::string datadir, Options options);
+  static Result<std::unique_ptr<Engine>> Open(io::FileSystem* fs, std::string datadir, Options options);
 
   // Without Close(), dirty pages are discarded.
   ~Engine();
@@ -308,7 +308,7 @@ class Engine {
   // Tests: behave as if the process died now. The checkpointer stops, and
   // ending a transaction afterwards (or destroying it) writes nothing:
   // transactions just leave memory. Pair it with a file system that drops
-  // what was not synced (MemFileSystem::DropUnsyncedData).
+  // what was not synced (io::MemFileSystem::DropUnsyncedData).
   void SimulateCrashForTesting();
 
   // --- DDL (not transactional) ---
@@ -538,7 +538,7 @@ class Engine {
   class Accessor;
   using StoredRecord = engine_internal::StoredRecord;
 
-  Engine(FileSystem* fs, std::string datadir, Options options);
+  Engine(io::FileSystem* fs, std::string datadir, Options options);
 
   // Opens the table's tablespace (AddSpace); then OpenTrees its B+trees
   // (after redo replay: a root may exist only in the redo log).
@@ -666,7 +666,7 @@ class Engine {
   static constexpr size_t kCounterShards = 64;
   void Count(CounterId id, uint64_t n = 1);
 
-  FileSystem* const fs_;
+  io::FileSystem* const fs_;
   const std::string datadir_;
   const Options options_;
   std::atomic<Durability> durability_;

@@ -48,7 +48,7 @@ uint32_t RecordCrc(uint64_t start_lsn, const char* len_and_type, std::string_vie
   return Crc(c, payload.data(), payload.size());
 }
 
-Status ReadFully(File* f, uint64_t off, char* buf, size_t n, bool* complete) {
+Status ReadFully(io::File* f, uint64_t off, char* buf, size_t n, bool* complete) {
   Result<size_t> r = f->ReadAt(off, buf, n);
   if (!r.ok()) return r.status();
   *complete = *r == n;
@@ -74,7 +74,7 @@ Slot ParseSlot(const char* p, size_t n) {
 
 }  // namespace
 
-Result<std::unique_ptr<RedoLog>> RedoLog::Open(FileSystem* fs, const std::string& dir,
+Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::string& dir,
                                                const Options& options,
                                                const RecordCallback& on_record) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(dir));
@@ -83,9 +83,9 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(FileSystem* fs, const std::string
 
   Result<bool> existed = fs->Exists(log_path);
   if (!existed.ok()) return existed.status();
-  Result<std::unique_ptr<File>> log = fs->Open(log_path, OpenMode::kOpenOrCreate);
+  Result<std::unique_ptr<io::File>> log = fs->Open(log_path, io::OpenMode::kOpenOrCreate);
   if (!log.ok()) return log.status();
-  Result<std::unique_ptr<File>> ctl = fs->Open(ctl_path, OpenMode::kOpenOrCreate);
+  Result<std::unique_ptr<io::File>> ctl = fs->Open(ctl_path, io::OpenMode::kOpenOrCreate);
   if (!ctl.ok()) return ctl.status();
   if (!*existed) SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
 
@@ -147,8 +147,8 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(FileSystem* fs, const std::string
                                               pos, checkpoint, seq));
 }
 
-RedoLog::RedoLog(FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<File> log,
-                 std::unique_ptr<File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn,
+RedoLog::RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<io::File> log,
+                 std::unique_ptr<io::File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn,
                  uint64_t ctl_seq)
     : fs_(fs),
       dir_(std::move(dir)),

@@ -9,7 +9,7 @@
 // replays every intact record from the last checkpoint, in LSN order, and
 // truncates a torn tail.
 //
-// Files, in directory `dir`, all I/O through storage::FileSystem:
+// Files, in directory `dir`, all I/O through io::FileSystem:
 //   redo.log  one growing file. LSN == byte offset in it. A record is
 //             [crc32 u32][length u32][type u8][payload: length bytes],
 //             little-endian. The crc (zlib crc32) covers the record's start
@@ -56,7 +56,7 @@
 #include <thread>
 
 #include "base/status.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
 namespace sluice::storage {
 
@@ -107,7 +107,7 @@ class RedoLog {
   // outlive the RedoLog, replays it through `on_record` and truncates a torn
   // tail. Corruption when the control file has no valid slot or its
   // checkpoint is past the end of the log.
-  static Result<std::unique_ptr<RedoLog>> Open(FileSystem* fs, const std::string& dir,
+  static Result<std::unique_ptr<RedoLog>> Open(io::FileSystem* fs, const std::string& dir,
                                                const Options& options,
                                                const RecordCallback& on_record);
 
@@ -143,8 +143,8 @@ class RedoLog {
   Status error() const;  // the sticky error, or OK
 
  private:
-  RedoLog(FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<File> log,
-          std::unique_ptr<File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn, uint64_t ctl_seq);
+  RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<io::File> log,
+          std::unique_ptr<io::File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn, uint64_t ctl_seq);
 
   // Called with mu_ held and no leader active: becomes the leader, writes the
   // pending buffer (and fsyncs when `sync` or a waiter asked for it) with mu_
@@ -156,11 +156,11 @@ class RedoLog {
   void BackgroundLoop();
   void StopBackground();
 
-  FileSystem* const fs_;
+  io::FileSystem* const fs_;
   const std::string dir_;
   const Options options_;
-  const std::unique_ptr<File> log_;
-  const std::unique_ptr<File> ctl_;
+  const std::unique_ptr<io::File> log_;
+  const std::unique_ptr<io::File> ctl_;
 
   std::mutex ckpt_mu_;
   uint64_t ctl_seq_;  // GUARDED_BY(ckpt_mu_)

@@ -1,9 +1,11 @@
-// storage/io/mem_file_system.h
+// base/io/mem_file_system.h
 //
-// MemFileSystem: an in-memory FileSystem for tests of every storage layer,
+// MemFileSystem: an in-memory FileSystem for tests of every durable file,
 // with fault injection:
-//   - fail the Nth read, write or sync from now (once, or that one and every
-//     later one), optionally only on paths containing a substring;
+//   - fail the Nth read, write, sync, directory sync or rename from now
+//     (once, or that one and every later one), optionally only on paths
+//     containing a substring (a rename matches on its source path, a
+//     directory sync on the directory);
 //   - tear a failing write: its first `torn_bytes` bytes land, the rest not;
 //   - DropUnsyncedData(): every file goes back to what its last successful
 //     Sync() made durable, as after a power loss.
@@ -11,7 +13,8 @@
 // Crash model: file data and size are durable only through File::Sync().
 // Creations, renames and removals are durable at once (as if every
 // directory operation were followed by SyncDir); a file created and never
-// synced comes back empty after a crash.
+// synced comes back empty after a crash. An injected SyncDir failure
+// therefore undoes nothing: the rename before it stands, as it may on disk.
 //
 // Thread-safety: every method may be called from any thread. Files opened
 // from a MemFileSystem must not outlive it.
@@ -26,13 +29,16 @@
 #include <set>
 #include <string>
 
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
-namespace sluice::storage {
+namespace sluice::io {
 
 class MemFileSystem final : public FileSystem {
  public:
-  enum class Op : uint8_t { kRead = 0, kWrite = 1, kSync = 2 };
+  // kSyncDir and kRename count only SyncDir() and Rename(), so faults and
+  // counts of file syncs (kSync) are the same as before they existed.
+  enum class Op : uint8_t { kRead = 0, kWrite = 1, kSync = 2, kSyncDir = 3, kRename = 4 };
+  static constexpr size_t kNumOps = 5;
 
   struct Fault {
     Op op = Op::kWrite;
@@ -60,13 +66,16 @@ class MemFileSystem final : public FileSystem {
   void DropUnsyncedData();
 
   // FileSystem:
-  Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode) override;
+  // `permissions` are not modelled: every file is readable by its tests.
+  Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode,
+                                     uint32_t permissions = kDefaultPermissions) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override;
   Result<std::vector<std::string>> List(const std::string& dir) override;
   Result<bool> Exists(const std::string& path) override;
   Status CreateDir(const std::string& path) override;
   Status SyncDir(const std::string& dir) override;
+  Result<int64_t> ModificationTime(const std::string& path) override;
 
  private:
   class MemFile;
@@ -83,9 +92,9 @@ class MemFileSystem final : public FileSystem {
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<FileData>> files_;  // GUARDED_BY(mu_)
   std::set<std::string> dirs_;                               // GUARDED_BY(mu_)
-  std::array<std::optional<ArmedFault>, 3> faults_;          // GUARDED_BY(mu_)
-  std::array<uint64_t, 3> op_counts_{};                      // GUARDED_BY(mu_)
+  std::array<std::optional<ArmedFault>, kNumOps> faults_;    // GUARDED_BY(mu_)
+  std::array<uint64_t, kNumOps> op_counts_{};               // GUARDED_BY(mu_)
   uint64_t faults_fired_ = 0;                                // GUARDED_BY(mu_)
 };
 
-}  // namespace sluice::storage
+}  // namespace sluice::io

@@ -1,12 +1,13 @@
-// storage/io/mem_file_system.cc
-#include "storage/io/mem_file_system.h"
+// base/io/mem_file_system.cc
+#include "base/io/mem_file_system.h"
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 
 #include <fmt/format.h>
 
-namespace sluice::storage {
+namespace sluice::io {
 namespace {
 
 // Unsynced data is tracked in blocks of this size, so Sync() copies only
@@ -33,9 +34,11 @@ struct MemFileSystem::FileData {
   std::string durable;                 // GUARDED_BY(mu); as of the last Sync
   std::set<uint64_t> unsynced_blocks;  // GUARDED_BY(mu)
   uint64_t min_size_since_sync = 0;    // GUARDED_BY(mu); smallest size since the last Sync
+  int64_t mtime = static_cast<int64_t>(std::time(nullptr));  // GUARDED_BY(mu)
 
   void WriteLocked(uint64_t offset, std::string_view bytes) {
     if (bytes.empty()) return;
+    mtime = static_cast<int64_t>(std::time(nullptr));
     if (data.size() < offset + bytes.size()) data.resize(offset + bytes.size(), '\0');
     std::memcpy(data.data() + offset, bytes.data(), bytes.size());
     for (uint64_t b = offset / kBlock; b <= (offset + bytes.size() - 1) / kBlock; ++b) {
@@ -103,6 +106,7 @@ class MemFileSystem::MemFile final : public File {
     if (read_only_) return Status::IOError(fmt::format("truncate of read-only file '{}'", path_));
     std::lock_guard<std::mutex> lock(data_->mu);
     data_->data.resize(size, '\0');
+    data_->mtime = static_cast<int64_t>(std::time(nullptr));
     data_->min_size_since_sync = std::min<uint64_t>(data_->min_size_since_sync, size);
     return Status::OK();
   }
@@ -169,7 +173,8 @@ void MemFileSystem::DropUnsyncedData() {
   }
 }
 
-Result<std::unique_ptr<File>> MemFileSystem::Open(const std::string& raw_path, OpenMode mode) {
+Result<std::unique_ptr<File>> MemFileSystem::Open(const std::string& raw_path, OpenMode mode,
+                                                  uint32_t /*permissions*/) {
   std::string path = Normalize(raw_path);
   std::lock_guard<std::mutex> lock(mu_);
   if (dirs_.count(path) != 0) return Status::IOError(fmt::format("open '{}': is a directory", path));
@@ -192,6 +197,10 @@ Result<std::unique_ptr<File>> MemFileSystem::Open(const std::string& raw_path, O
 
 Status MemFileSystem::Rename(const std::string& raw_from, const std::string& raw_to) {
   std::string from = Normalize(raw_from), to = Normalize(raw_to);
+  size_t torn = 0;
+  if (ShouldFail(Op::kRename, from, &torn)) {
+    return Status::IOError(fmt::format("injected rename failure on '{}'", from));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = files_.find(from);
   if (it == files_.end()) {
@@ -259,6 +268,10 @@ Status MemFileSystem::CreateDir(const std::string& raw_path) {
 
 Status MemFileSystem::SyncDir(const std::string& raw_dir) {
   std::string dir = Normalize(raw_dir);
+  size_t torn = 0;
+  if (ShouldFail(Op::kSyncDir, dir, &torn)) {
+    return Status::IOError(fmt::format("injected directory sync failure on '{}'", dir));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (dirs_.count(dir) == 0) {
     return Status::IOError(fmt::format("open '{}': No such file or directory", dir));
@@ -266,4 +279,19 @@ Status MemFileSystem::SyncDir(const std::string& raw_dir) {
   return Status::OK();
 }
 
-}  // namespace sluice::storage
+Result<int64_t> MemFileSystem::ModificationTime(const std::string& raw_path) {
+  std::string path = Normalize(raw_path);
+  std::shared_ptr<FileData> file;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = files_.find(path);
+    if (it == files_.end()) {
+      return Status::IOError(fmt::format("stat '{}': No such file or directory", path));
+    }
+    file = it->second;
+  }
+  std::lock_guard<std::mutex> file_lock(file->mu);
+  return file->mtime;
+}
+
+}  // namespace sluice::io

@@ -1,4 +1,4 @@
-// storage/io/posix_file_system.cc: FileSystem over POSIX calls.
+// base/io/posix_file_system.cc: FileSystem over POSIX calls.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
-namespace sluice::storage {
+namespace sluice::io {
 namespace {
 
 Status OsError(std::string_view op, const std::string& path, int err) {
@@ -80,7 +80,8 @@ class PosixFile final : public File {
 
 class PosixFileSystem final : public FileSystem {
  public:
-  Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode) override {
+  Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode,
+                                     uint32_t permissions = kDefaultPermissions) override {
     int flags = O_CLOEXEC;
     switch (mode) {
       case OpenMode::kReadOnly: flags |= O_RDONLY; break;
@@ -90,7 +91,7 @@ class PosixFileSystem final : public FileSystem {
     }
     int fd;
     do {
-      fd = ::open(path.c_str(), flags, 0640);
+      fd = ::open(path.c_str(), flags, static_cast<mode_t>(permissions));
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) return OsError("open", path, errno);
     return std::unique_ptr<File>(std::make_unique<PosixFile>(path, fd));
@@ -146,10 +147,22 @@ class PosixFileSystem final : public FileSystem {
     if (rc != 0) return OsError("fsync", dir, err);
     return Status::OK();
   }
+
+  Result<int64_t> ModificationTime(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return OsError("stat", path, errno);
+    return static_cast<int64_t>(st.st_mtime);
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<FileSystem> NewPosixFileSystem() { return std::make_unique<PosixFileSystem>(); }
 
-}  // namespace sluice::storage
+FileSystem& DefaultFileSystem() {
+  // Leaked on purpose: usable from static destructors and detached threads.
+  static FileSystem* const fs = new PosixFileSystem();
+  return *fs;
+}
+
+}  // namespace sluice::io

@@ -1,10 +1,17 @@
-// storage/io/file_system.h
+// base/io/file_system.h
 //
-// The file-system seam of the storage engine. Every byte the engine reads or
-// writes (tablespaces, and later the redo log and undo files) goes through a
-// FileSystem, so tests can swap in MemFileSystem (storage/io/mem_file_system.h)
-// and fail the Nth write or sync, tear a write, or drop everything that was
-// not synced to simulate a crash.
+// The file-system seam. Every durable file of the server goes through a
+// FileSystem: the storage engine's tablespaces, redo log and catalog, the
+// binlog files and their index, the ACL file, mysqld-auto.cnf and the
+// datadir's own files (auto.cnf, keys, certificates). Tests swap in
+// MemFileSystem (base/io/mem_file_system.h) and fail the Nth write or sync,
+// tear a write, fail a rename or a directory sync, or drop everything that
+// was not synced to simulate a crash. The replace-a-whole-file pattern
+// (temp file, sync, rename, sync the directory) is WriteFileAtomically
+// (base/io/write_file_atomically.h), the one copy of it.
+//
+// Library sluice_io, beside sluice_base rather than in it: the layers that
+// never touch files (the SQL layer, the protocol) link base without it.
 //
 // Paths are plain strings ("/datadir/db/t1.ibd"); a FileSystem does not
 // resolve them against a working directory of its own.
@@ -27,7 +34,7 @@
 
 #include "base/status.h"
 
-namespace sluice::storage {
+namespace sluice::io {
 
 enum class OpenMode : uint8_t {
   kReadOnly,      // must exist; writes fail
@@ -63,10 +70,15 @@ class File {
 
 class FileSystem {
  public:
+  static constexpr uint32_t kDefaultPermissions = 0640;
+
   virtual ~FileSystem() = default;
 
   // IOError when the mode's existence condition is not met or the OS refuses.
-  virtual Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode) = 0;
+  // `permissions` (mode bits, before the umask) apply to a file this call
+  // creates; private keys ask for 0600. Overrides keep the same default.
+  virtual Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode,
+                                             uint32_t permissions = kDefaultPermissions) = 0;
 
   // Atomically replaces `to` with `from` (rename(2)). Durable once the
   // directory is synced (SyncDir).
@@ -86,9 +98,17 @@ class FileSystem {
 
   // Makes creations, renames and removals in directory `dir` durable.
   virtual Status SyncDir(const std::string& dir) = 0;
+
+  // When the file's data last changed, in seconds since the Unix epoch
+  // (PURGE BINARY LOGS BEFORE, binlog_expire_logs_seconds).
+  virtual Result<int64_t> ModificationTime(const std::string& path) = 0;
 };
 
 // The real one: open/pread/pwrite/fdatasync/ftruncate/rename/unlink.
 std::unique_ptr<FileSystem> NewPosixFileSystem();
 
-}  // namespace sluice::storage
+// A process-wide POSIX FileSystem (never destroyed), the default of every
+// component that takes a FileSystem* and was given none.
+FileSystem& DefaultFileSystem();
+
+}  // namespace sluice::io

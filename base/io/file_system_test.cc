@@ -1,14 +1,14 @@
-// storage/io/file_system_test.cc
+// base/io/file_system_test.cc
 #include <stdlib.h>
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "storage/io/file_system.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/file_system.h"
+#include "base/io/mem_file_system.h"
 
-namespace sluice::storage {
+namespace sluice::io {
 namespace {
 
 std::string ReadAll(File* f) {
@@ -216,4 +216,4 @@ TEST_F(MemFileSystemFaultTest, NthReadFails) {
 }
 
 }  // namespace
-}  // namespace sluice::storage
+}  // namespace sluice::io
