@@ -76,9 +76,6 @@ std::string AsciiUpper(std::string_view s) {
   return out;
 }
 
-  return out;
-}
-
 bool IsKnownCharset(std::string_view name) {
   std::string lower = AsciiLower(name);
   return std::find(kCharsets.begin(), kCharsets.end(), lower) != kCharsets.end();

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace sluice::sql {
 
 // Versioned comments /*!NNNNN ...*/ run when NNNNN <= this (MySQL 8.0.36).
