@@ -411,7 +411,7 @@ Status Engine::Recover() {
   const bool clean = last_type == kRedoShutdown || redo_->current_lsn() == 0;
   {
     // Purge work left at a crash is lost with the in-memory undo: sweep.
-    std::lock_guard lock(purge_mu_);
+    MutexLock lock(&purge_mu_);
     sweep_pending_ = !clean;
   }
 
@@ -444,6 +444,7 @@ Status Engine::Recover() {
     ++recovery_info_.rolled_back;
   }
   if (clean) {
+    MutexLock lock(&ddl_mu_);  // nobody else yet; for the analysis
     quiet_lsn_ = redo_->current_lsn();
     return Status::OK();
   }
@@ -490,10 +491,10 @@ Status Engine::ResurrectPrepared(TrxId id, RecoveredTrx& rt) {
   et->recovered_ = true;
   et->xid_ = rt.xid;
   {
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_[id] = rt.first_lsn;
   }
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   xids_in_use_[rt.xid] = id;
   recovered_prepared_[rt.xid] = std::move(et);
   return Status::OK();
@@ -579,7 +580,7 @@ Status Engine::RestoreCounters(TableHandle& t) {
     Result<std::optional<int64_t>> v = DecodeLeadingIntKeyPart(def.columns[t.auto_inc_column], c.key());
     if (!v.ok()) return v.status();
     if (v->has_value() && **v > 0) {
-      std::lock_guard lock(t.mu);
+      MutexLock lock(&t.mu);
       t.auto_inc_next = std::max<uint64_t>(t.auto_inc_next, static_cast<uint64_t>(**v) + 1);
     }
     return Status::OK();
@@ -596,7 +597,7 @@ Status Engine::OpenSpace(const TableDef& def) {
 Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
   auto t = std::make_shared<TableHandle>();
   t->def = def;
-  t->auto_inc_next = std::max<uint64_t>(def->auto_increment_next, 1);
+  t->InitAutoInc(std::max<uint64_t>(def->auto_increment_next, 1));
   t->next_row_id.store(std::max<uint64_t>(def->next_row_id, 1));
   for (const ColumnDef& c : def->columns) {
     if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
@@ -620,13 +621,13 @@ Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
       }
     }
   }
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[def->id] = std::move(t);
   return Status::OK();
 }
 
 Result<std::shared_ptr<Engine::TableHandle>> Engine::FindHandle(uint64_t table_id) const {
-  std::shared_lock lock(tables_mu_);
+  ReaderMutexLock lock(&tables_mu_);
   auto it = tables_.find(table_id);
   if (it == tables_.end()) return Status::InvalidArgument(fmt::format("engine: unknown table id {}", table_id));
   return it->second;
@@ -640,13 +641,13 @@ Status Engine::Close() {
   SLUICE_RETURN_IF_ERROR(PurgePass(/*sweep=*/false));
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
-    std::shared_lock lock(tables_mu_);
+    ReaderMutexLock lock(&tables_mu_);
     for (auto& [id, t] : tables_) handles.push_back(t);
   }
   for (auto& t : handles) {
     uint64_t ai;
     {
-      std::lock_guard lock(t->mu);
+      MutexLock lock(&t->mu);
       ai = t->auto_inc_next;
     }
     SLUICE_RETURN_IF_ERROR(catalog_->SetCounters(t->def->id, ai, t->next_row_id.load()));
@@ -654,8 +655,8 @@ Status Engine::Close() {
   SLUICE_RETURN_IF_ERROR(Checkpoint());
   bool all_purged;
   {
-    std::lock_guard lock(purge_mu_);
-    std::lock_guard qlock(purge_queue_mu_);
+    MutexLock lock(&purge_mu_);
+    MutexLock qlock(&purge_queue_mu_);
     all_purged = purge_waiting_.empty() && purge_queue_.empty() && !sweep_pending_;
   }
   if (all_purged) {
@@ -669,7 +670,7 @@ Status Engine::Close() {
 }
 
 Status Engine::Checkpoint() {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   // Every mini-transaction and transaction record appends under log_latch_
   // shared and stamps its pages / registers its transaction before letting
   // go; so with the latch exclusive, every change below `now` is on a page
@@ -680,7 +681,7 @@ Status Engine::Checkpoint() {
     ExclusiveLatchGuard hold(log_latch_);
     now = redo_->current_lsn();
     if (now == quiet_lsn_) return Status::OK();  // nothing new since the last one
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     oldest_trx = now;
     for (const auto& [id, lsn] : active_first_lsn_) oldest_trx = std::min(oldest_trx, lsn);
   }
@@ -708,7 +709,7 @@ Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_
     // Any LSN at or before the record's start will do; current_lsn() read
     // under the latch is one that a concurrent checkpoint cannot pass.
     trx.first_lsn_ = std::max<uint64_t>(redo_->current_lsn(), 1);
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_[trx.id()] = trx.first_lsn_;
   }
   return redo_->Append(payload, type);
@@ -716,11 +717,11 @@ Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_
 
 void Engine::ForgetActive(EngineTrx& trx) {
   if (trx.first_lsn_ != 0) {
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_.erase(trx.id());
   }
   if (!trx.xid_.empty()) {
-    std::lock_guard lock(xa_mu_);
+    MutexLock lock(&xa_mu_);
     xids_in_use_.erase(trx.xid_);
   }
 }
@@ -748,7 +749,7 @@ Status Engine::CreateDatabase(const DatabaseDef& db) {
 
 Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
   if (IsTempTableName(table.name)) return MakeError(er::kWrongTableName, table.name);
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   return CreateTableLocked(std::move(table));
 }
 
@@ -792,18 +793,18 @@ Result<std::shared_ptr<const TableDef>> Engine::CreateTableLocked(TableDef table
   std::shared_ptr<const TableDef> stored = catalog_->snapshot()->FindTableById(def->id);
   if (stored == nullptr) return Status::Corruption("engine: created table vanished from the catalog");
   t->def = stored;
-  t->auto_inc_next = std::max<uint64_t>(stored->auto_increment_next, 1);
+  t->InitAutoInc(std::max<uint64_t>(stored->auto_increment_next, 1));
   t->next_row_id.store(std::max<uint64_t>(stored->next_row_id, 1));
   for (const ColumnDef& c : stored->columns) {
     if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
   }
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[stored->id] = std::move(t);
   return stored;
 }
 
 Status Engine::DropTable(std::string_view schema, std::string_view name) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   return DropTableLocked(schema, name);
 }
 
@@ -812,19 +813,19 @@ Status Engine::DropTableLocked(std::string_view schema, std::string_view name) {
   uint32_t space_id = 0;
   SLUICE_RETURN_IF_ERROR(catalog_->DropTable(schema, name, &space_id));
   if (def != nullptr) {
-    std::unique_lock lock(tables_mu_);
+    WriterMutexLock lock(&tables_mu_);
     tables_.erase(def->id);
   }
   return RemoveSpace(space_id);
 }
 
 Status Engine::DropDatabase(std::string_view name) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   auto snap = catalog_->snapshot();
   std::vector<uint32_t> spaces;
   SLUICE_RETURN_IF_ERROR(catalog_->DropDatabase(name, &spaces));
   {
-    std::unique_lock lock(tables_mu_);
+    WriterMutexLock lock(&tables_mu_);
     for (const auto& def : snap->AllTablesIn(name)) tables_.erase(def->id);
   }
   for (uint32_t space_id : spaces) SLUICE_RETURN_IF_ERROR(RemoveSpace(space_id));
@@ -850,17 +851,17 @@ Status Engine::ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_i
   }
   t->auto_inc_column = o.auto_inc_column;
   {
-    std::lock_guard lock(o.mu);
-    t->auto_inc_next = o.auto_inc_next;
+    MutexLock lock(&o.mu);
+    t->InitAutoInc(o.auto_inc_next);
   }
   t->next_row_id.store(o.next_row_id.load());
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[def->id] = std::move(t);
   return Status::OK();
 }
 
 Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDef index) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   std::shared_ptr<const TableDef> def = FindTable(schema, table);
   if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
   Result<std::shared_ptr<TableHandle>> th = FindHandle(def->id);
@@ -922,7 +923,7 @@ Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDe
 }
 
 Status Engine::DropIndex(std::string_view schema, std::string_view table, std::string_view index) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   std::shared_ptr<const TableDef> def = FindTable(schema, table);
   if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
   const IndexDef* idx = def->FindIndex(index);
@@ -943,7 +944,7 @@ Status Engine::RenameTables(const std::vector<TableRename>& renames) {
   for (const TableRename& r : renames) {
     if (IsTempTableName(r.to_name)) return MakeError(er::kWrongTableName, r.to_name);
   }
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   std::vector<std::shared_ptr<const TableDef>> renamed;
   SLUICE_RETURN_IF_ERROR(catalog_->RenameTables(renames, &renamed));
   // The open tables take their final definitions (a table may move twice).
@@ -1043,7 +1044,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
   if (auto_increment) {
     temp.auto_increment_next = *auto_increment;
   } else {
-    std::lock_guard lock((*old_handle)->mu);
+    MutexLock lock(&(*old_handle)->mu);
     temp.auto_increment_next = (*old_handle)->auto_inc_next;
   }
   // The catalog adds the hidden clustered index again when there is no
@@ -1054,14 +1055,14 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
     i.root_page = 0;
   }
   Result<std::shared_ptr<const TableDef>> created = [&] {
-    std::lock_guard ddl(ddl_mu_);
+    MutexLock ddl(&ddl_mu_);
     return CreateTableLocked(std::move(temp));
   }();
   if (!created.ok()) return created.status();
   const std::shared_ptr<const TableDef> tdef = *created;
   // After a failure the temporary table goes (ddl_mu_ held); one that
   // cannot be dropped now is dropped by the next Open.
-  auto drop_temp_locked = [&] {
+  auto drop_temp_locked = [&]() REQUIRES(ddl_mu_) {
     Status dropped = DropTableLocked(tdef->schema, tdef->name);
     if (!dropped.ok()) {
       SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0,
@@ -1070,7 +1071,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
     }
   };
   auto discard = [&](Status failure) -> Status {
-    std::lock_guard ddl(ddl_mu_);
+    MutexLock ddl(&ddl_mu_);
     drop_temp_locked();
     return failure;
   };
@@ -1088,7 +1089,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
   if (!th.ok()) return discard(th.status());
   uint64_t ai;
   {
-    std::lock_guard lock((*th)->mu);
+    MutexLock lock(&(*th)->mu);
     ai = (*th)->auto_inc_next;
   }
   Status s = catalog_->SetCounters(tdef->id, ai, (*th)->next_row_id.load());
@@ -1097,7 +1098,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
 
   // 4. The swap: one catalog write. Before it the old table is the one
   // named (and Open would drop the temporary one); after it the new one.
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   uint32_t old_space = 0;
   Result<std::shared_ptr<const TableDef>> swapped =
       catalog_->ReplaceTable(old->schema, old->name, tdef->name, final_schema, final_name, &old_space);
@@ -1106,7 +1107,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
     return swapped.status();
   }
   {
-    std::unique_lock lock(tables_mu_);
+    WriterMutexLock lock(&tables_mu_);
     tables_.erase(old->id);
   }
   SLUICE_RETURN_IF_ERROR(ReopenTable(*swapped, 0, nullptr));  // the handle takes the final name
@@ -1214,7 +1215,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
   if (trx.prepared_) return Status::InvalidArgument("engine: transaction is already prepared");
   if (xid.empty()) return Status::InvalidArgument("engine: empty xid");
   {
-    std::lock_guard lock(xa_mu_);
+    MutexLock lock(&xa_mu_);
     if (!xids_in_use_.emplace(xid, trx.id()).second) {
       return MakeError(er::kXaerDupid);
     }
@@ -1226,7 +1227,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
     Status s = end.status();
     if (s.ok()) s = redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed));
     if (!s.ok()) {
-      std::lock_guard lock(xa_mu_);
+      MutexLock lock(&xa_mu_);
       xids_in_use_.erase(xid);
       return s;
     }
@@ -1237,14 +1238,14 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
 }
 
 std::vector<std::string> Engine::RecoveredPrepared() const {
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   std::vector<std::string> out;
   for (const auto& [xid, trx] : recovered_prepared_) out.push_back(xid);
   return out;
 }
 
 Result<std::unique_ptr<EngineTrx>> Engine::TakeRecoveredPrepared(std::string_view xid) {
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   auto it = recovered_prepared_.find(xid);
   if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
   std::unique_ptr<EngineTrx> trx = std::move(it->second);
@@ -1706,7 +1707,7 @@ Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const s
 std::optional<uint64_t> Engine::NextAutoIncrement(uint64_t table_id) const {
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return std::nullopt;
-  std::lock_guard lock((*t)->mu);
+  MutexLock lock(&(*t)->mu);
   return (*t)->auto_inc_next;
 }
 
@@ -1932,7 +1933,7 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row, Row*
   if (t.auto_inc_column >= 0) {
     RowValue& v = row[t.auto_inc_column];
     const bool is_unsigned = def.columns[t.auto_inc_column].is_unsigned;
-    std::lock_guard lock(t.mu);
+    MutexLock lock(&t.mu);
     if (IsZeroOrNull(v)) {
       generated = t.auto_inc_next++;
       v = is_unsigned ? RowValue(generated) : RowValue(static_cast<int64_t>(generated));

@@ -28,13 +28,13 @@ std::string Parent(const std::string& path) {
 }  // namespace
 
 struct MemFileSystem::FileData {
-  std::mutex mu;
-  std::string data;                    // GUARDED_BY(mu); what reads see
-  std::string durable;                 // GUARDED_BY(mu); as of the last Sync
-  std::set<uint64_t> unsynced_blocks;  // GUARDED_BY(mu)
-  uint64_t min_size_since_sync = 0;    // GUARDED_BY(mu); smallest size since the last Sync
+  Mutex mu;
+  std::string data GUARDED_BY(mu);  // what reads see
+  std::string durable GUARDED_BY(mu);  // as of the last Sync
+  std::set<uint64_t> unsynced_blocks GUARDED_BY(mu);
+  uint64_t min_size_since_sync GUARDED_BY(mu) = 0;  // smallest size since the last Sync
 
-  void WriteLocked(uint64_t offset, std::string_view bytes) {
+  void WriteLocked(uint64_t offset, std::string_view bytes) REQUIRES(mu) {
     if (bytes.empty()) return;
     if (data.size() < offset + bytes.size()) data.resize(offset + bytes.size(), '\0');
     std::memcpy(data.data() + offset, bytes.data(), bytes.size());
@@ -43,7 +43,7 @@ struct MemFileSystem::FileData {
     }
   }
 
-  void SyncLocked() {
+  void SyncLocked() REQUIRES(mu) {
     // Bytes cut by a truncation since the last sync must not reappear from
     // the old durable image when the file grows again.
     if (durable.size() > min_size_since_sync) durable.resize(min_size_since_sync);
@@ -69,7 +69,7 @@ class MemFileSystem::MemFile final : public File {
     if (fs_->ShouldFail(Op::kRead, path_, &torn)) {
       return Status::IOError(fmt::format("injected read failure on '{}'", path_));
     }
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     if (offset >= data_->data.size()) return size_t{0};
     size_t len = std::min<uint64_t>(n, data_->data.size() - offset);
     std::memcpy(buf, data_->data.data() + offset, len);
@@ -80,11 +80,11 @@ class MemFileSystem::MemFile final : public File {
     if (read_only_) return Status::IOError(fmt::format("write to read-only file '{}'", path_));
     size_t torn = 0;
     if (fs_->ShouldFail(Op::kWrite, path_, &torn)) {
-      std::lock_guard<std::mutex> lock(data_->mu);
+      MutexLock lock(&data_->mu);
       data_->WriteLocked(offset, bytes.substr(0, std::min(torn, bytes.size())));
       return Status::IOError(fmt::format("injected write failure on '{}'", path_));
     }
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     data_->WriteLocked(offset, bytes);
     return Status::OK();
   }
@@ -94,21 +94,21 @@ class MemFileSystem::MemFile final : public File {
     if (fs_->ShouldFail(Op::kSync, path_, &torn)) {
       return Status::IOError(fmt::format("injected sync failure on '{}'", path_));
     }
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     data_->SyncLocked();
     return Status::OK();
   }
 
   Status Truncate(uint64_t size) override {
     if (read_only_) return Status::IOError(fmt::format("truncate of read-only file '{}'", path_));
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     data_->data.resize(size, '\0');
     data_->min_size_since_sync = std::min<uint64_t>(data_->min_size_since_sync, size);
     return Status::OK();
   }
 
   Result<uint64_t> Size() override {
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     return static_cast<uint64_t>(data_->data.size());
   }
 
@@ -125,27 +125,27 @@ MemFileSystem::MemFileSystem() { dirs_.insert("/"); }
 MemFileSystem::~MemFileSystem() = default;
 
 void MemFileSystem::InjectFault(const Fault& fault) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   faults_[static_cast<size_t>(fault.op)] = ArmedFault{fault, 0};
 }
 
 void MemFileSystem::ClearFaults() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto& f : faults_) f.reset();
 }
 
 uint64_t MemFileSystem::op_count(Op op) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return op_counts_[static_cast<size_t>(op)];
 }
 
 uint64_t MemFileSystem::faults_fired() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return faults_fired_;
 }
 
 bool MemFileSystem::ShouldFail(Op op, const std::string& path, size_t* torn_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++op_counts_[static_cast<size_t>(op)];
   auto& armed = faults_[static_cast<size_t>(op)];
   if (!armed) return false;
@@ -160,9 +160,9 @@ bool MemFileSystem::ShouldFail(Op op, const std::string& path, size_t* torn_byte
 }
 
 void MemFileSystem::DropUnsyncedData() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto& [path, file] : files_) {
-    std::lock_guard<std::mutex> file_lock(file->mu);
+    MutexLock file_lock(&file->mu);
     file->data = file->durable;
     file->unsynced_blocks.clear();
     file->min_size_since_sync = file->data.size();
@@ -171,7 +171,7 @@ void MemFileSystem::DropUnsyncedData() {
 
 Result<std::unique_ptr<File>> MemFileSystem::Open(const std::string& raw_path, OpenMode mode) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirs_.count(path) != 0) return Status::IOError(fmt::format("open '{}': is a directory", path));
   auto it = files_.find(path);
   if (it == files_.end()) {
@@ -192,7 +192,7 @@ Result<std::unique_ptr<File>> MemFileSystem::Open(const std::string& raw_path, O
 
 Status MemFileSystem::Rename(const std::string& raw_from, const std::string& raw_to) {
   std::string from = Normalize(raw_from), to = Normalize(raw_to);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = files_.find(from);
   if (it == files_.end()) {
     return Status::IOError(fmt::format("rename '{}': No such file or directory", from));
@@ -205,7 +205,7 @@ Status MemFileSystem::Rename(const std::string& raw_from, const std::string& raw
 
 Status MemFileSystem::Remove(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (files_.erase(path) != 0) return Status::OK();
   if (dirs_.count(path) != 0) {
     std::string prefix = path == "/" ? "/" : path + "/";
@@ -222,7 +222,7 @@ Status MemFileSystem::Remove(const std::string& raw_path) {
 
 Result<std::vector<std::string>> MemFileSystem::List(const std::string& raw_dir) {
   std::string dir = Normalize(raw_dir);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirs_.count(dir) == 0) {
     return Status::IOError(fmt::format("opendir '{}': No such file or directory", dir));
   }
@@ -241,13 +241,13 @@ Result<std::vector<std::string>> MemFileSystem::List(const std::string& raw_dir)
 
 Result<bool> MemFileSystem::Exists(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return files_.count(path) != 0 || dirs_.count(path) != 0;
 }
 
 Status MemFileSystem::CreateDir(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (files_.count(path) != 0) return Status::IOError(fmt::format("mkdir '{}': File exists", path));
   std::string parent = Parent(path);
   if (!parent.empty() && dirs_.count(parent) == 0) {
@@ -259,7 +259,7 @@ Status MemFileSystem::CreateDir(const std::string& raw_path) {
 
 Status MemFileSystem::SyncDir(const std::string& raw_dir) {
   std::string dir = Normalize(raw_dir);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirs_.count(dir) == 0) {
     return Status::IOError(fmt::format("open '{}': No such file or directory", dir));
   }
