@@ -18,13 +18,12 @@
 #include <pthread.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/stack_guard.h"
 
 namespace sluice::server {
@@ -43,25 +42,25 @@ class WorkerPool {
 
   // Runs `job` on a pool thread, starting one if none is idle. Returns false
   // after Stop(), or when no thread could be started for it.
-  bool Submit(std::function<void()> job);
-  void Stop();
+  bool Submit(std::function<void()> job) EXCLUDES(mu_);
+  void Stop() EXCLUDES(mu_);
 
-  size_t threads_created() const;
+  size_t threads_created() const EXCLUDES(mu_);
 
  private:
   static void* ThreadMain(void* pool);
-  void WorkerLoop();
+  void WorkerLoop() EXCLUDES(mu_);
 
   const Options options_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;  // GUARDED_BY(mu_)
-  size_t idle_ = 0;                         // GUARDED_BY(mu_)
-  size_t live_ = 0;                         // GUARDED_BY(mu_)
-  size_t created_ = 0;                      // GUARDED_BY(mu_)
-  bool stopping_ = false;                   // GUARDED_BY(mu_)
-  std::vector<pthread_t> threads_;          // GUARDED_BY(mu_); joined in Stop()
-  std::vector<pthread_t> exited_;           // GUARDED_BY(mu_); finished, to join
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<std::function<void()>> jobs_ GUARDED_BY(mu_);
+  size_t idle_ GUARDED_BY(mu_) = 0;
+  size_t live_ GUARDED_BY(mu_) = 0;
+  size_t created_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::vector<pthread_t> threads_ GUARDED_BY(mu_);  // joined in Stop()
+  std::vector<pthread_t> exited_ GUARDED_BY(mu_);   // finished, to join
 };
 
 }  // namespace sluice::server
