@@ -2,7 +2,8 @@
 # Clang's thread-safety analysis over every translation unit of a build:
 # the GUARDED_BY / REQUIRES / EXCLUDES attributes (base/thread_annotations.h)
 # are checked, and any violation fails. Syntax only (no objects), with
-# Debian's clang-14 (scripts/deps.sh installs it), in parallel (nproc jobs).
+# Debian's clang-14 (scripts/deps.sh installs it), in parallel (JOBS, default
+# nproc).
 #
 #   scripts/thread_safety.sh [FILE...]   all TUs, or only those named
 #
@@ -38,8 +39,11 @@ import json, os, shlex, sys
 db, root, clangxx, clangc, work = sys.argv[1:6]
 only = {os.path.realpath(f) for f in sys.argv[6:]}
 build = os.path.realpath(os.path.dirname(db))
+# Boost 1.74's asio looks for clang's coroutines in <experimental/coroutine>
+# (libc++); with libstdc++'s <coroutine> (as GCC uses) it must be told.
 flags = ["-fsyntax-only", "-Wno-unknown-warning-option",
-         "-Wthread-safety", "-Werror=thread-safety"]
+         "-Wthread-safety", "-Werror=thread-safety",
+         "-DBOOST_ASIO_HAS_CO_AWAIT=1", "-DBOOST_ASIO_HAS_STD_COROUTINE=1"]
 for n, e in enumerate(json.load(open(db))):
     f = os.path.realpath(os.path.join(e["directory"], e["file"]))
     if only and f not in only:
@@ -69,7 +73,7 @@ PY
 
 total=$(wc -l < "$WORK/cmds")
 start=$(date +%s)
-tr '\n' '\0' < "$WORK/cmds" | xargs -0 -P "$(nproc)" -n 1 bash -c
+tr '\n' '\0' < "$WORK/cmds" | xargs -0 -P "${JOBS:-$(nproc)}" -n 1 bash -c
 failed=0
 if [ -f "$WORK/failed" ]; then
   while read -r file log; do
