@@ -219,10 +219,10 @@ Binlog::Binlog(Options options)
 Binlog::~Binlog() {
   (void)Close();
   {
-    std::lock_guard l(notifier_mu_);
+    MutexLock l(&notifier_mu_);
     notifier_stop_ = true;
   }
-  notifier_cv_.notify_one();
+  notifier_cv_.NotifyOne();
   if (notifier_.joinable()) notifier_.join();
 }
 
@@ -265,7 +265,7 @@ Result<GtidSet> ReadPreviousGtids(io::FileSystem& fs, const std::string& path) {
 Result<std::unique_ptr<Binlog>> Binlog::Open(Options options, RecoveryInfo* recovery) {
   std::unique_ptr<Binlog> b(new Binlog(std::move(options)));
   RecoveryInfo local;
-  std::unique_lock lock(b->flush_mu_);
+  MutexLock lock(&b->flush_mu_);
   SLUICE_RETURN_IF_ERROR(b->RecoverLocked(recovery != nullptr ? recovery : &local));
   return b;
 }
@@ -291,7 +291,7 @@ Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
     }
   }
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files_ = files;
   }
   if (files.empty()) return Status::OK();
@@ -390,7 +390,7 @@ Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
   }
   next_xid_.store(max_xid + 1, std::memory_order_relaxed);
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     gtid_executed_ = std::move(executed);
     gtid_purged_ = std::move(*purged);
   }
@@ -400,11 +400,11 @@ Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
 }
 
 Status Binlog::StartWriting() {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (writing_) return Status::OK();
   uint32_t number = 1;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     if (!files_.empty()) number = files_.back() + 1;
   }
   if (number > 1) {
@@ -462,12 +462,12 @@ Status Binlog::OpenNewFileLocked(uint32_t number) {
     return s;
   }
   {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     files_.push_back(number);
   }
   s = WriteIndexLocked();
   if (!s.ok()) {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     files_.pop_back();
     return s;
   }
@@ -484,7 +484,7 @@ Status Binlog::OpenNewFileLocked(uint32_t number) {
 Status Binlog::WriteIndexLocked() {
   std::string text;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     for (uint32_t n : files_) text += "./" + FileName(n) + "\n";
   }
   io::AtomicWriteOptions o;
@@ -556,34 +556,34 @@ void Binlog::SetSyncErrorLocked(std::string_view stage, const Status& cause) {
 }
 
 Status Binlog::sync_error() const {
-  std::lock_guard lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   return sync_error_;
 }
 
-void Binlog::WaitNoPendingLocked(std::unique_lock<std::mutex>&) {
-  std::unique_lock p(pending_mu_);
-  pending_cv_.wait(p, [&] { return pending_ == 0; });
+void Binlog::WaitNoPendingLocked() {
+  MutexLock p(&pending_mu_);
+  while (pending_ != 0) pending_cv_.Wait(&pending_mu_);
 }
 
 Status Binlog::Close() {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (!writing_) return Status::OK();
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   writing_ = false;
   return CloseFileLocked(/*stop_event=*/true);
 }
 
 Status Binlog::Rotate() {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (!writing_) return Status::MySQL(1381, "HY000", "You are not using binary logging");
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   return RotateLocked();
 }
 
 Status Binlog::SetChecksum(Checksum c) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (checksum_.exchange(c) == c || !writing_) return Status::OK();
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   return RotateLocked();
 }
 
@@ -592,48 +592,48 @@ Status Binlog::SetChecksum(Checksum c) {
 Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result) {
   Ticket me{&cache, timestamp, {}, Status::OK(), false};
   {
-    std::unique_lock q(queue_mu_);
+    MutexLock q(&queue_mu_);
     queue_.push_back(&me);
     if (queue_.size() > 1) {
       // A leader is gathering (or about to gather) this queue.
-      queue_cv_.wait(q, [&] { return me.done; });
+      while (!me.done) queue_cv_.Wait(&queue_mu_);
       if (result != nullptr) *result = std::move(me.result);
       return me.status;
     }
   }
-  std::unique_lock flush(flush_mu_);
+  MutexLock flush(&flush_mu_);
   std::vector<Ticket*> group;
   {
-    std::lock_guard q(queue_mu_);
+    MutexLock q(&queue_mu_);
     group.swap(queue_);
   }
-  Status s = writing_ ? FlushGroupLocked(group, flush)
+  Status s = writing_ ? FlushGroupLocked(group)
                       : Status::MySQL(1381, "HY000", "You are not using binary logging");
   {
-    std::lock_guard q(queue_mu_);
+    MutexLock q(&queue_mu_);
     for (Ticket* t : group) {
       if (!s.ok()) t->status = s;
       t->done = true;
     }
   }
-  queue_cv_.notify_all();
-  flush.unlock();
+  queue_cv_.NotifyAll();
+  flush.Unlock();
   if (result != nullptr) *result = std::move(me.result);
   return me.status;
 }
 
 void Binlog::CommitDone() {
-  std::lock_guard p(pending_mu_);
-  if (pending_ > 0 && --pending_ == 0) pending_cv_.notify_all();
+  MutexLock p(&pending_mu_);
+  if (pending_ > 0 && --pending_ == 0) pending_cv_.NotifyAll();
 }
 
-Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock) {
+Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   // After a failed sync nothing more is written: the file's durable
   // content is unknown, and a commit acknowledged now could be lost.
   if (!sync_error_.ok()) return sync_error_;
   // No file: a rotation failed to open the next one; try again.
   if (file_ == nullptr || rotate_wanted_ || file_size_ >= max_size_.load(std::memory_order_relaxed)) {
-    WaitNoPendingLocked(flush_lock);
+    WaitNoPendingLocked();
     SLUICE_RETURN_IF_ERROR(RotateLocked());
   }
   const Checksum cs = file_checksum_;
@@ -642,9 +642,10 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
   std::string buf;
   Status s;
   uint64_t written = start;
+  io::File* const file = file_.get();  // the lambdas below are analysed without flush_mu_
   auto write_out = [&]() -> Status {
     if (buf.empty()) return Status::OK();
-    Status w = file_->WriteAt(written, buf);
+    Status w = file->WriteAt(written, buf);
     written += buf.size();
     buf.clear();
     return w;
@@ -652,7 +653,7 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
   Uuid sid = options_.server_uuid;
   int64_t next_gno;
   {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     next_gno = gtid_executed_.LastGno(sid) + 1;
   }
   const bool gtids = gtid_mode_.load(std::memory_order_relaxed);
@@ -749,11 +750,11 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
     stat_syncs_.fetch_add(1, std::memory_order_relaxed);
   }
   {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     gtid_executed_.Add(added);
   }
   {
-    std::lock_guard p(pending_mu_);
+    MutexLock p(&pending_mu_);
     pending_ += group.size();
   }
   PublishEnd(file_number_, offset);
@@ -766,7 +767,7 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
 std::vector<BinlogFileInfo> Binlog::ListFiles() const {
   std::vector<uint32_t> files;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files = files_;
   }
   std::vector<BinlogFileInfo> out;
@@ -789,7 +790,7 @@ std::pair<std::string, uint64_t> Binlog::CurrentPosition() const {
 bool Binlog::HasFile(const std::string& name) const {
   std::optional<uint32_t> n = FileNumber(options_.basename, name);
   if (!n) return false;
-  std::lock_guard s(state_mu_);
+  MutexLock s(&state_mu_);
   return std::find(files_.begin(), files_.end(), *n) != files_.end();
 }
 
@@ -797,7 +798,7 @@ Status Binlog::PurgeFilesLocked(size_t count) {
   std::vector<uint32_t> gone;
   uint32_t first_kept;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     count = std::min(count, files_.size() - 1);  // never the active file
     if (count == 0) return Status::OK();
     gone.assign(files_.begin(), files_.begin() + static_cast<long>(count));
@@ -806,7 +807,7 @@ Status Binlog::PurgeFilesLocked(size_t count) {
   Result<GtidSet> purged = ReadPreviousGtids(fs_, FilePath(FileName(first_kept)));
   if (!purged.ok()) return purged.status();
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files_.erase(files_.begin(), files_.begin() + static_cast<long>(count));
     gtid_purged_ = std::move(*purged);
   }
@@ -816,11 +817,11 @@ Status Binlog::PurgeFilesLocked(size_t count) {
 }
 
 Status Binlog::PurgeTo(const std::string& name) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   std::optional<uint32_t> n = FileNumber(options_.basename, name);
   size_t index = 0;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     auto it = n ? std::find(files_.begin(), files_.end(), *n) : files_.end();
     if (it == files_.end()) return Status::MySQL(1373, "HY000", "Target log not found in binlog index");
     index = static_cast<size_t>(it - files_.begin());
@@ -829,14 +830,14 @@ Status Binlog::PurgeTo(const std::string& name) {
 }
 
 Status Binlog::PurgeBefore(int64_t unix_seconds) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   return PurgeBeforeLocked(unix_seconds);
 }
 
 Status Binlog::PurgeBeforeLocked(int64_t unix_seconds) {
   std::vector<uint32_t> files;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files = files_;
   }
   size_t count = 0;  // the oldest files last written before the time
@@ -855,16 +856,16 @@ void Binlog::PurgeExpiredLocked() {
 }
 
 Status Binlog::Reset(uint64_t first_number) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (first_number == 0 || first_number > 2000000000) first_number = 1;
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   // RESET MASTER after a failed sync: refused as well (restart first), so
   // that the next start's recovery finds the file as the failure left it.
   if (!sync_error_.ok()) return sync_error_;
   file_.reset();
   std::vector<uint32_t> files;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files.swap(files_);
     gtid_executed_.Clear();
     gtid_purged_.Clear();
@@ -876,7 +877,7 @@ Status Binlog::Reset(uint64_t first_number) {
 }
 
 GtidSet Binlog::gtid_executed() const {
-  std::lock_guard s(state_mu_);
+  MutexLock s(&state_mu_);
   return gtid_executed_;
 }
 
@@ -885,7 +886,7 @@ Result<GtidSet> Binlog::PreviousGtidsOf(const std::string& name) const {
 }
 
 GtidSet Binlog::gtid_purged() const {
-  std::lock_guard s(state_mu_);
+  MutexLock s(&state_mu_);
   return gtid_purged_;
 }
 
@@ -902,30 +903,30 @@ void Binlog::WakeReaders() {
   // (a few semisync replicas, whose acks commits wait for) are woken here
   // at once; the others by the notifier, batched.
   if (prompt_waiters_.load(std::memory_order_seq_cst) != 0) {
-    { std::lock_guard p(prompt_mu_); }
-    prompt_cv_.notify_all();
+    { MutexLock p(&prompt_mu_); }
+    prompt_cv_.NotifyAll();
   }
   if (end_waiters_.load(std::memory_order_seq_cst) == 0) return;
   if (notify_pending_.exchange(true, std::memory_order_acq_rel)) return;  // the notifier will
-  std::lock_guard l(notifier_mu_);
-  notifier_cv_.notify_one();
+  MutexLock l(&notifier_mu_);
+  notifier_cv_.NotifyOne();
 }
 
 void Binlog::NotifierLoop() {
-  std::unique_lock l(notifier_mu_);
+  MutexLock l(&notifier_mu_);
   while (true) {
-    notifier_cv_.wait(l, [&] { return notifier_stop_ || notify_pending_.load(std::memory_order_acquire); });
+    while (!notifier_stop_ && !notify_pending_.load(std::memory_order_acquire)) notifier_cv_.Wait(&notifier_mu_);
     if (notifier_stop_) break;
-    l.unlock();
+    l.Unlock();
     notify_pending_.store(false, std::memory_order_release);
     {
-      std::lock_guard e(end_mu_);
+      MutexLock e(&end_mu_);
     }
-    end_cv_.notify_all();
+    end_cv_.NotifyAll();
     // Ends published from now on wait for the next broadcast: one per
     // interval at most, however many groups commit meanwhile.
     std::this_thread::sleep_for(kReaderWakeInterval);
-    l.lock();
+    l.Lock();
   }
 }
 
@@ -938,12 +939,15 @@ Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout, bool
     return capped ? std::min(e, reader_limit_.load(std::memory_order_seq_cst)) : e;
   };
   // Prompt readers wait on their own condition variable (WakeReaders).
-  std::mutex& mu = prompt ? prompt_mu_ : end_mu_;
-  std::condition_variable& cv = prompt ? prompt_cv_ : end_cv_;
+  Mutex* mu = prompt ? &prompt_mu_ : &end_mu_;
+  CondVar& cv = prompt ? prompt_cv_ : end_cv_;
   std::atomic<int>& waiters = prompt ? prompt_waiters_ : end_waiters_;
-  std::unique_lock l(mu);
+  MutexLock l(mu);
   waiters.fetch_add(1, std::memory_order_seq_cst);
-  cv.wait_for(l, timeout, [&] { return current() != packed; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (current() == packed) {
+    if (!cv.WaitUntil(mu, deadline)) break;
+  }
   waiters.fetch_sub(1, std::memory_order_relaxed);
   return capped ? reader_end() : end();
 }

@@ -14,7 +14,7 @@ bool WorkerPool::Submit(std::function<void()> job) {
   std::vector<std::thread> dedicated_to_join;
   bool started = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_) return false;
     jobs_.push_back(std::move(job));
     started = true;
@@ -50,7 +50,7 @@ bool WorkerPool::Submit(std::function<void()> job) {
         threads_.push_back(t);
       }
     } else {
-      cv_.notify_one();
+      cv_.NotifyOne();
     }
   }
   for (pthread_t t : to_join) pthread_join(t, nullptr);
@@ -76,7 +76,7 @@ bool WorkerPool::StartDedicated(std::function<void()> job) {
   std::vector<std::thread> to_join;
   bool started = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_) return false;
     TakeFinishedDedicatedLocked(to_join);
     try {
@@ -85,7 +85,7 @@ bool WorkerPool::StartDedicated(std::function<void()> job) {
         job = nullptr;  // destroy captured state before saying it is done
         // The thread only returns after this: whoever joins it waits for
         // no more than that.
-        std::lock_guard done(mu_);
+        MutexLock done(&mu_);
         dedicated_done_.push_back(std::this_thread::get_id());
       });
       started = true;
@@ -103,12 +103,19 @@ void* WorkerPool::ThreadMain(void* pool) {
 }
 
 void WorkerPool::WorkerLoop() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
     while (jobs_.empty() && !stopping_) {
       ++idle_;
-      bool woke = cv_.wait_for(lock, options_.idle_timeout,
-                               [this] { return !jobs_.empty() || stopping_; });
+      // Woken with work or Stop(), or idle for idle_timeout.
+      const auto deadline = std::chrono::steady_clock::now() + options_.idle_timeout;
+      bool woke = true;
+      while (jobs_.empty() && !stopping_) {
+        if (!cv_.WaitUntil(&mu_, deadline)) {
+          woke = !jobs_.empty() || stopping_;
+          break;
+        }
+      }
       --idle_;
       if (!woke && live_ > options_.keep_idle) {
         --live_;
@@ -119,10 +126,10 @@ void WorkerPool::WorkerLoop() {
     if (jobs_.empty()) break;  // stopping and drained
     auto job = std::move(jobs_.front());
     jobs_.pop_front();
-    lock.unlock();
+    lock.Unlock();
     job();
     job = nullptr;  // destroy captured state outside the lock
-    lock.lock();
+    lock.Lock();
   }
   --live_;
 }
@@ -131,25 +138,25 @@ void WorkerPool::Stop() {
   std::vector<pthread_t> threads;
   std::list<std::thread> dedicated;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
     threads.swap(threads_);
     exited_.clear();
     dedicated.swap(dedicated_);
     dedicated_done_.clear();
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   for (pthread_t t : threads) pthread_join(t, nullptr);
   for (std::thread& t : dedicated) t.join();
 }
 
 size_t WorkerPool::threads_created() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return created_;
 }
 
 size_t WorkerPool::dedicated_threads() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return dedicated_.size();
 }
 

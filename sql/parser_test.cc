@@ -2064,7 +2064,7 @@ TEST(ParserLimitsTest, WalksOfTheTallestTreeFitTheMargin) {
   };
   for (const auto& [text, height] : exprs) {
     Result<ExprPtr> e = ExprPtr();
-    OnStack([&] { e = ParseExpression(text); });
+    OnStack([&, &text = text] { e = ParseExpression(text); });  // clang 14: no capture of a binding
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     ASSERT_EQ((*e)->height, height);
     std::string printed;

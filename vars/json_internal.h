@@ -28,6 +28,17 @@ struct Json {
 
   // The first member named `key`, or nullptr (also when not an object).
   const Json* Find(std::string_view key) const;
+
+  // Declared here, defaulted in the .cc: implicit ones make clang (14, with
+  // libstdc++ 12) instantiate std::pair<std::string, Json> while Json's
+  // destructor is being declared, which it rejects as an incomplete type
+  // (GCC accepts it). scripts/thread_safety.sh compiles this with clang.
+  Json() = default;
+  Json(const Json&);
+  Json(Json&&) noexcept;
+  Json& operator=(const Json&);
+  Json& operator=(Json&&) noexcept;
+  ~Json();
 };
 
 // Parses one JSON document (surrounding whitespace allowed).

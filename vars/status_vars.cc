@@ -26,7 +26,7 @@ StatusVariables::~StatusVariables() = default;
 Result<SessionCounter> StatusVariables::RegisterSessionCounter(std::string name,
                                                                std::string help) {
   std::string key = base::AsciiLower(name);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (entries_.count(key) != 0) {
     return Status::InvalidArgument(fmt::format("status variable '{}' already registered", name));
   }
@@ -51,7 +51,7 @@ Result<SessionCounter> StatusVariables::RegisterSessionCounter(std::string name,
 
 Result<GlobalCounter*> StatusVariables::RegisterGlobalCounter(std::string name, std::string help) {
   std::string key = base::AsciiLower(name);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (entries_.count(key) != 0) {
     return Status::InvalidArgument(fmt::format("status variable '{}' already registered", name));
   }
@@ -70,7 +70,7 @@ Status StatusVariables::RegisterProvider(std::string name, std::string help,
                                          StatusProvider provider) {
   if (!provider) return Status::InvalidArgument(fmt::format("'{}' without a provider", name));
   std::string key = base::AsciiLower(name);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (entries_.count(key) != 0) {
     return Status::InvalidArgument(fmt::format("status variable '{}' already registered", name));
   }
@@ -80,7 +80,7 @@ Status StatusVariables::RegisterProvider(std::string name, std::string help,
 }
 
 Status StatusVariables::Unregister(std::string_view name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = entries_.find(base::AsciiLower(name));
   if (it == entries_.end()) return Unknown(name);
   entries_.erase(it);
@@ -98,7 +98,7 @@ std::vector<uint64_t> StatusVariables::SumLocked() const {
 
 uint64_t StatusVariables::Total(SessionCounter counter) const {
   if (counter.slot >= options_.max_session_counters) return 0;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   uint64_t sum = totals_[counter.slot];
   for (const SessionStatus* s : live_) {
     sum += s->counters_[counter.slot].load(std::memory_order_relaxed);
@@ -107,7 +107,7 @@ uint64_t StatusVariables::Total(SessionCounter counter) const {
 }
 
 size_t StatusVariables::live_sessions() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return live_.size();
 }
 
@@ -117,7 +117,7 @@ Result<std::string> StatusVariables::Get(std::string_view name, StatusScope scop
   const SessionStatus* for_session = scope == StatusScope::kSession ? session : nullptr;
   StatusProvider provider;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = entries_.find(key);
     if (it == entries_.end()) return Unknown(name);
     const Entry& e = it->second;
@@ -159,7 +159,7 @@ std::vector<StatusRow> StatusVariables::List(StatusScope scope,
   std::vector<StatusRow> rows;
   std::vector<std::pair<size_t, Pending>> pending;  // row index -> provider to call
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     std::vector<uint64_t> sums;
     if (for_session == nullptr) sums = SumLocked();
     rows.reserve(entries_.size());
@@ -199,14 +199,14 @@ std::vector<StatusRow> StatusVariables::List(StatusScope scope,
 }
 
 void StatusVariables::Link(SessionStatus* session) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   live_.insert(session);
 }
 
 void StatusVariables::Retire(SessionStatus* session, bool unlink) {
   // Under mu_, so a concurrent sum counts these either in the session or in
   // the totals, never in both or neither.
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   for (uint32_t i = 0; i < session->capacity_; ++i) {
     totals_[i] += session->counters_[i].exchange(0, std::memory_order_relaxed);
   }

@@ -28,12 +28,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace sluice::vars {
@@ -130,18 +130,18 @@ class StatusVariables {
   void Link(SessionStatus* session);
   // Adds the session's counts to totals_ and, when `unlink`, forgets it.
   void Retire(SessionStatus* session, bool unlink);
-  // totals_ plus every live session, per slot. REQUIRES mu_ held.
-  std::vector<uint64_t> SumLocked() const;
+  // totals_ plus every live session, per slot.
+  std::vector<uint64_t> SumLocked() const REQUIRES(mu_);
 
   const Options options_;
-  mutable std::mutex mu_;
-  std::map<std::string, Entry, std::less<>> entries_;  // lower-case name; guarded by mu_
+  mutable Mutex mu_;
+  std::map<std::string, Entry, std::less<>> entries_ GUARDED_BY(mu_);  // lower-case name
   // Slots and counters ever handed out, by lower-case name: kept after
-  // Unregister() so a name comes back to the same one. Guarded by mu_.
-  std::map<std::string, uint32_t, std::less<>> slots_;
-  std::map<std::string, std::unique_ptr<GlobalCounter>, std::less<>> global_counters_;
-  std::vector<uint64_t> totals_;                    // per slot; guarded by mu_
-  std::unordered_set<const SessionStatus*> live_;  // guarded by mu_
+  // Unregister() so a name comes back to the same one.
+  std::map<std::string, uint32_t, std::less<>> slots_ GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<GlobalCounter>, std::less<>> global_counters_ GUARDED_BY(mu_);
+  std::vector<uint64_t> totals_ GUARDED_BY(mu_);  // per slot
+  std::unordered_set<const SessionStatus*> live_ GUARDED_BY(mu_);
 };
 
 // One connection's counters. Links itself into `registry` when built and

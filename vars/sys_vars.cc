@@ -484,7 +484,7 @@ SystemVariables::~SystemVariables() = default;
 
 std::shared_ptr<const VarDef> SystemVariables::FindDef(std::string_view name) const {
   std::string lower = base::AsciiLower(name);
-  std::shared_lock lock(mu_);
+  ReaderMutexLock lock(&mu_);
   auto it = defs_.find(lower);
   return it == defs_.end() ? nullptr : it->second;
 }
@@ -492,7 +492,7 @@ std::shared_ptr<const VarDef> SystemVariables::FindDef(std::string_view name) co
 std::shared_ptr<const VarDef> SystemVariables::FindDefAndGlobals(
     std::string_view name, std::shared_ptr<const ValueMap>* globals) const {
   std::string lower = base::AsciiLower(name);
-  std::shared_lock lock(mu_);
+  ReaderMutexLock lock(&mu_);
   auto it = defs_.find(lower);
   if (it == defs_.end()) return nullptr;
   *globals = globals_;
@@ -566,7 +566,7 @@ Status SystemVariables::Register(VariableSpec spec) {
   def->default_raw = std::move(default_raw).value();
 
   {
-    std::unique_lock lock(mu_);
+    WriterMutexLock lock(&mu_);
     if (defs_.count(def->spec.name) != 0) return invalid("already registered");
     for (const std::string& alias : def->spec.aliases) {
       if (defs_.count(alias) != 0 || alias == def->spec.name) {
@@ -586,8 +586,8 @@ Status SystemVariables::Register(VariableSpec spec) {
 }
 
 Status SystemVariables::Unregister(std::string_view name) {
-  std::lock_guard set_lock(set_mu_);
-  std::unique_lock lock(mu_);
+  MutexLock set_lock(&set_mu_);
+  WriterMutexLock lock(&mu_);
   auto it = defs_.find(base::AsciiLower(name));
   if (it == defs_.end()) return MakeError(er::kUnknownSystemVariable, name);
   std::shared_ptr<const VarDef> def = it->second;
@@ -600,8 +600,8 @@ Status SystemVariables::Unregister(std::string_view name) {
 }
 
 Status SystemVariables::AddHooks(std::string_view name, CheckFn check, UpdateFn on_update) {
-  std::lock_guard set_lock(set_mu_);
-  std::unique_lock lock(mu_);
+  MutexLock set_lock(&set_mu_);
+  WriterMutexLock lock(&mu_);
   auto it = defs_.find(base::AsciiLower(name));
   if (it == defs_.end()) return MakeError(er::kUnknownSystemVariable, name);
   // Definitions are immutable (a SET may be using the old one): copy.
@@ -628,7 +628,7 @@ SessionVariables SystemVariables::NewSession() const {
   auto impl = std::make_unique<SessionState>();
   impl->registry = this;
   {
-    std::shared_lock lock(mu_);
+    ReaderMutexLock lock(&mu_);
     impl->snapshot = globals_;
   }
   return SessionVariables(std::move(impl));
@@ -705,7 +705,7 @@ std::vector<VariableRow> SystemVariables::List(GetScope scope,
   std::vector<std::pair<std::string, std::shared_ptr<const VarDef>>> defs;
   std::shared_ptr<const ValueMap> globals;
   {
-    std::shared_lock lock(mu_);
+    ReaderMutexLock lock(&mu_);
     defs.assign(defs_.begin(), defs_.end());
     globals = globals_;
   }
@@ -745,8 +745,10 @@ Status SystemVariables::SetImpl(std::string_view name, SetScope scope, const sql
   if (scope == SetScope::kDefault) scope = SetScope::kSession;
   const bool global = scope != SetScope::kSession;
   // Global SETs are serialised from the checks through the update callbacks.
-  std::unique_lock<std::mutex> set_lock;
-  if (global) set_lock = std::unique_lock(set_mu_);
+  // Held only when `global`, which the analysis cannot follow: the global
+  // paths below assert it.
+  std::optional<MutexLock> set_lock;
+  if (global) set_lock.emplace(&set_mu_);
 
   std::shared_ptr<const ValueMap> globals;
   std::shared_ptr<const VarDef> def = FindDefAndGlobals(name, &globals);
@@ -793,6 +795,7 @@ Status SystemVariables::SetImpl(std::string_view name, SetScope scope, const sql
     RunUpdates(*def, scope, raw, session);
     return Status::OK();
   }
+  set_mu_.AssertHeld();  // set_lock: not a session SET
   if (scope == SetScope::kPersist || scope == SetScope::kPersistOnly) {
     // The file first: if it cannot be written, nothing changed.
     SLUICE_RETURN_IF_ERROR(Persist(*def, PersistText(*def, raw), by));
@@ -805,7 +808,7 @@ Status SystemVariables::SetImpl(std::string_view name, SetScope scope, const sql
 }
 
 void SystemVariables::StoreGlobal(const VarDef& def, const StoredValue& stored) {
-  std::unique_lock lock(mu_);
+  WriterMutexLock lock(&mu_);
   // Copy-on-write: sessions keep the map of their connect time.
   auto globals = std::make_shared<ValueMap>(*globals_);
   (*globals)[def.spec.name] = stored;
@@ -823,7 +826,7 @@ Status SystemVariables::ApplyStartupText(const VarDef& def, const std::optional<
                                          std::vector<Status>* warnings) {
   Result<sql::Value> value = StartupValue(def, text);
   if (!value.ok()) return value.status();
-  std::lock_guard set_lock(set_mu_);
+  MutexLock set_lock(&set_mu_);
   // The definition may have changed (AddHooks) or gone since the caller
   // looked: use the current one.
   std::shared_ptr<const VarDef> current = FindDef(def.spec.name);
@@ -841,13 +844,13 @@ Status SystemVariables::ApplyStartupText(const VarDef& def, const std::optional<
 // ---- Persistence ----
 
 std::string SystemVariables::persisted_file() const {
-  std::lock_guard lock(persist_mu_);
+  MutexLock lock(&persist_mu_);
   return datadir_.empty() ? std::string() : datadir_ + "/" + std::string(kPersistFileName);
 }
 
 Status SystemVariables::Persist(const VarDef& def, std::optional<std::string> text,
                                 const PersistedBy& by) {
-  std::lock_guard lock(persist_mu_);
+  MutexLock lock(&persist_mu_);
   if (datadir_.empty()) {
     return MakeError(er::kUnknown, "SET PERSIST needs the data directory (no LoadPersisted())");
   }
@@ -864,7 +867,7 @@ Status SystemVariables::Persist(const VarDef& def, std::optional<std::string> te
 Status SystemVariables::WriteFileLocked() {
   // MySQL 8.0's layout (Version 1): dynamic variables under "mysql_server",
   // read-only ones under "mysql_server_static_options" inside it.
-  auto append_section = [this](std::string* out, bool is_static) {
+  auto append_section = [this](std::string* out, bool is_static) REQUIRES(persist_mu_) {
     bool first = true;
     for (const auto& [name, e] : persisted_) {
       if (e.is_static != is_static) continue;
@@ -963,7 +966,7 @@ Status SystemVariables::LoadPersisted(const std::string& datadir) {
   std::vector<LoadedEntry> entries;
   std::vector<std::string> skipped;
   {
-    std::lock_guard lock(persist_mu_);
+    MutexLock lock(&persist_mu_);
     datadir_ = datadir;
     while (datadir_.size() > 1 && datadir_.back() == '/') datadir_.pop_back();
     persisted_.clear();
@@ -1004,7 +1007,7 @@ Status SystemVariables::LoadPersisted(const std::string& datadir) {
 }
 
 bool SystemVariables::IsPersisted(std::string_view name) const {
-  std::lock_guard lock(persist_mu_);
+  MutexLock lock(&persist_mu_);
   return persisted_.find(base::AsciiLower(name)) != persisted_.end();
 }
 
@@ -1012,7 +1015,7 @@ void SystemVariables::ApplyPendingPersisted(const VarDef& def) {
   std::optional<PersistEntry> entry;
   std::string found_as;
   {
-    std::lock_guard lock(persist_mu_);
+    MutexLock lock(&persist_mu_);
     auto it = persisted_.find(def.spec.name);
     for (size_t i = 0; it == persisted_.end() && i < def.spec.aliases.size(); ++i) {
       it = persisted_.find(def.spec.aliases[i]);
@@ -1035,7 +1038,7 @@ void SystemVariables::ApplyPendingPersisted(const VarDef& def) {
 
 Status SystemVariables::ResetPersist(std::optional<std::string_view> name, bool if_exists,
                                      std::vector<Status>* warnings) {
-  std::lock_guard lock(persist_mu_);
+  MutexLock lock(&persist_mu_);
   auto saved = persisted_;
   if (name) {
     auto it = persisted_.find(base::AsciiLower(*name));

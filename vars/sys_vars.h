@@ -34,15 +34,14 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/io/file_system.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "sql/value.h"
 
@@ -341,10 +340,10 @@ class SystemVariables {
   Status SetImpl(std::string_view name, SetScope scope, const sql::Value* value,
                  SessionVariables* session, std::vector<Status>* warnings,
                  const PersistedBy& by);
-  // REQUIRES set_mu_ held (callers of the two below).
-  void StoreGlobal(const VarDef& def, const internal::StoredValue& stored);
-  Status Persist(const VarDef& def, std::optional<std::string> text, const PersistedBy& by);
-  Status WriteFileLocked();  // REQUIRES persist_mu_ held
+  void StoreGlobal(const VarDef& def, const internal::StoredValue& stored) REQUIRES(set_mu_) EXCLUDES(mu_);
+  Status Persist(const VarDef& def, std::optional<std::string> text, const PersistedBy& by)
+      REQUIRES(set_mu_) EXCLUDES(persist_mu_);
+  Status WriteFileLocked() REQUIRES(persist_mu_);
   io::FileSystem& file_system() const {
     return options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem();
   }
@@ -356,19 +355,19 @@ class SystemVariables {
 
   // Serialises global-scope SETs (check, store, update callbacks, file),
   // Unregister() and AddHooks(), so callbacks see changes in order.
-  std::mutex set_mu_;
+  Mutex set_mu_ ACQUIRED_BEFORE(persist_mu_, mu_);
 
-  mutable std::mutex persist_mu_;
-  std::string datadir_;                                        // guarded by persist_mu_
-  std::map<std::string, PersistEntry, std::less<>> persisted_;  // guarded by persist_mu_
+  mutable Mutex persist_mu_ ACQUIRED_BEFORE(mu_);
+  std::string datadir_ GUARDED_BY(persist_mu_);
+  std::map<std::string, PersistEntry, std::less<>> persisted_ GUARDED_BY(persist_mu_);
 
-  mutable std::shared_mutex mu_;
+  mutable SharedMutex mu_;
   // Every name and alias -> its definition (immutable; replaced on AddHooks).
-  std::map<std::string, std::shared_ptr<const VarDef>, std::less<>> defs_;  // guarded by mu_
+  std::map<std::string, std::shared_ptr<const VarDef>, std::less<>> defs_ GUARDED_BY(mu_);
   // Canonical name -> global value. Replaced, never changed in place, so a
   // session keeps the map of its connect time as its snapshot.
-  std::shared_ptr<const ValueMap> globals_;  // guarded by mu_
-  uint64_t next_generation_ = 1;             // guarded by mu_
+  std::shared_ptr<const ValueMap> globals_ GUARDED_BY(mu_);
+  uint64_t next_generation_ GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace sluice::vars

@@ -29,14 +29,14 @@ std::string Parent(const std::string& path) {
 }  // namespace
 
 struct MemFileSystem::FileData {
-  std::mutex mu;
-  std::string data;                    // GUARDED_BY(mu); what reads see
-  std::string durable;                 // GUARDED_BY(mu); as of the last Sync
-  std::set<uint64_t> unsynced_blocks;  // GUARDED_BY(mu)
-  uint64_t min_size_since_sync = 0;    // GUARDED_BY(mu); smallest size since the last Sync
-  int64_t mtime = static_cast<int64_t>(std::time(nullptr));  // GUARDED_BY(mu)
+  Mutex mu;
+  std::string data GUARDED_BY(mu);  // what reads see
+  std::string durable GUARDED_BY(mu);  // as of the last Sync
+  std::set<uint64_t> unsynced_blocks GUARDED_BY(mu);
+  uint64_t min_size_since_sync GUARDED_BY(mu) = 0;  // smallest size since the last Sync
+  int64_t mtime GUARDED_BY(mu) = static_cast<int64_t>(std::time(nullptr));
 
-  void WriteLocked(uint64_t offset, std::string_view bytes) {
+  void WriteLocked(uint64_t offset, std::string_view bytes) REQUIRES(mu) {
     if (bytes.empty()) return;
     mtime = static_cast<int64_t>(std::time(nullptr));
     if (data.size() < offset + bytes.size()) data.resize(offset + bytes.size(), '\0');
@@ -46,7 +46,7 @@ struct MemFileSystem::FileData {
     }
   }
 
-  void SyncLocked() {
+  void SyncLocked() REQUIRES(mu) {
     // Bytes cut by a truncation since the last sync must not reappear from
     // the old durable image when the file grows again.
     if (durable.size() > min_size_since_sync) durable.resize(min_size_since_sync);
@@ -72,7 +72,7 @@ class MemFileSystem::MemFile final : public File {
     if (fs_->ShouldFail(Op::kRead, path_, &torn)) {
       return Status::IOError(fmt::format("injected read failure on '{}'", path_));
     }
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     if (offset >= data_->data.size()) return size_t{0};
     size_t len = std::min<uint64_t>(n, data_->data.size() - offset);
     std::memcpy(buf, data_->data.data() + offset, len);
@@ -83,11 +83,11 @@ class MemFileSystem::MemFile final : public File {
     if (read_only_) return Status::IOError(fmt::format("write to read-only file '{}'", path_));
     size_t torn = 0;
     if (fs_->ShouldFail(Op::kWrite, path_, &torn)) {
-      std::lock_guard<std::mutex> lock(data_->mu);
+      MutexLock lock(&data_->mu);
       data_->WriteLocked(offset, bytes.substr(0, std::min(torn, bytes.size())));
       return Status::IOError(fmt::format("injected write failure on '{}'", path_));
     }
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     data_->WriteLocked(offset, bytes);
     return Status::OK();
   }
@@ -97,14 +97,14 @@ class MemFileSystem::MemFile final : public File {
     if (fs_->ShouldFail(Op::kSync, path_, &torn)) {
       return Status::IOError(fmt::format("injected sync failure on '{}'", path_));
     }
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     data_->SyncLocked();
     return Status::OK();
   }
 
   Status Truncate(uint64_t size) override {
     if (read_only_) return Status::IOError(fmt::format("truncate of read-only file '{}'", path_));
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     data_->data.resize(size, '\0');
     data_->mtime = static_cast<int64_t>(std::time(nullptr));
     data_->min_size_since_sync = std::min<uint64_t>(data_->min_size_since_sync, size);
@@ -112,7 +112,7 @@ class MemFileSystem::MemFile final : public File {
   }
 
   Result<uint64_t> Size() override {
-    std::lock_guard<std::mutex> lock(data_->mu);
+    MutexLock lock(&data_->mu);
     return static_cast<uint64_t>(data_->data.size());
   }
 
@@ -129,27 +129,27 @@ MemFileSystem::MemFileSystem() { dirs_.insert("/"); }
 MemFileSystem::~MemFileSystem() = default;
 
 void MemFileSystem::InjectFault(const Fault& fault) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   faults_[static_cast<size_t>(fault.op)] = ArmedFault{fault, 0};
 }
 
 void MemFileSystem::ClearFaults() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto& f : faults_) f.reset();
 }
 
 uint64_t MemFileSystem::op_count(Op op) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return op_counts_[static_cast<size_t>(op)];
 }
 
 uint64_t MemFileSystem::faults_fired() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return faults_fired_;
 }
 
 bool MemFileSystem::ShouldFail(Op op, const std::string& path, size_t* torn_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++op_counts_[static_cast<size_t>(op)];
   auto& armed = faults_[static_cast<size_t>(op)];
   if (!armed) return false;
@@ -164,9 +164,9 @@ bool MemFileSystem::ShouldFail(Op op, const std::string& path, size_t* torn_byte
 }
 
 void MemFileSystem::DropUnsyncedData() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto& [path, file] : files_) {
-    std::lock_guard<std::mutex> file_lock(file->mu);
+    MutexLock file_lock(&file->mu);
     file->data = file->durable;
     file->unsynced_blocks.clear();
     file->min_size_since_sync = file->data.size();
@@ -176,7 +176,7 @@ void MemFileSystem::DropUnsyncedData() {
 Result<std::unique_ptr<File>> MemFileSystem::Open(const std::string& raw_path, OpenMode mode,
                                                   uint32_t /*permissions*/) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirs_.count(path) != 0) return Status::IOError(fmt::format("open '{}': is a directory", path));
   auto it = files_.find(path);
   if (it == files_.end()) {
@@ -201,7 +201,7 @@ Status MemFileSystem::Rename(const std::string& raw_from, const std::string& raw
   if (ShouldFail(Op::kRename, from, &torn)) {
     return Status::IOError(fmt::format("injected rename failure on '{}'", from));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = files_.find(from);
   if (it == files_.end()) {
     return Status::IOError(fmt::format("rename '{}': No such file or directory", from));
@@ -214,7 +214,7 @@ Status MemFileSystem::Rename(const std::string& raw_from, const std::string& raw
 
 Status MemFileSystem::Remove(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (files_.erase(path) != 0) return Status::OK();
   if (dirs_.count(path) != 0) {
     std::string prefix = path == "/" ? "/" : path + "/";
@@ -231,7 +231,7 @@ Status MemFileSystem::Remove(const std::string& raw_path) {
 
 Result<std::vector<std::string>> MemFileSystem::List(const std::string& raw_dir) {
   std::string dir = Normalize(raw_dir);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirs_.count(dir) == 0) {
     return Status::IOError(fmt::format("opendir '{}': No such file or directory", dir));
   }
@@ -250,13 +250,13 @@ Result<std::vector<std::string>> MemFileSystem::List(const std::string& raw_dir)
 
 Result<bool> MemFileSystem::Exists(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return files_.count(path) != 0 || dirs_.count(path) != 0;
 }
 
 Status MemFileSystem::CreateDir(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (files_.count(path) != 0) return Status::IOError(fmt::format("mkdir '{}': File exists", path));
   std::string parent = Parent(path);
   if (!parent.empty() && dirs_.count(parent) == 0) {
@@ -272,7 +272,7 @@ Status MemFileSystem::SyncDir(const std::string& raw_dir) {
   if (ShouldFail(Op::kSyncDir, dir, &torn)) {
     return Status::IOError(fmt::format("injected directory sync failure on '{}'", dir));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirs_.count(dir) == 0) {
     return Status::IOError(fmt::format("open '{}': No such file or directory", dir));
   }
@@ -283,14 +283,14 @@ Result<int64_t> MemFileSystem::ModificationTime(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
   std::shared_ptr<FileData> file;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = files_.find(path);
     if (it == files_.end()) {
       return Status::IOError(fmt::format("stat '{}': No such file or directory", path));
     }
     file = it->second;
   }
-  std::lock_guard<std::mutex> file_lock(file->mu);
+  MutexLock file_lock(&file->mu);
   return file->mtime;
 }
 

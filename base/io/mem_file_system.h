@@ -24,12 +24,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "base/io/file_system.h"
+#include "base/mutex.h"
 
 namespace sluice::io {
 
@@ -89,12 +89,12 @@ class MemFileSystem final : public FileSystem {
   // write, *torn_bytes says how much of it lands.
   bool ShouldFail(Op op, const std::string& path, size_t* torn_bytes);
 
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<FileData>> files_;  // GUARDED_BY(mu_)
-  std::set<std::string> dirs_;                               // GUARDED_BY(mu_)
-  std::array<std::optional<ArmedFault>, kNumOps> faults_;    // GUARDED_BY(mu_)
-  std::array<uint64_t, kNumOps> op_counts_{};               // GUARDED_BY(mu_)
-  uint64_t faults_fired_ = 0;                                // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<FileData>> files_ GUARDED_BY(mu_);
+  std::set<std::string> dirs_ GUARDED_BY(mu_);
+  std::array<std::optional<ArmedFault>, kNumOps> faults_ GUARDED_BY(mu_);
+  std::array<uint64_t, kNumOps> op_counts_ GUARDED_BY(mu_) = {};
+  uint64_t faults_fired_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sluice::io

@@ -316,7 +316,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(io::FileSystem* fs, std::string d
   Result<bool> exists = fs->Exists(cat->path_);
   if (!exists.ok()) return exists.status();
   if (!*exists) {
-    std::lock_guard<std::mutex> lock(cat->ddl_mu_);
+    MutexLock lock(&cat->ddl_mu_);
     cat->Publish(std::make_shared<const CatalogSnapshot>());
     SLUICE_RETURN_IF_ERROR(cat->CommitLocked(std::make_shared<CatalogSnapshot>()));
     return cat;
@@ -357,7 +357,7 @@ Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
 
 Status Catalog::CreateDatabase(const DatabaseDef& db) {
   SLUICE_RETURN_IF_ERROR(CheckIdentifier(db.name, NameKind::kDatabase));
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   if (next->FindDatabase(db.name) != nullptr) return MakeError(er::kDbCreateExists, db.name);
   next->databases_.emplace(db.name, db);
@@ -365,7 +365,7 @@ Status Catalog::CreateDatabase(const DatabaseDef& db) {
 }
 
 Status Catalog::DropDatabase(std::string_view name, std::vector<uint32_t>* dropped_spaces) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   auto it = next->databases_.find(name);
   if (it == next->databases_.end()) return MakeError(er::kDbDropExists, name);
@@ -390,7 +390,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
   // Names first, as MySQL's parser does: nothing that fails to read back
   // may reach the file.
   SLUICE_RETURN_IF_ERROR(CheckTableDefText(table));
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   if (next->FindDatabase(table.schema) == nullptr) return MakeError(er::kBadDb, table.schema);
   if (next->FindTable(table.schema, table.name) != nullptr ||
@@ -412,7 +412,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
 }
 
 Status Catalog::DropTable(std::string_view schema, std::string_view name, uint32_t* space_id) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTable(schema, name);
   if (t == nullptr) {
@@ -456,7 +456,7 @@ Result<CatalogSnapshot::TablePtr> Catalog::MoveTable(CatalogSnapshot* next, cons
 
 Status Catalog::RenameTables(const std::vector<TableRename>& renames,
                              std::vector<std::shared_ptr<const TableDef>>* renamed) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   std::vector<std::shared_ptr<const TableDef>> moved;
   for (const TableRename& r : renames) {
@@ -481,7 +481,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view s
     SLUICE_RETURN_IF_ERROR(CheckIdentifier(new_schema, NameKind::kDatabase));
     SLUICE_RETURN_IF_ERROR(CheckIdentifier(new_name, NameKind::kTable));
   }
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
   if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
@@ -499,7 +499,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view s
 
 Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view schema, std::string_view name,
                                                             TableDef new_def) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
   if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
@@ -547,7 +547,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view sch
 }
 
 Status Catalog::SetIndexRoot(uint64_t table_id, uint64_t index_id, uint32_t root_page) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTableById(table_id);
   if (t == nullptr) return Status::InvalidArgument("catalog: no table id " + std::to_string(table_id));
@@ -564,7 +564,7 @@ Status Catalog::SetIndexRoot(uint64_t table_id, uint64_t index_id, uint32_t root
 }
 
 Status Catalog::SetCounters(uint64_t table_id, uint64_t auto_increment_next, uint64_t next_row_id) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTableById(table_id);
   if (t == nullptr) return Status::InvalidArgument("catalog: no table id " + std::to_string(table_id));

@@ -46,13 +46,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "base/io/file_system.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/catalog/table_def.h"
 
@@ -138,8 +138,8 @@ class Catalog {
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
 
-  std::shared_ptr<const CatalogSnapshot> snapshot() const {
-    std::lock_guard lock(current_mu_);
+  std::shared_ptr<const CatalogSnapshot> snapshot() const EXCLUDES(current_mu_) {
+    MutexLock lock(&current_mu_);
     return current_;
   }
 
@@ -200,7 +200,7 @@ class Catalog {
   Catalog(io::FileSystem* fs, std::string datadir);
 
   // Writes `next` to disk (atomically) and publishes it.
-  Status CommitLocked(std::shared_ptr<CatalogSnapshot> next);
+  Status CommitLocked(std::shared_ptr<CatalogSnapshot> next) REQUIRES(ddl_mu_);
   std::shared_ptr<CatalogSnapshot> CopyCurrent() const;
   // Renames table `t` of `next` (a snapshot being built) to (to_schema,
   // to_name): 1049 / 1050 as RenameTable. Returns the new definition.
@@ -208,8 +208,8 @@ class Catalog {
                                                      std::string_view to_schema, std::string_view to_name);
   // The old snapshot is released outside the mutex (it may be the last
   // reference).
-  void Publish(std::shared_ptr<const CatalogSnapshot> next) {
-    std::lock_guard lock(current_mu_);
+  void Publish(std::shared_ptr<const CatalogSnapshot> next) EXCLUDES(current_mu_) {
+    MutexLock lock(&current_mu_);
     current_.swap(next);
   }
 
@@ -218,14 +218,14 @@ class Catalog {
   const std::string path_;
   const std::string tmp_path_;
 
-  std::mutex ddl_mu_;        // serializes DDL (and the file writes)
-  Status sticky_error_;      // GUARDED_BY(ddl_mu_)
+  Mutex ddl_mu_;  // serializes DDL (and the file writes)
+  Status sticky_error_ GUARDED_BY(ddl_mu_);
   // The published snapshot. A mutex rather than std::atomic<shared_ptr>:
   // libstdc++ 12's atomic<shared_ptr>::load unlocks with a relaxed store,
   // which ThreadSanitizer reports as a race with the next store; the
   // critical section is a reference-count increment.
-  mutable std::mutex current_mu_;
-  std::shared_ptr<const CatalogSnapshot> current_;  // GUARDED_BY(current_mu_)
+  mutable Mutex current_mu_;
+  std::shared_ptr<const CatalogSnapshot> current_ GUARDED_BY(current_mu_);
 };
 
 }  // namespace sluice::storage

@@ -286,7 +286,7 @@ Status Engine::OpenSpace(const TableDef& def) {
 Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
   auto t = std::make_shared<TableHandle>();
   t->def = def;
-  t->auto_inc_next = std::max<uint64_t>(def->auto_increment_next, 1);
+  t->InitAutoInc(std::max<uint64_t>(def->auto_increment_next, 1));
   t->next_row_id.store(std::max<uint64_t>(def->next_row_id, 1));
   for (const ColumnDef& c : def->columns) {
     if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
@@ -310,13 +310,13 @@ Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
       }
     }
   }
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[def->id] = std::move(t);
   return Status::OK();
 }
 
 Result<std::shared_ptr<Engine::TableHandle>> Engine::FindHandle(uint64_t table_id) const {
-  std::shared_lock lock(tables_mu_);
+  ReaderMutexLock lock(&tables_mu_);
   auto it = tables_.find(table_id);
   if (it == tables_.end()) return Status::InvalidArgument(fmt::format("engine: unknown table id {}", table_id));
   return it->second;
@@ -330,13 +330,13 @@ Status Engine::Close() {
   SLUICE_RETURN_IF_ERROR(PurgePass(/*sweep=*/false));
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
-    std::shared_lock lock(tables_mu_);
+    ReaderMutexLock lock(&tables_mu_);
     for (auto& [id, t] : tables_) handles.push_back(t);
   }
   for (auto& t : handles) {
     uint64_t ai;
     {
-      std::lock_guard lock(t->mu);
+      MutexLock lock(&t->mu);
       ai = t->auto_inc_next;
     }
     SLUICE_RETURN_IF_ERROR(catalog_->SetCounters(t->def->id, ai, t->next_row_id.load()));
@@ -344,8 +344,8 @@ Status Engine::Close() {
   SLUICE_RETURN_IF_ERROR(Checkpoint());
   bool all_purged;
   {
-    std::lock_guard lock(purge_mu_);
-    std::lock_guard qlock(purge_queue_mu_);
+    MutexLock lock(&purge_mu_);
+    MutexLock qlock(&purge_queue_mu_);
     all_purged = purge_waiting_.empty() && purge_queue_.empty() && !sweep_pending_;
   }
   if (all_purged) {
@@ -359,7 +359,7 @@ Status Engine::Close() {
 }
 
 Status Engine::Checkpoint() {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   // Every mini-transaction and transaction record appends under log_latch_
   // shared and stamps its pages / registers its transaction before letting
   // go; so with the latch exclusive, every change below `now` is on a page
@@ -370,7 +370,7 @@ Status Engine::Checkpoint() {
     ExclusiveLatchGuard hold(log_latch_);
     now = redo_->current_lsn();
     if (now == quiet_lsn_) return Status::OK();  // nothing new since the last one
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     oldest_trx = now;
     for (const auto& [id, lsn] : active_first_lsn_) oldest_trx = std::min(oldest_trx, lsn);
   }
@@ -398,7 +398,7 @@ Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_
     // Any LSN at or before the record's start will do; current_lsn() read
     // under the latch is one that a concurrent checkpoint cannot pass.
     trx.first_lsn_ = std::max<uint64_t>(redo_->current_lsn(), 1);
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_[trx.id()] = trx.first_lsn_;
   }
   return redo_->Append(payload, type);
@@ -406,11 +406,11 @@ Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_
 
 void Engine::ForgetActive(EngineTrx& trx) {
   if (trx.first_lsn_ != 0) {
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_.erase(trx.id());
   }
   if (!trx.xid_.empty()) {
-    std::lock_guard lock(xa_mu_);
+    MutexLock lock(&xa_mu_);
     xids_in_use_.erase(trx.xid_);
   }
 }
@@ -505,7 +505,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
   if (trx.prepared_) return Status::InvalidArgument("engine: transaction is already prepared");
   if (xid.empty()) return Status::InvalidArgument("engine: empty xid");
   {
-    std::lock_guard lock(xa_mu_);
+    MutexLock lock(&xa_mu_);
     if (!xids_in_use_.emplace(xid, trx.id()).second) {
       return MakeError(er::kXaerDupid);
     }
@@ -517,7 +517,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
     Status s = end.status();
     if (s.ok()) s = redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed));
     if (!s.ok()) {
-      std::lock_guard lock(xa_mu_);
+      MutexLock lock(&xa_mu_);
       xids_in_use_.erase(xid);
       return s;
     }
@@ -528,14 +528,14 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
 }
 
 std::vector<std::string> Engine::RecoveredPrepared() const {
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   std::vector<std::string> out;
   for (const auto& [xid, trx] : recovered_prepared_) out.push_back(xid);
   return out;
 }
 
 Result<std::unique_ptr<EngineTrx>> Engine::TakeRecoveredPrepared(std::string_view xid) {
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   auto it = recovered_prepared_.find(xid);
   if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
   std::unique_ptr<EngineTrx> trx = std::move(it->second);
@@ -997,7 +997,7 @@ Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const s
 std::optional<uint64_t> Engine::NextAutoIncrement(uint64_t table_id) const {
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return std::nullopt;
-  std::lock_guard lock((*t)->mu);
+  MutexLock lock(&(*t)->mu);
   return (*t)->auto_inc_next;
 }
 
@@ -1223,7 +1223,7 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row, Row*
   if (t.auto_inc_column >= 0) {
     RowValue& v = row[t.auto_inc_column];
     const bool is_unsigned = def.columns[t.auto_inc_column].is_unsigned;
-    std::lock_guard lock(t.mu);
+    MutexLock lock(&t.mu);
     if (IsZeroOrNull(v)) {
       generated = t.auto_inc_next++;
       v = is_unsigned ? RowValue(generated) : RowValue(static_cast<int64_t>(generated));

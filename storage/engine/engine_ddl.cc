@@ -34,7 +34,7 @@ Status Engine::CreateDatabase(const DatabaseDef& db) {
 
 Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
   if (IsTempTableName(table.name)) return MakeError(er::kWrongTableName, table.name);
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   return CreateTableLocked(std::move(table));
 }
 
@@ -78,18 +78,18 @@ Result<std::shared_ptr<const TableDef>> Engine::CreateTableLocked(TableDef table
   std::shared_ptr<const TableDef> stored = catalog_->snapshot()->FindTableById(def->id);
   if (stored == nullptr) return Status::Corruption("engine: created table vanished from the catalog");
   t->def = stored;
-  t->auto_inc_next = std::max<uint64_t>(stored->auto_increment_next, 1);
+  t->InitAutoInc(std::max<uint64_t>(stored->auto_increment_next, 1));
   t->next_row_id.store(std::max<uint64_t>(stored->next_row_id, 1));
   for (const ColumnDef& c : stored->columns) {
     if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
   }
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[stored->id] = std::move(t);
   return stored;
 }
 
 Status Engine::DropTable(std::string_view schema, std::string_view name) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   return DropTableLocked(schema, name);
 }
 
@@ -98,19 +98,19 @@ Status Engine::DropTableLocked(std::string_view schema, std::string_view name) {
   uint32_t space_id = 0;
   SLUICE_RETURN_IF_ERROR(catalog_->DropTable(schema, name, &space_id));
   if (def != nullptr) {
-    std::unique_lock lock(tables_mu_);
+    WriterMutexLock lock(&tables_mu_);
     tables_.erase(def->id);
   }
   return RemoveSpace(space_id);
 }
 
 Status Engine::DropDatabase(std::string_view name) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   auto snap = catalog_->snapshot();
   std::vector<uint32_t> spaces;
   SLUICE_RETURN_IF_ERROR(catalog_->DropDatabase(name, &spaces));
   {
-    std::unique_lock lock(tables_mu_);
+    WriterMutexLock lock(&tables_mu_);
     for (const auto& def : snap->AllTablesIn(name)) tables_.erase(def->id);
   }
   for (uint32_t space_id : spaces) SLUICE_RETURN_IF_ERROR(RemoveSpace(space_id));
@@ -136,17 +136,17 @@ Status Engine::ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_i
   }
   t->auto_inc_column = o.auto_inc_column;
   {
-    std::lock_guard lock(o.mu);
-    t->auto_inc_next = o.auto_inc_next;
+    MutexLock lock(&o.mu);
+    t->InitAutoInc(o.auto_inc_next);
   }
   t->next_row_id.store(o.next_row_id.load());
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[def->id] = std::move(t);
   return Status::OK();
 }
 
 Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDef index) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   std::shared_ptr<const TableDef> def = FindTable(schema, table);
   if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
   Result<std::shared_ptr<TableHandle>> th = FindHandle(def->id);
@@ -208,7 +208,7 @@ Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDe
 }
 
 Status Engine::DropIndex(std::string_view schema, std::string_view table, std::string_view index) {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   std::shared_ptr<const TableDef> def = FindTable(schema, table);
   if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
   const IndexDef* idx = def->FindIndex(index);
@@ -229,7 +229,7 @@ Status Engine::RenameTables(const std::vector<TableRename>& renames) {
   for (const TableRename& r : renames) {
     if (IsTempTableName(r.to_name)) return MakeError(er::kWrongTableName, r.to_name);
   }
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   std::vector<std::shared_ptr<const TableDef>> renamed;
   SLUICE_RETURN_IF_ERROR(catalog_->RenameTables(renames, &renamed));
   // The open tables take their final definitions (a table may move twice).
@@ -329,7 +329,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
   if (auto_increment) {
     temp.auto_increment_next = *auto_increment;
   } else {
-    std::lock_guard lock((*old_handle)->mu);
+    MutexLock lock(&(*old_handle)->mu);
     temp.auto_increment_next = (*old_handle)->auto_inc_next;
   }
   // The catalog adds the hidden clustered index again when there is no
@@ -340,14 +340,14 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
     i.root_page = 0;
   }
   Result<std::shared_ptr<const TableDef>> created = [&] {
-    std::lock_guard ddl(ddl_mu_);
+    MutexLock ddl(&ddl_mu_);
     return CreateTableLocked(std::move(temp));
   }();
   if (!created.ok()) return created.status();
   const std::shared_ptr<const TableDef> tdef = *created;
   // After a failure the temporary table goes (ddl_mu_ held); one that
   // cannot be dropped now is dropped by the next Open.
-  auto drop_temp_locked = [&] {
+  auto drop_temp_locked = [&]() REQUIRES(ddl_mu_) {
     Status dropped = DropTableLocked(tdef->schema, tdef->name);
     if (!dropped.ok()) {
       SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0,
@@ -356,7 +356,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
     }
   };
   auto discard = [&](Status failure) -> Status {
-    std::lock_guard ddl(ddl_mu_);
+    MutexLock ddl(&ddl_mu_);
     drop_temp_locked();
     return failure;
   };
@@ -374,7 +374,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
   if (!th.ok()) return discard(th.status());
   uint64_t ai;
   {
-    std::lock_guard lock((*th)->mu);
+    MutexLock lock(&(*th)->mu);
     ai = (*th)->auto_inc_next;
   }
   Status s = catalog_->SetCounters(tdef->id, ai, (*th)->next_row_id.load());
@@ -383,7 +383,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
 
   // 4. The swap: one catalog write. Before it the old table is the one
   // named (and Open would drop the temporary one); after it the new one.
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   uint32_t old_space = 0;
   Result<std::shared_ptr<const TableDef>> swapped =
       catalog_->ReplaceTable(old->schema, old->name, tdef->name, final_schema, final_name, &old_space);
@@ -392,7 +392,7 @@ Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view 
     return swapped.status();
   }
   {
-    std::unique_lock lock(tables_mu_);
+    WriterMutexLock lock(&tables_mu_);
     tables_.erase(old->id);
   }
   SLUICE_RETURN_IF_ERROR(ReopenTable(*swapped, 0, nullptr));  // the handle takes the final name

@@ -174,7 +174,7 @@ Status Engine::Recover() {
   const bool clean = last_type == kRedoShutdown || redo_->current_lsn() == 0;
   {
     // Purge work left at a crash is lost with the in-memory undo: sweep.
-    std::lock_guard lock(purge_mu_);
+    MutexLock lock(&purge_mu_);
     sweep_pending_ = !clean;
   }
 
@@ -207,6 +207,7 @@ Status Engine::Recover() {
     ++recovery_info_.rolled_back;
   }
   if (clean) {
+    MutexLock lock(&ddl_mu_);  // nobody else yet; for the analysis
     quiet_lsn_ = redo_->current_lsn();
     return Status::OK();
   }
@@ -253,10 +254,10 @@ Status Engine::ResurrectPrepared(TrxId id, RecoveredTrx& rt) {
   et->recovered_ = true;
   et->xid_ = rt.xid;
   {
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_[id] = rt.first_lsn;
   }
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   xids_in_use_[rt.xid] = id;
   recovered_prepared_[rt.xid] = std::move(et);
   return Status::OK();
@@ -342,7 +343,7 @@ Status Engine::RestoreCounters(TableHandle& t) {
     Result<std::optional<int64_t>> v = DecodeLeadingIntKeyPart(def.columns[t.auto_inc_column], c.key());
     if (!v.ok()) return v.status();
     if (v->has_value() && **v > 0) {
-      std::lock_guard lock(t.mu);
+      MutexLock lock(&t.mu);
       t.auto_inc_next = std::max<uint64_t>(t.auto_inc_next, static_cast<uint64_t>(**v) + 1);
     }
     return Status::OK();

@@ -23,13 +23,12 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "storage/lock/intrusive_list.h"
 #include "storage/lock/lock_types.h"
 
@@ -130,17 +129,17 @@ class alignas(lock_internal::kCacheLinePair) LockTrx {
   std::atomic<Request*> wait_request_{nullptr};
   std::atomic<LockTrx*> blocking_trx_{nullptr};  // one transaction the wait is for
 
-  // --- The wait handshake: GUARDED_BY(wait_mu_) ---------------------------
+  // --- The wait handshake -------------------------------------------------
   // Lock order: global latch -> shard latch -> wait_mu_. The waiting thread
   // holds only wait_mu_ while it sleeps.
-  std::mutex wait_mu_;
-  std::condition_variable wait_cv_;
-  lock_internal::WaitOutcome outcome_ = lock_internal::WaitOutcome::kNone;
+  Mutex wait_mu_;
+  CondVar wait_cv_;
+  lock_internal::WaitOutcome outcome_ GUARDED_BY(wait_mu_) = lock_internal::WaitOutcome::kNone;
   // Mirrors "outcome_ is final" for a waiter that spins before it sleeps;
   // written with outcome_ (release), read without wait_mu_ (acquire).
   std::atomic<bool> decided_{false};
 
-  void SetOutcomeLocked(lock_internal::WaitOutcome o) {  // REQUIRES(wait_mu_)
+  void SetOutcomeLocked(lock_internal::WaitOutcome o) REQUIRES(wait_mu_) {
     outcome_ = o;
     decided_.store(o != lock_internal::WaitOutcome::kWaiting && o != lock_internal::WaitOutcome::kNone,
                    std::memory_order_release);

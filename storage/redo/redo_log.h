@@ -46,15 +46,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "base/io/file_system.h"
 
@@ -149,12 +148,13 @@ class RedoLog {
   // Called with mu_ held and no leader active: becomes the leader, writes the
   // pending buffer (and fsyncs when `sync` or a waiter asked for it) with mu_
   // released, then publishes the result and wakes everyone.
-  Status LeadFlush(std::unique_lock<std::mutex>& lk, bool sync);
+  // The caller's scoped lock stays valid: mu_ is held again on return.
+  Status LeadFlush(bool sync) REQUIRES(mu_);
   // Waits (leading when nobody is) until written_lsn_ (sync: flushed_lsn_)
   // reaches lsn. mu_ held.
-  Status WaitLocked(std::unique_lock<std::mutex>& lk, uint64_t lsn, bool sync);
-  void BackgroundLoop();
-  void StopBackground();
+  Status WaitLocked(uint64_t lsn, bool sync) REQUIRES(mu_);
+  void BackgroundLoop() EXCLUDES(mu_);
+  void StopBackground() EXCLUDES(mu_);
 
   io::FileSystem* const fs_;
   const std::string dir_;
@@ -162,21 +162,21 @@ class RedoLog {
   const std::unique_ptr<io::File> log_;
   const std::unique_ptr<io::File> ctl_;
 
-  std::mutex ckpt_mu_;
-  uint64_t ctl_seq_;  // GUARDED_BY(ckpt_mu_)
+  Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_);
+  uint64_t ctl_seq_ GUARDED_BY(ckpt_mu_);
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;       // flush finished / stop requested
-  std::string pending_;              // GUARDED_BY(mu_): bytes [written_lsn_, current_lsn_)
-  uint64_t current_lsn_;             // GUARDED_BY(mu_)
-  uint64_t written_lsn_;             // GUARDED_BY(mu_)
-  uint64_t flushed_lsn_;             // GUARDED_BY(mu_)
-  uint64_t sync_requested_lsn_ = 0;  // GUARDED_BY(mu_): highest LSN a mode-1 waiter wants
-  uint64_t checkpoint_lsn_;          // GUARDED_BY(mu_)
-  bool leader_active_ = false;       // GUARDED_BY(mu_)
-  bool stop_ = false;                // GUARDED_BY(mu_)
-  Status error_;                     // GUARDED_BY(mu_): sticky
-  Stats stats_;                      // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  CondVar cv_;  // flush finished / stop requested
+  std::string pending_ GUARDED_BY(mu_);  // bytes [written_lsn_, current_lsn_)
+  uint64_t current_lsn_ GUARDED_BY(mu_);
+  uint64_t written_lsn_ GUARDED_BY(mu_);
+  uint64_t flushed_lsn_ GUARDED_BY(mu_);
+  uint64_t sync_requested_lsn_ GUARDED_BY(mu_) = 0;  // highest LSN a mode-1 waiter wants
+  uint64_t checkpoint_lsn_ GUARDED_BY(mu_);
+  bool leader_active_ GUARDED_BY(mu_) = false;
+  bool stop_ GUARDED_BY(mu_) = false;
+  Status error_ GUARDED_BY(mu_);  // sticky
+  Stats stats_ GUARDED_BY(mu_);
 
   std::thread background_;
 };
