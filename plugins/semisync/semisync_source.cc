@@ -37,21 +37,20 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "base/mutex.h"
 #include "sluice/plugin.h"
 
 namespace {
-
-using sluice::MutexLock;
 
 #ifdef SEMISYNC_OLD_NAMES
 #define SEMISYNC_NAMES(new_name, old_name) old_name, new_name
@@ -164,56 +163,56 @@ class Source {
   void SetWaitNoReplica(bool on);
   void SetWaitCount();
   void SetHold() {
-    MutexLock l(&mu_);
+    std::lock_guard l(mu_);
     UpdateHold();
   }
   void ResetMaster();
   uint64_t clients() {
-    MutexLock l(&mu_);
+    std::lock_guard l(mu_);
     return replicas_.size();
   }
 
  private:
   void AckLoop();
   void ReadAcks(uint64_t id);
-  void HandleAck(Replica* r, const Pos& p) REQUIRES(mu_);
-  void ReportCounted(uint32_t server_id) REQUIRES(mu_);
-  void ReportReply(const Pos& p, uint32_t server_id) REQUIRES(mu_);
-  void SwitchOff() REQUIRES(mu_);
+  void HandleAck(Replica* r, const Pos& p);     // REQUIRES mu_
+  void ReportCounted(uint32_t server_id);       // REQUIRES mu_
+  void ReportReply(const Pos& p, uint32_t server_id);  // REQUIRES mu_
+  void SwitchOff();                              // REQUIRES mu_
   // Fewer semisync replicas connected than wait_for_replica_count.
-  bool TooFewReplicas() const REQUIRES(mu_) {
+  bool TooFewReplicas() const {                  // REQUIRES mu_
     return replicas_.size() < SLUICE_PLUGIN_LOAD(&wait_count_var);
   }
   // wait_no_replica=OFF: switches OFF while there are too few.
-  void FallBackIfTooFew() REQUIRES(mu_);
-  void SetOn(bool on) REQUIRES(mu_) {
+  void FallBackIfTooFew();                       // REQUIRES mu_
+  void SetOn(bool on) {                          // REQUIRES mu_
     on_ = on;
     counters.status.store(on ? 1 : 0, std::memory_order_relaxed);
     UpdateHold();
   }
   // sluice_semi_sync_hold_plain_readers: while it is ON and semisync is
   // ON, plain readers get nothing beyond the acknowledged position.
-  void UpdateHold() REQUIRES(mu_);
+  void UpdateHold();                             // REQUIRES mu_
   bool Enabled() const { return SLUICE_PLUGIN_LOAD(&enabled_var) != 0; }
 
-  sluice::Mutex mu_;
-  sluice::CondVar cv_;
-  bool on_ GUARDED_BY(mu_) = false;
-  bool have_reply_ GUARDED_BY(mu_) = false;
-  Pos reply_ GUARDED_BY(mu_);  // the acknowledged position
-  bool have_commit_ GUARDED_BY(mu_) = false;
-  Pos commit_ GUARDED_BY(mu_);  // the newest group end
-  std::set<Pos> pending_ GUARDED_BY(mu_);  // group ends flushed while ON, not acknowledged yet
-  bool have_waited_ GUARDED_BY(mu_) = false;
-  Pos max_waited_ GUARDED_BY(mu_);
-  std::set<Replica*> replicas_ GUARDED_BY(mu_);
-  bool holding_ GUARDED_BY(mu_) = false;  // a reader limit is set
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool on_ = false;
+  bool have_reply_ = false;
+  Pos reply_;  // the acknowledged position
+  bool have_commit_ = false;
+  Pos commit_;  // the newest group end
+  std::set<Pos> pending_;  // group ends flushed while ON, not acknowledged yet
+  bool have_waited_ = false;
+  Pos max_waited_;
+  std::set<Replica*> replicas_;
+  bool holding_ = false;  // a reader limit is set
 
   // Ack receiver. ack_mu_ is held while a connection is read, so
   // RemoveReplica (which takes it) never frees one being read.
-  sluice::Mutex ack_mu_ ACQUIRED_BEFORE(mu_);
-  std::map<uint64_t, Replica*> by_id_ GUARDED_BY(ack_mu_);
-  uint64_t next_id_ GUARDED_BY(ack_mu_) = 1;
+  std::mutex ack_mu_;
+  std::map<uint64_t, Replica*> by_id_;  // GUARDED_BY(ack_mu_)
+  uint64_t next_id_ = 1;
   int epfd_ = -1;
   int wake_fd_ = -1;
   std::atomic<bool> stop_{false};
@@ -240,7 +239,7 @@ void Source::UpdateHold() {
 
 void Source::Start() {
   {
-    MutexLock l(&mu_);
+    std::lock_guard l(mu_);
     have_reply_ = have_commit_ = have_waited_ = false;
     pending_.clear();
     SetOn(Enabled() && (SLUICE_PLUGIN_LOAD(&wait_no_replica_var) != 0));
@@ -265,10 +264,10 @@ void Source::Stop() {
   close(epfd_);
   close(wake_fd_);
   epfd_ = wake_fd_ = -1;
-  MutexLock a(&ack_mu_);
-  MutexLock l(&mu_);
+  std::lock_guard a(ack_mu_);
+  std::lock_guard l(mu_);
   SetOn(false);
-  cv_.NotifyAll();
+  cv_.notify_all();
   // Connections still streaming get no more hook calls (the server ends
   // them): their transmit_stop will not come.
   for (Replica* r : replicas_) delete r;
@@ -293,7 +292,7 @@ void Source::AckLoop() {
 }
 
 void Source::ReadAcks(uint64_t id) {
-  MutexLock a(&ack_mu_);
+  std::lock_guard a(ack_mu_);
   auto it = by_id_.find(id);
   if (it == by_id_.end()) return;  // removed after epoll_wait returned
   Replica* r = it->second;
@@ -331,14 +330,14 @@ void Source::ReadAcks(uint64_t id) {
       Log(SLUICE_LOG_INFO, "Got reply at (%s, %llu) from replica (server_id: %u)", p.name.c_str(),
           static_cast<unsigned long long>(pos), r->server_id);
     }
-    MutexLock l(&mu_);
+    std::lock_guard l(mu_);
     HandleAck(r, p);
   }
 }
 
 void Source::AddReplica(Replica* r, const Pos& start) {
   if (r->fd >= 0) {
-    MutexLock a(&ack_mu_);
+    std::lock_guard a(ack_mu_);
     r->id = next_id_++;
     by_id_[r->id] = r;
     epoll_event ev{};
@@ -346,7 +345,7 @@ void Source::AddReplica(Replica* r, const Pos& start) {
     ev.data.u64 = r->id;
     epoll_ctl(epfd_, EPOLL_CTL_ADD, r->fd, &ev);
   }
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   replicas_.insert(r);
   counters.clients.store(replicas_.size(), std::memory_order_relaxed);
   // Where it starts is what it has.
@@ -358,10 +357,10 @@ void Source::AddReplica(Replica* r, const Pos& start) {
 
 void Source::RemoveReplica(Replica* r) {
   {
-    MutexLock a(&ack_mu_);
+    std::lock_guard a(ack_mu_);
     if (by_id_.erase(r->id) > 0) epoll_ctl(epfd_, EPOLL_CTL_DEL, r->fd, nullptr);
   }
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   replicas_.erase(r);
   counters.clients.store(replicas_.size(), std::memory_order_relaxed);
   FallBackIfTooFew();
@@ -403,7 +402,7 @@ void Source::ReportReply(const Pos& p, uint32_t server_id) {
     reply_ = p;
     have_reply_ = true;
     pending_.erase(pending_.begin(), pending_.upper_bound(p));
-    cv_.NotifyAll();
+    cv_.notify_all();
     if (holding_ || SLUICE_PLUGIN_LOAD(&hold_plain_readers_var) != 0) UpdateHold();
   }
   if (Enabled() && !on_ && (!have_commit_ || commit_ <= reply_)) {
@@ -420,20 +419,20 @@ void Source::SwitchOff() {
   SetOn(false);
   counters.no_times.fetch_add(1, std::memory_order_relaxed);
   pending_.clear();
-  cv_.NotifyAll();
+  cv_.notify_all();
   Log(SLUICE_LOG_WARNING, "Semi-sync replication switched OFF.");
 }
 
 bool Source::NeedsAck(const Pos& p) {
   if (!Enabled()) return false;
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   if (on_) return pending_.count(p) > 0;
   // OFF: ask for the newest position, to learn when a replica caught up.
   return have_commit_ && commit_ <= p;
 }
 
 void Source::AfterFlush(const Pos& p) {
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   if (!have_commit_ || commit_ < p) {
     commit_ = p;
     have_commit_ = true;
@@ -443,7 +442,7 @@ void Source::AfterFlush(const Pos& p) {
 
 void Source::CommitTrx(const Pos& p) {
   if (!Enabled()) return;
-  MutexLock l(&mu_);
+  std::unique_lock l(mu_);
   if (!on_) {
     counters.no_tx.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -474,7 +473,7 @@ void Source::CommitTrx(const Pos& p) {
       break;
     }
     if (!on_) break;
-    if (!cv_.WaitUntil(&mu_, deadline) && !(have_reply_ && p <= reply_)) {
+    if (cv_.wait_until(l, deadline) == std::cv_status::timeout && !(have_reply_ && p <= reply_)) {
       if (on_) {
         Log(SLUICE_LOG_WARNING,
             "Timeout waiting for reply of binlog (file: %s, pos: %llu), semi-sync up to file %s, position %llu.",
@@ -498,7 +497,7 @@ void Source::CommitTrx(const Pos& p) {
 }
 
 void Source::SetEnabled(bool enable) {
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   if (enable) {
     if (!on_) {
       SetOn(SLUICE_PLUGIN_LOAD(&wait_no_replica_var) != 0 || !TooFewReplicas());
@@ -510,14 +509,14 @@ void Source::SetEnabled(bool enable) {
     if (on_) {
       SetOn(false);
       pending_.clear();
-      cv_.NotifyAll();
+      cv_.notify_all();
     }
     Log(SLUICE_LOG_INFO, "Semi-sync replication disabled on the source.");
   }
 }
 
 void Source::SetWaitNoReplica(bool on) {
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   if (!Enabled()) return;
   if (on) {
     if (!on_) SetOn(true);
@@ -527,7 +526,7 @@ void Source::SetWaitNoReplica(bool on) {
 }
 
 void Source::SetWaitCount() {
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   // Fewer acks needed now: what the replicas already acknowledged may
   // release waiters at once.
   if (!replicas_.empty()) ReportCounted((*replicas_.begin())->server_id);
@@ -535,12 +534,12 @@ void Source::SetWaitCount() {
 }
 
 void Source::ResetMaster() {
-  MutexLock l(&mu_);
+  std::lock_guard l(mu_);
   have_reply_ = have_commit_ = have_waited_ = false;
   pending_.clear();
   for (Replica* r : replicas_) r->acked = false;
   counters.Reset();
-  cv_.NotifyAll();
+  cv_.notify_all();
 }
 
 // ------------------------------------------------------------- hooks
