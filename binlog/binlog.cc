@@ -642,10 +642,10 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   std::string buf;
   Status s;
   uint64_t written = start;
-  io::File* const file = file_.get();  // the lambdas below are analysed without flush_mu_
+  io::File* const active = file_.get();  // the lambdas below are analysed without flush_mu_
   auto write_out = [&]() -> Status {
     if (buf.empty()) return Status::OK();
-    Status w = file->WriteAt(written, buf);
+    Status w = active->WriteAt(written, buf);
     written += buf.size();
     buf.clear();
     return w;
