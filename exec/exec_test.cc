@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "acl/access_control.h"
+#include "base/io/mem_file_system.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
 #include "binlog/file_reader.h"
@@ -35,7 +36,6 @@
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "storage/engine/engine.h"
-#include "storage/io/mem_file_system.h"
 #include "vars/core_vars.h"
 #include "vars/sys_vars.h"
 
@@ -372,7 +372,7 @@ class ExecTest : public ::testing::Test {
   std::string Gtid(int n) const { return std::string(kUuid) + ":" + std::to_string(n); }
 
   fs::path dir_;
-  storage::MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<binlog::Binlog> binlog_;
   vars::SystemVariables sys_vars_;
