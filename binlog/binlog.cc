@@ -2,18 +2,17 @@
 #include "binlog/cache_temp_dir.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
+#include "base/io/write_file_atomically.h"
+#include "base/log.h"
 #include "binlog/bytes_internal.h"
 #include "binlog/event_internal.h"
 #include "binlog/file_reader.h"
@@ -25,19 +24,24 @@ using internal::StoreLE;
 
 namespace {
 
+// The transaction cache's temporary file (not a durable file: unnamed,
+// gone at close) stays on stdio.
 Status Errno(const std::string& what) { return Status::IOError(fmt::format("{}: {}", what, std::strerror(errno))); }
 
-Status WriteAll(int fd, std::string_view data, uint64_t offset) {
-  while (!data.empty()) {
-    ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Errno("binlog write");
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-    offset += static_cast<uint64_t>(n);
-  }
-  return Status::OK();
+// Offset of the Format_description's flags byte (after the 4-byte magic):
+// BINLOG_IN_USE_F is set there while the file is written.
+constexpr uint64_t kFdeFlagsOffset = 4 + 17;
+
+// Clears BINLOG_IN_USE_F in `file` and syncs it. The flag is outside the
+// FDE's CRC (computed with it cleared), so only that byte changes.
+Status ClearInUseFlag(io::File& file) {
+  char flags = 0;
+  Result<size_t> got = file.ReadAt(kFdeFlagsOffset, &flags, 1);
+  if (!got.ok()) return got.status();
+  if (*got != 1 || (flags & kLogEventBinlogInUse) == 0) return Status::OK();
+  flags = static_cast<char>(flags & ~kLogEventBinlogInUse);
+  SLUICE_RETURN_IF_ERROR(file.WriteAt(kFdeFlagsOffset, std::string_view(&flags, 1)));
+  return file.Sync();
 }
 
 uint64_t NowMicros() {
@@ -202,6 +206,7 @@ struct Binlog::Ticket {
 
 Binlog::Binlog(Options options)
     : options_(std::move(options)),
+      fs_(options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem()),
       sync_binlog_(options_.sync_binlog),
       max_size_(options_.max_size),
       expire_seconds_(options_.expire_seconds),
@@ -214,10 +219,10 @@ Binlog::Binlog(Options options)
 Binlog::~Binlog() {
   (void)Close();
   {
-    std::lock_guard l(notifier_mu_);
+    MutexLock l(&notifier_mu_);
     notifier_stop_ = true;
   }
-  notifier_cv_.notify_one();
+  notifier_cv_.NotifyOne();
   if (notifier_.joinable()) notifier_.join();
 }
 
@@ -244,8 +249,8 @@ std::optional<uint32_t> FileNumber(std::string_view basename, std::string_view n
 }
 
 // The Previous_gtids set of a binlog file (empty when it has none).
-Result<GtidSet> ReadPreviousGtids(const std::string& path) {
-  Result<std::unique_ptr<BinlogFileReader>> r = BinlogFileReader::Open(path, /*verify_checksums=*/false);
+Result<GtidSet> ReadPreviousGtids(io::FileSystem& fs, const std::string& path) {
+  Result<std::unique_ptr<BinlogFileReader>> r = BinlogFileReader::Open(path, /*verify_checksums=*/false, &fs);
   if (!r.ok()) return r.status();
   for (int i = 0; i < 2; ++i) {
     Result<std::optional<BinlogFileReader::Event>> ev = (*r)->Next();
@@ -260,39 +265,46 @@ Result<GtidSet> ReadPreviousGtids(const std::string& path) {
 Result<std::unique_ptr<Binlog>> Binlog::Open(Options options, RecoveryInfo* recovery) {
   std::unique_ptr<Binlog> b(new Binlog(std::move(options)));
   RecoveryInfo local;
-  std::unique_lock lock(b->flush_mu_);
+  MutexLock lock(&b->flush_mu_);
   SLUICE_RETURN_IF_ERROR(b->RecoverLocked(recovery != nullptr ? recovery : &local));
   return b;
 }
 
 Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
   const std::string index_path = FilePath(options_.basename + ".index");
-  std::ifstream index(index_path);
+  Result<std::optional<std::string>> index = io::ReadFileIfExists(fs_, index_path);
+  if (!index.ok()) return index.status();
   std::vector<uint32_t> files;
-  if (index) {
-    std::string line;
-    while (std::getline(index, line)) {
+  if (index->has_value()) {
+    std::string_view rest = **index;
+    while (!rest.empty()) {
+      const size_t eol = rest.find('\n');
+      std::string_view line = rest.substr(0, eol);
+      rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
       if (line.empty()) break;
       std::optional<uint32_t> n = FileNumber(options_.basename, line);
       if (!n) return Status::Corruption(fmt::format("binlog index {}: bad line '{}'", index_path, line));
       // A file listed but gone (removed by hand) is skipped, as a purge.
-      if (std::filesystem::exists(FilePath(FileName(*n)))) files.push_back(*n);
+      Result<bool> exists = fs_.Exists(FilePath(FileName(*n)));
+      if (!exists.ok()) return exists.status();
+      if (*exists) files.push_back(*n);
     }
   }
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files_ = files;
   }
   if (files.empty()) return Status::OK();
 
   // gtid_purged: what the oldest file says came before it.
-  Result<GtidSet> purged = ReadPreviousGtids(FilePath(FileName(files.front())));
+  Result<GtidSet> purged = ReadPreviousGtids(fs_, FilePath(FileName(files.front())));
   if (!purged.ok()) return purged.status();
 
   // The last file: everything up to its last whole transaction counts.
   const std::string last = FileName(files.back());
   recovery->last_file = last;
-  Result<std::unique_ptr<BinlogFileReader>> rr = BinlogFileReader::Open(FilePath(last), /*verify_checksums=*/true);
+  Result<std::unique_ptr<BinlogFileReader>> rr =
+      BinlogFileReader::Open(FilePath(last), /*verify_checksums=*/true, &fs_);
   if (!rr.ok()) return rr.status();
   BinlogFileReader& r = **rr;
   GtidSet executed;
@@ -367,14 +379,18 @@ Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
         break;  // Table_map, rows events: inside a transaction
     }
   }
-  const uint64_t size = std::filesystem::file_size(FilePath(last));
-  if (boundary < size) {
-    recovery->truncated_bytes = size - boundary;
-    if (::truncate(FilePath(last).c_str(), static_cast<off_t>(boundary)) != 0) return Errno("binlog truncate");
+  rr->reset();
+  Result<std::unique_ptr<io::File>> last_file = fs_.Open(FilePath(last), io::OpenMode::kOpenExisting);
+  if (!last_file.ok()) return last_file.status();
+  Result<uint64_t> size = (*last_file)->Size();
+  if (!size.ok()) return size.status();
+  if (boundary < *size) {
+    recovery->truncated_bytes = *size - boundary;
+    SLUICE_RETURN_IF_ERROR((*last_file)->Truncate(boundary));
   }
   next_xid_.store(max_xid + 1, std::memory_order_relaxed);
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     gtid_executed_ = std::move(executed);
     gtid_purged_ = std::move(*purged);
   }
@@ -384,26 +400,20 @@ Status Binlog::RecoverLocked(RecoveryInfo* recovery) {
 }
 
 Status Binlog::StartWriting() {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (writing_) return Status::OK();
   uint32_t number = 1;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     if (!files_.empty()) number = files_.back() + 1;
   }
   if (number > 1) {
     // The old last file is now closed: clear its in-use flag (its CRC was
     // computed without it).
-    int fd = ::open(FilePath(FileName(number - 1)).c_str(), O_RDWR | O_CLOEXEC);
-    if (fd >= 0) {
-      char flags;
-      if (::pread(fd, &flags, 1, 4 + 17) == 1 && (flags & kLogEventBinlogInUse)) {
-        flags = static_cast<char>(flags & ~kLogEventBinlogInUse);
-        (void)!::pwrite(fd, &flags, 1, 4 + 17);
-        ::fdatasync(fd);
-      }
-      ::close(fd);
-    }
+    // Best effort, as before: a flag left set only makes the next start
+    // read the file as one that crashed, which is harmless.
+    Result<std::unique_ptr<io::File>> old = fs_.Open(FilePath(FileName(number - 1)), io::OpenMode::kOpenExisting);
+    if (old.ok()) (void)ClearInUseFlag(**old);
   }
   first_file_ = true;
   SLUICE_RETURN_IF_ERROR(OpenNewFileLocked(number));
@@ -415,8 +425,9 @@ Status Binlog::StartWriting() {
 Status Binlog::OpenNewFileLocked(uint32_t number) {
   const std::string name = FileName(number);
   const std::string path = FilePath(name);
-  int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0640);
-  if (fd < 0) return Errno("binlog create " + path);
+  Result<std::unique_ptr<io::File>> opened = fs_.Open(path, io::OpenMode::kOpenOrCreate);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<io::File> file = std::move(*opened);
   const Checksum cs = checksum_.load(std::memory_order_relaxed);
   std::string head(kBinlogMagic, 4);
   EventHeader h;
@@ -442,25 +453,25 @@ Status Binlog::OpenNewFileLocked(uint32_t number) {
   std::string prev = EncodePreviousGtids(p, executed, cs);
   PatchLogPos(prev.data(), static_cast<uint32_t>(head.size() + prev.size()), cs);
   head += prev;
-  Status s = WriteAll(fd, head, 0);
-  if (s.ok() && ::fdatasync(fd) != 0) s = Errno("binlog fsync");
+  Status s = file->Truncate(0);  // a file of that name left over
+  if (s.ok()) s = file->WriteAt(0, head);
+  if (s.ok()) s = file->Sync();
   if (!s.ok()) {
-    ::close(fd);
-    ::unlink(path.c_str());
+    file.reset();
+    (void)fs_.Remove(path);
     return s;
   }
   {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     files_.push_back(number);
   }
   s = WriteIndexLocked();
   if (!s.ok()) {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     files_.pop_back();
-    ::close(fd);
     return s;
   }
-  fd_ = fd;
+  file_ = std::move(file);
   file_number_ = number;
   file_size_ = head.size();
   file_checksum_ = cs;
@@ -473,29 +484,23 @@ Status Binlog::OpenNewFileLocked(uint32_t number) {
 Status Binlog::WriteIndexLocked() {
   std::string text;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     for (uint32_t n : files_) text += "./" + FileName(n) + "\n";
   }
-  const std::string path = FilePath(options_.basename + ".index");
-  const std::string tmp = path + "_crash_safe";
-  int fd = ::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0640);
-  if (fd < 0) return Errno("binlog index " + tmp);
-  Status s = WriteAll(fd, text, 0);
-  if (s.ok() && ::fsync(fd) != 0) s = Errno("binlog index fsync");
-  ::close(fd);
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Errno("binlog index rename");
-  if (s.ok()) {
-    int dfd = ::open(options_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
-  }
-  return s;
+  io::AtomicWriteOptions o;
+  o.temp_suffix = "_crash_safe";  // MySQL's name for it
+  return io::WriteFileAtomically(fs_, FilePath(options_.basename + ".index"), text, o);
 }
 
 Status Binlog::CloseFileLocked(bool stop_event) {
-  if (fd_ < 0) return Status::OK();
+  if (file_ == nullptr) return Status::OK();
+  if (!sync_error_.ok()) {
+    // The file's durable state is unknown: no Stop or Rotate event, and the
+    // in-use flag stays set, so the next start recovers the file as after a
+    // crash.
+    file_.reset();
+    return sync_error_;
+  }
   const Checksum cs = file_checksum_;
   EventHeader h;
   h.timestamp = NowSeconds();
@@ -509,28 +514,20 @@ Status Binlog::CloseFileLocked(bool stop_event) {
     ev = EncodeRotate(h, 4, FileName(file_number_ + 1), cs);
   }
   PatchLogPos(ev.data(), static_cast<uint32_t>(file_size_ + ev.size()), cs);
-  Status s = WriteAll(fd_, ev, file_size_);
+  Status s = file_->WriteAt(file_size_, ev);
   if (s.ok()) file_size_ += ev.size();
-  if (s.ok() && ::fdatasync(fd_) != 0) s = Errno("binlog fsync");
-  ::close(fd_);
-  fd_ = -1;
-  if (s.ok()) {
-    // Clear BINLOG_IN_USE_F: the file is complete.
-    int fd = ::open(FilePath(FileName(file_number_)).c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return Errno("binlog reopen");
-    char flags = 0;
-    if (::pread(fd, &flags, 1, 4 + 17) == 1) {
-      flags = static_cast<char>(flags & ~kLogEventBinlogInUse);
-      if (::pwrite(fd, &flags, 1, 4 + 17) != 1) s = Errno("binlog close");
-    }
-    if (s.ok() && ::fdatasync(fd) != 0) s = Errno("binlog fsync");
-    ::close(fd);
-  }
+  if (s.ok()) s = SyncLocked();
+  // Clear BINLOG_IN_USE_F: the file is complete.
+  if (s.ok()) s = ClearInUseFlag(*file_);
+  // A file that could not be finished cleanly is not written to again.
+  if (!s.ok() && sync_error_.ok()) SetSyncErrorLocked("closing the binlog file", s);
+  file_.reset();
   PublishEnd(file_number_, file_size_);
-  return s;
+  return s.ok() ? s : sync_error_;
 }
 
 Status Binlog::RotateLocked() {
+  if (!sync_error_.ok()) return sync_error_;
   SLUICE_RETURN_IF_ERROR(CloseFileLocked(/*stop_event=*/false));
   rotate_wanted_ = false;
   SLUICE_RETURN_IF_ERROR(OpenNewFileLocked(file_number_ + 1));
@@ -538,30 +535,55 @@ Status Binlog::RotateLocked() {
   return Status::OK();
 }
 
-void Binlog::WaitNoPendingLocked(std::unique_lock<std::mutex>&) {
-  std::unique_lock p(pending_mu_);
-  pending_cv_.wait(p, [&] { return pending_ == 0; });
+Status Binlog::SyncLocked() {
+  if (!sync_error_.ok()) return sync_error_;
+  Status s = file_->Sync();
+  if (s.ok()) return s;
+  SetSyncErrorLocked("sync stage of the commit", s);
+  return sync_error_;
+}
+
+void Binlog::SetSyncErrorLocked(std::string_view stage, const Status& cause) {
+  // MySQL's binlog_error_action=ABORT_SERVER stops the server here; sluice
+  // stays up (reads and SHOW go on) but refuses every later commit, so no
+  // commit is acknowledged whose binlog was not durably written.
+  // ER_BINLOG_LOGGING_IMPOSSIBLE, worded as MySQL's sync-stage failure.
+  sync_error_ = Status::MySQL(1598, "HY000",
+                              fmt::format("Binary logging not possible. Message: An error occurred during {} ({}); "
+                                          "commits are refused until the server restarts",
+                                          stage, cause.message()));
+  SLUICE_LOG_ERROR(base::GetLogger("binlog"), 0, "{}", sync_error_.message());
+}
+
+Status Binlog::sync_error() const {
+  MutexLock lock(&flush_mu_);
+  return sync_error_;
+}
+
+void Binlog::WaitNoPendingLocked() {
+  MutexLock p(&pending_mu_);
+  while (pending_ != 0) pending_cv_.Wait(&pending_mu_);
 }
 
 Status Binlog::Close() {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (!writing_) return Status::OK();
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   writing_ = false;
   return CloseFileLocked(/*stop_event=*/true);
 }
 
 Status Binlog::Rotate() {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (!writing_) return Status::MySQL(1381, "HY000", "You are not using binary logging");
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   return RotateLocked();
 }
 
 Status Binlog::SetChecksum(Checksum c) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (checksum_.exchange(c) == c || !writing_) return Status::OK();
-  WaitNoPendingLocked(lock);
+  WaitNoPendingLocked();
   return RotateLocked();
 }
 
@@ -570,44 +592,48 @@ Status Binlog::SetChecksum(Checksum c) {
 Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result) {
   Ticket me{&cache, timestamp, {}, Status::OK(), false};
   {
-    std::unique_lock q(queue_mu_);
+    MutexLock q(&queue_mu_);
     queue_.push_back(&me);
     if (queue_.size() > 1) {
       // A leader is gathering (or about to gather) this queue.
-      queue_cv_.wait(q, [&] { return me.done; });
+      while (!me.done) queue_cv_.Wait(&queue_mu_);
       if (result != nullptr) *result = std::move(me.result);
       return me.status;
     }
   }
-  std::unique_lock flush(flush_mu_);
+  MutexLock flush(&flush_mu_);
   std::vector<Ticket*> group;
   {
-    std::lock_guard q(queue_mu_);
+    MutexLock q(&queue_mu_);
     group.swap(queue_);
   }
-  Status s = writing_ ? FlushGroupLocked(group, flush)
+  Status s = writing_ ? FlushGroupLocked(group)
                       : Status::MySQL(1381, "HY000", "You are not using binary logging");
   {
-    std::lock_guard q(queue_mu_);
+    MutexLock q(&queue_mu_);
     for (Ticket* t : group) {
       if (!s.ok()) t->status = s;
       t->done = true;
     }
   }
-  queue_cv_.notify_all();
-  flush.unlock();
+  queue_cv_.NotifyAll();
+  flush.Unlock();
   if (result != nullptr) *result = std::move(me.result);
   return me.status;
 }
 
 void Binlog::CommitDone() {
-  std::lock_guard p(pending_mu_);
-  if (pending_ > 0 && --pending_ == 0) pending_cv_.notify_all();
+  MutexLock p(&pending_mu_);
+  if (pending_ > 0 && --pending_ == 0) pending_cv_.NotifyAll();
 }
 
-Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock) {
-  if (rotate_wanted_ || file_size_ >= max_size_.load(std::memory_order_relaxed)) {
-    WaitNoPendingLocked(flush_lock);
+Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
+  // After a failed sync nothing more is written: the file's durable
+  // content is unknown, and a commit acknowledged now could be lost.
+  if (!sync_error_.ok()) return sync_error_;
+  // No file: a rotation failed to open the next one; try again.
+  if (file_ == nullptr || rotate_wanted_ || file_size_ >= max_size_.load(std::memory_order_relaxed)) {
+    WaitNoPendingLocked();
     SLUICE_RETURN_IF_ERROR(RotateLocked());
   }
   const Checksum cs = file_checksum_;
@@ -616,9 +642,10 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
   std::string buf;
   Status s;
   uint64_t written = start;
+  io::File* const active = file_.get();  // the lambdas below are analysed without flush_mu_
   auto write_out = [&]() -> Status {
     if (buf.empty()) return Status::OK();
-    Status w = WriteAll(fd_, buf, written);
+    Status w = active->WriteAt(written, buf);
     written += buf.size();
     buf.clear();
     return w;
@@ -626,7 +653,7 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
   Uuid sid = options_.server_uuid;
   int64_t next_gno;
   {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     next_gno = gtid_executed_.LastGno(sid) + 1;
   }
   const bool gtids = gtid_mode_.load(std::memory_order_relaxed);
@@ -694,7 +721,7 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
   if (s.ok()) s = write_out();
   if (!s.ok()) {
     // Nothing of the group may stay: cut the file back.
-    (void)!::ftruncate(fd_, static_cast<off_t>(start));
+    (void)file_->Truncate(start);
     sequence_number_ = last_committed;
     return s;
   }
@@ -709,9 +736,12 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
   const uint32_t n = sync_binlog_.load(std::memory_order_relaxed);
   if (n != 0 && ++groups_since_sync_ >= n) {
     groups_since_sync_ = 0;
-    if (::fdatasync(fd_) != 0) {
-      Status e = Errno("binlog fsync");
-      (void)!::ftruncate(fd_, static_cast<off_t>(start));
+    if (Status e = SyncLocked(); !e.ok()) {
+      // The group is not acknowledged (every committer gets the error and
+      // rolls back) and, the error being sticky, neither is any later one.
+      // Cut the group off as far as the file system still obeys; the next
+      // start's recovery reads the file as after a crash.
+      (void)file_->Truncate(start);
       file_size_ = start;
       sequence_number_ = last_committed;
       last_group_end_ = last_committed;
@@ -720,11 +750,11 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
     stat_syncs_.fetch_add(1, std::memory_order_relaxed);
   }
   {
-    std::lock_guard st(state_mu_);
+    MutexLock st(&state_mu_);
     gtid_executed_.Add(added);
   }
   {
-    std::lock_guard p(pending_mu_);
+    MutexLock p(&pending_mu_);
     pending_ += group.size();
   }
   PublishEnd(file_number_, offset);
@@ -737,16 +767,16 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<st
 std::vector<BinlogFileInfo> Binlog::ListFiles() const {
   std::vector<uint32_t> files;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files = files_;
   }
   std::vector<BinlogFileInfo> out;
   for (uint32_t n : files) {
     BinlogFileInfo f;
     f.name = FileName(n);
-    std::error_code ec;
-    f.size = std::filesystem::file_size(FilePath(f.name), ec);
-    if (ec) f.size = 0;
+    Result<std::unique_ptr<io::File>> file = fs_.Open(FilePath(f.name), io::OpenMode::kReadOnly);
+    Result<uint64_t> size = file.ok() ? (*file)->Size() : Result<uint64_t>(file.status());
+    f.size = size.ok() ? *size : 0;
     out.push_back(std::move(f));
   }
   return out;
@@ -760,7 +790,7 @@ std::pair<std::string, uint64_t> Binlog::CurrentPosition() const {
 bool Binlog::HasFile(const std::string& name) const {
   std::optional<uint32_t> n = FileNumber(options_.basename, name);
   if (!n) return false;
-  std::lock_guard s(state_mu_);
+  MutexLock s(&state_mu_);
   return std::find(files_.begin(), files_.end(), *n) != files_.end();
 }
 
@@ -768,30 +798,30 @@ Status Binlog::PurgeFilesLocked(size_t count) {
   std::vector<uint32_t> gone;
   uint32_t first_kept;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     count = std::min(count, files_.size() - 1);  // never the active file
     if (count == 0) return Status::OK();
     gone.assign(files_.begin(), files_.begin() + static_cast<long>(count));
     first_kept = files_[count];
   }
-  Result<GtidSet> purged = ReadPreviousGtids(FilePath(FileName(first_kept)));
+  Result<GtidSet> purged = ReadPreviousGtids(fs_, FilePath(FileName(first_kept)));
   if (!purged.ok()) return purged.status();
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files_.erase(files_.begin(), files_.begin() + static_cast<long>(count));
     gtid_purged_ = std::move(*purged);
   }
   SLUICE_RETURN_IF_ERROR(WriteIndexLocked());
-  for (uint32_t n : gone) ::unlink(FilePath(FileName(n)).c_str());
+  for (uint32_t n : gone) (void)fs_.Remove(FilePath(FileName(n)));
   return Status::OK();
 }
 
 Status Binlog::PurgeTo(const std::string& name) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   std::optional<uint32_t> n = FileNumber(options_.basename, name);
   size_t index = 0;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     auto it = n ? std::find(files_.begin(), files_.end(), *n) : files_.end();
     if (it == files_.end()) return Status::MySQL(1373, "HY000", "Target log not found in binlog index");
     index = static_cast<size_t>(it - files_.begin());
@@ -800,20 +830,20 @@ Status Binlog::PurgeTo(const std::string& name) {
 }
 
 Status Binlog::PurgeBefore(int64_t unix_seconds) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   return PurgeBeforeLocked(unix_seconds);
 }
 
 Status Binlog::PurgeBeforeLocked(int64_t unix_seconds) {
   std::vector<uint32_t> files;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files = files_;
   }
   size_t count = 0;  // the oldest files last written before the time
   for (size_t i = 0; i + 1 < files.size(); ++i) {
-    struct stat st;
-    if (::stat(FilePath(FileName(files[i])).c_str(), &st) != 0 || st.st_mtime >= unix_seconds) break;
+    Result<int64_t> mtime = fs_.ModificationTime(FilePath(FileName(files[i])));
+    if (!mtime.ok() || *mtime >= unix_seconds) break;
     ++count;
   }
   return PurgeFilesLocked(count);
@@ -826,35 +856,37 @@ void Binlog::PurgeExpiredLocked() {
 }
 
 Status Binlog::Reset(uint64_t first_number) {
-  std::unique_lock lock(flush_mu_);
+  MutexLock lock(&flush_mu_);
   if (first_number == 0 || first_number > 2000000000) first_number = 1;
-  WaitNoPendingLocked(lock);
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
+  WaitNoPendingLocked();
+  // RESET MASTER after a failed sync: refused as well (restart first), so
+  // that the next start's recovery finds the file as the failure left it.
+  if (!sync_error_.ok()) return sync_error_;
+  file_.reset();
   std::vector<uint32_t> files;
   {
-    std::lock_guard s(state_mu_);
+    MutexLock s(&state_mu_);
     files.swap(files_);
     gtid_executed_.Clear();
     gtid_purged_.Clear();
   }
-  for (uint32_t n : files) ::unlink(FilePath(FileName(n)).c_str());
+  for (uint32_t n : files) (void)fs_.Remove(FilePath(FileName(n)));
   SLUICE_RETURN_IF_ERROR(WriteIndexLocked());
   if (!writing_) return Status::OK();
   return OpenNewFileLocked(static_cast<uint32_t>(first_number));
 }
 
 GtidSet Binlog::gtid_executed() const {
-  std::lock_guard s(state_mu_);
+  MutexLock s(&state_mu_);
   return gtid_executed_;
 }
 
-Result<GtidSet> Binlog::PreviousGtidsOf(const std::string& name) const { return ReadPreviousGtids(FilePath(name)); }
+Result<GtidSet> Binlog::PreviousGtidsOf(const std::string& name) const {
+  return ReadPreviousGtids(fs_, FilePath(name));
+}
 
 GtidSet Binlog::gtid_purged() const {
-  std::lock_guard s(state_mu_);
+  MutexLock s(&state_mu_);
   return gtid_purged_;
 }
 
@@ -871,30 +903,30 @@ void Binlog::WakeReaders() {
   // (a few semisync replicas, whose acks commits wait for) are woken here
   // at once; the others by the notifier, batched.
   if (prompt_waiters_.load(std::memory_order_seq_cst) != 0) {
-    { std::lock_guard p(prompt_mu_); }
-    prompt_cv_.notify_all();
+    { MutexLock p(&prompt_mu_); }
+    prompt_cv_.NotifyAll();
   }
   if (end_waiters_.load(std::memory_order_seq_cst) == 0) return;
   if (notify_pending_.exchange(true, std::memory_order_acq_rel)) return;  // the notifier will
-  std::lock_guard l(notifier_mu_);
-  notifier_cv_.notify_one();
+  MutexLock l(&notifier_mu_);
+  notifier_cv_.NotifyOne();
 }
 
 void Binlog::NotifierLoop() {
-  std::unique_lock l(notifier_mu_);
+  MutexLock l(&notifier_mu_);
   while (true) {
-    notifier_cv_.wait(l, [&] { return notifier_stop_ || notify_pending_.load(std::memory_order_acquire); });
+    while (!notifier_stop_ && !notify_pending_.load(std::memory_order_acquire)) notifier_cv_.Wait(&notifier_mu_);
     if (notifier_stop_) break;
-    l.unlock();
+    l.Unlock();
     notify_pending_.store(false, std::memory_order_release);
     {
-      std::lock_guard e(end_mu_);
+      MutexLock e(&end_mu_);
     }
-    end_cv_.notify_all();
+    end_cv_.NotifyAll();
     // Ends published from now on wait for the next broadcast: one per
     // interval at most, however many groups commit meanwhile.
     std::this_thread::sleep_for(kReaderWakeInterval);
-    l.lock();
+    l.Lock();
   }
 }
 
@@ -907,12 +939,15 @@ Binlog::End Binlog::WaitForEnd(End seen, std::chrono::milliseconds timeout, bool
     return capped ? std::min(e, reader_limit_.load(std::memory_order_seq_cst)) : e;
   };
   // Prompt readers wait on their own condition variable (WakeReaders).
-  std::mutex& mu = prompt ? prompt_mu_ : end_mu_;
-  std::condition_variable& cv = prompt ? prompt_cv_ : end_cv_;
+  Mutex* mu = prompt ? &prompt_mu_ : &end_mu_;
+  CondVar& cv = prompt ? prompt_cv_ : end_cv_;
   std::atomic<int>& waiters = prompt ? prompt_waiters_ : end_waiters_;
-  std::unique_lock l(mu);
+  MutexLock l(mu);
   waiters.fetch_add(1, std::memory_order_seq_cst);
-  cv.wait_for(l, timeout, [&] { return current() != packed; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (current() == packed) {
+    if (!cv.WaitUntil(mu, deadline)) break;
+  }
   waiters.fetch_sub(1, std::memory_order_relaxed);
   return capped ? reader_end() : end();
 }

@@ -32,25 +32,33 @@
 // than one reader does (readers then take what several groups wrote at
 // once).
 //
+// Files: every file and the index go through an io::FileSystem
+// (Options::fs; POSIX by default), so tests inject faults (MemFileSystem).
+// A failed sync of the active file is sticky, as the redo log's: the group
+// that hit it gets the error (1598, ER_BINLOG_LOGGING_IMPOSSIBLE) and so
+// does every later Commit(), Rotate() and Reset() until a restart, whose
+// recovery then reads the file as after a crash. No commit is acknowledged
+// whose group was not synced (with sync_binlog=1).
+//
 // Lock order: flush_mu_ -> queue_mu_; flush_mu_ -> state_mu_; end_mu_ is a
 // leaf. Commit() blocks (write, fsync); never call it on an I/O thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/io/file_system.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "binlog/event.h"
 #include "binlog/gtid.h"
@@ -108,7 +116,7 @@ class TransactionCache {
 
 // The observer hook point inside the binlog's flush stage (the observer
 // registry implements it; null = none). after_sync is not here: each
-// committer calls it once Commit() returned (server/session_binlog.cc).
+// committer calls it once Commit() returned (exec/session_binlog.cc).
 class CommitHooks {
  public:
   virtual ~CommitHooks() = default;
@@ -135,6 +143,9 @@ class Binlog {
     uint64_t max_size = uint64_t{1} << 30;
     uint32_t sync_binlog = 1;
     uint64_t expire_seconds = 0;  // 0: never
+    // Where the files and the index are. Null: io::DefaultFileSystem()
+    // (POSIX). Must outlive the Binlog.
+    io::FileSystem* fs = nullptr;
   };
 
   // What Open() found.
@@ -178,7 +189,13 @@ class Binlog {
   Status Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result = nullptr);
   void CommitDone();
 
+  // The sticky error of a failed sync (OK while none failed): what every
+  // Commit() now returns.
+  Status sync_error() const;
+
   // --- files ---
+  // The FileSystem the files are on (for BinlogFileReader::Open).
+  io::FileSystem& file_system() const { return fs_; }
   std::vector<BinlogFileInfo> ListFiles() const;  // SHOW BINARY LOGS
   // Current file and the published end in it (SHOW MASTER STATUS).
   std::pair<std::string, uint64_t> CurrentPosition() const;
@@ -252,20 +269,23 @@ class Binlog {
  private:
   struct Ticket;
   explicit Binlog(Options options);
-  Status RecoverLocked(RecoveryInfo* recovery);
-  Status OpenNewFileLocked(uint32_t number);  // REQUIRES flush_mu_
-  Status CloseFileLocked(bool stop_event);    // REQUIRES flush_mu_
-  Status RotateLocked();                      // REQUIRES flush_mu_
-  Status WriteIndexLocked();                  // REQUIRES flush_mu_
-  Status FlushGroupLocked(std::vector<Ticket*>& group, std::unique_lock<std::mutex>& flush_lock);
-  void WaitNoPendingLocked(std::unique_lock<std::mutex>& flush_lock);
+  Status RecoverLocked(RecoveryInfo* recovery) REQUIRES(flush_mu_);
+  Status OpenNewFileLocked(uint32_t number) REQUIRES(flush_mu_);
+  Status CloseFileLocked(bool stop_event) REQUIRES(flush_mu_);
+  Status RotateLocked() REQUIRES(flush_mu_);
+  Status WriteIndexLocked() REQUIRES(flush_mu_);
+  Status SyncLocked() REQUIRES(flush_mu_);  // sets sync_error_
+  void SetSyncErrorLocked(std::string_view stage, const Status& cause) REQUIRES(flush_mu_);
+  Status FlushGroupLocked(std::vector<Ticket*>& group) REQUIRES(flush_mu_);
+  void WaitNoPendingLocked() REQUIRES(flush_mu_) EXCLUDES(pending_mu_);
   void PublishEnd(uint32_t number, uint64_t offset);
   void WakeReaders();  // the notifier broadcasts to waiting readers
-  Status PurgeFilesLocked(size_t count);  // the first `count` files
-  Status PurgeBeforeLocked(int64_t unix_seconds);  // REQUIRES flush_mu_
-  void PurgeExpiredLocked();
+  Status PurgeFilesLocked(size_t count) REQUIRES(flush_mu_);  // the first `count` files
+  Status PurgeBeforeLocked(int64_t unix_seconds) REQUIRES(flush_mu_);
+  void PurgeExpiredLocked() REQUIRES(flush_mu_);
 
   Options options_;
+  io::FileSystem& fs_;
   std::atomic<uint32_t> sync_binlog_;
   std::atomic<uint64_t> max_size_;
   std::atomic<uint64_t> expire_seconds_;
@@ -276,49 +296,53 @@ class Binlog {
   std::atomic<uint64_t> next_xid_{1};
 
   // The flush and sync stages; the file and its index.
-  mutable std::mutex flush_mu_;
-  std::vector<uint32_t> files_;      // file numbers, oldest first (GUARDED_BY state_mu_ for readers too)
-  int fd_ = -1;                      // the active file
-  uint32_t file_number_ = 0;
-  uint64_t file_size_ = 0;
-  Checksum file_checksum_ = Checksum::kCrc32;  // of the active file
-  int64_t sequence_number_ = 0;      // logical clock, per file
-  int64_t last_group_end_ = 0;       // sequence_number of the last group's last transaction
-  uint64_t groups_since_sync_ = 0;
-  bool writing_ = false;
-  bool first_file_ = false;  // the next file is the first since start
+  mutable Mutex flush_mu_ ACQUIRED_BEFORE(queue_mu_, state_mu_, pending_mu_);
+  // File numbers, oldest first. Written with flush_mu_ and state_mu_ both
+  // held, read with either: the analysis has no "either" guard, so this
+  // one is unannotated.
+  std::vector<uint32_t> files_;
+  std::unique_ptr<io::File> file_ GUARDED_BY(flush_mu_);  // the active file; null when none
+  Status sync_error_ GUARDED_BY(flush_mu_);  // sticky (see the file comment)
+  uint32_t file_number_ GUARDED_BY(flush_mu_) = 0;
+  uint64_t file_size_ GUARDED_BY(flush_mu_) = 0;
+  Checksum file_checksum_ GUARDED_BY(flush_mu_) = Checksum::kCrc32;  // of the active file
+  int64_t sequence_number_ GUARDED_BY(flush_mu_) = 0;  // logical clock, per file
+  int64_t last_group_end_ GUARDED_BY(flush_mu_) = 0;   // sequence_number of the last group's last transaction
+  uint64_t groups_since_sync_ GUARDED_BY(flush_mu_) = 0;
+  bool writing_ GUARDED_BY(flush_mu_) = false;
+  bool first_file_ GUARDED_BY(flush_mu_) = false;  // the next file is the first since start
 
   // Transactions written but not yet CommitDone().
-  std::mutex pending_mu_;
-  std::condition_variable pending_cv_;
-  uint64_t pending_ = 0;
-  bool rotate_wanted_ = false;  // GUARDED_BY flush_mu_
+  Mutex pending_mu_;
+  CondVar pending_cv_;
+  uint64_t pending_ GUARDED_BY(pending_mu_) = 0;
+  bool rotate_wanted_ GUARDED_BY(flush_mu_) = false;
 
   // The leader/follower queue.
-  std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::vector<Ticket*> queue_;
+  Mutex queue_mu_;
+  CondVar queue_cv_;
+  std::vector<Ticket*> queue_ GUARDED_BY(queue_mu_);
 
   // GTID state and the file list for readers of SHOW statements.
-  mutable std::mutex state_mu_;
-  GtidSet gtid_executed_;
-  GtidSet gtid_purged_;
+  mutable Mutex state_mu_;
+  GtidSet gtid_executed_ GUARDED_BY(state_mu_);
+  GtidSet gtid_purged_ GUARDED_BY(state_mu_);
 
   // Published end, and the readers' wake-ups (see the file comment).
   static constexpr std::chrono::microseconds kReaderWakeInterval{500};
-  void NotifierLoop();
+  void NotifierLoop() EXCLUDES(notifier_mu_);
   std::atomic<uint64_t> end_{0};  // file number << 40 | offset
   std::atomic<uint64_t> reader_limit_{UINT64_MAX};  // packed as end_; none: UINT64_MAX
   mutable std::atomic<int> end_waiters_{0};
   std::atomic<bool> notify_pending_{false};
-  mutable std::mutex end_mu_;  // readers' condition variable
-  mutable std::condition_variable end_cv_;
+  mutable Mutex end_mu_;  // readers' condition variable
+  mutable CondVar end_cv_;
   mutable std::atomic<int> prompt_waiters_{0};  // WaitForEnd(prompt) callers waiting
-  mutable std::mutex prompt_mu_;                // their condition variable
-  mutable std::condition_variable prompt_cv_;
-  std::mutex notifier_mu_;
-  std::condition_variable notifier_cv_;
-  bool notifier_stop_ = false;  // GUARDED_BY(notifier_mu_)
+  mutable Mutex prompt_mu_;                     // their condition variable
+  mutable CondVar prompt_cv_;
+  Mutex notifier_mu_;
+  CondVar notifier_cv_;
+  bool notifier_stop_ GUARDED_BY(notifier_mu_) = false;
   std::thread notifier_;
 
   std::atomic<uint64_t> stat_commits_{0}, stat_groups_{0}, stat_syncs_{0}, stat_bytes_{0};

@@ -270,6 +270,21 @@ std::string EncodeFormatDescription(EventHeader h, std::string_view server_versi
   return out;
 }
 
+Result<std::string> ResendFormatDescription(std::string stored, bool mid_file) {
+  if (stored.size() < kHeaderLen + kFdeFixedLen + kChecksumLen) {
+    return Status::Corruption("Format_description event truncated");
+  }
+  if (static_cast<uint8_t>(stored[4]) != kFormatDescriptionEvent) return WrongType("Format_description");
+  stored[17] = static_cast<char>(stored[17] & ~kLogEventBinlogInUse);
+  if (mid_file) {
+    internal::StoreLE(stored.data() + 13, 0, 4);                                  // log_pos
+    internal::StoreLE(stored.data() + kHeaderLen + 2 + kServerVersionLen, 0, 4);  // create_timestamp
+    const size_t crc_at = stored.size() - kChecksumLen;
+    internal::StoreLE(stored.data() + crc_at, Crc32(std::string_view(stored).substr(0, crc_at)), 4);
+  }
+  return stored;
+}
+
 std::string EncodePreviousGtids(EventHeader h, const GtidSet& set, Checksum checksum) {
   h.type = kPreviousGtidsEvent;
   return FinishEvent(h, set.Encode(), checksum);

@@ -90,6 +90,20 @@ void PatchLogPos(char* event, uint32_t log_pos, Checksum checksum);
 // kLogEventBinlogInUse on a file's own copy.
 std::string EncodeFormatDescription(EventHeader h, std::string_view server_version, uint32_t create_timestamp,
                                     Checksum checksum);
+// The Format_description a dump sender sends a reader for a file, made
+// from the file's own copy `stored` (the whole event as read):
+//   - BINLOG_IN_USE_F cleared: the flag tells whoever opens the file that
+//     its writer did not close it; a reader streaming it must not take the
+//     file for crashed. The CRC stays valid: it is computed with the flag
+//     clear (see EncodeFormatDescription).
+//   - `mid_file` (the dump starts past offset 4): log_pos and
+//     create_timestamp zeroed, and the CRC recomputed. A replica moves its
+//     position to a Format_description's log_pos, and takes a non-zero
+//     create_timestamp for a server start (it drops its temporary tables);
+//     neither holds for a copy resent in the middle of a file.
+// Corruption when `stored` is not a Format_description or is shorter than
+// its fixed part and CRC.
+Result<std::string> ResendFormatDescription(std::string stored, bool mid_file);
 std::string EncodePreviousGtids(EventHeader h, const GtidSet& set, Checksum checksum);
 
 struct GtidInfo {

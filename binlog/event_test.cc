@@ -175,6 +175,53 @@ TEST(FormatDescriptionTest, DecodeRejectsBadInput) {
   EXPECT_TRUE(DecodeFormatDescription(bad_header_len).status().IsCorruption());
 }
 
+// What BinlogSender produced by patching bytes in place before
+// ResendFormatDescription existed: the reference the API must match.
+std::string SenderPatchedFde(std::string ev, bool mid_file) {
+  ev[17] = static_cast<char>(ev[17] & ~kLogEventBinlogInUse);
+  if (mid_file) {
+    internal::StoreLE(ev.data() + 13, 0, 4);
+    internal::StoreLE(ev.data() + kHeaderLen + 2 + 50, 0, 4);
+    internal::StoreLE(ev.data() + ev.size() - 4, Crc32(std::string_view(ev).substr(0, ev.size() - 4)), 4);
+  }
+  return ev;
+}
+
+TEST(FormatDescriptionTest, ResendMatchesWhatTheSenderPatched) {
+  for (Checksum c : {Checksum::kCrc32, Checksum::kOff}) {
+    for (uint16_t flags : {uint16_t{0}, kLogEventBinlogInUse}) {
+      for (uint32_t created : {0u, 1700000000u}) {
+        for (bool mid_file : {false, true}) {
+          const std::string stored = EncodeFormatDescription(Header(126, flags), kServerVersion, created, c);
+          Result<std::string> sent = ResendFormatDescription(stored, mid_file);
+          ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+          EXPECT_EQ(*sent, SenderPatchedFde(stored, mid_file));
+          EXPECT_EQ(sent->size(), stored.size());
+          EXPECT_EQ(Byte(*sent, 17) & kLogEventBinlogInUse, 0);
+          EXPECT_TRUE(VerifyChecksum(*sent));
+          Result<EventHeader> h = ParseHeader(*sent);
+          ASSERT_TRUE(h.ok());
+          EXPECT_EQ(h->log_pos, mid_file ? 0u : 126u);
+          EXPECT_EQ(h->timestamp, 1700000000u);  // the header's own time is kept
+          Result<FormatDescription> fd = DecodeFormatDescription(*sent);
+          ASSERT_TRUE(fd.ok());
+          EXPECT_EQ(fd->create_timestamp, mid_file ? 0u : created);
+          EXPECT_EQ(fd->checksum, c);
+          EXPECT_EQ(fd->server_version, kServerVersion);
+        }
+      }
+    }
+  }
+}
+
+TEST(FormatDescriptionTest, ResendRejectsWhatIsNotAFormatDescription) {
+  std::string e = EncodeFormatDescription(Header(126), kServerVersion, 0, Checksum::kCrc32);
+  EXPECT_TRUE(ResendFormatDescription(e.substr(0, 60), true).status().IsCorruption());
+  EXPECT_TRUE(ResendFormatDescription("", false).status().IsCorruption());
+  std::string rotate = EncodeRotate(Header(), 4, std::string(80, 'f'), Checksum::kCrc32);
+  EXPECT_TRUE(ResendFormatDescription(rotate, true).status().IsCorruption());
+}
+
 // ---- Previous_gtids ----
 
 TEST(PreviousGtidsTest, EmptyIs31Bytes) {

@@ -1,13 +1,15 @@
 // BinlogFileReader: whole events from one binlog file (see file_reader.h).
 //
-// Reads go through std::FILE with a 64 KiB buffer; the reader keeps its own
-// position and re-seeks after a short read, so a file that grows (the active
-// binlog) can be read further once more bytes are there.
+// Reads go through an io::File with a 64 KiB read-ahead buffer of the
+// reader's own. A short read (the end of the file) keeps what it got, and a
+// later read past the buffer reads the file again, so a file that grows (the
+// active binlog) can be read further once more bytes are there. The buffer is
+// filled only up to the limit set at the time (the published end of the
+// active file): bytes past it may still be cut back by a failed group
+// commit and written again, so they are never kept.
 #include "binlog/file_reader.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "binlog/bytes_internal.h"
@@ -23,51 +25,54 @@ constexpr size_t kBufferSize = 64 * 1024;
 
 std::string Where(uint64_t offset) { return " at offset " + std::to_string(offset); }
 
-// The file's current size (0 when fstat fails: reads then find the end).
-uint64_t FileSize(std::FILE* f) {
-  struct stat st;
-  return ::fstat(fileno(f), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-}
+}  // namespace
 
-// Reads up to `n` bytes at `offset`; `*got` < n at the end of the file.
-// The FILE is normally at `offset` already (sequential reads); it is
-// re-seeked when not, and a short read clears EOF so that a growing file
-// can be read further later.
-Status ReadAt(std::FILE* f, uint64_t offset, char* out, size_t n, size_t* got) {
-  if (ftello(f) != static_cast<off_t>(offset) && fseeko(f, static_cast<off_t>(offset), SEEK_SET) != 0) {
-    const int err = errno;
-    return Status::IOError("cannot seek in binlog file: " + std::string(std::strerror(err)));
+BinlogFileReader::~BinlogFileReader() = default;
+
+Status BinlogFileReader::ReadAt(uint64_t offset, char* out, size_t n, size_t* got) {
+  *got = 0;
+  if (offset >= buf_offset_ && offset + n <= buf_offset_ + buf_.size()) {
+    std::memcpy(out, buf_.data() + (offset - buf_offset_), n);
+    *got = n;
+    return Status::OK();
   }
-  *got = std::fread(out, 1, n, f);
-  if (*got < n) {
-    const bool error = std::ferror(f) != 0;
-    const int err = errno;
-    std::clearerr(f);
-    if (error) return Status::IOError("cannot read binlog file" + Where(offset) + ": " + std::strerror(err));
+  if (n >= kBufferSize) {  // a large event: straight into the caller's memory
+    Result<size_t> r = file_->ReadAt(offset, out, n);
+    if (!r.ok()) return Status::IOError("cannot read binlog file" + Where(offset) + ": " + r.status().message());
+    *got = *r;
+    return Status::OK();
   }
+  size_t want = kBufferSize;
+  if (limit_ > offset) want = static_cast<size_t>(std::min<uint64_t>(want, limit_ - offset));
+  want = std::max(want, n);
+  buf_.resize(want);
+  Result<size_t> r = file_->ReadAt(offset, buf_.data(), want);
+  if (!r.ok()) {
+    buf_.clear();
+    return Status::IOError("cannot read binlog file" + Where(offset) + ": " + r.status().message());
+  }
+  buf_.resize(*r);
+  buf_offset_ = offset;
+  *got = std::min(n, buf_.size());
+  std::memcpy(out, buf_.data(), *got);
   return Status::OK();
 }
 
-}  // namespace
-
-BinlogFileReader::~BinlogFileReader() {
-  if (file_ != nullptr) std::fclose(file_);
-}
-
-Result<std::unique_ptr<BinlogFileReader>> BinlogFileReader::Open(const std::string& path, bool verify_checksums) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    return Status::IOError("cannot open binlog file '" + path + "': " + std::strerror(err));
-  }
+Result<std::unique_ptr<BinlogFileReader>> BinlogFileReader::Open(const std::string& path, bool verify_checksums,
+                                                                 io::FileSystem* fs) {
+  Result<std::unique_ptr<io::File>> f =
+      (fs != nullptr ? *fs : io::DefaultFileSystem()).Open(path, io::OpenMode::kReadOnly);
+  if (!f.ok()) return Status::IOError("cannot open binlog file '" + path + "': " + f.status().message());
   std::unique_ptr<BinlogFileReader> r(new BinlogFileReader());
-  r->file_ = f;
+  r->file_ = std::move(*f);
   r->verify_ = verify_checksums;
-  std::setvbuf(f, nullptr, _IOFBF, kBufferSize);
-  r->file_size_ = FileSize(f);
+  Result<uint64_t> size = r->file_->Size();
+  r->file_size_ = size.ok() ? *size : 0;  // 0: reads then find the end
 
   char magic[4] = {0, 0, 0, 0};
-  if (std::fread(magic, 1, 4, f) != 4 || std::memcmp(magic, kBinlogMagic, 4) != 0) {
+  size_t got = 0;
+  SLUICE_RETURN_IF_ERROR(r->ReadAt(0, magic, 4, &got));
+  if (got != 4 || std::memcmp(magic, kBinlogMagic, 4) != 0) {
     if (r->file_size_ >= 4 && std::memcmp(magic, "\xfd" "bin", 4) == 0) {
       return Status::NotSupported("binlog file '" + path + "' is encrypted");
     }
@@ -104,10 +109,6 @@ Status BinlogFileReader::Seek(uint64_t offset) {
   if (offset < 4) {
     return Status::InvalidArgument("binlog position " + std::to_string(offset) + " is before the first event");
   }
-  if (fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) {
-    const int err = errno;
-    return Status::IOError("cannot seek in binlog file: " + std::string(std::strerror(err)));
-  }
   pos_ = offset;
   valid_end_ = offset;
   truncated_ = false;
@@ -121,11 +122,11 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
     return std::optional<Event>();
   }
   // Whatever the file had when opened may have grown since (the active file).
-  if (pos_ + kHeaderLen > file_size_) file_size_ = FileSize(file_);
+  if (pos_ + kHeaderLen > file_size_) RefreshSize();
 
   char head[kHeaderLen];
   size_t got = 0;
-  SLUICE_RETURN_IF_ERROR(ReadAt(file_, pos_, head, kHeaderLen, &got));
+  SLUICE_RETURN_IF_ERROR(ReadAt(pos_, head, kHeaderLen, &got));
   if (got == 0) {  // clean end of file
     valid_end_ = pos_;
     return std::optional<Event>();
@@ -139,7 +140,7 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
   if (size < kHeaderLen || size > kMaxEventSize) {
     return Status::Corruption("binlog event has a bad event_size " + std::to_string(size) + Where(pos_));
   }
-  if (pos_ + size > file_size_) file_size_ = FileSize(file_);
+  if (pos_ + size > file_size_) RefreshSize();
   if (pos_ + size > file_size_) {  // the file ends inside this event
     valid_end_ = pos_;
     truncated_ = true;
@@ -154,7 +155,7 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
   ev.offset = pos_;
   ev.bytes.resize(size);
   std::memcpy(ev.bytes.data(), head, kHeaderLen);
-  SLUICE_RETURN_IF_ERROR(ReadAt(file_, pos_ + kHeaderLen, ev.bytes.data() + kHeaderLen, size - kHeaderLen, &got));
+  SLUICE_RETURN_IF_ERROR(ReadAt(pos_ + kHeaderLen, ev.bytes.data() + kHeaderLen, size - kHeaderLen, &got));
   if (got < size - kHeaderLen) {  // the file shrank under us
     valid_end_ = pos_;
     truncated_ = true;

@@ -10,15 +10,18 @@
 // with truncated() true and valid_end() the offset after the last whole
 // event; a bad size or (when verify_checksums) a bad CRC is Corruption.
 //
+// Reads go through an io::FileSystem (null: io::DefaultFileSystem(), POSIX),
+// the binlog's own when it hands one out (Binlog::file_system()).
+//
 // Thread-safety: one reader per thread.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "base/io/file_system.h"
 #include "base/status.h"
 #include "binlog/event.h"
 
@@ -35,7 +38,8 @@ class BinlogFileReader {
   // Opens `path`; reads and checks the magic and the Format_description.
   // NotFound-like IOError when missing; Corruption for a file that is not
   // a binlog ("Binlog has bad magic number").
-  static Result<std::unique_ptr<BinlogFileReader>> Open(const std::string& path, bool verify_checksums = true);
+  static Result<std::unique_ptr<BinlogFileReader>> Open(const std::string& path, bool verify_checksums = true,
+                                                        io::FileSystem* fs = nullptr);
   ~BinlogFileReader();
 
   const FormatDescription& format() const { return fd_; }
@@ -52,7 +56,19 @@ class BinlogFileReader {
 
  private:
   BinlogFileReader() = default;
-  std::FILE* file_ = nullptr;
+  // Up to `n` bytes at `offset` into `out`; `*got` < n at the end of the file.
+  Status ReadAt(uint64_t offset, char* out, size_t n, size_t* got);
+  // file_size_ = the file's current size (unchanged when that fails: reads
+  // then find the end).
+  void RefreshSize() {
+    if (Result<uint64_t> s = file_->Size(); s.ok()) file_size_ = *s;
+  }
+
+  std::unique_ptr<io::File> file_;
+  // Read-ahead: the file's bytes from buf_offset_, never past the limit
+  // that was set when they were read (see file_reader.cc).
+  std::string buf_;
+  uint64_t buf_offset_ = 0;
   FormatDescription fd_;
   bool verify_ = true;
   uint64_t pos_ = 4;

@@ -27,8 +27,8 @@
 #include "protocol/constants.h"
 #include "protocol/handshake.h"
 #include "protocol/stmt.h"
-#include "server/sql/eval.h"
-#include "server/sql/value.h"
+#include "sql/eval.h"
+#include "sql/value.h"
 
 namespace {
 
@@ -44,7 +44,7 @@ bool IsBlob(p::ColumnType t) {
          t == p::MYSQL_TYPE_BLOB;
 }
 
-// The executor's conversion (server/prepared.cc ParamToValue).
+// The executor's conversion (exec/prepared.cc ParamToValue).
 sql::Value ToValue(const p::ParamValue& v, const p::ParamType& type, const std::optional<std::string>& long_data) {
   using Kind = p::ParamValue::Kind;
   switch (v.kind) {

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "base/mysql_error.h"
-#include "server/sql/ast.h"
-#include "server/sql/eval.h"
-#include "server/sql/parser.h"
+#include "sql/ast.h"
+#include "sql/eval.h"
+#include "sql/parser.h"
 
 namespace {
 

@@ -7,7 +7,8 @@
 # Python venv (.venv) with the Python clients. Idempotent; needs root (or
 # sudo) only when something is missing. clang-14 with its sanitizer and
 # libFuzzer runtimes (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) are
-# for the fuzz targets (scripts/fuzz.sh, docs/fuzzing.md).
+# for the fuzz targets (scripts/fuzz.sh, docs/fuzzing.md); clang-14 also
+# runs the thread-safety analysis (scripts/thread_safety.sh, from test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

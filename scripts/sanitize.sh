@@ -20,6 +20,7 @@ esac
 export BUILD_DIR=${BUILD_DIR:-build-$short}
 export CMAKE_ARGS="${CMAKE_ARGS:-} -DSLUICE_SANITIZE=$kind"
 export SKIP_FUZZ=1
+export SKIP_THREAD_SAFETY=1  # the same analysis as the normal build's
 SAN_LOGS=${SAN_LOGS:-/tmp/sluice-$short-reports}
 rm -rf "$SAN_LOGS"; mkdir -p "$SAN_LOGS"
 export ASAN_OPTIONS="log_path=$SAN_LOGS/asan:detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"

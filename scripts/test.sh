@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Builds sluice and runs every test: GoogleTest units (ctest), the
-# mysql-test suites (Debian's mysqltest), the client scripts (real clients
-# against a real sluiced), then the fuzz targets (replay and a short run
-# each). Exits non-zero on any failure and ends with one "N passed, N
-# failed" line over all four.
+# Builds sluice, checks it with clang's thread-safety analysis
+# (scripts/thread_safety.sh: GUARDED_BY and friends, any warning an error),
+# and runs every test: GoogleTest units (ctest), the layering check
+# (scripts/check_layers.py), the mysql-test suites (Debian's mysqltest), the
+# client scripts (real clients against a real sluiced), then the fuzz
+# targets (replay and a short run each). Exits non-zero on any failure and
+# ends with one "N passed, N failed" line over all of them (each check
+# counts as one).
 #
 # BUILD_DIR (default build) picks the build the suites run; SKIP_FUZZ=1
-# leaves out the fuzz targets (scripts/sanitize.sh uses both).
+# leaves out the fuzz targets, SKIP_THREAD_SAFETY=1 the analysis
+# (scripts/sanitize.sh uses all three: the analysis does not depend on the
+# build's flags).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh || exit 1
@@ -19,6 +24,13 @@ failed=0
 tally() {  # tally <passed> <failed>
   passed=$((passed + $1)); failed=$((failed + $2))
 }
+
+if [ "${SKIP_THREAD_SAFETY:-0}" != 1 ]; then
+  echo "== thread-safety analysis (clang)"
+  tsa_out=$(scripts/thread_safety.sh 2>&1); tsa_rc=$?
+  echo "$tsa_out" | tail -60
+  if [ $tsa_rc -eq 0 ]; then tally 1 0; else tally 0 1; fi
+fi
 
 echo "== unit tests (ctest)"
 ctest_out=$(cd "$BUILD" && ctest --output-on-failure -j2 2>&1); ctest_rc=$?
@@ -49,6 +61,8 @@ run_suite() {
   fi
 }
 
+# The include graph points down the stack (scripts/check_layers.py).
+run_suite layering layering scripts/check_layers.py
 run_suite mysql-test mysql-test mysql-test/run.sh
 run_suite "client tests" clients tests/clients/run.sh
 # The libFuzzer targets (build-fuzz/, clang): the seed corpus and the kept

@@ -7,15 +7,16 @@
 
 #include "base/log.h"
 #include "binlog/binlog.h"
+#include "exec/session_binlog.h"
 #include "server/rpl/delegates.h"
 #include "server/server.h"
-#include "server/session_binlog.h"
-#include "server/sql/lexer.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
+#include "sql/lexer.h"
 #include "storage/engine/engine.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace sluice::server {
+using exec::GlobalBinlogCacheCounters;
 
 namespace {
 

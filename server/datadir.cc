@@ -1,6 +1,5 @@
 #include "server/datadir.h"
 
-#include <fcntl.h>
 #include <openssl/bn.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -8,24 +7,21 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/io/write_file_atomically.h"
+
 namespace sluice::server {
 namespace fs = std::filesystem;
 namespace {
-
-Status Errno(const std::string& what, const std::string& path) {
-  return Status::IOError(fmt::format("{} '{}': {}", what, path, std::strerror(errno)));
-}
 
 std::string GenerateUuid() {
   unsigned char b[16];
@@ -114,53 +110,26 @@ Status CreateDatadir(const std::string& dir) {
   return Status::OK();
 }
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Errno("cannot open", path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Result<std::string> ReadFile(const std::string& path, io::FileSystem* fs) {
+  Result<std::optional<std::string>> text = io::ReadFileIfExists(fs != nullptr ? *fs : io::DefaultFileSystem(), path);
+  if (!text.ok()) return text.status();
+  if (!text->has_value()) return Status::IOError(fmt::format("cannot open '{}': {}", path, std::strerror(ENOENT)));
+  return std::move(**text);
 }
 
-Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Errno("cannot create", tmp);
-  size_t off = 0;
-  while (off < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + off, contents.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status s = Errno("cannot write", tmp);
-      ::close(fd);
-      return s;
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    Status s = Errno("cannot fsync", tmp);
-    ::close(fd);
-    return s;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("cannot rename to", path);
-  std::string parent = fs::path(path).parent_path().string();
-  if (parent.empty()) parent = ".";
-  int dfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return Status::OK();
+Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode, io::FileSystem* fs) {
+  io::AtomicWriteOptions options;
+  options.permissions = static_cast<uint32_t>(mode);
+  return io::WriteFileAtomically(fs != nullptr ? *fs : io::DefaultFileSystem(), path, contents, options);
 }
 
-Result<std::string> LoadOrCreateServerUuid(const std::string& dir) {
+Result<std::string> LoadOrCreateServerUuid(const std::string& dir, io::FileSystem* file_system) {
+  io::FileSystem& files = file_system != nullptr ? *file_system : io::DefaultFileSystem();
   std::string path = (fs::path(dir) / "auto.cnf").string();
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    auto text = ReadFile(path);
-    if (!text.ok()) return text.status();
-    std::istringstream in(text.value());
+  Result<std::optional<std::string>> text = io::ReadFileIfExists(files, path);
+  if (!text.ok()) return text.status();
+  if (text->has_value()) {
+    std::istringstream in(**text);
     std::string line;
     while (std::getline(in, line)) {
       if (line.rfind("server-uuid=", 0) == 0) {
@@ -172,21 +141,27 @@ Result<std::string> LoadOrCreateServerUuid(const std::string& dir) {
     return Status::Corruption("'" + path + "' has no valid server-uuid");
   }
   std::string uuid = GenerateUuid();
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(path, "[auto]\nserver-uuid=" + uuid + "\n"));
+  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(path, "[auto]\nserver-uuid=" + uuid + "\n", 0640, &files));
   return uuid;
 }
 
-Status EnsureCertificates(const std::string& dir, bool* generated) {
+Status EnsureCertificates(const std::string& dir, bool* generated, io::FileSystem* file_system) {
   *generated = false;
+  io::FileSystem& files = file_system != nullptr ? *file_system : io::DefaultFileSystem();
   auto p = [&](const char* f) { return (fs::path(dir) / f).string(); };
-  std::error_code ec;
-  auto exists = [&](const char* f) { return fs::exists(p(f), ec); };
+  auto exists = [&](const char* f) {
+    Result<bool> e = files.Exists(p(f));
+    return e.ok() && *e;
+  };
+  auto write = [&](const char* f, const std::string& contents, int mode) {
+    return WriteFileAtomic(p(f), contents, mode, &files);
+  };
 
   if (!exists("private_key.pem") || !exists("public_key.pem")) {
     PkeyPtr rsa = NewRsaKey(2048);
     if (!rsa) return Status::IOError("cannot generate RSA key pair");
-    SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("private_key.pem"), KeyPem(rsa.get()), 0600));
-    SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("public_key.pem"), PublicKeyPem(rsa.get()), 0644));
+    SLUICE_RETURN_IF_ERROR(write("private_key.pem", KeyPem(rsa.get()), 0600));
+    SLUICE_RETURN_IF_ERROR(write("public_key.pem", PublicKeyPem(rsa.get()), 0644));
     *generated = true;
   }
   if (exists("ca.pem") && exists("server-cert.pem") && exists("server-key.pem")) {
@@ -202,12 +177,12 @@ Status EnsureCertificates(const std::string& dir, bool* generated) {
                             ca_key.get(), 2, false);
   X509Ptr client = MakeCert(client_key.get(), suffix + "Client_Certificate", ca.get(),
                             ca_key.get(), 3, false);
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("ca-key.pem"), KeyPem(ca_key.get()), 0600));
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("ca.pem"), CertPem(ca.get()), 0644));
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("server-key.pem"), KeyPem(server_key.get()), 0600));
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("server-cert.pem"), CertPem(server.get()), 0644));
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("client-key.pem"), KeyPem(client_key.get()), 0600));
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(p("client-cert.pem"), CertPem(client.get()), 0644));
+  SLUICE_RETURN_IF_ERROR(write("ca-key.pem", KeyPem(ca_key.get()), 0600));
+  SLUICE_RETURN_IF_ERROR(write("ca.pem", CertPem(ca.get()), 0644));
+  SLUICE_RETURN_IF_ERROR(write("server-key.pem", KeyPem(server_key.get()), 0600));
+  SLUICE_RETURN_IF_ERROR(write("server-cert.pem", CertPem(server.get()), 0644));
+  SLUICE_RETURN_IF_ERROR(write("client-key.pem", KeyPem(client_key.get()), 0600));
+  SLUICE_RETURN_IF_ERROR(write("client-cert.pem", CertPem(client.get()), 0644));
   *generated = true;
   return Status::OK();
 }

@@ -6,11 +6,15 @@
 // create: ca.pem, ca-key.pem, server-cert.pem, server-key.pem,
 // client-cert.pem, client-key.pem, private_key.pem, public_key.pem.
 //
+// Files go through an io::FileSystem (null: io::DefaultFileSystem(), POSIX)
+// so that tests can inject faults; writes use io::WriteFileAtomically.
+//
 // Thread-safety: start-up only, before any session exists.
 #pragma once
 
 #include <string>
 
+#include "base/io/file_system.h"
 #include "base/status.h"
 
 namespace sluice::server {
@@ -23,17 +27,19 @@ Status CreateDatadir(const std::string& dir);
 
 // Reads server-uuid from <dir>/auto.cnf, creating the file with a new
 // random UUID when it is missing.
-Result<std::string> LoadOrCreateServerUuid(const std::string& dir);
+Result<std::string> LoadOrCreateServerUuid(const std::string& dir, io::FileSystem* fs = nullptr);
 
 // Generates any missing certificate, key and RSA pair files in `dir`.
 // Keys are written with mode 0600. Returns true in *generated if it wrote any.
-Status EnsureCertificates(const std::string& dir, bool* generated);
+Status EnsureCertificates(const std::string& dir, bool* generated, io::FileSystem* fs = nullptr);
 
-// Reads a whole file.
-Result<std::string> ReadFile(const std::string& path);
+// Reads a whole file; IOError when it is missing or unreadable.
+Result<std::string> ReadFile(const std::string& path, io::FileSystem* fs = nullptr);
 
-// Writes a file atomically (temp file, fsync, rename, fsync of the directory).
-Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode = 0640);
+// Writes a file atomically (io::WriteFileAtomically: temp file, fsync,
+// rename, fsync of the directory); on failure the old file is intact.
+Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode = 0640,
+                       io::FileSystem* fs = nullptr);
 
 // A password of `length` random printable characters (for --initialize).
 std::string RandomPassword(size_t length = 12);

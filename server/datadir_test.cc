@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "base/io/mem_file_system.h"
+
 namespace sluice::server {
 namespace {
 namespace fs = std::filesystem;
@@ -48,6 +50,25 @@ TEST_F(DatadirTest, CertificatesAreGeneratedOnlyWhenMissing) {
 TEST_F(DatadirTest, RandomPasswordHasRequestedLength) {
   EXPECT_EQ(RandomPassword(12).size(), 12u);
   EXPECT_NE(RandomPassword(), RandomPassword());
+}
+
+// auto.cnf through an injected fault: no half-written file, an error, and
+// the next start writes it.
+TEST(DatadirFault, FailedServerUuidWriteLeavesNoFile) {
+  io::MemFileSystem mem;
+  ASSERT_TRUE(mem.CreateDir("/data").ok());
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kSync;
+  mem.InjectFault(f);
+  auto failed = LoadOrCreateServerUuid("/data", &mem);
+  EXPECT_TRUE(failed.status().IsIOError()) << failed.status().ToString();
+  EXPECT_FALSE(*mem.Exists("/data/auto.cnf"));
+  EXPECT_FALSE(*mem.Exists("/data/auto.cnf.tmp"));
+  auto first = LoadOrCreateServerUuid("/data", &mem);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto again = LoadOrCreateServerUuid("/data", &mem);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*first, *again);
 }
 
 }  // namespace

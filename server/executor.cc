@@ -1,6 +1,7 @@
 #include "server/executor.h"
-#include "server/result_set.h"
-#include "server/table_executor.h"
+#include "exec/result_set.h"
+#include "exec/settings.h"
+#include "exec/table_executor.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,49 +16,63 @@
 
 #include <fmt/format.h>
 
+#include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "base/strings.h"
+#include "binlog/binlog.h"
+#include "exec/binlog_statements.h"
+#include "exec/system_schema.h"
 #include "protocol/command.h"
 #include "protocol/constants.h"
 #include "protocol/response.h"
 #include "protocol/wire.h"
-#include "server/acl/access_control.h"
 #include "server/options.h"
 #include "server/plugin_registry.h"
 #include "server/rpl/delegates.h"
 #include "server/server.h"
-#include "server/system_schema.h"
-#include "binlog/binlog.h"
-#include "server/binlog_statements.h"
-#include "server/sql/eval.h"
-#include "server/sql/lexer.h"
-#include "server/sql/like.h"
-#include "server/sql/parser.h"
-#include "server/vars/core_status.h"
-#include "server/vars/core_vars.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
+#include "sql/eval.h"
+#include "sql/lexer.h"
+#include "sql/like.h"
+#include "sql/parser.h"
 #include "storage/engine/engine.h"
 #include "storage/lock/lock_manager.h"
+#include "vars/core_status.h"
+#include "vars/core_vars.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace sluice::server {
 namespace p = sluice::protocol;
 using acl::Priv;
+using exec::CellOf;
+using exec::ColumnFor;
+using exec::GlobalReadLock;
+using exec::IsSystemSchema;
+using exec::KillState;
+using exec::LockWaitTimeout;
+using exec::MysqlSchemaTableDef;
+using exec::Outcome;
+using exec::PurgeBinaryLogs;
+using exec::ResetMaster;
+using exec::ResultSet;
+using exec::SessionContext;
+using exec::ShowBinaryLogs;
+using exec::ShowBinlogEvents;
+using exec::ShowMasterStatus;
+using exec::SystemSchemaName;
+using exec::SystemSchemaNames;
+using exec::TableExecutor;
+using exec::Warning;
 
 namespace {
 
 // Schemas that exist before the storage engine brings its own.
 const std::vector<std::string>& BuiltinSchemas() { return SystemSchemaNames(); }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The built-in schemas (any letter case) and the engine's databases.
 bool SchemaExists(storage::Engine& engine, const std::string& db) {
-  std::string l = Lower(db);
+  std::string l = base::AsciiLower(db);
   for (const auto& s : BuiltinSchemas()) {
     if (s == l) return true;
   }
@@ -115,7 +130,7 @@ constexpr er::Error kVariableNotSettableInTransaction{1694, "HY000",
 
 // A statement that would change table `table` of database `db` (`priv` is
 // what it needs: CREATE, DROP, INSERT, ...). The system schemas
-// (server/system_schema.h) hold views of server state and empty log tables,
+// (exec/system_schema.h) hold views of server state and empty log tables,
 // and no engine database may take their names, so nothing writes there:
 //   - CREATE TABLE of a table the schema has passes (CreateTable answers
 //     1050, or its note for IF NOT EXISTS, as for any existing table);
@@ -164,17 +179,17 @@ class SessionEval : public sql::EvalContext {
     return server_.sys_vars().Get(name, ToGetScope(scope), ctx_.vars.get());
   }
   sql::Value GetUserVariable(std::string_view name) override {
-    auto it = ctx_.user_vars.find(Lower(name));
+    auto it = ctx_.user_vars.find(base::AsciiLower(name));
     if (it == ctx_.user_vars.end()) return sql::Value::Null();
     return it->second;
   }
   void SetUserVariable(std::string_view name, const sql::Value& v) override {
-    ctx_.user_vars[Lower(name)] = v;
+    ctx_.user_vars[base::AsciiLower(name)] = v;
   }
   Result<sql::Value> GetColumn(const sql::Expr& column) override {
     if (names_ && row_) {
       for (size_t i = 0; i < names_->size(); ++i) {
-        if (Lower((*names_)[i]) == Lower(column.name)) {
+        if (base::AsciiLower((*names_)[i]) == base::AsciiLower(column.name)) {
           const auto& cell = (*row_)[i];
           return cell ? sql::Value::String(*cell) : sql::Value::Null();
         }
@@ -279,7 +294,7 @@ class Executor::Statement {
   const vars::CoreStatus& cs() const { return server_.core_status(); }
 
   Outcome Select(const sql::SelectStmt& s);
-  TableExecutor Tables() { return TableExecutor(server_, ctx_, eval_); }
+  TableExecutor Tables() { return TableExecutor(server_.exec_env(), ctx_, eval_); }
   // 1044 / 1142 unless the account has `priv` on the database / table.
   Outcome NeedDbPriv(const std::string& db, Priv priv, const char* what);
   Outcome NeedTablePriv(const sql::TableRef& t, Priv priv, const char* what);
@@ -337,7 +352,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
     case sql::StmtKind::kSetPassword: {
       Count(cs().com_set_option);
       Outcome o;
-      o.error = server_.CheckReadOnly(ctx_);  // account changes count as writes
+      o.error = server_.read_only_mode().Check(ctx_);  // account changes count as writes
       if (!o.error.ok()) return o;
       return SetPassword(st.As<sql::SetPasswordStmt>());
     }
@@ -428,7 +443,7 @@ Outcome Executor::Statement::Run(const sql::ParsedStatement& ps) {
       // read_only covers the accounts too (MySQL): an HA tool's demoted
       // primary must not diverge from its new source by a GRANT either.
       Outcome o;
-      o.error = server_.CheckReadOnly(ctx_);
+      o.error = server_.read_only_mode().Check(ctx_);
       if (!o.error.ok()) return o;
       if (st.kind == sql::StmtKind::kGrant) {
         Count(cs().com_grant);
@@ -735,7 +750,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
           o.error = v.status();
           return o;
         }
-        ctx_.user_vars[Lower(item.name)] = v.value();
+        ctx_.user_vars[base::AsciiLower(item.name)] = v.value();
         break;
       }
       case sql::SetItem::Kind::kSystemVar: {
@@ -758,7 +773,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
             return o;
           }
         }
-        const std::string lname = Lower(item.name);
+        const std::string lname = base::AsciiLower(item.name);
         if (lname == "sql_log_bin" && (scope == vars::SetScope::kDefault || scope == vars::SetScope::kSession)) {
           // A restricted session variable (MySQL): it hides changes from
           // replicas, so it needs an admin privilege, and it must not
@@ -780,7 +795,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
           // for another session's FLUSH TABLES WITH READ LOCK (lock and let
           // go at once); a session holding FTWRL itself may set it.
           GlobalReadLock& grl = server_.global_read_lock();
-          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, LockWaitTimeout(server_, ctx_), &ctx_.killed));
+          o.error = ctx_.LockWaitError(grl.Lock(ctx_.connection_id, LockWaitTimeout(server_.exec_env(), ctx_), &ctx_.killed));
           if (!o.error.ok()) return o;
           grl.Unlock(ctx_.connection_id);
         }
@@ -820,7 +835,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
       }
       case sql::SetItem::Kind::kNames:
       case sql::SetItem::Kind::kCharset: {
-        std::string cs = item.charset.empty() ? "utf8mb4" : Lower(item.charset);
+        std::string cs = item.charset.empty() ? "utf8mb4" : base::AsciiLower(item.charset);
         if (cs == "utf8") cs = "utf8mb3";
         static const std::vector<std::string> known = {"utf8mb4", "utf8mb3", "latin1", "ascii", "binary"};
         if (std::find(known.begin(), known.end(), cs) == known.end()) {
@@ -842,7 +857,7 @@ Outcome Executor::Statement::Set(const sql::SetStmt& s) {
                                     : cs == "utf8mb3" ? "utf8mb3_general_ci"
                                     : cs == "latin1" ? "latin1_swedish_ci"
                                     : cs == "ascii" ? "ascii_general_ci" : "binary")
-                                 : Lower(item.collation);
+                                 : base::AsciiLower(item.collation);
           Status st = sv.Set("collation_connection", vars::SetScope::kSession, sql::Value::String(coll),
                              ctx_.vars.get(), &warnings, by);
           if (!st.ok()) {
@@ -1191,7 +1206,7 @@ Outcome Executor::Statement::Show(const sql::ShowStmt& s) {
       break;
     }
     case sql::ShowKind::kEngineStatus: {
-      if (Lower(s.engine) != "innodb") {
+      if (base::AsciiLower(s.engine) != "innodb") {
         o.error = MakeError(er::kUnknownStorageEngine, s.engine);
         return o;
       }
@@ -1323,7 +1338,7 @@ Outcome Executor::Statement::UserStatement(const sql::Stmt& st) {
       auto name = ResolveUser(u.user).value();
       spec.user = name.user;
       spec.host = name.host;
-      spec.plugin = Lower(u.plugin);
+      spec.plugin = base::AsciiLower(u.plugin);
       spec.password = u.password;
       spec.hash = u.auth_string;
       spec.account_locked = locked;
@@ -1444,12 +1459,7 @@ namespace {
 
 uint16_t Executor::StatusFlags(const SessionContext& ctx) const {
   uint16_t flags = 0;
-  if (ctx.vars) {
-    auto ac = server_.sys_vars().Get("autocommit", vars::GetScope::kSession, ctx.vars.get());
-    if (ac.ok() && ac->ToInt() != 0) flags |= p::SERVER_STATUS_AUTOCOMMIT;
-  } else {
-    flags |= p::SERVER_STATUS_AUTOCOMMIT;
-  }
+  if (!ctx.vars || exec::Settings::Of(server_.sys_vars(), ctx).autocommit) flags |= p::SERVER_STATUS_AUTOCOMMIT;
   if (ctx.in_transaction || ctx.trx) flags |= p::SERVER_STATUS_IN_TRANS;
   return flags;
 }
@@ -1482,7 +1492,7 @@ void Executor::InitSession(SessionContext& ctx) {
 
 void Executor::EndSession(SessionContext& ctx) {
   ctx.prepared.Clear();
-  TableExecutor::EndSession(server_, ctx);
+  TableExecutor::EndSession(server_.exec_env(), ctx);
   if (ctx.status) {
     ctx.status->Add(server_.core_status().bytes_received, ctx.bytes_received);
     ctx.status->Add(server_.core_status().bytes_sent, ctx.bytes_sent);
@@ -1646,14 +1656,15 @@ Status Executor::WireReadOnlySwitches() {
   if (global_on("super_read_only") && !global_on("read_only")) {
     SLUICE_RETURN_IF_ERROR(sv.SetStartupValue("read_only", "ON", &warnings));
   }
-  server_.read_only.store(global_on("read_only"), std::memory_order_release);
-  server_.super_read_only.store(global_on("super_read_only"), std::memory_order_release);
-  for (const char* name : {"read_only", "super_read_only"}) {
-    std::atomic<bool>* flag = std::string_view(name) == "read_only" ? &server_.read_only : &server_.super_read_only;
+  exec::ReadOnlyMode& mode = server_.read_only_mode();
+  mode.SetReadOnly(global_on("read_only"));
+  mode.SetSuperReadOnly(global_on("super_read_only"));
+  for (const bool super : {false, true}) {
     SLUICE_RETURN_IF_ERROR(sv.AddHooks(
-        name, nullptr, [flag](vars::SetScope scope, const sql::Value& v, vars::SessionVariables*) {
+        super ? "super_read_only" : "read_only", nullptr,
+        [&mode, super](vars::SetScope scope, const sql::Value& v, vars::SessionVariables*) {
           if (scope == vars::SetScope::kGlobal || scope == vars::SetScope::kPersist) {
-            flag->store(v.ToInt() != 0, std::memory_order_release);
+            super ? mode.SetSuperReadOnly(v.ToInt() != 0) : mode.SetReadOnly(v.ToInt() != 0);
           }
         }));
   }
@@ -1791,12 +1802,10 @@ Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
 
 sql::ParseOptions Executor::ParseOptionsFor(const SessionContext& ctx) const {
   sql::ParseOptions popts;
-  auto mode = server_.sys_vars().GetFlags("sql_mode", vars::GetScope::kSession, ctx.vars.get());
-  if (mode.ok()) {
-    popts.lex.ansi_quotes = (mode.value() & vars::sql_mode::kAnsiQuotes) != 0;
-    popts.lex.no_backslash_escapes = (mode.value() & vars::sql_mode::kNoBackslashEscapes) != 0;
-    popts.pipes_as_concat = (mode.value() & vars::sql_mode::kPipesAsConcat) != 0;
-  }
+  const uint64_t mode = exec::Settings::Of(server_.sys_vars(), ctx).sql_mode;
+  popts.lex.ansi_quotes = (mode & vars::sql_mode::kAnsiQuotes) != 0;
+  popts.lex.no_backslash_escapes = (mode & vars::sql_mode::kNoBackslashEscapes) != 0;
+  popts.pipes_as_concat = (mode & vars::sql_mode::kPipesAsConcat) != 0;
   return popts;
 }
 
@@ -1815,10 +1824,7 @@ Outcome Executor::RunStatement(SessionContext& ctx, const sql::ParsedStatement& 
     bool deadline_set = false;
     if (st.kind == sql::StmtKind::kSelect && !ctx.statement_deadline()) {
       std::optional<uint64_t> ms = MaxExecutionTimeHint(ps.text);
-      if (!ms) {
-        auto v = server_.sys_vars().Get("max_execution_time", vars::GetScope::kSession, ctx.vars.get());
-        ms = v.ok() ? v->ToUInt() : 0;
-      }
+      if (!ms) ms = exec::Settings::Of(server_.sys_vars(), ctx).max_execution_time.count();
       if (*ms > 0) {
         ctx.SetStatementDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(*ms));
         deadline_set = true;

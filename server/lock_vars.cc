@@ -3,8 +3,8 @@
 #include <string>
 
 #include "storage/lock/lock_manager.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace sluice::server {
 namespace {

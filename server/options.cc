@@ -9,17 +9,14 @@
 #include <set>
 #include <sstream>
 
+#include "base/strings.h"
+
 namespace sluice::server {
 namespace po = boost::program_options;
 namespace {
 
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 Result<bool> ParseBool(const std::string& name, const std::string& v) {
-  std::string l = Lower(v);
+  std::string l = base::AsciiLower(v);
   if (l == "on" || l == "1" || l == "true" || l == "yes" || l.empty()) return true;
   if (l == "off" || l == "0" || l == "false" || l == "no") return false;
   return Status::InvalidArgument("option '" + name + "': boolean value '" + v + "' was not recognised");
@@ -35,7 +32,7 @@ Result<uint64_t> ParseSize(const std::string& name, const std::string& v, uint64
   } catch (...) {
     return Status::InvalidArgument("option '" + name + "': invalid value '" + v + "'");
   }
-  std::string rest = Lower(v.substr(pos));
+  std::string rest = base::AsciiLower(v.substr(pos));
   uint64_t mult = 1;
   if (rest == "k") mult = 1ull << 10;
   else if (rest == "m") mult = 1ull << 20;
@@ -99,7 +96,7 @@ Result<std::vector<std::string>> ReadOptionFile(const std::string& path) {
     if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '!') continue;
     if (line[0] == '[') {
       size_t close = line.find(']');
-      group = Lower(Trim(line.substr(1, close == std::string::npos ? std::string::npos : close - 1)));
+      group = base::AsciiLower(Trim(line.substr(1, close == std::string::npos ? std::string::npos : close - 1)));
       continue;
     }
     if (group != "mysqld" && group != "sluiced") continue;
@@ -341,7 +338,7 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
   o.ssl_key = str("ssl-key");
   o.ssl_ca = str("ssl-ca");
   SLUICE_TAKE(flag("require-secure-transport"), o.require_secure_transport);
-  o.default_authentication_plugin = Lower(str("default-authentication-plugin"));
+  o.default_authentication_plugin = base::AsciiLower(str("default-authentication-plugin"));
   if (o.default_authentication_plugin != "caching_sha2_password" &&
       o.default_authentication_plugin != "mysql_native_password") {
     return Status::InvalidArgument("option 'default-authentication-plugin': unknown plugin '" +

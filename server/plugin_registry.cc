@@ -18,9 +18,9 @@
 #include "base/mysql_error.h"
 #include "server/datadir.h"
 #include "server/rpl/delegates.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
 #include "sluice/plugin.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace fs = std::filesystem;
 
@@ -314,13 +314,13 @@ struct PluginRegistry::Plugin {
   std::vector<std::string> statusvars;  // names (and aliases) registered
   bool initialized = false;
 
-  std::mutex obs_mu;
+  Mutex obs_mu;
   // Registered observers, and ones the plugin unregistered (waited for at
   // UNINSTALL before deinit).
-  std::vector<std::shared_ptr<TransAdapter>> trans;                // GUARDED_BY(obs_mu)
-  std::vector<std::shared_ptr<StorageAdapter>> storage;            // GUARDED_BY(obs_mu)
-  std::vector<std::shared_ptr<TransmitAdapter>> transmit;          // GUARDED_BY(obs_mu)
-  std::vector<std::shared_ptr<AdapterBase>> unregistered;          // GUARDED_BY(obs_mu)
+  std::vector<std::shared_ptr<TransAdapter>> trans GUARDED_BY(obs_mu);
+  std::vector<std::shared_ptr<StorageAdapter>> storage GUARDED_BY(obs_mu);
+  std::vector<std::shared_ptr<TransmitAdapter>> transmit GUARDED_BY(obs_mu);
+  std::vector<std::shared_ptr<AdapterBase>> unregistered GUARDED_BY(obs_mu);
 };
 
 namespace {
@@ -350,7 +350,7 @@ int RegisterObserver(sluice_plugin_handle* h, const CStruct* o, std::vector<std:
   if (h == nullptr || h->plugin == nullptr || o == nullptr || reg == nullptr) return 1;
   if (o->struct_size < offsetof(CStruct, user_data) + sizeof(void*)) return 1;
   Plugin& p = *h->plugin;
-  std::lock_guard lock(p.obs_mu);
+  MutexLock lock(&p.obs_mu);
   for (const auto& a : p.*list) {
     if (a->key == o) return 1;
   }
@@ -368,7 +368,7 @@ int UnregisterObserver(sluice_plugin_handle* h, const CStruct* o, std::vector<st
                        rpl::Delegate<Observer>& (rpl::Registry::*delegate)(), rpl::Registry* reg) {
   if (h == nullptr || h->plugin == nullptr || o == nullptr || reg == nullptr) return 1;
   Plugin& p = *h->plugin;
-  std::lock_guard lock(p.obs_mu);
+  MutexLock lock(&p.obs_mu);
   auto& v = p.*list;
   auto it = std::find_if(v.begin(), v.end(), [o](const auto& a) { return a->key == o; });
   if (it == v.end()) return 1;
@@ -629,7 +629,7 @@ Result<std::vector<std::pair<std::string, std::string>>> PluginRegistry::ParsePl
 }
 
 Status PluginRegistry::Install(std::string_view name, std::string_view soname) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (shut_down_) return MakeError(er::kUnknown, "the server is shutting down");
   return InstallLocked(name, soname, /*record=*/true, /*write=*/true);
 }
@@ -758,7 +758,7 @@ Status PluginRegistry::LoadOneLocked(const std::string& name, const std::string&
   p.services.dump_close = &SvcDumpClose;
   p.services.set_reader_limit = &SvcSetReaderLimit;
 
-  auto fail = [&](Status s) {
+  auto fail = [&](Status s) REQUIRES(mu_) {
     UnloadLocked(p);
     return s;
   };
@@ -862,7 +862,7 @@ void PluginRegistry::UnloadLocked(Plugin& p) {
   std::vector<std::shared_ptr<AdapterBase>> adapters;
   rpl::Registry* reg = options_.replication;
   {
-    std::lock_guard lock(p.obs_mu);
+    MutexLock lock(&p.obs_mu);
     for (auto& a : p.trans) {
       if (reg) reg->trans().Remove(a.get());
       adapters.push_back(a);
@@ -907,7 +907,7 @@ void PluginRegistry::UnloadLocked(Plugin& p) {
 }
 
 Status PluginRegistry::Uninstall(std::string_view name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (IsBuiltIn(name)) return MakeError(er::kPluginDeleteBuiltin);
   auto it = std::find_if(plugins_.begin(), plugins_.end(),
                          [&](const auto& p) { return EqualsNoCase(p->name, name); });
@@ -947,7 +947,7 @@ Status PluginRegistry::WriteRecordLocked() {
 }
 
 void PluginRegistry::LoadAtStart(const std::vector<std::string>& plugin_load) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!options_.datadir.empty() && fs::exists(RecordPath())) {
     Result<std::string> text = ReadFile(RecordPath());
     if (!text.ok()) {
@@ -990,7 +990,7 @@ void PluginRegistry::LoadAtStart(const std::vector<std::string>& plugin_load) {
 }
 
 void PluginRegistry::Shutdown() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (shut_down_) return;
   shut_down_ = true;
   while (!plugins_.empty()) {
@@ -1001,7 +1001,7 @@ void PluginRegistry::Shutdown() {
 
 std::vector<PluginInfo> PluginRegistry::List() const {
   std::vector<PluginInfo> out = BuiltInPlugins();
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   for (const auto& p : plugins_) {
     PluginInfo i;
     auto str = [](const char* s) { return s != nullptr ? std::string(s) : std::string(); };
@@ -1022,7 +1022,7 @@ std::vector<PluginInfo> PluginRegistry::List() const {
 
 std::vector<std::pair<std::string, std::string>> PluginRegistry::Recorded() const {
   std::vector<std::pair<std::string, std::string>> out;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   for (const auto& p : plugins_) {
     if (p->recorded) out.emplace_back(p->name, p->soname);
   }
@@ -1030,7 +1030,7 @@ std::vector<std::pair<std::string, std::string>> PluginRegistry::Recorded() cons
 }
 
 bool PluginRegistry::IsInstalled(std::string_view name) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return std::any_of(plugins_.begin(), plugins_.end(), [&](const auto& p) { return EqualsNoCase(p->name, name); });
 }
 

@@ -38,13 +38,15 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
+#include "exec/exec_env.h"
+#include "exec/information_schema.h"
 
 struct sluice_sysvar;  // sluice/plugin.h
 
@@ -63,22 +65,10 @@ class Registry;
 
 namespace sluice::server {
 
-// One row of SHOW PLUGINS / INFORMATION_SCHEMA.PLUGINS.
-struct PluginInfo {
-  std::string name;
-  std::string status = "ACTIVE";
-  std::string type;           // "AUTHENTICATION", "STORAGE ENGINE", "REPLICATION", ...
-  std::string type_version;   // PLUGIN_TYPE_VERSION
-  std::string library;        // empty: built in (NULL)
-  std::string library_version;  // PLUGIN_LIBRARY_VERSION (the ABI), empty for built-ins
-  std::string version;        // PLUGIN_VERSION
-  std::string author;
-  std::string description;
-  std::string license = "GPL";
-  std::string load_option = "ON";  // ON, FORCE (built-ins)
-};
+using exec::PluginInfo;
 
-class PluginRegistry {
+
+class PluginRegistry final : public exec::PluginCatalog {
  public:
   struct Options {
     std::string plugin_dir;  // where INSTALL looks for libraries
@@ -97,23 +87,23 @@ class PluginRegistry {
   PluginRegistry& operator=(const PluginRegistry&) = delete;
 
   // INSTALL PLUGIN name SONAME 'soname': loads, initialises and records it.
-  Status Install(std::string_view name, std::string_view soname);
+  Status Install(std::string_view name, std::string_view soname) EXCLUDES(mu_);
   // UNINSTALL PLUGIN name. 1305 when not installed, 1619 for a built-in,
   // the plugin's own refusal from check_uninstall.
-  Status Uninstall(std::string_view name);
+  Status Uninstall(std::string_view name) EXCLUDES(mu_);
 
   // At start: every recorded plugin, then `plugin_load` (the values of
   // --plugin-load / --plugin-load-add, each "name=lib.so;lib2.so"). A
   // plugin that fails is logged and skipped.
-  void LoadAtStart(const std::vector<std::string>& plugin_load);
+  void LoadAtStart(const std::vector<std::string>& plugin_load) EXCLUDES(mu_);
 
   // Deinitialises every plugin (reverse install order); idempotent.
-  void Shutdown();
+  void Shutdown() EXCLUDES(mu_);
 
   // Built-in plugins followed by the installed ones (install order).
-  std::vector<PluginInfo> List() const;
+  std::vector<PluginInfo> List() const override;
   // Installed (not built-in) plugins, as mysql.plugin lists them.
-  std::vector<std::pair<std::string, std::string>> Recorded() const;
+  std::vector<std::pair<std::string, std::string>> Recorded() const override;
   bool IsInstalled(std::string_view name) const;
 
   // Parses one --plugin-load value: "name=lib.so;lib2.so;..." into
@@ -125,25 +115,26 @@ class PluginRegistry {
   struct Library;  // plugin_registry.cc
 
  private:
-  // REQUIRES mu_ held. `name` empty: every plugin of the library.
+  // `name` empty: every plugin of the library.
   // `record`: INSTALL (kept in plugin.tsv); `write`: rewrite the file now.
-  Status InstallLocked(std::string_view name, std::string_view soname, bool record, bool write);
+  Status InstallLocked(std::string_view name, std::string_view soname, bool record, bool write)
+      REQUIRES(mu_);
   Status LoadOneLocked(const std::string& name, const std::string& soname, const std::shared_ptr<Library>& lib,
-                       const void* descriptor);
-  void UnloadLocked(Plugin& plugin);
+                       const void* descriptor) REQUIRES(mu_);
+  void UnloadLocked(Plugin& plugin) REQUIRES(mu_);
   // A loose- start-up option for the variable, unless a persisted value wins.
   void ApplyStartupValue(const ::sluice_sysvar& sv);
-  Status WriteRecordLocked();
+  Status WriteRecordLocked() REQUIRES(mu_);
   std::string RecordPath() const;
 
   const Options options_;
   std::shared_ptr<spdlog::logger> log_;
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Plugin>> plugins_;  // GUARDED_BY(mu_); install order
-  bool shut_down_ = false;                        // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<std::unique_ptr<Plugin>> plugins_ GUARDED_BY(mu_);  // install order
+  bool shut_down_ GUARDED_BY(mu_) = false;
   // Recorded plugins that failed to load at start: kept in the file (the
-  // library may be back next time) until UNINSTALL. GUARDED_BY(mu_).
-  std::vector<std::pair<std::string, std::string>> not_loaded_;
+  // library may be back next time) until UNINSTALL.
+  std::vector<std::pair<std::string, std::string>> not_loaded_ GUARDED_BY(mu_);
 };
 
 }  // namespace sluice::server

@@ -17,8 +17,8 @@
 #include "protocol/packet.h"
 #include "server/rpl/binlog_sender.h"
 #include "server/rpl/delegates.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace sluice::server {
 namespace {

@@ -7,7 +7,7 @@
 #pragma once
 
 #include <memory>
-#include <thread>
+#include <system_error>
 #include <type_traits>
 
 #include "server/asio.h"
@@ -39,20 +39,30 @@ auto RunOnWorker(WorkerPool& pool, F fn) {
       asio::use_awaitable, std::move(fn));
 }
 
-// co_await RunOnThread(fn): as RunOnWorker, on a thread of its own (for a
-// job that lasts the connection's lifetime: a binlog dump).
+// co_await RunOnThread(pool, fn): as RunOnWorker, on a thread of its own
+// that `pool` owns (WorkerPool::StartDedicated), for a job that lasts the
+// connection's lifetime: a binlog dump. The pool joins the thread once fn
+// has returned, and at shutdown.
 template <typename F>
-auto RunOnThread(F fn) {
+auto RunOnThread(WorkerPool& pool, F fn) {
   using R = std::invoke_result_t<F>;
   return asio::async_initiate<const asio::use_awaitable_t<>&, void(R)>(
-      [](auto handler, F f) {
+      [&pool](auto handler, F f) {
         auto ex = asio::get_associated_executor(handler);
         using H = decltype(handler);
         auto h = std::make_shared<H>(std::move(handler));
-        std::thread([h, ex, f = std::move(f)]() mutable {
-          auto r = std::make_shared<R>(f());
+        auto task = std::make_shared<F>(std::move(f));
+        auto run = [h, ex, task]() {
+          auto r = std::make_shared<R>((*task)());
           asio::post(ex, [h, r]() mutable { (*h)(std::move(*r)); });
-        }).detach();
+        };
+        // Not inline on failure, unlike RunOnWorker: the job would hold an
+        // I/O thread for the connection's lifetime. The co_await throws,
+        // as std::thread does when no thread can be had.
+        if (!pool.StartDedicated(run)) {
+          throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                                  "no thread for a dedicated job");
+        }
       },
       asio::use_awaitable, std::move(fn));
 }

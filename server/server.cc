@@ -10,28 +10,29 @@
 #include <fstream>
 #include <thread>
 
+#include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "binlog/binlog.h"
+#include "binlog/cache_temp_dir.h"
 #include "protocol/auth.h"
-#include "server/acl/access_control.h"
 #include "server/asio.h"
 #include "server/datadir.h"
 #include "server/executor.h"
 #include "server/lock_vars.h"
 #include "server/plugin_registry.h"
-#include "storage/engine/engine.h"
-#include "binlog/binlog.h"
-#include "binlog/cache_temp_dir.h"
 #include "server/rpl/delegates.h"
-#include "storage/io/file_system.h"
-#include "storage/lock/lock_manager.h"
+#include "base/io/file_system.h"
 #include "server/session.h"
-#include "server/vars/core_status.h"
-#include "server/vars/status_vars.h"
-#include "server/vars/sys_vars.h"
+#include "storage/engine/engine.h"
+#include "storage/lock/lock_manager.h"
+#include "vars/core_status.h"
+#include "vars/status_vars.h"
+#include "vars/sys_vars.h"
 
 namespace sluice::server {
 namespace fs = std::filesystem;
+using exec::ProcessInfo;
 
 struct Server::Net {
   asio::io_context io;
@@ -55,7 +56,7 @@ Status Server::OpenEngine() {
   eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
   eo.lock_manager = lock_manager_.get();
   eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
-  fs_ = storage::NewPosixFileSystem();
+  fs_ = io::NewPosixFileSystem();
   auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
   if (!engine.ok()) return engine.status();
   engine_ = std::move(engine).value();
@@ -93,6 +94,7 @@ Status Server::OpenEngine() {
 }
 
 void Server::CloseEngine() {
+  exec_env_.reset();
   if (binlog_) {
     if (replication_) replication_->set_binlog(nullptr);
     Status b = binlog_->Close();
@@ -282,6 +284,8 @@ Status Server::Start() {
     load.insert(load.end(), options_.plugin_load_add.begin(), options_.plugin_load_add.end());
     plugins_->LoadAtStart(load);
   }
+  exec_env_ = std::make_unique<exec::ExecEnv>(*engine_, binlog_.get(), *sys_vars_, *acl_, metadata_locks_,
+                                               global_read_lock_, table_locks_, read_only_mode_, *replication_, *plugins_);
   vars::CoreStatusProviders providers;
   providers.uptime_seconds = [this] {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
@@ -438,14 +442,6 @@ Status Server::Kill(uint32_t id, bool connection) {
   if (!target) return MakeError(er::kNoSuchThread, id);
   target->Kill(connection);
   return Status::OK();
-}
-
-Status Server::CheckReadOnlySlow(const SessionContext& ctx) const {
-  if (super_read_only.load(std::memory_order_acquire)) {
-    return MakeError(er::kOptionPreventsStatement, "--super-read-only");
-  }
-  if (ctx.account && ctx.account->HasDynamicOrSuper("CONNECTION_ADMIN")) return Status::OK();
-  return MakeError(er::kOptionPreventsStatement, "--read-only");
 }
 
 void Server::RequestShutdown() {

@@ -20,11 +20,13 @@
 #include <vector>
 
 #include "base/status.h"
-#include "server/global_read_lock.h"
-#include "server/table_locks.h"
-#include "server/metadata_lock.h"
+#include "exec/exec_env.h"
+#include "exec/global_read_lock.h"
+#include "exec/metadata_lock.h"
+#include "exec/read_only.h"
+#include "exec/session_context.h"
+#include "exec/table_locks.h"
 #include "server/options.h"
-#include "server/session_context.h"
 #include "server/worker_pool.h"
 
 namespace spdlog {
@@ -50,9 +52,11 @@ class Binlog;
 namespace sluice::server::rpl {
 class Registry;
 }
+namespace sluice::io {
+class FileSystem;
+}
 namespace sluice::storage {
 class Engine;
-class FileSystem;
 class LockManager;
 }
 
@@ -102,9 +106,11 @@ class Server {
   // server_id (0 replaces nothing), as MySQL's zombie-dump handling.
   void RegisterDump(uint32_t connection_id, uint32_t server_id, const std::string& uuid);
   void UnregisterDump(uint32_t connection_id);
-  MetadataLocks& metadata_locks() { return metadata_locks_; }
-  GlobalReadLock& global_read_lock() { return global_read_lock_; }
-  TableLocks& table_locks() { return table_locks_; }
+  exec::MetadataLocks& metadata_locks() { return metadata_locks_; }
+  exec::GlobalReadLock& global_read_lock() { return global_read_lock_; }
+  exec::TableLocks& table_locks() { return table_locks_; }
+  // What statements run against (exec/exec_env.h); valid after Start().
+  const exec::ExecEnv& exec_env() const { return *exec_env_; }
   const protocol::RsaKeyPair& rsa_keys() const { return *rsa_keys_; }
   // Null when TLS is not available.
   boost::asio::ssl::context* tls_context() { return tls_context_.get(); }
@@ -114,23 +120,13 @@ class Server {
   void AddSession(const std::shared_ptr<Session>& s);
   void RemoveSession(uint32_t id);
   size_t session_count() const;
-  std::vector<ProcessInfo> ProcessList() const;
+  std::vector<exec::ProcessInfo> ProcessList() const;
   // KILL [QUERY|CONNECTION] id. 1094 for an unknown id.
   Status Kill(uint32_t id, bool connection);
   uint32_t NextConnectionId() { return next_connection_id_.fetch_add(1, std::memory_order_relaxed); }
 
-  // @@read_only / @@super_read_only, mirrored from the variables by their
-  // update hooks (Executor::RegisterVariables) so that a write tests an
-  // atomic, not the registry.
-  std::atomic<bool> read_only{false};
-  std::atomic<bool> super_read_only{false};
-  // OK when the session of `ctx` may change tables or accounts now; 1290
-  // naming --read-only (unless it has CONNECTION_ADMIN or SUPER) or
-  // --super-read-only otherwise.
-  Status CheckReadOnly(const SessionContext& ctx) const {
-    if (!read_only.load(std::memory_order_acquire)) return Status::OK();
-    return CheckReadOnlySlow(ctx);
-  }
+  // @@read_only / @@super_read_only as statements test them (exec/read_only.h).
+  exec::ReadOnlyMode& read_only_mode() { return read_only_mode_; }
 
   // Status counters (Connections, Questions, Com_*...); valid after Start().
   const vars::CoreStatus& core_status() const { return *core_status_; }
@@ -159,7 +155,6 @@ class Server {
   // it (crash recovery), and starts a new binlog file.
   Status OpenBinlog();
   Status RegisterBinlogVariables();
-  Status CheckReadOnlySlow(const SessionContext& ctx) const;
   void StartAccept();
   void StartAcceptLocal();
   // --socket: the Unix socket listener; --pid-file; --user (server.cc).
@@ -178,15 +173,17 @@ class Server {
   std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
   std::unique_ptr<storage::LockManager> lock_manager_;
-  std::unique_ptr<storage::FileSystem> fs_;
+  std::unique_ptr<io::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<rpl::Registry> replication_;
   std::unique_ptr<binlog::Binlog> binlog_;
-  MetadataLocks metadata_locks_;
-  GlobalReadLock global_read_lock_;
-  TableLocks table_locks_;
+  exec::MetadataLocks metadata_locks_;
+  exec::GlobalReadLock global_read_lock_;
+  exec::TableLocks table_locks_;
+  exec::ReadOnlyMode read_only_mode_;
   std::unique_ptr<WorkerPool> workers_;
   std::unique_ptr<Executor> executor_;
+  std::unique_ptr<exec::ExecEnv> exec_env_;
   // After the registries its plugins registered into: destroyed first.
   std::unique_ptr<PluginRegistry> plugins_;
   std::unique_ptr<Net> net_;

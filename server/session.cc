@@ -6,23 +6,23 @@
 
 #include <map>
 
+#include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "binlog/binlog.h"
 #include "protocol/auth.h"
 #include "protocol/constants.h"
 #include "protocol/handshake.h"
 #include "protocol/packet.h"
+#include "protocol/packet.h"
 #include "protocol/response.h"
-#include "server/acl/access_control.h"
 #include "server/executor.h"
 #include "server/rpl/binlog_sender.h"
-#include "server/sql/lexer.h"
-#include "binlog/binlog.h"
-#include "protocol/packet.h"
 #include "server/run_on_worker.h"
 #include "server/server.h"
-#include "server/vars/core_status.h"
+#include "sql/lexer.h"
 #include "storage/engine/engine.h"
+#include "vars/core_status.h"
 
 #define SLUICE_CO_RETURN_IF_ERROR(expr)  \
   do {                                   \
@@ -32,6 +32,8 @@
 
 namespace sluice::server {
 namespace p = sluice::protocol;
+using exec::KillState;
+using exec::SessionContext;
 using namespace std::chrono_literals;
 
 namespace {
@@ -780,7 +782,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
     };
     return tls_ ? run(*tls_) : run(socket_);
   };
-  Done done = co_await RunOnThread(std::move(job));
+  Done done = co_await RunOnThread(server_.workers(), std::move(job));
   dumping_.store(false, std::memory_order_release);
   server_.UnregisterDump(ctx_.connection_id);
   if (!done.status.ok() && !dump_stop_.load() && ctx_.kill_state() == KillState::kNone) {

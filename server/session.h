@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "exec/session_context.h"
 #include "server/asio.h"
-#include "server/session_context.h"
 
 namespace sluice::server {
 
@@ -56,7 +56,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closes the connection at server shutdown. Safe from any thread.
   void Shutdown();
 
-  ProcessInfo process_info() const { return ctx_.process_info(); }
+  exec::ProcessInfo process_info() const { return ctx_.process_info(); }
 
  private:
   asio::awaitable<void> Run();
@@ -109,7 +109,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::atomic<bool> dumping_{false};
   std::atomic<bool> dump_stop_{false};
 
-  SessionContext ctx_;
+  exec::SessionContext ctx_;
 };
 
 }  // namespace sluice::server

@@ -11,20 +11,27 @@
 // default) because the depth limits on statements (sql/parser.h) and the
 // stack checks (base/stack_guard.h) are sized for it.
 //
-// Thread-safety: Submit from any thread. Stop() joins every thread; jobs
-// submitted after Stop() are dropped (their owners see the shutdown).
+// A job that lasts a connection's lifetime (a binlog dump) gets a thread of
+// its own instead (StartDedicated), so it holds no pool thread; the pool
+// owns those threads too and joins them, so every thread the server starts
+// is joined.
+//
+// Thread-safety: Submit and StartDedicated from any thread. Stop() joins
+// every thread; jobs submitted after Stop() are dropped (their owners see
+// the shutdown).
 #pragma once
 
 #include <pthread.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
+#include <list>
+#include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/stack_guard.h"
 
 namespace sluice::server {
@@ -43,25 +50,41 @@ class WorkerPool {
 
   // Runs `job` on a pool thread, starting one if none is idle. Returns false
   // after Stop(), or when no thread could be started for it.
-  bool Submit(std::function<void()> job);
-  void Stop();
+  bool Submit(std::function<void()> job) EXCLUDES(mu_);
+  // Runs `job` on a new thread of its own (default stack). Once `job` has
+  // returned, the thread is joined by the next Submit or StartDedicated, so
+  // a server whose readers keep reconnecting accumulates none; Stop() joins
+  // the rest, waiting for running jobs to return (their owners must have
+  // told them to stop). Returns false after Stop(), or when no thread could
+  // be started.
+  bool StartDedicated(std::function<void()> job) EXCLUDES(mu_);
+  // Stops taking jobs and joins every thread, pool and dedicated.
+  void Stop() EXCLUDES(mu_);
 
-  size_t threads_created() const;
+  size_t threads_created() const EXCLUDES(mu_);
+  // Dedicated threads started and not yet joined (running or finished).
+  size_t dedicated_threads() const EXCLUDES(mu_);
 
  private:
   static void* ThreadMain(void* pool);
-  void WorkerLoop();
+  void WorkerLoop() EXCLUDES(mu_);
 
   const Options options_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;  // GUARDED_BY(mu_)
-  size_t idle_ = 0;                         // GUARDED_BY(mu_)
-  size_t live_ = 0;                         // GUARDED_BY(mu_)
-  size_t created_ = 0;                      // GUARDED_BY(mu_)
-  bool stopping_ = false;                   // GUARDED_BY(mu_)
-  std::vector<pthread_t> threads_;          // GUARDED_BY(mu_); joined in Stop()
-  std::vector<pthread_t> exited_;           // GUARDED_BY(mu_); finished, to join
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<std::function<void()>> jobs_ GUARDED_BY(mu_);
+  size_t idle_ GUARDED_BY(mu_) = 0;
+  size_t live_ GUARDED_BY(mu_) = 0;
+  size_t created_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::vector<pthread_t> threads_ GUARDED_BY(mu_);  // joined in Stop()
+  std::vector<pthread_t> exited_ GUARDED_BY(mu_);   // finished, to join
+  std::list<std::thread> dedicated_ GUARDED_BY(mu_);  // joined when finished or in Stop()
+  std::vector<std::thread::id> dedicated_done_ GUARDED_BY(mu_);  // their jobs returned, to join
+
+  // Moves the dedicated threads whose jobs have returned to `out`, to be
+  // joined once mu_ is released.
+  void TakeFinishedDedicatedLocked(std::vector<std::thread>& out) REQUIRES(mu_);
 };
 
 }  // namespace sluice::server

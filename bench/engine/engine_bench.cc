@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "storage/engine/engine.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -118,7 +118,7 @@ struct ThreadRunResults {
   PhaseResult insert, lookup, scan;
 };
 
-ThreadRunResults RunAt(int threads, const Config& cfg, FileSystem* fs, const std::string& datadir) {
+ThreadRunResults RunAt(int threads, const Config& cfg, io::FileSystem* fs, const std::string& datadir) {
   ThreadRunResults out;
   Engine::Options opts;
   opts.buffer_pool_bytes = cfg.buffer_pool_mb << 20;
@@ -260,7 +260,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const std::string root = tmpl;
-  std::unique_ptr<FileSystem> fs = NewPosixFileSystem();
+  std::unique_ptr<io::FileSystem> fs = io::NewPosixFileSystem();
   std::printf("# rows=%llu seconds=%g buffer-pool-mb=%zu scan-rows=%llu flush-log-at-trx-commit=%d datadir=%s\n",
               static_cast<unsigned long long>(cfg.rows), cfg.seconds, cfg.buffer_pool_mb,
               static_cast<unsigned long long>(cfg.scan_rows), cfg.flush_log_at_trx_commit, root.c_str());

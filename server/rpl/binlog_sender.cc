@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "binlog/bytes_internal.h"
 #include "binlog/file_reader.h"
 #include "protocol/command.h"
 #include "protocol/response.h"
@@ -214,7 +213,8 @@ Status BinlogSender::Run() {
     // ---- open the file, fake Rotate, Format_description
     SetState(State::kSwitching);
     const std::string path = binlog_.FilePath(file);
-    Result<std::unique_ptr<binlog::BinlogFileReader>> opened = binlog::BinlogFileReader::Open(path, false);
+    Result<std::unique_ptr<binlog::BinlogFileReader>> opened =
+        binlog::BinlogFileReader::Open(path, false, &binlog_.file_system());
     if (!opened.ok()) return Fatal(fmt::format("could not open log file '{}': {}", file, opened.status().message()));
     binlog::BinlogFileReader& reader = **opened;
     const uint32_t number = FileNumberOf(file);
@@ -238,17 +238,11 @@ Status BinlogSender::Run() {
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
     }
     {
-      std::string ev = std::move((*fde)->bytes);
-      ev[17] = static_cast<char>(ev[17] & ~binlog::kLogEventBinlogInUse);
-      if (pos > 4) {
-        // Mid-file start: the replica must neither move its position to
-        // this event nor drop its temporary tables.
-        binlog::internal::StoreLE(ev.data() + 13, 0, 4);
-        binlog::internal::StoreLE(ev.data() + binlog::kHeaderLen + 2 + 50, 0, 4);
-        binlog::internal::StoreLE(ev.data() + ev.size() - 4, binlog::Crc32(std::string_view(ev).substr(0, ev.size() - 4)),
-                                  4);
-      }
-      Status s = SendEvent(ev, file, pos > 4 ? 0 : 4 + ev.size());
+      // Mid-file start: the replica must neither move its position to
+      // this event nor drop its temporary tables.
+      Result<std::string> ev = binlog::ResendFormatDescription(std::move((*fde)->bytes), /*mid_file=*/pos > 4);
+      if (!ev.ok()) return Fatal(ev.status().message());
+      Status s = SendEvent(*ev, file, pos > 4 ? 0 : 4 + ev->size());
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
     }
     if (pos > 4) {

@@ -46,14 +46,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "binlog/binlog.h"
+#include "exec/exec_env.h"
 
 namespace sluice::server::rpl {
 
@@ -99,12 +100,7 @@ class TransObserver {
  public:
   virtual ~TransObserver() = default;
   // Thread, GTID and binlog end of the committing transaction.
-  struct Param {
-    uint32_t connection_id = 0;
-    std::string_view gtid;
-    std::string_view log_file;
-    uint64_t log_pos = 0;
-  };
+  using Param = exec::TransactionHooks::Param;
   virtual Status BeforeCommit(const Param&) { return Status::OK(); }
   virtual Status AfterCommit(const Param&) { return Status::OK(); }
   virtual Status AfterRollback(const Param&) { return Status::OK(); }
@@ -190,8 +186,8 @@ class Delegate {
   Delegate& operator=(const Delegate&) = delete;
 
   // InvalidArgument when `observer` is already registered.
-  Status Add(Observer* observer, ObserverOwner owner = nullptr) {
-    std::lock_guard lock(mu_);
+  Status Add(Observer* observer, ObserverOwner owner = nullptr) {  // no EXCLUDES(mu_): see Remove
+    MutexLock lock(&mu_);
     lock_acquisitions_.fetch_add(1, std::memory_order_relaxed);
     const Snapshot& cur = *current_.load(std::memory_order_acquire);
     for (const Entry& e : cur) {
@@ -203,8 +199,8 @@ class Delegate {
     return Status::OK();
   }
   // Returns whether it was registered.
-  bool Remove(Observer* observer) {
-    std::lock_guard lock(mu_);
+  bool Remove(Observer* observer) {  // no EXCLUDES(mu_): clang 14 crashes on it via a member pointer
+    MutexLock lock(&mu_);
     lock_acquisitions_.fetch_add(1, std::memory_order_relaxed);
     const Snapshot& cur = *current_.load(std::memory_order_acquire);
     auto next = std::make_unique<Snapshot>();
@@ -221,19 +217,19 @@ class Delegate {
   // Times the registry mutex was taken (tests: never by hook calls).
   uint64_t lock_acquisitions() const { return lock_acquisitions_.load(std::memory_order_relaxed); }
   // Snapshots retired and not yet freed (tests).
-  size_t retired_count() {
-    std::lock_guard lock(mu_);
+  size_t retired_count() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     return retired_.size();
   }
 
   // Frees the snapshots retired so far, once every reader that may hold
   // one has left; blocks until then. Must not be called from inside a hook
   // of this delegate (it would wait for itself).
-  void Synchronize() {
-    std::lock_guard sync(sync_mu_);
+  void Synchronize() EXCLUDES(sync_mu_, mu_) {
+    MutexLock sync(&sync_mu_);
     std::vector<std::unique_ptr<Snapshot>> victims;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       victims.swap(retired_);
     }
     if (victims.empty()) return;
@@ -244,7 +240,7 @@ class Delegate {
   }  // victims freed here
 
  private:
-  void Publish(std::unique_ptr<Snapshot> next) {
+  void Publish(std::unique_ptr<Snapshot> next) REQUIRES(mu_) {
     // The old snapshot may still be read by a hook call in flight: it is
     // retired, freed by the next Synchronize().
     size_.store(next->size(), std::memory_order_release);
@@ -264,12 +260,12 @@ class Delegate {
     return slot;
   }
 
-  std::mutex mu_;       // Add/Remove
-  std::mutex sync_mu_;  // Synchronize
-  std::unique_ptr<Snapshot> live_;  // GUARDED_BY(mu_); what current_ points to
+  Mutex mu_;                            // Add/Remove
+  Mutex sync_mu_ ACQUIRED_BEFORE(mu_);  // Synchronize
+  std::unique_ptr<Snapshot> live_ GUARDED_BY(mu_);  // what current_ points to
   std::atomic<Snapshot*> current_;
   std::atomic<size_t> size_{0};
-  std::vector<std::unique_ptr<Snapshot>> retired_;  // GUARDED_BY(mu_); replaced, not yet freed
+  std::vector<std::unique_ptr<Snapshot>> retired_ GUARDED_BY(mu_);  // replaced, not yet freed
   std::atomic<uint32_t> epoch_{0};
   mutable Slot slots_[kSlots];
   std::atomic<uint64_t> lock_acquisitions_{0};
@@ -317,7 +313,7 @@ class TransmitSession {
 // by each committing session once its transaction is written and synced,
 // outside every binlog lock, so the next group flushes and syncs while
 // this one waits in after_sync (semisync AFTER_SYNC).
-class Registry : public binlog::CommitHooks {
+class Registry final : public binlog::CommitHooks, public exec::TransactionHooks {
  public:
   Delegate<TransObserver>& trans() { return trans_; }
   Delegate<BinlogStorageObserver>& storage() { return storage_; }
@@ -328,14 +324,14 @@ class Registry : public binlog::CommitHooks {
   Result<TransmitSession> TransmitStart(TransmitParam param, std::string_view log_file, uint64_t log_pos);
 
   // Hook points of the commit path; each is one atomic load when empty.
-  Status BeforeCommit(const TransObserver::Param& p);
-  Status AfterCommit(const TransObserver::Param& p);
-  Status AfterRollback(const TransObserver::Param& p);
+  Status BeforeCommit(const TransObserver::Param& p) override;
+  Status AfterCommit(const TransObserver::Param& p) override;
+  Status AfterRollback(const TransObserver::Param& p) override;
   // A failing after_flush is logged (the group is written; it commits).
   void AfterFlush(const std::string& log_file, uint64_t log_pos) override;
   // The transaction ending at log_pos is written and synced; before its
   // engine commit. The caller logs a failure and commits anyway.
-  Status AfterSync(std::string_view log_file, uint64_t log_pos);
+  Status AfterSync(std::string_view log_file, uint64_t log_pos) override;
   void AfterResetMaster();
 
   // Holding plain readers (plugins: services->set_reader_limit): sets or,

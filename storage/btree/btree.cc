@@ -291,7 +291,7 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
   }
   // Mtr 2: the whole structure change (every split level, the new pages
   // and their allocation, the next leaf's back link) is one redo record.
-  std::lock_guard<std::mutex> smo(smo_mu_);
+  MutexLock smo(&smo_mu_);
   Mtr mtr(pool_);
   auto r = WritePessimistic(key, value, op, old_value);
   Status committed = mtr.Commit();
@@ -531,7 +531,7 @@ Result<bool> BTree::Delete(std::string_view key, std::string* old_value) {
   if (emptied) {
     // Mtr 2: unlinking and freeing the leaf, the parents that lose it, the
     // root's absorption of a lone child, and the frees: one redo record.
-    std::lock_guard<std::mutex> smo(smo_mu_);
+    MutexLock smo(&smo_mu_);
     Mtr mtr(pool_);
     Status s = RemoveEmptyLeaf(key);
     Status committed = mtr.Commit();
@@ -692,7 +692,7 @@ struct VerifyState {
 }  // namespace
 
 Status BTree::Verify(VerifyStats* stats) const {
-  std::lock_guard<std::mutex> smo(smo_mu_);
+  MutexLock smo(&smo_mu_);
   auto root = FetchNode(root_page_, LatchMode::kShared);
   if (!root.ok()) return root.status();
   VerifyState state;
@@ -780,7 +780,7 @@ Status BTree::VerifyNode(const PageGuard& page, const std::string_view* lo,
 
 Status BTree::Drop() {
   assert(!Mtr::InMtr(pool_));
-  std::lock_guard<std::mutex> smo(smo_mu_);
+  MutexLock smo(&smo_mu_);
   // One mtr: the whole tree's pages become free at once (its frees are
   // applied to the bitmaps at commit, after every node latch is gone).
   Mtr mtr(pool_);

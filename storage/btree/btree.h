@@ -77,11 +77,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/buffer/buffer_pool.h"
 
@@ -233,11 +233,11 @@ class BTree {
   // when the leaf must split.
   Result<std::optional<WriteResult>> WriteOptimistic(std::string_view key, std::string_view value,
                                                      WriteOp op, std::string* old_value);
-  // REQUIRES: smo_mu_ held; inside an Mtr that holds nothing yet.
+  // Inside an Mtr that holds nothing yet.
   Result<WriteResult> WritePessimistic(std::string_view key, std::string_view value, WriteOp op,
-                                       std::string* old_value);
-  // REQUIRES: smo_mu_ held; inside an Mtr that holds nothing yet.
-  Status RemoveEmptyLeaf(std::string_view key);
+                                       std::string* old_value) REQUIRES(smo_mu_);
+  // Inside an Mtr that holds nothing yet.
+  Status RemoveEmptyLeaf(std::string_view key) REQUIRES(smo_mu_);
   Status VerifyNode(const PageGuard& node, const std::string_view* lo, const std::string_view* hi,
                     int depth, void* state) const;
   Status DropNode(PageGuard node);
@@ -248,7 +248,7 @@ class BTree {
   const uint64_t index_id_;
   const Options options_;
   // Serialises structure modifications (splits, leaf frees) and Verify.
-  mutable std::mutex smo_mu_;
+  mutable Mutex smo_mu_;
   // Whether the root was a leaf last time we looked; picks the root's latch
   // mode for writers. A stale hint costs a retry, never correctness.
   mutable std::atomic<bool> root_is_leaf_{true};

@@ -27,7 +27,7 @@
 
 #include "storage/btree/btree.h"
 #include "storage/btree/key_codec.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -100,8 +100,9 @@ void Report(const char* phase, int threads, int64_t ops, double seconds, const c
 }
 
 int Run(const Flags& flags) {
-  std::unique_ptr<FileSystem> fs = flags.mem ? std::unique_ptr<FileSystem>(std::make_unique<MemFileSystem>())
-                                             : NewPosixFileSystem();
+  std::unique_ptr<io::FileSystem> fs = flags.mem
+                                            ? std::unique_ptr<io::FileSystem>(std::make_unique<io::MemFileSystem>())
+                                            : io::NewPosixFileSystem();
   std::string dir = flags.dir;
   bool made_dir = false;
   if (dir.empty()) {

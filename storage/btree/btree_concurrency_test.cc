@@ -12,7 +12,7 @@
 
 #include "storage/btree/btree.h"
 #include "storage/btree/key_codec.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -40,7 +40,7 @@ class BTreeConcurrencyTest : public ::testing::Test {
     tree_ = std::move(*t);
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<BufferPool> pool_;
   std::unique_ptr<BTree> tree_;
 };

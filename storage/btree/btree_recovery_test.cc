@@ -19,7 +19,7 @@
 #include "storage/btree/btree.h"
 #include "storage/btree/key_codec.h"
 #include "storage/buffer/mtr.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 #include "storage/redo/redo_log.h"
 
 namespace sluice::storage {
@@ -237,7 +237,7 @@ class BTreeRecoveryTest : public ::testing::Test {
     return OpKind::kRangeDelete;
   }
 
-  std::unique_ptr<MemFileSystem> fs_ = std::make_unique<MemFileSystem>();
+  std::unique_ptr<io::MemFileSystem> fs_ = std::make_unique<io::MemFileSystem>();
   CapturedRedo redo_;
   std::atomic<uint64_t> durable_{UINT64_MAX};
   std::unique_ptr<BufferPool> pool_;
@@ -320,7 +320,7 @@ TEST_F(BTreeRecoveryTest, ReplayRebuildsTheTreesAfterCrashesAndIsIdempotent) {
 TEST_F(BTreeRecoveryTest, ADurablePrefixOfTheLogRecoversTheTreeAsOfItsLastRecord) {
   for (int round = 0; round < 3; ++round) {
     SCOPED_TRACE(round);
-    fs_ = std::make_unique<MemFileSystem>();
+    fs_ = std::make_unique<io::MemFileSystem>();
     redo_.records.clear();
     redo_.lsn = 0;
     roots_.clear();

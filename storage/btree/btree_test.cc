@@ -11,7 +11,7 @@
 
 #include "storage/btree/key_codec.h"
 #include "storage/btree/node_page.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -77,7 +77,7 @@ class BTreeTest : public ::testing::Test {
     EXPECT_EQ(rit, model.rend());
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<BufferPool> pool_;
   std::unique_ptr<BTree> tree_;
 };
@@ -504,7 +504,7 @@ TEST_F(BTreeTest, CorruptLeafOnDiskIsReportedNotCrashed) {
   tree_.reset();
   pool_.reset();
   {
-    auto f = fs_.Open("/t.ibd", OpenMode::kOpenExisting);
+    auto f = fs_.Open("/t.ibd", io::OpenMode::kOpenExisting);
     ASSERT_TRUE(f.ok());
     char byte;
     ASSERT_EQ(*(*f)->ReadAt(uint64_t{victim} * kPageSize + 5000, &byte, 1), 1u);
@@ -536,8 +536,8 @@ TEST_F(BTreeTest, WriteFailuresDuringSplitsLeaveTheTreeValid) {
   std::mt19937 rng(9);
   for (int i = 0; i < 6000; ++i) {
     if (i % 500 == 0) {
-      MemFileSystem::Fault fault;
-      fault.op = MemFileSystem::Op::kWrite;
+      io::MemFileSystem::Fault fault;
+      fault.op = io::MemFileSystem::Op::kWrite;
       fault.nth = 1 + rng() % 5;
       fs_.InjectFault(fault);
     }

@@ -20,10 +20,10 @@
 namespace sluice::storage {
 
 struct BufferPool::Shard {
-  std::mutex mu;
-  std::unordered_map<uint64_t, BufferFrame*> map;  // GUARDED_BY(mu)
-  uint64_t read_requests = 0;                      // GUARDED_BY(mu)
-  uint64_t reads = 0;                              // GUARDED_BY(mu)
+  Mutex mu;
+  std::unordered_map<uint64_t, BufferFrame*> map GUARDED_BY(mu);
+  uint64_t read_requests GUARDED_BY(mu) = 0;
+  uint64_t reads GUARDED_BY(mu) = 0;
 };
 
 namespace {
@@ -128,13 +128,13 @@ BufferPool::Shard& BufferPool::ShardFor(PageId id) const {
 }
 
 Tablespace* BufferPool::FindSpace(uint32_t space_id) const {
-  std::shared_lock<std::shared_mutex> lock(spaces_mu_);
+  ReaderMutexLock lock(&spaces_mu_);
   auto it = spaces_.find(space_id);
   return it == spaces_.end() ? nullptr : it->second.get();
 }
 
 Status BufferPool::AddSpace(std::unique_ptr<Tablespace> space) {
-  std::unique_lock<std::shared_mutex> lock(spaces_mu_);
+  WriterMutexLock lock(&spaces_mu_);
   uint32_t id = space->space_id();
   if (!spaces_.emplace(id, std::move(space)).second) {
     return Status::InvalidArgument(fmt::format("tablespace {} is already open", id));
@@ -163,7 +163,7 @@ Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool crea
   for (;;) {
     BufferFrame* frame = nullptr;
     {
-      std::lock_guard<std::mutex> lock(shard.mu);
+      MutexLock lock(&shard.mu);
       if (!counted) ++shard.read_requests;
       counted = true;
       auto it = shard.map.find(key);
@@ -222,7 +222,7 @@ Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool crea
       std::abort();
     }
     {
-      std::lock_guard<std::mutex> lock(shard.mu);
+      MutexLock lock(&shard.mu);
       if (shard.map.count(key) != 0) {
         // Another thread loaded the page meanwhile: use its frame.
         frame->latch.unlock();
@@ -252,7 +252,7 @@ Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool crea
     data_reads_.fetch_add(1, std::memory_order_relaxed);
     if (!s.ok()) {
       {
-        std::lock_guard<std::mutex> lock(shard.mu);
+        MutexLock lock(&shard.mu);
         shard.map.erase(key);
       }
       frame->load_error = s;
@@ -272,9 +272,9 @@ Result<PageGuard> BufferPool::FetchInternal(PageId id, LatchMode mode, bool crea
 
 void BufferPool::PutFreeFrame(BufferFrame* frame) {
   frame->state.store(FrameState::kFree, std::memory_order_release);
-  std::lock_guard<std::mutex> lock(free_mu_);
+  MutexLock lock(&free_mu_);
   free_frames_.push_back(frame);
-  if (free_waiters_.load() > 0) free_cv_.notify_all();
+  if (free_waiters_.load() > 0) free_cv_.NotifyAll();
 }
 
 void BufferPool::Unpin(BufferFrame* frame) {
@@ -286,8 +286,8 @@ void BufferPool::Unpin(BufferFrame* frame) {
       return;
     }
     if (free_waiters_.load() > 0) {
-      std::lock_guard<std::mutex> lock(free_mu_);
-      free_cv_.notify_all();
+      MutexLock lock(&free_mu_);
+      free_cv_.NotifyAll();
     }
   }
 }
@@ -300,7 +300,7 @@ void BufferPool::MarkDirty(BufferFrame* frame) {
 
 Result<BufferFrame*> BufferPool::GetFrame() {
   {
-    std::lock_guard<std::mutex> lock(free_mu_);
+    MutexLock lock(&free_mu_);
     if (!free_frames_.empty()) {
       BufferFrame* f = free_frames_.back();
       free_frames_.pop_back();
@@ -324,7 +324,7 @@ Result<BufferFrame*> BufferPool::GetFrame() {
       if (!evicted.ok()) return evicted.status();
       if (*evicted) return f;
     }
-    std::unique_lock<std::mutex> lock(free_mu_);
+    MutexLock lock(&free_mu_);
     if (!free_frames_.empty()) {
       BufferFrame* f = free_frames_.back();
       free_frames_.pop_back();
@@ -338,7 +338,7 @@ Result<BufferFrame*> BufferPool::GetFrame() {
     // Unpin notifies; the slice bounds a wake-up missed between the sweep
     // and the wait.
     free_waiters_.fetch_add(1);
-    free_cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(10)));
+    free_cv_.WaitUntil(&free_mu_, std::min(deadline, now + std::chrono::milliseconds(10)));
     free_waiters_.fetch_sub(1);
   }
 }
@@ -347,7 +347,7 @@ Result<bool> BufferPool::TryEvict(BufferFrame* frame) {
   const uint64_t key = frame->id.load(std::memory_order_acquire);
   Shard& shard = ShardFor(PageId::FromPacked(key));
   {
-    std::lock_guard<std::mutex> lock(shard.mu);
+    MutexLock lock(&shard.mu);
     auto it = shard.map.find(key);
     if (it == shard.map.end() || it->second != frame ||
         frame->pin.load(std::memory_order_acquire) != 0 ||
@@ -369,7 +369,7 @@ Result<bool> BufferPool::TryEvict(BufferFrame* frame) {
     return written;
   }
   {
-    std::lock_guard<std::mutex> lock(shard.mu);
+    MutexLock lock(&shard.mu);
     if (frame->pin.load(std::memory_order_acquire) == 1 &&
         !frame->dirty.load(std::memory_order_acquire)) {
       shard.map.erase(key);
@@ -441,7 +441,7 @@ Result<bool> BufferPool::WriteBack(BufferFrame* frame, bool wait) {
 
 Status BufferPool::FlushSpaces(const std::vector<uint32_t>* only) {
   Status first;
-  std::shared_lock<std::shared_mutex> lock(spaces_mu_);
+  ReaderMutexLock lock(&spaces_mu_);
   for (auto& [id, space] : spaces_) {
     if (only != nullptr && std::find(only->begin(), only->end(), id) == only->end()) continue;
     Status s = space->Sync();
@@ -459,7 +459,7 @@ Status BufferPool::FlushAll() {
     const uint64_t key = f->id.load(std::memory_order_acquire);
     Shard& shard = ShardFor(PageId::FromPacked(key));
     {
-      std::lock_guard<std::mutex> lock(shard.mu);
+      MutexLock lock(&shard.mu);
       auto it = shard.map.find(key);
       if (it == shard.map.end() || it->second != f ||
           f->state.load(std::memory_order_acquire) != FrameState::kValid) {
@@ -487,13 +487,13 @@ Result<std::unique_ptr<Tablespace>> BufferPool::DetachSpace(uint32_t space_id, b
       const uint64_t key = f->id.load(std::memory_order_acquire);
       if (PageId::FromPacked(key).space != space_id) break;
       Shard& shard = ShardFor(PageId::FromPacked(key));
-      std::unique_lock<std::mutex> lock(shard.mu);
+      MutexLock lock(&shard.mu);
       auto it = shard.map.find(key);
       if (it == shard.map.end() || it->second != f) break;
       if (f->pin.load(std::memory_order_acquire) != 0) {
         // Only an eviction or flush in flight can hold it (the caller
         // guarantees no guard does); it finishes without waiting for us.
-        lock.unlock();
+        lock.Unlock();
         if (std::chrono::steady_clock::now() >= deadline) {
           return Status::InvalidArgument(
               fmt::format("tablespace {} page {} is still in use", space_id, PageId::FromPacked(key).page));
@@ -503,7 +503,7 @@ Result<std::unique_ptr<Tablespace>> BufferPool::DetachSpace(uint32_t space_id, b
       }
       if (write_back && f->dirty.load(std::memory_order_acquire)) {
         f->pin.fetch_add(1, std::memory_order_relaxed);
-        lock.unlock();
+        lock.Unlock();
         auto written = WriteBack(f, /*wait=*/true);
         Unpin(f);
         if (!written.ok()) return written.status();
@@ -515,7 +515,7 @@ Result<std::unique_ptr<Tablespace>> BufferPool::DetachSpace(uint32_t space_id, b
       }
       f->oldest_modification.store(0, std::memory_order_relaxed);
       f->state.store(FrameState::kOwned, std::memory_order_relaxed);
-      lock.unlock();
+      lock.Unlock();
       PutFreeFrame(f);
       break;
     }
@@ -524,7 +524,7 @@ Result<std::unique_ptr<Tablespace>> BufferPool::DetachSpace(uint32_t space_id, b
     std::vector<uint32_t> only{space_id};
     SLUICE_RETURN_IF_ERROR(FlushSpaces(&only));
   }
-  std::unique_lock<std::shared_mutex> lock(spaces_mu_);
+  WriterMutexLock lock(&spaces_mu_);
   auto it = spaces_.find(space_id);
   if (it == spaces_.end()) {
     return Status::InvalidArgument(fmt::format("tablespace {} is not open", space_id));
@@ -693,7 +693,7 @@ bool BufferPool::DiscardPage(PageGuard page) {
   Shard& shard = ShardFor(page.id());
   bool discarded = false;
   {
-    std::lock_guard<std::mutex> lock(shard.mu);
+    MutexLock lock(&shard.mu);
     auto it = shard.map.find(key);
     // Only our guard may pin it; a flush in flight keeps it cached instead
     // (it is then written back with stale contents, which is harmless).
@@ -837,13 +837,13 @@ BufferPoolStats BufferPool::GetStats() const {
   BufferPoolStats st;
   st.pages_total = num_frames_;
   for (size_t i = 0; i <= shard_mask_; ++i) {
-    std::lock_guard<std::mutex> lock(shards_[i].mu);
+    MutexLock lock(&shards_[i].mu);
     st.pages_data += shards_[i].map.size();
     st.read_requests += shards_[i].read_requests;
     st.reads += shards_[i].reads;
   }
   {
-    std::lock_guard<std::mutex> lock(free_mu_);
+    MutexLock lock(&free_mu_);
     st.pages_free = free_frames_.size();
   }
   st.pages_dirty = pages_dirty_.load(std::memory_order_relaxed);

@@ -56,17 +56,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/buffer/page.h"
 #include "storage/buffer/tablespace.h"
@@ -315,13 +313,13 @@ class BufferPool {
 
   std::atomic<uint64_t> clock_hand_{0};
 
-  mutable std::mutex free_mu_;
-  std::condition_variable free_cv_;
-  std::vector<BufferFrame*> free_frames_;  // GUARDED_BY(free_mu_)
+  mutable Mutex free_mu_;
+  CondVar free_cv_;
+  std::vector<BufferFrame*> free_frames_ GUARDED_BY(free_mu_);
   std::atomic<int> free_waiters_{0};
 
-  mutable std::shared_mutex spaces_mu_;
-  std::unordered_map<uint32_t, std::unique_ptr<Tablespace>> spaces_;  // GUARDED_BY(spaces_mu_)
+  mutable SharedMutex spaces_mu_;
+  std::unordered_map<uint32_t, std::unique_ptr<Tablespace>> spaces_ GUARDED_BY(spaces_mu_);
 
   std::atomic<uint64_t> pages_dirty_{0};
   std::atomic<uint64_t> pages_flushed_{0};

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -52,7 +52,7 @@ class BufferPoolTest : public ::testing::Test {
     return pages;
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<BufferPool> pool_;
 };
 
@@ -223,8 +223,8 @@ TEST_F(BufferPoolTest, ConcurrentAllocationAndFreeingNeverHandOutAPageTwice) {
 TEST_F(BufferPoolTest, WriteFailureKeepsThePageDirtyUntilARetrySucceeds) {
   OpenPool(8, true);
   AllocateStamped(3);
-  MemFileSystem::Fault fault;
-  fault.op = MemFileSystem::Op::kWrite;
+  io::MemFileSystem::Fault fault;
+  fault.op = io::MemFileSystem::Op::kWrite;
   fault.sticky = true;
   fs_.InjectFault(fault);
   Status s = pool_->FlushAll();
@@ -270,8 +270,8 @@ TEST_F(BufferPoolTest, ReadFailureIsReportedAndLeaksNoFrame) {
   ASSERT_TRUE(pool_->FlushAll().ok());
   OpenPool(8, false);
   size_t free_before = pool_->GetStats().pages_free;
-  MemFileSystem::Fault fault;
-  fault.op = MemFileSystem::Op::kRead;
+  io::MemFileSystem::Fault fault;
+  fault.op = io::MemFileSystem::Op::kRead;
   fs_.InjectFault(fault);
   auto g = pool_->Fetch(PageId{kSpace, pages[0]}, LatchMode::kShared);
   EXPECT_TRUE(g.status().IsIOError()) << g.status().ToString();
@@ -402,7 +402,7 @@ TEST_F(BufferPoolTest, ConcurrentPinUnpinFromThreadsLosesNoUpdate) {
 class BufferPoolPosixTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    fs_ = NewPosixFileSystem();
+    fs_ = io::NewPosixFileSystem();
     std::string tmpl = ::testing::TempDir() + "sluice_buf_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
@@ -421,7 +421,7 @@ class BufferPoolPosixTest : public ::testing::Test {
     ASSERT_TRUE(pool_->AddSpace(std::move(*space)).ok());
   }
   void FlipByte(uint64_t offset) {
-    auto f = fs_->Open(path_, OpenMode::kOpenExisting);
+    auto f = fs_->Open(path_, io::OpenMode::kOpenExisting);
     ASSERT_TRUE(f.ok());
     char c;
     ASSERT_EQ(*(*f)->ReadAt(offset, &c, 1), 1u);
@@ -429,7 +429,7 @@ class BufferPoolPosixTest : public ::testing::Test {
     ASSERT_TRUE((*f)->WriteAt(offset, std::string_view(&c, 1)).ok());
   }
 
-  std::unique_ptr<FileSystem> fs_;
+  std::unique_ptr<io::FileSystem> fs_;
   std::string dir_, path_;
   std::unique_ptr<BufferPool> pool_;
 };

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 #include "storage/redo/redo_log.h"
 
 namespace sluice::storage {
@@ -95,7 +95,7 @@ class MtrTest : public ::testing::Test {
     return got;
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   CapturedRedo redo_;
   std::unique_ptr<BufferPool> pool_;
 };

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "storage/buffer/tablespace.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -51,7 +51,7 @@ TEST(PageTest, AllZeroPageVerifiesAsUnwritten) {
 }
 
 TEST(TablespaceTest, CreateThenOpenReadsTheHeader) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   auto created = Tablespace::Create(&fs, "/t.ibd", 42);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   created->reset();
@@ -65,22 +65,22 @@ TEST(TablespaceTest, CreateThenOpenReadsTheHeader) {
 }
 
 TEST(TablespaceTest, OpenRejectsAFileThatIsNotATablespace) {
-  MemFileSystem fs;
-  auto f = fs.Open("/junk", OpenMode::kCreateNew);
+  io::MemFileSystem fs;
+  auto f = fs.Open("/junk", io::OpenMode::kCreateNew);
   ASSERT_TRUE(f.ok());
   ASSERT_TRUE((*f)->WriteAt(0, std::string(kPageSize, 'j')).ok());
   auto opened = Tablespace::Open(&fs, "/junk");
   EXPECT_TRUE(opened.status().IsCorruption()) << opened.status().ToString();
-  auto short_file = fs.Open("/short", OpenMode::kCreateNew);
+  auto short_file = fs.Open("/short", io::OpenMode::kCreateNew);
   ASSERT_TRUE(short_file.ok());
   EXPECT_TRUE(Tablespace::Open(&fs, "/short").status().IsCorruption());
 }
 
 TEST(TablespaceTest, PartialLastPageIsCorruption) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   auto space = Tablespace::Create(&fs, "/t.ibd", 1);
   ASSERT_TRUE(space.ok());
-  auto f = fs.Open("/t.ibd", OpenMode::kOpenExisting);
+  auto f = fs.Open("/t.ibd", io::OpenMode::kOpenExisting);
   ASSERT_TRUE(f.ok());
   ASSERT_TRUE((*f)->WriteAt(kPageSize, "half a page").ok());
   auto page = std::make_unique<char[]>(kPageSize);

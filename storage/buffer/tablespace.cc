@@ -5,12 +5,12 @@
 
 namespace sluice::storage {
 
-Result<std::unique_ptr<Tablespace>> Tablespace::Create(FileSystem* fs, const std::string& path,
+Result<std::unique_ptr<Tablespace>> Tablespace::Create(io::FileSystem* fs, const std::string& path,
                                                        uint32_t space_id, uint32_t pages_per_group) {
   if (pages_per_group == 0 || pages_per_group % 64 != 0 || pages_per_group > kMaxPagesPerGroup) {
     return Status::InvalidArgument(fmt::format("bad pages per bitmap group {}", pages_per_group));
   }
-  auto file = fs->Open(path, OpenMode::kCreateNew);
+  auto file = fs->Open(path, io::OpenMode::kCreateNew);
   if (!file.ok()) return file.status();
   auto page = std::make_unique<char[]>(kPageSize);
   InitPage(page.get(), PageId{space_id, 0}, PageType::kSpaceHeader);
@@ -27,8 +27,8 @@ Result<std::unique_ptr<Tablespace>> Tablespace::Create(FileSystem* fs, const std
   return space;
 }
 
-Result<std::unique_ptr<Tablespace>> Tablespace::Open(FileSystem* fs, const std::string& path) {
-  auto file = fs->Open(path, OpenMode::kOpenExisting);
+Result<std::unique_ptr<Tablespace>> Tablespace::Open(io::FileSystem* fs, const std::string& path) {
+  auto file = fs->Open(path, io::OpenMode::kOpenExisting);
   if (!file.ok()) return file.status();
   auto page = std::make_unique<char[]>(kPageSize);
   auto n = (*file)->ReadAt(0, page.get(), kPageSize);

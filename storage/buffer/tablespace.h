@@ -37,7 +37,7 @@
 
 #include "base/status.h"
 #include "storage/buffer/page.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
 namespace sluice::storage {
 
@@ -62,12 +62,12 @@ class Tablespace {
   // Creates `path` (it must not exist), writes page 0 and syncs.
   // `pages_per_group` (a multiple of 64, at most kMaxPagesPerGroup) is
   // stored in the file; tests use small groups to exercise bitmap pages.
-  static Result<std::unique_ptr<Tablespace>> Create(FileSystem* fs, const std::string& path,
+  static Result<std::unique_ptr<Tablespace>> Create(io::FileSystem* fs, const std::string& path,
                                                     uint32_t space_id,
                                                     uint32_t pages_per_group = kDefaultPagesPerGroup);
   // Opens an existing tablespace; Corruption when page 0 is not a valid
   // space header (bad checksum, magic, version, page size or group size).
-  static Result<std::unique_ptr<Tablespace>> Open(FileSystem* fs, const std::string& path);
+  static Result<std::unique_ptr<Tablespace>> Open(io::FileSystem* fs, const std::string& path);
 
   Tablespace(const Tablespace&) = delete;
   Tablespace& operator=(const Tablespace&) = delete;
@@ -88,10 +88,10 @@ class Tablespace {
   Status Sync();
 
  private:
-  Tablespace(std::unique_ptr<File> file, uint32_t space_id, uint32_t pages_per_group)
+  Tablespace(std::unique_ptr<io::File> file, uint32_t space_id, uint32_t pages_per_group)
       : file_(std::move(file)), space_id_(space_id), pages_per_group_(pages_per_group) {}
 
-  const std::unique_ptr<File> file_;
+  const std::unique_ptr<io::File> file_;
   const uint32_t space_id_;
   const uint32_t pages_per_group_;
 };

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/io/write_file_atomically.h"
 #include "base/mysql_error.h"
 #include "catalog.pb.h"  // generated from catalog.proto; private to this file
 
@@ -300,13 +301,13 @@ std::vector<std::string> CatalogSnapshot::DatabaseNames() const {
 
 // ---- Catalog ----
 
-Catalog::Catalog(FileSystem* fs, std::string datadir)
+Catalog::Catalog(io::FileSystem* fs, std::string datadir)
     : fs_(fs),
       datadir_(std::move(datadir)),
       path_(JoinPath(datadir_, kCatalogFileName)),
       tmp_path_(JoinPath(datadir_, kCatalogTempFileName)) {}
 
-Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datadir) {
+Result<std::unique_ptr<Catalog>> Catalog::Open(io::FileSystem* fs, std::string datadir) {
   std::unique_ptr<Catalog> cat(new Catalog(fs, std::move(datadir)));
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(cat->datadir_));
   Result<bool> tmp_exists = fs->Exists(cat->tmp_path_);
@@ -315,12 +316,12 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(FileSystem* fs, std::string datad
   Result<bool> exists = fs->Exists(cat->path_);
   if (!exists.ok()) return exists.status();
   if (!*exists) {
-    std::lock_guard<std::mutex> lock(cat->ddl_mu_);
+    MutexLock lock(&cat->ddl_mu_);
     cat->Publish(std::make_shared<const CatalogSnapshot>());
     SLUICE_RETURN_IF_ERROR(cat->CommitLocked(std::make_shared<CatalogSnapshot>()));
     return cat;
   }
-  Result<std::unique_ptr<File>> file = fs->Open(cat->path_, OpenMode::kReadOnly);
+  Result<std::unique_ptr<io::File>> file = fs->Open(cat->path_, io::OpenMode::kReadOnly);
   if (!file.ok()) return file.status();
   Result<uint64_t> size = (*file)->Size();
   if (!size.ok()) return size.status();
@@ -341,19 +342,13 @@ std::shared_ptr<CatalogSnapshot> Catalog::CopyCurrent() const {
 Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
   if (!sticky_error_.ok()) return sticky_error_;
   const std::string bytes = CatalogCodec::Serialize(*next);
-  {
-    Result<std::unique_ptr<File>> tmp = fs_->Open(tmp_path_, OpenMode::kOpenOrCreate);
-    if (!tmp.ok()) return tmp.status();
-    SLUICE_RETURN_IF_ERROR((*tmp)->Truncate(0));
-    SLUICE_RETURN_IF_ERROR((*tmp)->WriteAt(0, bytes));
-    SLUICE_RETURN_IF_ERROR((*tmp)->Sync());
-  }
   // Before the rename the old file is intact; after it the new one is.
-  SLUICE_RETURN_IF_ERROR(fs_->Rename(tmp_path_, path_));
-  Status st = fs_->SyncDir(datadir_);
+  bool renamed = false;
+  Status st = io::WriteFileAtomically(*fs_, path_, bytes, {}, &renamed);
   if (!st.ok()) {
-    // The rename may or may not be durable: stop DDL until a restart.
-    sticky_error_ = st;
+    // A failed directory sync after the rename: the rename may or may not
+    // be durable, so stop DDL until a restart.
+    if (renamed) sticky_error_ = st;
     return st;
   }
   Publish(std::move(next));
@@ -362,7 +357,7 @@ Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
 
 Status Catalog::CreateDatabase(const DatabaseDef& db) {
   SLUICE_RETURN_IF_ERROR(CheckIdentifier(db.name, NameKind::kDatabase));
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   if (next->FindDatabase(db.name) != nullptr) return MakeError(er::kDbCreateExists, db.name);
   next->databases_.emplace(db.name, db);
@@ -370,7 +365,7 @@ Status Catalog::CreateDatabase(const DatabaseDef& db) {
 }
 
 Status Catalog::DropDatabase(std::string_view name, std::vector<uint32_t>* dropped_spaces) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   auto it = next->databases_.find(name);
   if (it == next->databases_.end()) return MakeError(er::kDbDropExists, name);
@@ -395,7 +390,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
   // Names first, as MySQL's parser does: nothing that fails to read back
   // may reach the file.
   SLUICE_RETURN_IF_ERROR(CheckTableDefText(table));
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   if (next->FindDatabase(table.schema) == nullptr) return MakeError(er::kBadDb, table.schema);
   if (next->FindTable(table.schema, table.name) != nullptr ||
@@ -417,7 +412,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
 }
 
 Status Catalog::DropTable(std::string_view schema, std::string_view name, uint32_t* space_id) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTable(schema, name);
   if (t == nullptr) {
@@ -461,7 +456,7 @@ Result<CatalogSnapshot::TablePtr> Catalog::MoveTable(CatalogSnapshot* next, cons
 
 Status Catalog::RenameTables(const std::vector<TableRename>& renames,
                              std::vector<std::shared_ptr<const TableDef>>* renamed) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   std::vector<std::shared_ptr<const TableDef>> moved;
   for (const TableRename& r : renames) {
@@ -486,7 +481,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view s
     SLUICE_RETURN_IF_ERROR(CheckIdentifier(new_schema, NameKind::kDatabase));
     SLUICE_RETURN_IF_ERROR(CheckIdentifier(new_name, NameKind::kTable));
   }
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
   if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
@@ -504,7 +499,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view s
 
 Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view schema, std::string_view name,
                                                             TableDef new_def) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr old = next->FindTable(schema, name);
   if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
@@ -552,7 +547,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view sch
 }
 
 Status Catalog::SetIndexRoot(uint64_t table_id, uint64_t index_id, uint32_t root_page) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTableById(table_id);
   if (t == nullptr) return Status::InvalidArgument("catalog: no table id " + std::to_string(table_id));
@@ -569,7 +564,7 @@ Status Catalog::SetIndexRoot(uint64_t table_id, uint64_t index_id, uint32_t root
 }
 
 Status Catalog::SetCounters(uint64_t table_id, uint64_t auto_increment_next, uint64_t next_row_id) {
-  std::lock_guard<std::mutex> lock(ddl_mu_);
+  MutexLock lock(&ddl_mu_);
   auto next = CopyCurrent();
   CatalogSnapshot::TablePtr t = next->FindTableById(table_id);
   if (t == nullptr) return Status::InvalidArgument("catalog: no table id " + std::to_string(table_id));

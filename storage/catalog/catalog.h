@@ -2,7 +2,7 @@
 //
 // The data dictionary: databases and tables (columns, indexes, space ids,
 // index root pages, counters), persisted as one Protobuf file,
-// <datadir>/catalog.pb, through the FileSystem seam.
+// <datadir>/catalog.pb, through the io::FileSystem seam.
 //
 // Snapshots: readers call snapshot() and get an immutable CatalogSnapshot
 // (shared_ptr); a DDL builds a new snapshot, writes it to disk and swaps it
@@ -46,20 +46,21 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/io/file_system.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/catalog/table_def.h"
-#include "storage/io/file_system.h"
 
 namespace sluice::storage {
 
 inline constexpr uint32_t kCatalogFormatVersion = 1;
 inline constexpr std::string_view kCatalogFileName = "catalog.pb";
+// io::WriteFileAtomically's temp file: <kCatalogFileName>.tmp.
 inline constexpr std::string_view kCatalogTempFileName = "catalog.pb.tmp";
 
 // Tables named so are the engine's, mid-rebuild (MySQL names its ALTER
@@ -132,13 +133,13 @@ class Catalog {
   // checksum, framing); a table definition that does not decode becomes a
   // BrokenTable instead.
   // `fs` must outlive the Catalog.
-  static Result<std::unique_ptr<Catalog>> Open(FileSystem* fs, std::string datadir);
+  static Result<std::unique_ptr<Catalog>> Open(io::FileSystem* fs, std::string datadir);
 
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
 
-  std::shared_ptr<const CatalogSnapshot> snapshot() const {
-    std::lock_guard lock(current_mu_);
+  std::shared_ptr<const CatalogSnapshot> snapshot() const EXCLUDES(current_mu_) {
+    MutexLock lock(&current_mu_);
     return current_;
   }
 
@@ -196,10 +197,10 @@ class Catalog {
   const std::string& path() const { return path_; }
 
  private:
-  Catalog(FileSystem* fs, std::string datadir);
+  Catalog(io::FileSystem* fs, std::string datadir);
 
   // Writes `next` to disk (atomically) and publishes it.
-  Status CommitLocked(std::shared_ptr<CatalogSnapshot> next);
+  Status CommitLocked(std::shared_ptr<CatalogSnapshot> next) REQUIRES(ddl_mu_);
   std::shared_ptr<CatalogSnapshot> CopyCurrent() const;
   // Renames table `t` of `next` (a snapshot being built) to (to_schema,
   // to_name): 1049 / 1050 as RenameTable. Returns the new definition.
@@ -207,24 +208,24 @@ class Catalog {
                                                      std::string_view to_schema, std::string_view to_name);
   // The old snapshot is released outside the mutex (it may be the last
   // reference).
-  void Publish(std::shared_ptr<const CatalogSnapshot> next) {
-    std::lock_guard lock(current_mu_);
+  void Publish(std::shared_ptr<const CatalogSnapshot> next) EXCLUDES(current_mu_) {
+    MutexLock lock(&current_mu_);
     current_.swap(next);
   }
 
-  FileSystem* const fs_;  // borrowed
+  io::FileSystem* const fs_;  // borrowed
   const std::string datadir_;
   const std::string path_;
   const std::string tmp_path_;
 
-  std::mutex ddl_mu_;        // serializes DDL (and the file writes)
-  Status sticky_error_;      // GUARDED_BY(ddl_mu_)
+  Mutex ddl_mu_;  // serializes DDL (and the file writes)
+  Status sticky_error_ GUARDED_BY(ddl_mu_);
   // The published snapshot. A mutex rather than std::atomic<shared_ptr>:
   // libstdc++ 12's atomic<shared_ptr>::load unlocks with a relaxed store,
   // which ThreadSanitizer reports as a race with the next store; the
   // critical section is a reference-count increment.
-  mutable std::mutex current_mu_;
-  std::shared_ptr<const CatalogSnapshot> current_;  // GUARDED_BY(current_mu_)
+  mutable Mutex current_mu_;
+  std::shared_ptr<const CatalogSnapshot> current_ GUARDED_BY(current_mu_);
 };
 
 }  // namespace sluice::storage

@@ -6,7 +6,7 @@
 #include <functional>
 #include <thread>
 
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -67,7 +67,7 @@ class CatalogTest : public ::testing::Test {
     return r.ok() ? std::move(*r) : nullptr;
   }
   uint32_t CreateUndecodableTable(bool with_good);
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
 };
 
 TEST_F(CatalogTest, EmptyDatadirCreatesCatalogFile) {
@@ -395,17 +395,17 @@ TEST(TableDefTest, PrimaryKeyComesFirstAndIsNotNull) {
 // ---- atomic DDL ----
 
 // The durable catalog after a crash is the state before the DDL or after it.
-class AtomicDdlTest : public ::testing::TestWithParam<std::tuple<MemFileSystem::Op, int, size_t>> {};
+class AtomicDdlTest : public ::testing::TestWithParam<std::tuple<io::MemFileSystem::Op, int, size_t>> {};
 
 TEST_P(AtomicDdlTest, CrashLeavesOldOrNewCatalog) {
   const auto [op, nth, torn] = GetParam();
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   {
     auto cat = Catalog::Open(&fs, kDir);
     ASSERT_TRUE(cat.ok());
     ASSERT_TRUE((*cat)->CreateDatabase({"db"}).ok());
     ASSERT_TRUE((*cat)->CreateTable(SimpleTable("db", "old")).ok());
-    MemFileSystem::Fault f;
+    io::MemFileSystem::Fault f;
     f.op = op;
     f.nth = static_cast<uint64_t>(nth);
     f.torn_bytes = torn;
@@ -427,7 +427,7 @@ TEST_P(AtomicDdlTest, CrashLeavesOldOrNewCatalog) {
       }
       EXPECT_NE(c->snapshot(), before);
     }
-    if (op != MemFileSystem::Op::kRead && nth <= 3) {  // one write and one sync per DDL
+    if (op != io::MemFileSystem::Op::kRead && nth <= 3) {  // one write and one sync per DDL
       EXPECT_EQ(fs.faults_fired(), 1u);
     }
     fs.ClearFaults();
@@ -451,17 +451,17 @@ TEST_P(AtomicDdlTest, CrashLeavesOldOrNewCatalog) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryStep, AtomicDdlTest,
-    ::testing::Combine(::testing::Values(MemFileSystem::Op::kWrite, MemFileSystem::Op::kSync,
-                                         MemFileSystem::Op::kRead),
+    ::testing::Combine(::testing::Values(io::MemFileSystem::Op::kWrite, io::MemFileSystem::Op::kSync,
+                                         io::MemFileSystem::Op::kRead),
                        ::testing::Range(1, 5), ::testing::Values(size_t{0}, size_t{7})));
 
 TEST(AtomicDdl, FailedWriteKeepsOldStateInMemoryAndOnDisk) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   auto cat = Catalog::Open(&fs, kDir);
   ASSERT_TRUE(cat.ok());
   ASSERT_TRUE((*cat)->CreateDatabase({"db"}).ok());
-  MemFileSystem::Fault f;
-  f.op = MemFileSystem::Op::kSync;
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kSync;
   fs.InjectFault(f);
   auto t = (*cat)->CreateTable(SimpleTable("db", "t"));
   EXPECT_FALSE(t.ok());
@@ -474,8 +474,40 @@ TEST(AtomicDdl, FailedWriteKeepsOldStateInMemoryAndOnDisk) {
   EXPECT_NE((*again)->snapshot()->FindTable("db", "t"), nullptr);
 }
 
+// Through io::WriteFileAtomically: a failed rename leaves the old file and
+// is not sticky; a failed directory sync after the rename is (the rename's
+// durability is unknown), and the new file is what a restart reads.
+TEST(AtomicDdl, FailedRenameIsNotStickyFailedDirectorySyncIs) {
+  io::MemFileSystem fs;
+  auto cat = Catalog::Open(&fs, kDir);
+  ASSERT_TRUE(cat.ok());
+  ASSERT_TRUE((*cat)->CreateDatabase({"db"}).ok());
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kRename;
+  fs.InjectFault(f);
+  EXPECT_TRUE((*cat)->CreateTable(SimpleTable("db", "t1")).status().IsIOError());
+  EXPECT_EQ((*cat)->snapshot()->FindTable("db", "t1"), nullptr);
+  EXPECT_FALSE(*fs.Exists("/data/catalog.pb.tmp"));
+  ASSERT_TRUE((*cat)->CreateTable(SimpleTable("db", "t1")).ok());
+
+  f.op = io::MemFileSystem::Op::kSyncDir;
+  fs.InjectFault(f);
+  EXPECT_TRUE((*cat)->CreateTable(SimpleTable("db", "t2")).status().IsIOError());
+  EXPECT_EQ((*cat)->snapshot()->FindTable("db", "t2"), nullptr);
+  // Sticky: the fault fired once, yet the next DDL fails too.
+  EXPECT_EQ(fs.faults_fired(), 2u);
+  EXPECT_TRUE((*cat)->CreateTable(SimpleTable("db", "t3")).status().IsIOError());
+  EXPECT_EQ(fs.faults_fired(), 2u);
+  cat->reset();
+  auto again = Catalog::Open(&fs, kDir);
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE((*again)->snapshot()->FindTable("db", "t1"), nullptr);
+  EXPECT_NE((*again)->snapshot()->FindTable("db", "t2"), nullptr);  // renamed before the failure
+  EXPECT_EQ((*again)->snapshot()->FindTable("db", "t3"), nullptr);
+}
+
 TEST(CatalogConcurrency, ReadersSeeWholeSnapshotsDuringDdl) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   auto cat = Catalog::Open(&fs, kDir);
   ASSERT_TRUE(cat.ok());
   ASSERT_TRUE((*cat)->CreateDatabase({"db"}).ok());
@@ -500,7 +532,7 @@ TEST(CatalogConcurrency, ReadersSeeWholeSnapshotsDuringDdl) {
 }
 
 TEST(AtomicDdl, CrashAfterCommitKeepsNewState) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   {
     auto cat = Catalog::Open(&fs, kDir);
     ASSERT_TRUE(cat.ok());
@@ -514,14 +546,14 @@ TEST(AtomicDdl, CrashAfterCommitKeepsNewState) {
 }
 
 TEST(AtomicDdl, LeftoverTempFileIsIgnored) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   {
     auto cat = Catalog::Open(&fs, kDir);
     ASSERT_TRUE(cat.ok());
     ASSERT_TRUE((*cat)->CreateDatabase({"db"}).ok());
   }
   {
-    auto f = fs.Open("/data/catalog.pb.tmp", OpenMode::kOpenOrCreate);
+    auto f = fs.Open("/data/catalog.pb.tmp", io::OpenMode::kOpenOrCreate);
     ASSERT_TRUE(f.ok());
     ASSERT_TRUE((*f)->WriteAt(0, "garbage").ok());
   }
@@ -532,13 +564,13 @@ TEST(AtomicDdl, LeftoverTempFileIsIgnored) {
 }
 
 TEST(AtomicDdl, CorruptCatalogIsReportedNotLoaded) {
-  MemFileSystem fs;
+  io::MemFileSystem fs;
   {
     auto cat = Catalog::Open(&fs, kDir);
     ASSERT_TRUE(cat.ok());
     ASSERT_TRUE((*cat)->CreateDatabase({"db"}).ok());
   }
-  auto f = fs.Open("/data/catalog.pb", OpenMode::kOpenExisting);
+  auto f = fs.Open("/data/catalog.pb", io::OpenMode::kOpenExisting);
   ASSERT_TRUE(f.ok());
   auto size = (*f)->Size();
   ASSERT_TRUE(size.ok());
@@ -630,8 +662,8 @@ TEST_F(CatalogTest, BadNamesAndTextsAreRefusedBeforeTheFile) {
 
 // Rewrites catalog.pb's payload with `patch` and fixes the framing's CRC, as
 // a hand edit or an older build could leave it.
-void PatchCatalog(MemFileSystem* fs, const std::function<void(std::string*)>& patch) {
-  auto f = fs->Open("/data/catalog.pb", OpenMode::kOpenExisting);
+void PatchCatalog(io::MemFileSystem* fs, const std::function<void(std::string*)>& patch) {
+  auto f = fs->Open("/data/catalog.pb", io::OpenMode::kOpenExisting);
   ASSERT_TRUE(f.ok());
   auto size = (*f)->Size();
   ASSERT_TRUE(size.ok());

@@ -9,11 +9,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <utility>
+
+#include "base/mutex.h"
 
 namespace sluice::storage {
 
@@ -26,42 +26,45 @@ class BackgroundLoop {
 
   void Start(std::chrono::milliseconds interval, std::function<void()> task) {
     thread_ = std::thread([this, interval, task = std::move(task)] {
-      std::unique_lock lock(mu_);
+      MutexLock lock(&mu_);
       while (!stop_) {
-        cv_.wait_for(lock, interval, [this] { return stop_ || woken_; });
+        const auto deadline = std::chrono::steady_clock::now() + interval;
+        while (!stop_ && !woken_) {
+          if (!cv_.WaitUntil(&mu_, deadline)) break;
+        }
         if (stop_) break;
         woken_ = false;
-        lock.unlock();
+        lock.Unlock();
         task();
-        lock.lock();
+        lock.Lock();
       }
     });
   }
 
   // Runs the task soon (once, however many Wakes come before it starts).
-  void Wake() {
+  void Wake() EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       woken_ = true;
     }
-    cv_.notify_one();
+    cv_.NotifyOne();
   }
 
   // Idempotent; joins the thread.
-  void Stop() {
+  void Stop() EXCLUDES(mu_) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
     if (thread_.joinable()) thread_.join();
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;   // GUARDED_BY(mu_)
-  bool woken_ = false;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool woken_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -35,7 +35,7 @@
 
 #include "storage/engine/engine.h"
 #include "storage/engine/engine_test_util.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
 extern char** environ;
 
@@ -170,7 +170,7 @@ TEST(CrashChild, Run) {
   const char* round_env = std::getenv(kChildRoundEnv);
   if (dir == nullptr || round_env == nullptr) GTEST_SKIP() << "runs only as the crash test's child";
   const int round = std::atoi(round_env);
-  std::unique_ptr<FileSystem> fs = NewPosixFileSystem();
+  std::unique_ptr<io::FileSystem> fs = io::NewPosixFileSystem();
   auto e = Engine::Open(fs.get(), dir, EngineOptions(round));
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   Engine& engine = **e;
@@ -206,7 +206,7 @@ class CrashTest : public ::testing::Test {
     char tmpl[] = "/tmp/sluice-crash-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    fs_ = NewPosixFileSystem();
+    fs_ = io::NewPosixFileSystem();
   }
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
@@ -274,7 +274,7 @@ class CrashTest : public ::testing::Test {
   }
 
   std::string dir_;
-  std::unique_ptr<FileSystem> fs_;
+  std::unique_ptr<io::FileSystem> fs_;
 };
 
 TEST_F(CrashTest, FiftyRoundsOfSigkillLoseNoCommitAndKeepNoUncommittedChange) {

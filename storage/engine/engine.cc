@@ -21,24 +21,10 @@ namespace sluice::storage {
 
 namespace {
 
-// Redo record types (engine.h lists their payloads). Stored on disk.
-constexpr uint8_t kRedoMtr = BufferPool::kMtrRecordType;
-constexpr uint8_t kRedoUndo = 3;
-constexpr uint8_t kRedoCommit = 4;
-constexpr uint8_t kRedoRollback = 5;
-constexpr uint8_t kRedoPrepare = 6;
-constexpr uint8_t kRedoTrxIds = 7;
-constexpr uint8_t kRedoShutdown = 8;
-
 // Little-endian u64s, as the page format stores them (page.h).
 void PutU64(std::string* out, uint64_t v) {
   out->resize(out->size() + 8);
   StoreU64(out->data() + out->size() - 8, v);
-}
-std::string TrxPayload(TrxId id) {
-  std::string p;
-  PutU64(&p, id);
-  return p;
 }
 
 constexpr size_t kTrxIdBytes = 6;
@@ -59,15 +45,6 @@ uint64_t GetBigEndian(const char* p, size_t n) {
   return v;
 }
 
-std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row) {
-  std::string out;
-  out.reserve(kRecordHeaderBytes + row.size());
-  PutBigEndian(trx_id, kTrxIdBytes, &out);
-  PutBigEndian(roll_ptr.raw(), kRollPtrBytes, &out);
-  out.push_back(delete_marked ? 1 : 0);
-  out.append(row);
-  return out;
-}
 
 // FNV-1a over the space id and the key.
 uint64_t HashKey(uint32_t space_id, std::string_view key) {
@@ -89,21 +66,7 @@ std::string ValueText(const RowValue& v) {
   return "NULL";
 }
 
-bool KeyHasNull(const IndexDef& idx, const Row& row) {
-  for (const KeyPart& p : idx.parts) {
-    if (IsNull(row[p.column])) return true;
-  }
-  return false;
-}
 
-std::string KeyText(const IndexDef& idx, const Row& row) {
-  std::string text;
-  for (const KeyPart& p : idx.parts) {
-    if (!text.empty()) text += "-";
-    text += ValueText(row[p.column]);
-  }
-  return text;
-}
 
 // The pseudo-record locked for a UNIQUE secondary value.
 std::string UniqueLockKey(const IndexDef& idx, std::string_view ikey) {
@@ -178,9 +141,52 @@ Status BeforeRow(const UndoRecord& rec, std::string* row) {
   return Status::OK();
 }
 
+std::string TrxPayload(TrxId id) {
+  std::string p;
+  PutU64(&p, id);
+  return p;
+}
+
+std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row) {
+  std::string out;
+  out.reserve(kRecordHeaderBytes + row.size());
+  PutBigEndian(trx_id, kTrxIdBytes, &out);
+  PutBigEndian(roll_ptr.raw(), kRollPtrBytes, &out);
+  out.push_back(delete_marked ? 1 : 0);
+  out.append(row);
+  return out;
+}
+
+bool KeyHasNull(const IndexDef& idx, const Row& row) {
+  for (const KeyPart& p : idx.parts) {
+    if (IsNull(row[p.column])) return true;
+  }
+  return false;
+}
+
+std::string KeyText(const IndexDef& idx, const Row& row) {
+  std::string text;
+  for (const KeyPart& p : idx.parts) {
+    if (!text.empty()) text += "-";
+    text += ValueText(row[p.column]);
+  }
+  return text;
+}
+
 }  // namespace engine_internal
 
+using engine_internal::KeyHasNull;
+using engine_internal::KeyText;
+using engine_internal::MakeRecord;
 using engine_internal::ParseRecord;
+using engine_internal::TrxPayload;
+using engine_internal::kRedoCommit;
+using engine_internal::kRedoMtr;
+using engine_internal::kRedoPrepare;
+using engine_internal::kRedoRollback;
+using engine_internal::kRedoShutdown;
+using engine_internal::kRedoTrxIds;
+using engine_internal::kRedoUndo;
 
 // Undo access for BuildVisibleVersion: whole-row before-images (column 0).
 class Engine::Accessor final : public VersionAccessor {
@@ -208,7 +214,7 @@ EngineTrx::~EngineTrx() {
   (void)engine_->Rollback(*this);
 }
 
-Engine::Engine(FileSystem* fs, std::string datadir, Options options)
+Engine::Engine(io::FileSystem* fs, std::string datadir, Options options)
     : fs_(fs), datadir_(std::move(datadir)), options_(options), durability_(options.durability) {}
 
 Engine::~Engine() {
@@ -221,7 +227,7 @@ std::string Engine::SpacePath(uint32_t space_id) const {
   return fmt::format("{}/space_{}.ibd", datadir_, space_id);
 }
 
-Result<std::unique_ptr<Engine>> Engine::Open(FileSystem* fs, std::string datadir, Options options) {
+Result<std::unique_ptr<Engine>> Engine::Open(io::FileSystem* fs, std::string datadir, Options options) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(datadir));
   std::unique_ptr<Engine> e(new Engine(fs, datadir, options));
   Result<std::unique_ptr<Catalog>> catalog = Catalog::Open(fs, datadir);
@@ -271,322 +277,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(FileSystem* fs, std::string datadir
   return e;
 }
 
-Status Engine::CleanUpDdl() {
-  // CREATE TABLE records the table first and its index roots last (after
-  // the redo describing the new trees is durable): a table with a root
-  // still 0 is a CREATE the crash interrupted. Drop it.
-  // AddIndex records the index first and its root last: a secondary index
-  // with root 0 is an unfinished CREATE INDEX. Drop it.
-  // A table with a temporary name is a rebuild (ALTER TABLE, TRUNCATE) the
-  // crash interrupted before its swap: the old table is still the one
-  // named. Drop it.
-  auto snap = catalog_->snapshot();
-  for (const std::string& db : snap->DatabaseNames()) {
-    for (const auto& def : snap->AllTablesIn(db)) {
-      if (def->indexes.empty() || def->indexes[0].root_page == 0 || IsTempTableName(def->name)) {
-        uint32_t space_id = 0;
-        SLUICE_RETURN_IF_ERROR(catalog_->DropTable(def->schema, def->name, &space_id));
-        ++recovery_info_.incomplete_ddl;
-        continue;
-      }
-      TableDef next = *def;
-      std::erase_if(next.indexes, [](const IndexDef& idx) { return idx.root_page == 0; });
-      if (next.indexes.size() == def->indexes.size()) continue;
-      if (next.has_hidden_row_id()) next.indexes.erase(next.indexes.begin());  // the catalog adds it
-      Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(def->schema, def->name, next);
-      if (!altered.ok()) return altered.status();
-      ++recovery_info_.incomplete_ddl;
-    }
-  }
-  // Tablespace files no table refers to: a CREATE that failed before its
-  // catalog entry, or a DROP that crashed before removing the file.
-  std::vector<uint32_t> referenced = catalog_->ReferencedSpaces();
-  std::sort(referenced.begin(), referenced.end());
-  Result<std::vector<std::string>> names = fs_->List(datadir_);
-  if (!names.ok()) return names.status();
-  for (const std::string& name : *names) {
-    unsigned id = 0;
-    char tail = 0;
-    if (std::sscanf(name.c_str(), "space_%u.ib%c", &id, &tail) != 2 || tail != 'd' ||
-        name != fmt::format("space_{}.ibd", id)) {
-      continue;
-    }
-    if (std::binary_search(referenced.begin(), referenced.end(), id)) continue;
-    SLUICE_RETURN_IF_ERROR(fs_->Remove(SpacePath(id)));
-    ++recovery_info_.orphan_spaces;
-  }
-  return Status::OK();
-}
-
-struct Engine::RecoveredTrx {
-  uint64_t first_lsn = 0;
-  bool prepared = false;
-  std::string xid;
-  std::vector<std::string> undo;  // EncodeUndoRecord bytes, in log order
-};
-
-Status Engine::Recover() {
-  auto snap = catalog_->snapshot();
-  std::vector<std::shared_ptr<const TableDef>> defs;
-  std::unordered_set<uint32_t> spaces;
-  for (const std::string& db : snap->DatabaseNames()) {
-    for (const auto& def : snap->AllTablesIn(db)) {
-      SLUICE_RETURN_IF_ERROR(OpenSpace(*def));
-      spaces.insert(def->space_id);
-      defs.push_back(def);
-    }
-  }
-  // Tables whose definitions do not decode: say which and why, and keep
-  // their rows (redo still reaches their pages) until they are dropped.
-  for (const BrokenTable& b : snap->broken_tables()) {
-    SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0,
-                     "table '{}.{}' (id {}, space {}) has a definition that cannot be read and cannot be "
-                     "used until it is dropped: {}",
-                     base::PrintableUtf8(b.schema), base::PrintableUtf8(b.name), b.id, b.space_id, b.reason);
-    if (b.space_id == 0 || spaces.count(b.space_id) != 0) continue;
-    TableDef stub;
-    stub.space_id = b.space_id;
-    Status st = OpenSpace(stub);
-    if (!st.ok()) {
-      SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "tablespace {} of the unreadable table '{}.{}': {}",
-                       b.space_id, base::PrintableUtf8(b.schema), base::PrintableUtf8(b.name), st.ToString());
-      continue;
-    }
-    spaces.insert(b.space_id);
-  }
-
-  // 1. Redo: page diffs go to their pages; transaction records tell which
-  // transactions were still open at the crash.
-  std::map<TrxId, RecoveredTrx> open;
-  TrxId max_id = kNoTrxId;
-  auto space_known = [&spaces](uint32_t id) { return spaces.count(id) != 0; };
-  uint8_t last_type = 0;
-  auto on_record = [&](const RedoLog::Record& r) -> Status {
-    last_type = r.type;
-    if (r.type == kRedoMtr) {
-      ++recovery_info_.records_applied;
-      return pool_->ApplyRedo(r.payload, r.end_lsn, space_known);
-    }
-    if (r.payload.size() < 8) return Status::Corruption("engine: short redo record");
-    const uint64_t v = LoadU64(r.payload.data());
-    switch (r.type) {
-      case kRedoTrxIds:
-      case kRedoShutdown:
-        if (v > 0) max_id = std::max(max_id, v - 1);
-        return Status::OK();
-      case kRedoUndo: {
-        if (r.payload.size() < 16) return Status::Corruption("engine: short undo redo record");
-        RecoveredTrx& t = open[v];
-        if (t.first_lsn == 0) t.first_lsn = r.start_lsn;
-        t.undo.emplace_back(r.payload.substr(16));
-        break;
-      }
-      case kRedoCommit:
-      case kRedoRollback:
-        open.erase(v);
-        break;
-      case kRedoPrepare: {
-        RecoveredTrx& t = open[v];
-        if (t.first_lsn == 0) t.first_lsn = r.start_lsn;
-        t.prepared = true;
-        t.xid.assign(r.payload.substr(8));
-        break;
-      }
-      default:
-        return Status::Corruption(fmt::format("engine: unknown redo record type {} at LSN {}", r.type, r.start_lsn));
-    }
-    max_id = std::max(max_id, v);
-    return Status::OK();
-  };
-  RedoLog::Options ro;
-  ro.flush_interval = options_.log_flush_interval;
-  Result<std::unique_ptr<RedoLog>> redo = RedoLog::Open(fs_, datadir_, ro, on_record);
-  if (!redo.ok()) return redo.status();
-  redo_ = std::move(redo).value();
-  recovery_info_.checkpoint_lsn = redo_->checkpoint_lsn();
-  recovery_info_.end_lsn = redo_->current_lsn();
-  // After a clean Close the shutdown record is the last one: nothing to
-  // redo or roll back, nothing left to purge, nothing to checkpoint. (An
-  // empty log is a new datadir.)
-  const bool clean = last_type == kRedoShutdown || redo_->current_lsn() == 0;
-  {
-    // Purge work left at a crash is lost with the in-memory undo: sweep.
-    std::lock_guard lock(purge_mu_);
-    sweep_pending_ = !clean;
-  }
-
-  // 2. The trees (their roots may have come back only through the redo).
-  for (const auto& def : defs) {
-    SLUICE_RETURN_IF_ERROR(OpenTable(def));
-    Result<std::shared_ptr<TableHandle>> t = FindHandle(def->id);
-    if (!t.ok()) return t.status();
-    SLUICE_RETURN_IF_ERROR(RestoreCounters(**t));
-  }
-  TrxSys::Options tso;
-  tso.first_id = max_id + 1;
-  trx_sys_ = std::make_unique<TrxSys>(tso);
-
-  // 3. Unfinished transactions: roll back, or keep prepared.
-  for (auto& [id, rt] : open) {
-    if (rt.prepared) {
-      SLUICE_RETURN_IF_ERROR(ResurrectPrepared(id, rt));
-      ++recovery_info_.prepared;
-      continue;
-    }
-    for (auto it = rt.undo.rbegin(); it != rt.undo.rend(); ++it) {
-      Result<UndoRecord> rec = DecodeUndoRecord(*it);
-      if (!rec.ok()) return rec.status();
-      SLUICE_RETURN_IF_ERROR(RecoveryUndo(id, *rec));
-      ++recovery_info_.undo_applied;
-    }
-    Result<uint64_t> end = redo_->Append(TrxPayload(id), kRedoRollback);
-    if (!end.ok()) return end.status();
-    ++recovery_info_.rolled_back;
-  }
-  if (clean) {
-    quiet_lsn_ = redo_->current_lsn();
-    return Status::OK();
-  }
-  return Checkpoint();
-}
-
-Status Engine::ResurrectPrepared(TrxId id, RecoveredTrx& rt) {
-  std::unique_ptr<EngineTrx> et(new EngineTrx(this, trx_sys_->Recover(id), locks_->CreateTrx(0)));
-  et->lock_trx_->set_id(id);
-  Result<std::unique_ptr<UndoLog>> log = undo_store_->CreateLog(id);
-  if (!log.ok()) return log.status();
-  et->undo_ = std::move(log).value();
-  // The roll pointers stored in the records and in the undo chain pointed
-  // into the crashed process's undo store. Rebuild the chain: the newest
-  // undo record of a row is what the row's current version points to, and
-  // each record's predecessor (by this transaction, same row) is what its
-  // prev_roll_ptr points to.
-  std::map<std::pair<uint64_t, std::string>, RollPtr> newest;
-  for (const std::string& bytes : rt.undo) {
-    Result<UndoRecord> rec = DecodeUndoRecord(bytes);
-    if (!rec.ok()) return rec.status();
-    const auto row = std::make_pair(rec->table_id, rec->primary_key);
-    auto prev = newest.find(row);
-    if (rec->prev_trx_id == id && prev != newest.end()) rec->prev_roll_ptr = prev->second;
-    rec->undo_no = et->undo_->position();
-    Result<RollPtr> rp = et->undo_->Append(std::move(rec).value());
-    if (!rp.ok()) return rp.status();
-    newest[row] = *rp;
-  }
-  for (const auto& [row, rp] : newest) {
-    Result<std::shared_ptr<TableHandle>> t = FindHandle(row.first);
-    if (!t.ok()) return t.status();
-    SLUICE_RETURN_IF_ERROR(locks_->LockTable(*et->lock_trx_, row.first, LockMode::kIX, std::nullopt));
-    SLUICE_RETURN_IF_ERROR(LockKey(*et, **t, row.second));
-    Result<std::optional<StoredRecord>> cur = ReadLatest(**t, row.second);
-    if (!cur.ok()) return cur.status();
-    if (!cur->has_value() || (*cur)->trx_id != id) continue;
-    Result<bool> fixed =
-        (*t)->clustered->Update(row.second, MakeRecord(id, rp, (*cur)->delete_marked, (*cur)->row));
-    if (!fixed.ok()) return fixed.status();
-  }
-  et->first_lsn_ = rt.first_lsn;
-  et->prepared_ = true;
-  et->recovered_ = true;
-  et->xid_ = rt.xid;
-  {
-    std::lock_guard lock(active_mu_);
-    active_first_lsn_[id] = rt.first_lsn;
-  }
-  std::lock_guard lock(xa_mu_);
-  xids_in_use_[rt.xid] = id;
-  recovered_prepared_[rt.xid] = std::move(et);
-  return Status::OK();
-}
-
-Status Engine::RecoveryUndo(TrxId trx_id, const UndoRecord& rec) {
-  Result<std::shared_ptr<TableHandle>> th = FindHandle(rec.table_id);
-  if (!th.ok()) return Status::OK();  // the table is gone
-  TableHandle& t = **th;
-  const TableDef& def = *t.def;
-  Result<std::optional<StoredRecord>> cur = ReadLatest(t, rec.primary_key);
-  if (!cur.ok()) return cur.status();
-  // Not this transaction's version: the change never reached the tree (or
-  // a statement rollback already undid it).
-  if (!cur->has_value() || (*cur)->trx_id != trx_id) return Status::OK();
-  Result<Row> cur_row = DecodeRow(def, (*cur)->row);
-  if (!cur_row.ok()) return cur_row.status();
-  std::optional<Row> restored;
-  if (rec.type == UndoType::kInsert) {
-    Result<bool> gone = t.clustered->Delete(rec.primary_key);
-    if (!gone.ok()) return gone.status();
-  } else {
-    std::string before_row;
-    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row));
-    Result<Row> before = DecodeRow(def, before_row);
-    if (!before.ok()) return before.status();
-    restored = std::move(before).value();
-    Result<bool> updated = t.clustered->Update(
-        rec.primary_key, MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_row));
-    if (!updated.ok()) return updated.status();
-  }
-  // Secondary entries: which ones this change added is not logged, so the
-  // entry of the undone version goes when the restored version does not
-  // have it, and the restored version's entry is (re)made. After a crash no
-  // read view needs any older entry.
-  for (size_t i = 1; i < def.indexes.size(); ++i) {
-    BTree* tree = t.secondary[i - 1].get();
-    if (tree == nullptr) continue;
-    Result<std::string> undone = EncodeIndexKey(def, def.indexes[i], *cur_row);
-    if (!undone.ok()) return undone.status();
-    std::string undone_entry = *undone + rec.primary_key;
-    std::string kept_entry;
-    if (restored) {
-      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *restored);
-      if (!k.ok()) return k.status();
-      kept_entry = *k + rec.primary_key;
-    }
-    if (undone_entry != kept_entry) {
-      Result<bool> gone = tree->Delete(undone_entry);
-      if (!gone.ok()) return gone.status();
-    }
-    if (restored) {
-      Result<bool> added = tree->Upsert(kept_entry, "");
-      if (!added.ok()) return added.status();
-    }
-  }
-  return Status::OK();
-}
-
-Status Engine::RestoreCounters(TableHandle& t) {
-  const TableDef& def = *t.def;
-  if (def.has_hidden_row_id()) {
-    BTree::Cursor c = t.clustered->NewCursor();
-    SLUICE_RETURN_IF_ERROR(c.SeekToLast());
-    if (c.Valid()) {
-      KeyDecoder dec(c.key());
-      Result<uint64_t> id = dec.RowId();
-      if (!id.ok()) return id.status();
-      if (*id + 1 > t.next_row_id.load()) t.next_row_id.store(*id + 1);
-    }
-  }
-  if (t.auto_inc_column < 0) return Status::OK();
-  // MySQL requires an index that starts with the AUTO_INCREMENT column;
-  // its largest key is at least the largest value used.
-  for (size_t i = 0; i < def.indexes.size(); ++i) {
-    const IndexDef& idx = def.indexes[i];
-    if (idx.parts.empty() || idx.parts[0].column != static_cast<uint32_t>(t.auto_inc_column)) continue;
-    BTree* tree = i == 0 ? t.clustered.get() : t.secondary[i - 1].get();
-    if (tree == nullptr) continue;
-    BTree::Cursor c = tree->NewCursor();
-    SLUICE_RETURN_IF_ERROR(c.SeekToLast());
-    if (!c.Valid()) return Status::OK();
-    Result<std::optional<int64_t>> v = DecodeLeadingIntKeyPart(def.columns[t.auto_inc_column], c.key());
-    if (!v.ok()) return v.status();
-    if (v->has_value() && **v > 0) {
-      std::lock_guard lock(t.mu);
-      t.auto_inc_next = std::max<uint64_t>(t.auto_inc_next, static_cast<uint64_t>(**v) + 1);
-    }
-    return Status::OK();
-  }
-  return Status::OK();
-}
-
 Status Engine::OpenSpace(const TableDef& def) {
   Result<std::unique_ptr<Tablespace>> space = Tablespace::Open(fs_, SpacePath(def.space_id));
   if (!space.ok()) return space.status();
@@ -596,7 +286,7 @@ Status Engine::OpenSpace(const TableDef& def) {
 Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
   auto t = std::make_shared<TableHandle>();
   t->def = def;
-  t->auto_inc_next = std::max<uint64_t>(def->auto_increment_next, 1);
+  t->InitAutoInc(std::max<uint64_t>(def->auto_increment_next, 1));
   t->next_row_id.store(std::max<uint64_t>(def->next_row_id, 1));
   for (const ColumnDef& c : def->columns) {
     if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
@@ -620,13 +310,13 @@ Status Engine::OpenTable(std::shared_ptr<const TableDef> def) {
       }
     }
   }
-  std::unique_lock lock(tables_mu_);
+  WriterMutexLock lock(&tables_mu_);
   tables_[def->id] = std::move(t);
   return Status::OK();
 }
 
 Result<std::shared_ptr<Engine::TableHandle>> Engine::FindHandle(uint64_t table_id) const {
-  std::shared_lock lock(tables_mu_);
+  ReaderMutexLock lock(&tables_mu_);
   auto it = tables_.find(table_id);
   if (it == tables_.end()) return Status::InvalidArgument(fmt::format("engine: unknown table id {}", table_id));
   return it->second;
@@ -640,13 +330,13 @@ Status Engine::Close() {
   SLUICE_RETURN_IF_ERROR(PurgePass(/*sweep=*/false));
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
-    std::shared_lock lock(tables_mu_);
+    ReaderMutexLock lock(&tables_mu_);
     for (auto& [id, t] : tables_) handles.push_back(t);
   }
   for (auto& t : handles) {
     uint64_t ai;
     {
-      std::lock_guard lock(t->mu);
+      MutexLock lock(&t->mu);
       ai = t->auto_inc_next;
     }
     SLUICE_RETURN_IF_ERROR(catalog_->SetCounters(t->def->id, ai, t->next_row_id.load()));
@@ -654,8 +344,8 @@ Status Engine::Close() {
   SLUICE_RETURN_IF_ERROR(Checkpoint());
   bool all_purged;
   {
-    std::lock_guard lock(purge_mu_);
-    std::lock_guard qlock(purge_queue_mu_);
+    MutexLock lock(&purge_mu_);
+    MutexLock qlock(&purge_queue_mu_);
     all_purged = purge_waiting_.empty() && purge_queue_.empty() && !sweep_pending_;
   }
   if (all_purged) {
@@ -669,7 +359,7 @@ Status Engine::Close() {
 }
 
 Status Engine::Checkpoint() {
-  std::lock_guard ddl(ddl_mu_);
+  MutexLock ddl(&ddl_mu_);
   // Every mini-transaction and transaction record appends under log_latch_
   // shared and stamps its pages / registers its transaction before letting
   // go; so with the latch exclusive, every change below `now` is on a page
@@ -680,7 +370,7 @@ Status Engine::Checkpoint() {
     ExclusiveLatchGuard hold(log_latch_);
     now = redo_->current_lsn();
     if (now == quiet_lsn_) return Status::OK();  // nothing new since the last one
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     oldest_trx = now;
     for (const auto& [id, lsn] : active_first_lsn_) oldest_trx = std::min(oldest_trx, lsn);
   }
@@ -708,7 +398,7 @@ Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_
     // Any LSN at or before the record's start will do; current_lsn() read
     // under the latch is one that a concurrent checkpoint cannot pass.
     trx.first_lsn_ = std::max<uint64_t>(redo_->current_lsn(), 1);
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_[trx.id()] = trx.first_lsn_;
   }
   return redo_->Append(payload, type);
@@ -716,11 +406,11 @@ Result<uint64_t> Engine::LogTrxRecord(EngineTrx& trx, uint8_t type, std::string_
 
 void Engine::ForgetActive(EngineTrx& trx) {
   if (trx.first_lsn_ != 0) {
-    std::lock_guard lock(active_mu_);
+    MutexLock lock(&active_mu_);
     active_first_lsn_.erase(trx.id());
   }
   if (!trx.xid_.empty()) {
-    std::lock_guard lock(xa_mu_);
+    MutexLock lock(&xa_mu_);
     xids_in_use_.erase(trx.xid_);
   }
 }
@@ -738,405 +428,6 @@ Result<RollPtr> Engine::AppendUndo(EngineTrx& trx, UndoRecord rec) {
   Result<uint64_t> end = LogTrxRecord(trx, kRedoUndo, payload);
   if (!end.ok()) return end.status();
   return rp;
-}
-
-// --- DDL ---
-
-Status Engine::CreateDatabase(const DatabaseDef& db) {
-  return catalog_->CreateDatabase(db);
-}
-
-Result<std::shared_ptr<const TableDef>> Engine::CreateTable(TableDef table) {
-  if (IsTempTableName(table.name)) return MakeError(er::kWrongTableName, table.name);
-  std::lock_guard ddl(ddl_mu_);
-  return CreateTableLocked(std::move(table));
-}
-
-Result<std::shared_ptr<const TableDef>> Engine::CreateTableLocked(TableDef table) {
-  Result<std::shared_ptr<const TableDef>> created = catalog_->CreateTable(std::move(table));
-  if (!created.ok()) return created;
-  const std::shared_ptr<const TableDef> def = *created;
-  auto undo_catalog = [&](Status s) {
-    (void)catalog_->DropTable(def->schema, def->name);
-    return s;
-  };
-  Result<std::unique_ptr<Tablespace>> space = Tablespace::Create(fs_, SpacePath(def->space_id), def->space_id);
-  if (!space.ok()) return undo_catalog(space.status());
-  Status s = fs_->SyncDir(datadir_);
-  if (!s.ok()) return undo_catalog(s);
-  s = pool_->AddSpace(std::move(space).value());
-  if (!s.ok()) return undo_catalog(s);
-  auto t = std::make_shared<TableHandle>();
-  for (size_t i = 0; i < def->indexes.size(); ++i) {
-    BTreeOptions bo;
-    bo.index_name = def->name + "." + def->indexes[i].name;
-    Result<std::unique_ptr<BTree>> tree = BTree::Create(pool_.get(), def->space_id, bo);
-    if (!tree.ok()) return undo_catalog(tree.status());
-    if (i == 0) {
-      t->clustered = std::move(tree).value();
-    } else {
-      t->secondary.push_back(std::move(tree).value());
-    }
-  }
-  // The roots exist only in the redo log until a page flush: make it
-  // durable before the catalog says they exist. A crash before the last
-  // SetIndexRoot leaves a root of 0, which recovery reads as an unfinished
-  // CREATE (CleanUpDdl).
-  s = redo_->FlushUpTo(redo_->current_lsn());
-  if (!s.ok()) return undo_catalog(s);
-  for (size_t i = 0; i < def->indexes.size(); ++i) {
-    BTree* tree = i == 0 ? t->clustered.get() : t->secondary[i - 1].get();
-    s = catalog_->SetIndexRoot(def->id, def->indexes[i].id, tree->root_page());
-    if (!s.ok()) return undo_catalog(s);
-  }
-  std::shared_ptr<const TableDef> stored = catalog_->snapshot()->FindTableById(def->id);
-  if (stored == nullptr) return Status::Corruption("engine: created table vanished from the catalog");
-  t->def = stored;
-  t->auto_inc_next = std::max<uint64_t>(stored->auto_increment_next, 1);
-  t->next_row_id.store(std::max<uint64_t>(stored->next_row_id, 1));
-  for (const ColumnDef& c : stored->columns) {
-    if (c.auto_increment) t->auto_inc_column = static_cast<int>(c.ordinal);
-  }
-  std::unique_lock lock(tables_mu_);
-  tables_[stored->id] = std::move(t);
-  return stored;
-}
-
-Status Engine::DropTable(std::string_view schema, std::string_view name) {
-  std::lock_guard ddl(ddl_mu_);
-  return DropTableLocked(schema, name);
-}
-
-Status Engine::DropTableLocked(std::string_view schema, std::string_view name) {
-  std::shared_ptr<const TableDef> def = FindTable(schema, name);
-  uint32_t space_id = 0;
-  SLUICE_RETURN_IF_ERROR(catalog_->DropTable(schema, name, &space_id));
-  if (def != nullptr) {
-    std::unique_lock lock(tables_mu_);
-    tables_.erase(def->id);
-  }
-  return RemoveSpace(space_id);
-}
-
-Status Engine::DropDatabase(std::string_view name) {
-  std::lock_guard ddl(ddl_mu_);
-  auto snap = catalog_->snapshot();
-  std::vector<uint32_t> spaces;
-  SLUICE_RETURN_IF_ERROR(catalog_->DropDatabase(name, &spaces));
-  {
-    std::unique_lock lock(tables_mu_);
-    for (const auto& def : snap->AllTablesIn(name)) tables_.erase(def->id);
-  }
-  for (uint32_t space_id : spaces) SLUICE_RETURN_IF_ERROR(RemoveSpace(space_id));
-  return Status::OK();
-}
-
-Status Engine::ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_index_id,
-                           std::unique_ptr<BTree> added) {
-  Result<std::shared_ptr<TableHandle>> old = FindHandle(def->id);
-  if (!old.ok()) return old.status();
-  TableHandle& o = **old;
-  auto t = std::make_shared<TableHandle>();
-  t->def = def;
-  t->clustered = std::move(o.clustered);
-  const TableDef& odef = *o.def;
-  for (size_t i = 1; i < def->indexes.size(); ++i) {
-    std::unique_ptr<BTree> tree;
-    if (def->indexes[i].id == added_index_id) tree = std::move(added);
-    for (size_t j = 1; !tree && j < odef.indexes.size(); ++j) {
-      if (odef.indexes[j].id == def->indexes[i].id) tree = std::move(o.secondary[j - 1]);
-    }
-    t->secondary.push_back(std::move(tree));
-  }
-  t->auto_inc_column = o.auto_inc_column;
-  {
-    std::lock_guard lock(o.mu);
-    t->auto_inc_next = o.auto_inc_next;
-  }
-  t->next_row_id.store(o.next_row_id.load());
-  std::unique_lock lock(tables_mu_);
-  tables_[def->id] = std::move(t);
-  return Status::OK();
-}
-
-Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDef index) {
-  std::lock_guard ddl(ddl_mu_);
-  std::shared_ptr<const TableDef> def = FindTable(schema, table);
-  if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
-  Result<std::shared_ptr<TableHandle>> th = FindHandle(def->id);
-  if (!th.ok()) return th.status();
-  TableDef next = *def;
-  if (next.has_hidden_row_id()) next.indexes.erase(next.indexes.begin());  // the catalog adds it
-  index.kind = IndexKind::kSecondary;
-  index.id = 0;
-  index.root_page = 0;
-  next.indexes.push_back(index);
-  // 1. The catalog names the index (root 0: a crash from here on drops it).
-  Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(schema, table, next);
-  if (!altered.ok()) return altered.status();
-  const std::shared_ptr<const TableDef> stored = *altered;
-  const IndexDef* idx = stored->FindIndex(index.name);
-  if (idx == nullptr) return Status::Corruption("engine: added index vanished from the catalog");
-  auto undo = [&](Status s) {
-    TableDef back = *def;
-    if (back.has_hidden_row_id()) back.indexes.erase(back.indexes.begin());
-    (void)catalog_->AlterTable(schema, table, back);
-    return s;
-  };
-  // 2. Build it from the latest rows (no transaction is open on the table).
-  BTreeOptions bo;
-  bo.index_name = stored->name + "." + idx->name;
-  Result<std::unique_ptr<BTree>> tree = BTree::Create(pool_.get(), stored->space_id, bo);
-  if (!tree.ok()) return undo(tree.status());
-  BTree::Cursor c = (*th)->clustered->NewCursor();
-  Status s = c.SeekToFirst();
-  while (s.ok() && c.Valid()) {
-    Result<StoredRecord> r = ParseRecord(c.value());
-    if (!r.ok()) return undo(r.status());
-    if (!r->delete_marked) {
-      Result<Row> row = DecodeRow(*stored, r->row);
-      if (!row.ok()) return undo(row.status());
-      Result<std::string> ikey = EncodeIndexKey(*stored, *idx, *row);
-      if (!ikey.ok()) return undo(ikey.status());
-      if (idx->unique && !KeyHasNull(*idx, *row)) {
-        BTree::Cursor d = (*tree)->NewCursor();
-        s = d.Seek(*ikey);
-        if (s.ok() && d.Valid() && d.key().starts_with(*ikey)) {
-          return undo(MakeError(er::kDupEntry, KeyText(*idx, *row), stored->name + "." + idx->name));
-        }
-      }
-      Result<bool> added = (*tree)->Upsert(*ikey + std::string(c.key()), "");
-      if (!added.ok()) return undo(added.status());
-    }
-    s = c.Next();
-  }
-  if (!s.ok()) return undo(s);
-  // 3. Durable tree, then the root in the catalog.
-  s = redo_->FlushUpTo(redo_->current_lsn());
-  if (!s.ok()) return undo(s);
-  s = catalog_->SetIndexRoot(stored->id, idx->id, (*tree)->root_page());
-  if (!s.ok()) return undo(s);
-  std::shared_ptr<const TableDef> final_def = catalog_->snapshot()->FindTableById(stored->id);
-  if (final_def == nullptr) return Status::Corruption("engine: altered table vanished from the catalog");
-  return ReopenTable(final_def, idx->id, std::move(tree).value());
-}
-
-Status Engine::DropIndex(std::string_view schema, std::string_view table, std::string_view index) {
-  std::lock_guard ddl(ddl_mu_);
-  std::shared_ptr<const TableDef> def = FindTable(schema, table);
-  if (def == nullptr) return MakeError(er::kNoSuchTable, schema, table);
-  const IndexDef* idx = def->FindIndex(index);
-  if (idx == nullptr || idx->parts.empty()) return MakeError(er::kCantDropFieldOrKey, index);
-  if (idx->kind == IndexKind::kClustered) {
-    return MakeError(er::kNotSupportedYet, "dropping the PRIMARY KEY");
-  }
-  TableDef next = *def;
-  const uint64_t dropped = idx->id;
-  std::erase_if(next.indexes, [dropped](const IndexDef& i) { return i.id == dropped; });
-  if (next.has_hidden_row_id()) next.indexes.erase(next.indexes.begin());
-  Result<std::shared_ptr<const TableDef>> altered = catalog_->AlterTable(schema, table, next);
-  if (!altered.ok()) return altered.status();
-  return ReopenTable(*altered, 0, nullptr);
-}
-
-Status Engine::RenameTables(const std::vector<TableRename>& renames) {
-  for (const TableRename& r : renames) {
-    if (IsTempTableName(r.to_name)) return MakeError(er::kWrongTableName, r.to_name);
-  }
-  std::lock_guard ddl(ddl_mu_);
-  std::vector<std::shared_ptr<const TableDef>> renamed;
-  SLUICE_RETURN_IF_ERROR(catalog_->RenameTables(renames, &renamed));
-  // The open tables take their final definitions (a table may move twice).
-  auto snap = catalog_->snapshot();
-  for (const auto& def : renamed) {
-    std::shared_ptr<const TableDef> now = snap->FindTableById(def->id);
-    if (now == nullptr) return Status::Corruption("engine: renamed table vanished from the catalog");
-    SLUICE_RETURN_IF_ERROR(ReopenTable(now, 0, nullptr));
-  }
-  return Status::OK();
-}
-
-Status Engine::RenameTable(std::string_view schema, std::string_view name, std::string_view new_schema,
-                           std::string_view new_name) {
-  return RenameTables({TableRename{std::string(schema), std::string(name), std::string(new_schema),
-                                   std::string(new_name)}});
-}
-
-namespace {
-
-// Rows a rebuild inserts per transaction: bounds its undo and locks.
-constexpr uint64_t kCopyBatchRows = 1000;
-
-// 1062 names the key '<table>.<index>': a rebuild's copy fails with its
-// temporary table's name there, and the user altered `table`.
-Status NameTableInDupEntry(Status s, std::string_view temp_name, std::string_view table) {
-  if (s.mysql_errno() != er::kDupEntry.code) return s;
-  std::string message = s.message();
-  const std::string from = fmt::format("'{}.", temp_name);
-  const size_t at = message.rfind(from);
-  if (at == std::string::npos) return s;
-  message.replace(at, from.size(), fmt::format("'{}.", table));
-  return Status::MySQL(s.mysql_errno(), s.sqlstate(), std::move(message));
-}
-
-}  // namespace
-
-Status Engine::CopyRows(uint64_t from, uint64_t to, const RowConverter& convert, uint64_t* copied) {
-  // The reader's view sees every committed row: no transaction uses the
-  // table (REQUIRES). The writer commits every kCopyBatchRows rows; on
-  // failure the caller drops the whole table, so the rollback only keeps
-  // the undo and locks in order.
-  std::unique_ptr<EngineTrx> reader = Begin(IsolationLevel::kRepeatableRead);
-  std::unique_ptr<EngineTrx> writer = Begin();
-  Status failure;
-  Status s = Scan(*reader, from, [&](const Row& row) {
-    Result<Row> next = convert(row, *copied + 1);
-    if (next.ok()) {
-      Result<uint64_t> inserted = Insert(*writer, to, std::move(next).value());
-      if (!inserted.ok()) failure = inserted.status();
-    } else {
-      failure = next.status();
-    }
-    if (!failure.ok()) return false;
-    if (++*copied % kCopyBatchRows == 0) {
-      failure = Commit(*writer);
-      if (!failure.ok()) return false;
-      writer = Begin();
-    }
-    return true;
-  });
-  if (s.ok()) s = failure;
-  if (s.ok()) s = Commit(*writer);
-  if (!s.ok() && writer->active()) (void)Rollback(*writer);
-  (void)Commit(*reader);
-  return s;
-}
-
-Result<uint64_t> Engine::RebuildTable(std::string_view schema, std::string_view name, TableDef new_def,
-                                      const RowConverter& convert, std::optional<uint64_t> auto_increment) {
-  std::shared_ptr<const TableDef> old = FindTable(schema, name);
-  if (old == nullptr) return MakeError(er::kNoSuchTable, schema, name);
-  Result<std::shared_ptr<TableHandle>> old_handle = FindHandle(old->id);
-  if (!old_handle.ok()) return old_handle.status();
-  const std::string final_schema = new_def.schema;
-  const std::string final_name = new_def.name;
-  if (final_schema != old->schema || final_name != old->name) {
-    // Checked again by the swap; here so that a doomed rename copies nothing.
-    SLUICE_RETURN_IF_ERROR(CheckIdentifier(final_schema, NameKind::kDatabase));
-    SLUICE_RETURN_IF_ERROR(CheckIdentifier(final_name, NameKind::kTable));
-    if (IsTempTableName(final_name)) return MakeError(er::kWrongTableName, final_name);
-    auto snap = catalog_->snapshot();
-    if (snap->FindDatabase(final_schema) == nullptr) return MakeError(er::kBadDb, final_schema);
-    if (snap->FindTable(final_schema, final_name) != nullptr ||
-        snap->FindBrokenTable(final_schema, final_name) != nullptr) {
-      return MakeError(er::kTableExists, final_name);
-    }
-  }
-
-  // 1. The new table, under a temporary name in the old table's database.
-  TableDef temp = std::move(new_def);
-  temp.schema = old->schema;
-  temp.name = fmt::format("{}{}-{}", kTempTablePrefix, old->id, catalog_->snapshot()->next_table_id());
-  temp.id = 0;
-  temp.space_id = 0;
-  temp.next_row_id = 1;
-  if (auto_increment) {
-    temp.auto_increment_next = *auto_increment;
-  } else {
-    std::lock_guard lock((*old_handle)->mu);
-    temp.auto_increment_next = (*old_handle)->auto_inc_next;
-  }
-  // The catalog adds the hidden clustered index again when there is no
-  // PRIMARY KEY, and numbers the indexes.
-  std::erase_if(temp.indexes, [](const IndexDef& i) { return i.kind == IndexKind::kClustered && i.parts.empty(); });
-  for (IndexDef& i : temp.indexes) {
-    i.id = 0;
-    i.root_page = 0;
-  }
-  Result<std::shared_ptr<const TableDef>> created = [&] {
-    std::lock_guard ddl(ddl_mu_);
-    return CreateTableLocked(std::move(temp));
-  }();
-  if (!created.ok()) return created.status();
-  const std::shared_ptr<const TableDef> tdef = *created;
-  // After a failure the temporary table goes (ddl_mu_ held); one that
-  // cannot be dropped now is dropped by the next Open.
-  auto drop_temp_locked = [&] {
-    Status dropped = DropTableLocked(tdef->schema, tdef->name);
-    if (!dropped.ok()) {
-      SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0,
-                       "could not drop table {}.{} of a failed rebuild ({}); the next start-up drops it",
-                       tdef->schema, tdef->name, dropped.ToString());
-    }
-  };
-  auto discard = [&](Status failure) -> Status {
-    std::lock_guard ddl(ddl_mu_);
-    drop_temp_locked();
-    return failure;
-  };
-
-  // 2. The rows.
-  uint64_t copied = 0;
-  if (convert) {
-    Status s = CopyRows(old->id, tdef->id, convert, &copied);
-    if (!s.ok()) return discard(NameTableInDupEntry(std::move(s), tdef->name, old->name));
-  }
-
-  // 3. Durable before the catalog names it: its counters, and the redo of
-  // every copied row (commits may not have waited for it, per durability).
-  Result<std::shared_ptr<TableHandle>> th = FindHandle(tdef->id);
-  if (!th.ok()) return discard(th.status());
-  uint64_t ai;
-  {
-    std::lock_guard lock((*th)->mu);
-    ai = (*th)->auto_inc_next;
-  }
-  Status s = catalog_->SetCounters(tdef->id, ai, (*th)->next_row_id.load());
-  if (s.ok()) s = redo_->FlushUpTo(redo_->current_lsn());
-  if (!s.ok()) return discard(s);
-
-  // 4. The swap: one catalog write. Before it the old table is the one
-  // named (and Open would drop the temporary one); after it the new one.
-  std::lock_guard ddl(ddl_mu_);
-  uint32_t old_space = 0;
-  Result<std::shared_ptr<const TableDef>> swapped =
-      catalog_->ReplaceTable(old->schema, old->name, tdef->name, final_schema, final_name, &old_space);
-  if (!swapped.ok()) {
-    drop_temp_locked();
-    return swapped.status();
-  }
-  {
-    std::unique_lock lock(tables_mu_);
-    tables_.erase(old->id);
-  }
-  SLUICE_RETURN_IF_ERROR(ReopenTable(*swapped, 0, nullptr));  // the handle takes the final name
-  s = RemoveSpace(old_space);
-  if (!s.ok()) {
-    // The table is replaced; the file no table refers to goes at the next Open.
-    SLUICE_LOG_WARNING(base::GetLogger("InnoDB"), 0, "could not remove tablespace {} of {}.{}: {}",
-                       SpacePath(old_space), old->schema, old->name, s.ToString());
-  }
-  return copied;
-}
-
-Status Engine::TruncateTable(std::string_view schema, std::string_view name) {
-  std::shared_ptr<const TableDef> def = FindTable(schema, name);
-  if (def == nullptr) return MakeError(er::kNoSuchTable, schema, name);
-  return RebuildTable(schema, name, *def, nullptr, /*auto_increment=*/1).status();
-}
-
-Status Engine::RemoveSpace(uint32_t space_id) {
-  if (space_id == 0) return Status::OK();  // a broken table whose space is unknown
-  Result<std::unique_ptr<Tablespace>> space = pool_->DetachSpace(space_id, /*write_back=*/false);
-  if (!space.ok()) {
-    // Only a broken table's space can be missing from the pool (it did not
-    // open at start): the file, if any, goes all the same.
-    Result<bool> exists = fs_->Exists(SpacePath(space_id));
-    if (!exists.ok()) return exists.status();
-    return *exists ? fs_->Remove(SpacePath(space_id)) : Status::OK();
-  }
-  space->reset();
-  return fs_->Remove(SpacePath(space_id));
 }
 
 std::shared_ptr<const TableDef> Engine::FindTable(std::string_view schema, std::string_view name) const {
@@ -1214,7 +505,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
   if (trx.prepared_) return Status::InvalidArgument("engine: transaction is already prepared");
   if (xid.empty()) return Status::InvalidArgument("engine: empty xid");
   {
-    std::lock_guard lock(xa_mu_);
+    MutexLock lock(&xa_mu_);
     if (!xids_in_use_.emplace(xid, trx.id()).second) {
       return MakeError(er::kXaerDupid);
     }
@@ -1226,7 +517,7 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
     Status s = end.status();
     if (s.ok()) s = redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed));
     if (!s.ok()) {
-      std::lock_guard lock(xa_mu_);
+      MutexLock lock(&xa_mu_);
       xids_in_use_.erase(xid);
       return s;
     }
@@ -1237,14 +528,14 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
 }
 
 std::vector<std::string> Engine::RecoveredPrepared() const {
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   std::vector<std::string> out;
   for (const auto& [xid, trx] : recovered_prepared_) out.push_back(xid);
   return out;
 }
 
 Result<std::unique_ptr<EngineTrx>> Engine::TakeRecoveredPrepared(std::string_view xid) {
-  std::lock_guard lock(xa_mu_);
+  MutexLock lock(&xa_mu_);
   auto it = recovered_prepared_.find(xid);
   if (it == recovered_prepared_.end()) return MakeError(er::kXaerNota);
   std::unique_ptr<EngineTrx> trx = std::move(it->second);
@@ -1706,7 +997,7 @@ Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const s
 std::optional<uint64_t> Engine::NextAutoIncrement(uint64_t table_id) const {
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return std::nullopt;
-  std::lock_guard lock((*t)->mu);
+  MutexLock lock(&(*t)->mu);
   return (*t)->auto_inc_next;
 }
 
@@ -1932,7 +1223,7 @@ Result<uint64_t> Engine::Insert(EngineTrx& trx, uint64_t table_id, Row row, Row*
   if (t.auto_inc_column >= 0) {
     RowValue& v = row[t.auto_inc_column];
     const bool is_unsigned = def.columns[t.auto_inc_column].is_unsigned;
-    std::lock_guard lock(t.mu);
+    MutexLock lock(&t.mu);
     if (IsZeroOrNull(v)) {
       generated = t.auto_inc_next++;
       v = is_unsigned ? RowValue(generated) : RowValue(static_cast<int64_t>(generated));

@@ -121,7 +121,7 @@
 // Blocking: Insert/Update/Delete block on row locks up to the lock wait
 // timeout (1205) and fail with 1213 when chosen as a deadlock victim; after
 // 1213 the caller must Rollback() the transaction.
-// Ownership: the FileSystem (and a LockManager passed in Options) must
+// Ownership: the io::FileSystem (and a LockManager passed in Options) must
 // outlive the Engine; every EngineTrx must end and be destroyed before the
 // Engine is closed or destroyed.
 #pragma once
@@ -133,15 +133,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/btree/btree.h"
 #include "storage/buffer/buffer_pool.h"
@@ -149,7 +148,7 @@
 #include "storage/catalog/row_codec.h"
 #include "storage/catalog/table_def.h"
 #include "storage/engine/background_loop.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 #include "storage/lock/lock_manager.h"
 #include "storage/lock/sharded_rw_latch.h"
 #include "storage/redo/redo_log.h"
@@ -271,7 +270,7 @@ class Engine {
   // Opens (or creates) the catalog in `datadir` (created if missing), the
   // buffer pool, and the tablespace and B+trees of every table the catalog
   // lists. Corruption / IOError from the layers below.
-  static Result<std::unique_ptr<Engine>> Open(FileSystem* fs, std::string datadir, Options options);
+  static Result<std::unique_ptr<Engine>> Open(io::FileSystem* fs, std::string datadir, Options options);
 
   // Without Close(), dirty pages are discarded.
   ~Engine();
@@ -308,7 +307,7 @@ class Engine {
   // Tests: behave as if the process died now. The checkpointer stops, and
   // ending a transaction afterwards (or destroying it) writes nothing:
   // transactions just leave memory. Pair it with a file system that drops
-  // what was not synced (MemFileSystem::DropUnsyncedData).
+  // what was not synced (io::MemFileSystem::DropUnsyncedData).
   void SimulateCrashForTesting();
 
   // --- DDL (not transactional) ---
@@ -538,7 +537,7 @@ class Engine {
   class Accessor;
   using StoredRecord = engine_internal::StoredRecord;
 
-  Engine(FileSystem* fs, std::string datadir, Options options);
+  Engine(io::FileSystem* fs, std::string datadir, Options options);
 
   // Opens the table's tablespace (AddSpace); then OpenTrees its B+trees
   // (after redo replay: a root may exist only in the redo log).
@@ -548,9 +547,9 @@ class Engine {
   // index id (a new index's tree comes in `added`), and its counters.
   Status ReopenTable(std::shared_ptr<const TableDef> def, uint64_t added_index_id,
                      std::unique_ptr<BTree> added);
-  // CreateTable / DropTable without the name check. REQUIRES: ddl_mu_ held.
-  Result<std::shared_ptr<const TableDef>> CreateTableLocked(TableDef table);
-  Status DropTableLocked(std::string_view schema, std::string_view name);
+  // CreateTable / DropTable without the name check.
+  Result<std::shared_ptr<const TableDef>> CreateTableLocked(TableDef table) REQUIRES(ddl_mu_);
+  Status DropTableLocked(std::string_view schema, std::string_view name) REQUIRES(ddl_mu_);
   // RebuildTable's copy: every row of table `from` through `convert` into
   // table `to`; *copied counts the rows inserted.
   Status CopyRows(uint64_t from, uint64_t to, const RowConverter& convert, uint64_t* copied);
@@ -602,7 +601,7 @@ class Engine {
   };
   enum class PurgeOutcome { kDone, kLater };
   Status PurgePass(bool sweep);
-  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit);
+  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) REQUIRES(purge_mu_);
   // Whether some version of the row `cur` that a read view may still build
   // (from the latest back to the first one every view sees) has `ikey` in
   // index def->indexes[index].
@@ -666,7 +665,7 @@ class Engine {
   static constexpr size_t kCounterShards = 64;
   void Count(CounterId id, uint64_t n = 1);
 
-  FileSystem* const fs_;
+  io::FileSystem* const fs_;
   const std::string datadir_;
   const Options options_;
   std::atomic<Durability> durability_;
@@ -675,30 +674,30 @@ class Engine {
   // a checkpoint takes it exclusive to read an LSN that every append
   // before it has been stamped / registered by (see Checkpoint()).
   ShardedRwLatch log_latch_;
-  mutable std::mutex active_mu_;
-  std::map<TrxId, uint64_t> active_first_lsn_;  // GUARDED_BY(active_mu_)
+  mutable Mutex active_mu_;
+  std::map<TrxId, uint64_t> active_first_lsn_ GUARDED_BY(active_mu_);
   // Serialises checkpoints with DDL (DetachSpace must not race FlushAll).
-  std::mutex ddl_mu_;
+  Mutex ddl_mu_;
   BackgroundLoop checkpointer_;
   BackgroundLoop purger_;
   // The redo LSN when nothing had happened since the last checkpoint (or
   // since Open): a checkpoint with nothing new to cover is skipped, so an
   // idle engine writes nothing and a clean shutdown record stays last.
-  uint64_t quiet_lsn_ = 0;  // GUARDED_BY(ddl_mu_)
+  uint64_t quiet_lsn_ GUARDED_BY(ddl_mu_) = 0;
   // Row work FreeUndo queued for the purge thread.
-  mutable std::mutex purge_queue_mu_;
-  std::vector<PurgeItem> purge_queue_;  // GUARDED_BY(purge_queue_mu_)
-  uint64_t undo_logs_freed_ = 0;        // GUARDED_BY(purge_queue_mu_)
+  mutable Mutex purge_queue_mu_;
+  std::vector<PurgeItem> purge_queue_ GUARDED_BY(purge_queue_mu_);
+  uint64_t undo_logs_freed_ GUARDED_BY(purge_queue_mu_) = 0;
   // One purge pass at a time; the work left for the next pass.
   // Lock order: purge_mu_ -> purge_queue_mu_.
-  mutable std::mutex purge_mu_;
-  std::vector<PurgeItem> purge_waiting_;  // GUARDED_BY(purge_mu_)
-  PurgeStats purge_stats_;                // GUARDED_BY(purge_mu_)
-  bool sweep_pending_ = false;            // GUARDED_BY(purge_mu_)
+  mutable Mutex purge_mu_ ACQUIRED_BEFORE(purge_queue_mu_);
+  std::vector<PurgeItem> purge_waiting_ GUARDED_BY(purge_mu_);
+  PurgeStats purge_stats_ GUARDED_BY(purge_mu_);
+  bool sweep_pending_ GUARDED_BY(purge_mu_) = false;
   RecoveryInfo recovery_info_;
-  mutable std::mutex xa_mu_;
-  std::map<std::string, std::unique_ptr<EngineTrx>, std::less<>> recovered_prepared_;  // GUARDED_BY(xa_mu_)
-  std::map<std::string, TrxId, std::less<>> xids_in_use_;  // GUARDED_BY(xa_mu_)
+  mutable Mutex xa_mu_;
+  std::map<std::string, std::unique_ptr<EngineTrx>, std::less<>> recovered_prepared_ GUARDED_BY(xa_mu_);
+  std::map<std::string, TrxId, std::less<>> xids_in_use_ GUARDED_BY(xa_mu_);
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BufferPool> pool_;
   std::unique_ptr<TrxSys> trx_sys_;
@@ -708,8 +707,8 @@ class Engine {
   bool closed_ = false;
   std::atomic<bool> crashed_{false};
 
-  mutable std::shared_mutex tables_mu_;
-  std::unordered_map<uint64_t, std::shared_ptr<TableHandle>> tables_;  // GUARDED_BY(tables_mu_)
+  mutable SharedMutex tables_mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<TableHandle>> tables_ GUARDED_BY(tables_mu_);
 
   std::unique_ptr<CounterShard[]> counter_shards_ = std::make_unique<CounterShard[]>(kCounterShards);
 };

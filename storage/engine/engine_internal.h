@@ -1,6 +1,7 @@
 // storage/engine/engine_internal.h
 //
-// What engine.cc and engine_purge.cc share: the parsed clustered record
+// What engine.cc, engine_recovery.cc, engine_ddl.cc and engine_purge.cc
+// share: the redo record types, the clustered record's format, key helpers
 // and the open table.
 // Not for use outside storage/engine.
 #pragma once
@@ -8,11 +9,11 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/btree/btree.h"
 #include "storage/catalog/table_def.h"
@@ -29,6 +30,27 @@ struct StoredRecord {
   bool delete_marked = false;
   std::string row;
 };
+
+// Redo record types (engine.h lists their payloads). Stored on disk.
+inline constexpr uint8_t kRedoMtr = BufferPool::kMtrRecordType;
+inline constexpr uint8_t kRedoUndo = 3;
+inline constexpr uint8_t kRedoCommit = 4;
+inline constexpr uint8_t kRedoRollback = 5;
+inline constexpr uint8_t kRedoPrepare = 6;
+inline constexpr uint8_t kRedoTrxIds = 7;
+inline constexpr uint8_t kRedoShutdown = 8;
+
+// A redo record's payload that is one transaction id (commit, rollback,
+// prepare, shutdown, next id): 8 bytes, little-endian.
+std::string TrxPayload(TrxId id);
+
+// A clustered record's value from its parts (see StoredRecord).
+std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row);
+
+// Whether `row` has a NULL in a column of `idx`'s key, and the key's values
+// as a 1062 message shows them ("1-abc").
+bool KeyHasNull(const IndexDef& idx, const Row& row);
+std::string KeyText(const IndexDef& idx, const Row& row);
 
 // Corruption when `value` is too short or its delete mark is not 0 or 1.
 Result<StoredRecord> ParseRecord(std::string_view value);
@@ -58,9 +80,13 @@ struct Engine::TableHandle {
   // secondary[i] is the tree of def->indexes[i + 1]; null when not built.
   std::vector<std::unique_ptr<BTree>> secondary;
   int auto_inc_column = -1;
-  std::mutex mu;
-  uint64_t auto_inc_next = 1;  // GUARDED_BY(mu)
+  Mutex mu;
+  uint64_t auto_inc_next GUARDED_BY(mu) = 1;
   std::atomic<uint64_t> next_row_id{1};
+
+  // Sets auto_inc_next on a handle not yet in tables_: nobody else can
+  // see it, so no mutex (the analysis cannot know that).
+  void InitAutoInc(uint64_t next) NO_THREAD_SAFETY_ANALYSIS { auto_inc_next = next; }
 };
 
 }  // namespace sluice::storage

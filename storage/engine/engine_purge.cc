@@ -29,11 +29,11 @@ constexpr int kMaxChainHops = 1 << 20;
 Status Engine::Purge() { return PurgePass(/*sweep=*/true); }
 
 Engine::PurgeStats Engine::purge_stats() const {
-  std::lock_guard lock(purge_mu_);
+  MutexLock lock(&purge_mu_);
   PurgeStats s = purge_stats_;
   s.waiting = purge_waiting_.size();
   s.sweep_pending = sweep_pending_;
-  std::lock_guard qlock(purge_queue_mu_);
+  MutexLock qlock(&purge_queue_mu_);
   s.undo_logs_freed = undo_logs_freed_;
   s.waiting += purge_queue_.size();
   return s;
@@ -58,7 +58,7 @@ Result<bool> Engine::FreeUndo() {
       items.push_back(std::move(item));
     }
   }
-  std::lock_guard lock(purge_queue_mu_);
+  MutexLock lock(&purge_queue_mu_);
   if (freed.ok()) undo_logs_freed_ += *freed;
   const bool queued = !items.empty();
   if (purge_queue_.empty()) {
@@ -71,7 +71,7 @@ Result<bool> Engine::FreeUndo() {
 }
 
 Status Engine::PurgePass(bool sweep) {
-  std::lock_guard lock(purge_mu_);
+  MutexLock lock(&purge_mu_);
   // Older work first: rows left waiting, then the sweep, then what the
   // undo freed since (by the session threads, and now).
   std::vector<PurgeItem> work;
@@ -84,7 +84,7 @@ Status Engine::PurgePass(bool sweep) {
   Result<bool> freed = FreeUndo();
   if (!freed.ok() && status.ok()) status = freed.status();
   {
-    std::lock_guard qlock(purge_queue_mu_);
+    MutexLock qlock(&purge_queue_mu_);
     std::move(purge_queue_.begin(), purge_queue_.end(), std::back_inserter(work));
     purge_queue_.clear();
   }
@@ -92,15 +92,16 @@ Status Engine::PurgePass(bool sweep) {
   // transaction committed below it (and every one whose log is gone).
   const TrxId limit = trx_sys_->PurgeLimit();
   for (size_t i = 0; i < work.size();) {
-    std::lock_guard ddl(ddl_mu_);  // the table cannot be dropped meanwhile
+    MutexLock ddl(&ddl_mu_);  // the table cannot be dropped meanwhile
     for (const size_t end = std::min(i + kItemsPerHold, work.size()); i < end; ++i) {
       PurgeItem& item = work[i];
       Result<std::shared_ptr<TableHandle>> th = FindHandle(item.table_id);
       if (!th.ok()) continue;  // dropped: nothing left to purge
       TableHandle& t = **th;
       Result<PurgeOutcome> outcome = PurgeOutcome::kLater;
+      // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
       const bool ran = locks_->RunIfUnlocked(RowLockId(t, item.key),
-                                             [&] { outcome = PurgeRow(t, item, limit); });
+                                             [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit); });
       if (!outcome.ok()) {
         if (status.ok()) status = outcome.status();
         continue;
@@ -212,7 +213,7 @@ Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<Store
 Status Engine::Sweep(std::vector<PurgeItem>* items) {
   std::vector<std::shared_ptr<TableHandle>> handles;
   {
-    std::shared_lock lock(tables_mu_);
+    ReaderMutexLock lock(&tables_mu_);
     for (const auto& [id, t] : tables_) handles.push_back(t);
   }
   // Walks `tree` in chunks, each under ddl_mu_ (and only while the table
@@ -221,7 +222,7 @@ Status Engine::Sweep(std::vector<PurgeItem>* items) {
                      const std::function<Status(std::string_view, std::string_view)>& visit) -> Status {
     std::optional<std::string> after;
     for (;;) {
-      std::lock_guard ddl(ddl_mu_);
+      MutexLock ddl(&ddl_mu_);
       if (!FindHandle(t.def->id).ok()) return Status::OK();  // dropped meanwhile
       BTree::Cursor c = tree.NewCursor();
       SLUICE_RETURN_IF_ERROR(after ? c.Seek(*after) : c.SeekToFirst());

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -66,7 +66,7 @@ class EngineTest : public ::testing::Test {
     ASSERT_TRUE(engine_->Commit(*trx).ok());
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<Engine> engine_;
   uint64_t t1_ = 0;
 };

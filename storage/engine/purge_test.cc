@@ -12,7 +12,7 @@
 #include "storage/engine/engine.h"
 #include "storage/engine/engine_internal.h"
 #include "storage/engine/engine_test_util.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -86,7 +86,7 @@ class PurgeTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.ToString();
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<Engine> engine_;
   uint64_t t_ = 0;
 };

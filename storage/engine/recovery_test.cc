@@ -1,5 +1,5 @@
 // Crash recovery, two-phase commit, checkpoints and larger-than-memory
-// tables, on MemFileSystem (a "crash" drops every byte not synced).
+// tables, on io::MemFileSystem (a "crash" drops every byte not synced).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -8,7 +8,7 @@
 
 #include "storage/engine/engine.h"
 #include "storage/engine/engine_test_util.h"
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -60,8 +60,8 @@ class RecoveryTest : public ::testing::Test {
 
   // The process dies: nothing unsynced survives, nothing more is written.
   void Crash(std::vector<std::unique_ptr<EngineTrx>>* open_trxs = nullptr) {
-    fs_.InjectFault({MemFileSystem::Op::kWrite, 1, true});
-    fs_.InjectFault({MemFileSystem::Op::kSync, 1, true});
+    fs_.InjectFault({io::MemFileSystem::Op::kWrite, 1, true});
+    fs_.InjectFault({io::MemFileSystem::Op::kSync, 1, true});
     fs_.DropUnsyncedData();
     engine_->SimulateCrashForTesting();
     if (open_trxs) open_trxs->clear();
@@ -93,7 +93,7 @@ class RecoveryTest : public ::testing::Test {
     return ids;
   }
 
-  MemFileSystem fs_;
+  io::MemFileSystem fs_;
   std::unique_ptr<Engine> engine_;
   uint64_t t_ = 0;
 };
@@ -299,7 +299,7 @@ TEST_F(RecoveryTest, RandomWorkWithASmallPoolRecoversToTheCommittedState) {
 TEST_F(RecoveryTest, IncompleteCreateTableAndOrphanSpacesAreCleanedUp) {
   // A tablespace file no table refers to (a crash between file and catalog).
   {
-    auto f = fs_.Open("/data/space_999.ibd", OpenMode::kCreateNew);
+    auto f = fs_.Open("/data/space_999.ibd", io::OpenMode::kCreateNew);
     ASSERT_TRUE(f.ok());
   }
   ASSERT_TRUE(engine_->Close().ok());
@@ -335,7 +335,7 @@ TEST_F(RecoveryTest, RebuildInterruptedBeforeItsSwapLeavesTheOldTable) {
   // written, so the swap fails, and so does dropping the new table: the
   // process dies with the temporary table named in the catalog.
   auto rebuilt = engine_->RebuildTable("db", "t", TWithoutV(), [&](const Row& row, uint64_t n) {
-    if (n == 50) fs_.InjectFault({MemFileSystem::Op::kWrite, 1, true, 0, "catalog.pb.tmp"});
+    if (n == 50) fs_.InjectFault({io::MemFileSystem::Op::kWrite, 1, true, 0, "catalog.pb.tmp"});
     return DropV(row, n);
   });
   EXPECT_FALSE(rebuilt.ok());

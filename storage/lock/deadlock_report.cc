@@ -58,15 +58,15 @@ DeadlockReporter::DeadlockReporter(std::shared_ptr<spdlog::logger> logger, Optio
 
 DeadlockReporter::~DeadlockReporter() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   thread_.join();
 }
 
 void DeadlockReporter::Publish(std::shared_ptr<const DeadlockReport> report, bool print) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (options_.history > 0) {
     history_.push_front(report);
     if (history_.size() > options_.history) history_.pop_back();
@@ -82,31 +82,31 @@ void DeadlockReporter::Publish(std::shared_ptr<const DeadlockReport> report, boo
 }
 
 std::vector<std::shared_ptr<const DeadlockReport>> DeadlockReporter::Recent() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return {history_.begin(), history_.end()};
 }
 
 std::shared_ptr<const DeadlockReport> DeadlockReporter::Latest() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return history_.empty() ? nullptr : history_.front();
 }
 
 uint64_t DeadlockReporter::printed() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return printed_;
 }
 
 uint64_t DeadlockReporter::suppressed() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return suppressed_;
 }
 
 void DeadlockReporter::Drain() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   if (queue_.empty() && !busy_) return;
   drain_requested_ = true;
-  cv_.notify_one();
-  idle_cv_.wait(lock, [this] { return (queue_.empty() && !busy_) || stop_; });
+  cv_.NotifyOne();
+  while (!((queue_.empty() && !busy_) || stop_)) idle_cv_.Wait(&mu_);
 }
 
 void DeadlockReporter::Main() {
@@ -116,10 +116,13 @@ void DeadlockReporter::Main() {
   double tokens = burst;
   Clock::time_point refilled = Clock::now();
 
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
     // Poll: publishers never wake this thread, only Drain() and Stop do.
-    cv_.wait_for(lock, options_.poll_interval, [this] { return stop_ || drain_requested_; });
+    const Clock::time_point deadline = Clock::now() + options_.poll_interval;
+    while (!stop_ && !drain_requested_) {
+      if (!cv_.WaitUntil(&mu_, deadline)) break;
+    }
     if (stop_) break;
     drain_requested_ = false;
     if (queue_.empty() && suppressed_unlogged_ == 0) continue;
@@ -142,7 +145,7 @@ void DeadlockReporter::Main() {
     const uint64_t skipped = suppressed_unlogged_;
     suppressed_unlogged_ = 0;
     busy_ = true;
-    lock.unlock();
+    lock.Unlock();
 
     // Formatting and the spdlog call happen here, on this thread only.
     if (logger_ != nullptr && logger_->should_log(spdlog::level::debug)) {
@@ -159,13 +162,13 @@ void DeadlockReporter::Main() {
                    skipped);
     }
 
-    lock.lock();
+    lock.Lock();
     printed_ += to_print.size();
     busy_ = false;
-    if (queue_.empty()) idle_cv_.notify_all();
+    if (queue_.empty()) idle_cv_.NotifyAll();
   }
   busy_ = false;
-  idle_cv_.notify_all();
+  idle_cv_.NotifyAll();
 }
 
 }  // namespace sluice::storage

@@ -25,15 +25,14 @@
 #include <spdlog/logger.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "storage/lock/lock_types.h"
 
 namespace sluice::storage {
@@ -95,36 +94,36 @@ class DeadlockReporter {
 
   // Keeps `report` as the latest; queues it for the error log when `print`.
   // Never blocks on logging. REQUIRES: no lock-manager latch held.
-  void Publish(std::shared_ptr<const DeadlockReport> report, bool print);
+  void Publish(std::shared_ptr<const DeadlockReport> report, bool print) EXCLUDES(mu_);
 
   // Newest first; copies of pointers to immutable reports.
-  std::vector<std::shared_ptr<const DeadlockReport>> Recent() const;
-  std::shared_ptr<const DeadlockReport> Latest() const;
+  std::vector<std::shared_ptr<const DeadlockReport>> Recent() const EXCLUDES(mu_);
+  std::shared_ptr<const DeadlockReport> Latest() const EXCLUDES(mu_);
 
-  uint64_t printed() const;
-  uint64_t suppressed() const;
+  uint64_t printed() const EXCLUDES(mu_);
+  uint64_t suppressed() const EXCLUDES(mu_);
 
   // Blocks until every queued report has been printed or dropped (tests,
   // shutdown). Returns at once when the queue is empty.
-  void Drain();
+  void Drain() EXCLUDES(mu_);
 
  private:
-  void Main();
+  void Main() EXCLUDES(mu_);
 
   const std::shared_ptr<spdlog::logger> logger_;
   const Options options_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;        // work for the reporter thread
-  std::condition_variable idle_cv_;   // queue drained
-  std::deque<std::shared_ptr<const DeadlockReport>> history_;  // GUARDED_BY(mu_), newest first
-  std::deque<std::shared_ptr<const DeadlockReport>> queue_;    // GUARDED_BY(mu_)
-  bool busy_ = false;                 // GUARDED_BY(mu_): printing outside mu_
-  bool drain_requested_ = false;      // GUARDED_BY(mu_)
-  bool stop_ = false;                 // GUARDED_BY(mu_)
-  uint64_t printed_ = 0;              // GUARDED_BY(mu_)
-  uint64_t suppressed_ = 0;           // GUARDED_BY(mu_)
-  uint64_t suppressed_unlogged_ = 0;  // GUARDED_BY(mu_): not yet summarised in the log
+  mutable Mutex mu_;
+  CondVar cv_;       // work for the reporter thread
+  CondVar idle_cv_;  // queue drained
+  std::deque<std::shared_ptr<const DeadlockReport>> history_ GUARDED_BY(mu_);  // newest first
+  std::deque<std::shared_ptr<const DeadlockReport>> queue_ GUARDED_BY(mu_);
+  bool busy_ GUARDED_BY(mu_) = false;  // printing outside mu_
+  bool drain_requested_ GUARDED_BY(mu_) = false;
+  bool stop_ GUARDED_BY(mu_) = false;
+  uint64_t printed_ GUARDED_BY(mu_) = 0;
+  uint64_t suppressed_ GUARDED_BY(mu_) = 0;
+  uint64_t suppressed_unlogged_ GUARDED_BY(mu_) = 0;  // not yet summarised in the log
   std::thread thread_;                // joined in the destructor
 };
 

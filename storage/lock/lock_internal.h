@@ -1,7 +1,9 @@
 // storage/lock/lock_internal.h
 //
-// The lock manager's data structures. Private to storage/lock/ (the public
-// headers include it only for member types).
+// The lock manager's data structures. Private to storage/lock/: no public
+// header includes it (lock_trx.h and lock_manager.h name these types only
+// as pointers or forward declarations; what LockTrx's own members need is
+// declared in lock_trx.h).
 //
 // A lock queue holds every request on one record (or one table): `granted`
 // (order irrelevant) and `waiting` (arrival order). Queues live in a shard's
@@ -25,67 +27,13 @@
 #include <mutex>
 #include <vector>
 
+#include "storage/lock/intrusive_list.h"
+#include "storage/lock/lock_trx.h"
 #include "storage/lock/lock_types.h"
 #include "storage/lock/spin_latch.h"
 
 namespace sluice::storage {
-
-class LockTrx;
-
 namespace lock_internal {
-
-// A doubly linked list threaded through T's kPrev/kNext members.
-template <typename T, T* T::*kPrev, T* T::*kNext>
-class IntrusiveList {
- public:
-  T* front() const { return head_; }
-  bool empty() const { return head_ == nullptr; }
-  size_t size() const { return size_; }
-  static T* Next(const T* x) { return x->*kNext; }
-
-  void PushBack(T* x) {
-    x->*kPrev = tail_;
-    x->*kNext = nullptr;
-    if (tail_ != nullptr) {
-      tail_->*kNext = x;
-    } else {
-      head_ = x;
-    }
-    tail_ = x;
-    ++size_;
-  }
-  void Remove(T* x) {
-    T* prev = x->*kPrev;
-    T* next = x->*kNext;
-    if (prev != nullptr) {
-      prev->*kNext = next;
-    } else {
-      head_ = next;
-    }
-    if (next != nullptr) {
-      next->*kPrev = prev;
-    } else {
-      tail_ = prev;
-    }
-    x->*kPrev = nullptr;
-    x->*kNext = nullptr;
-    --size_;
-  }
-  T* PopFront() {
-    T* x = head_;
-    if (x != nullptr) Remove(x);
-    return x;
-  }
-
- private:
-  T* head_ = nullptr;
-  T* tail_ = nullptr;
-  size_t size_ = 0;
-};
-
-// How a wait ended. Stored in LockTrx (under its wait mutex) and, for a
-// request cancelled by the detector or KILL, in the request.
-enum class WaitOutcome : uint8_t { kNone, kWaiting, kGranted, kTimeout, kDeadlock, kInterrupted };
 
 // Record: (space, page, heap). Table: (table id, 0, 0) in a table shard.
 struct LockKey {
@@ -119,9 +67,20 @@ struct LockRequest {
   std::chrono::steady_clock::time_point wait_start;
 };
 
-using QueueList = IntrusiveList<LockRequest, &LockRequest::q_prev, &LockRequest::q_next>;
-using TrxLockList = IntrusiveList<LockRequest, &LockRequest::t_prev, &LockRequest::t_next>;
-using WaiterList = IntrusiveList<LockRequest, &LockRequest::w_prev, &LockRequest::w_next>;
+struct QueueLinks {
+  static constexpr LockRequest* LockRequest::*kPrev = &LockRequest::q_prev;
+  static constexpr LockRequest* LockRequest::*kNext = &LockRequest::q_next;
+};
+struct TrxLinks {  // TrxLockList (lock_trx.h)
+  static constexpr LockRequest* LockRequest::*kPrev = &LockRequest::t_prev;
+  static constexpr LockRequest* LockRequest::*kNext = &LockRequest::t_next;
+};
+struct WaiterLinks {
+  static constexpr LockRequest* LockRequest::*kPrev = &LockRequest::w_prev;
+  static constexpr LockRequest* LockRequest::*kNext = &LockRequest::w_next;
+};
+using QueueList = IntrusiveList<LockRequest, QueueLinks>;
+using WaiterList = IntrusiveList<LockRequest, WaiterLinks>;
 
 struct Queue {
   LockKey key;
@@ -135,18 +94,8 @@ struct Queue {
 
 // One shard: a latch, a chained hash table of queues, and the waiters.
 // alignas(128): a shard's latch never shares a cache line (or the adjacent-line
-// prefetcher's pair of lines) with another shard's.
-// Memory that other shards' or transactions' hot data never shares a cache
-// line with: everything a shard or a transaction writes on the lock path is
-// allocated through these (a bucket array from a 16-byte-granular malloc
-// would sit next to another shard's and bounce between cores).
-inline constexpr size_t kCacheLinePair = 128;
-void* AllocateLines(size_t bytes);
-void FreeLines(void* p);
-struct LinesDeleter {
-  void operator()(void* p) const { FreeLines(p); }
-};
-
+// prefetcher's pair of lines) with another shard's. Its memory comes from
+// AllocateLines (lock_trx.h).
 struct alignas(kCacheLinePair) Shard {
   Shard();
   ~Shard();

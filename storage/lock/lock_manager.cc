@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/cpu_relax.h"
 #include "base/log.h"
+#include "storage/lock/lock_internal.h"
 
 namespace sluice::storage {
 
@@ -22,14 +24,6 @@ constexpr size_t kRequestChunk = 32;
 constexpr size_t kReleaseBatch = 256;   // ReleaseAll lets a writer in this often
 // InnoDB: a lock wait timeout above 100000000 s means "wait forever".
 constexpr int64_t kInfiniteWaitMs = int64_t{100'000'000} * 1000;
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 void CheckOrDie(bool ok, const char* what) {
   if (!ok) {
@@ -243,8 +237,8 @@ struct LockManager::WakeList {
 };
 
 void LockManager::Wake(WakeList& wake) {
-  for (size_t i = 0; i < wake.n; ++i) wake.first[i]->wait_cv_.notify_one();
-  for (LockTrx* t : wake.more) t->wait_cv_.notify_one();
+  for (size_t i = 0; i < wake.n; ++i) wake.first[i]->wait_cv_.NotifyOne();
+  for (LockTrx* t : wake.more) t->wait_cv_.NotifyOne();
   wake.n = 0;
   wake.more.clear();
 }
@@ -289,10 +283,10 @@ LockManager::LockManager(Options options)
 
 LockManager::~LockManager() {
   {
-    std::lock_guard lock(detector_mu_);
+    MutexLock lock(&detector_mu_);
     detector_stop_ = true;
   }
-  detector_cv_.notify_all();
+  detector_cv_.NotifyAll();
   if (detector_thread_.joinable()) detector_thread_.join();
   reporter_.reset();
 }
@@ -300,7 +294,7 @@ LockManager::~LockManager() {
 LockTrxPtr LockManager::CreateTrx(uint64_t trx_id) {
   LockTrx* trx = nullptr;
   {
-    std::lock_guard lock(trx_pool_mu_);
+    MutexLock lock(&trx_pool_mu_);
     if (free_trxs_ != nullptr) {
       trx = free_trxs_;
       free_trxs_ = trx->pool_next_;
@@ -321,7 +315,7 @@ void LockManager::ReturnTrx(LockTrx* trx) {
   CheckOrDie(!trx->waiting(), "LockTrx destroyed while waiting");
   if (!trx->locks_.empty()) ReleaseAll(*trx);
   trx->tables_.clear();
-  std::lock_guard lock(trx_pool_mu_);
+  MutexLock lock(&trx_pool_mu_);
   trx->pool_next_ = free_trxs_;
   free_trxs_ = trx;
 }
@@ -411,7 +405,7 @@ void LockManager::GrantLocked(Shard& shard, Queue& q, Request* r, WakeList& wake
   t->blocking_trx_.store(nullptr, std::memory_order_relaxed);
   t->wait_request_.store(nullptr, std::memory_order_release);
   {
-    std::lock_guard lock(t->wait_mu_);
+    MutexLock lock(&t->wait_mu_);
     t->SetOutcomeLocked(WaitOutcome::kGranted);
   }
   wake.Add(t);
@@ -627,7 +621,7 @@ Status LockManager::Acquire(LockTrx& trx, bool is_table, uint32_t shard_index, c
   trx.locks_.PushBack(r);
   trx.schedule_weight_.store(0, std::memory_order_relaxed);
   {
-    std::lock_guard lock(trx.wait_mu_);
+    MutexLock lock(&trx.wait_mu_);
     trx.SetOutcomeLocked(WaitOutcome::kWaiting);
   }
   trx.blocking_trx_.store(blocker, std::memory_order_release);
@@ -670,12 +664,13 @@ Status LockManager::WaitForGrant(LockTrx& trx, Request* req, std::chrono::millis
   SpinForGrant(trx, start + limit);
   WaitOutcome seen;
   {
-    std::unique_lock lock(trx.wait_mu_);
-    auto done = [&trx] { return trx.outcome_ != WaitOutcome::kWaiting; };
+    MutexLock lock(&trx.wait_mu_);
     if (limit.count() >= kInfiniteWaitMs) {
-      trx.wait_cv_.wait(lock, done);
+      while (trx.outcome_ == WaitOutcome::kWaiting) trx.wait_cv_.Wait(&trx.wait_mu_);
     } else {
-      trx.wait_cv_.wait_until(lock, start + limit, done);
+      while (trx.outcome_ == WaitOutcome::kWaiting) {
+        if (!trx.wait_cv_.WaitUntil(&trx.wait_mu_, start + limit)) break;
+      }
     }
     seen = trx.outcome_;
   }
@@ -760,7 +755,7 @@ LockManager::WaitOutcome LockManager::EndWait(LockTrx& trx, Request* req, WaitOu
       trx.FreeRequest(req);
     }
   }
-  std::lock_guard lock(trx.wait_mu_);
+  MutexLock lock(&trx.wait_mu_);
   trx.SetOutcomeLocked(WaitOutcome::kNone);
   return result;
 }
@@ -945,7 +940,7 @@ void LockManager::CancelLocked(Request* r, WaitOutcome reason) {
   r->cancelled = true;
   r->cancel_reason = reason;
   LockTrx* t = r->trx;
-  std::lock_guard lock(t->wait_mu_);
+  MutexLock lock(&t->wait_mu_);
   t->SetOutcomeLocked(reason);
 }
 
@@ -999,7 +994,7 @@ LockTrx* LockManager::ResolveCycle(const std::vector<LockTrx*>& cycle, bool foun
     CancelLocked(victim->wait_request_.load(std::memory_order_relaxed), WaitOutcome::kDeadlock);
     report->number = deadlocks_.fetch_add(1, std::memory_order_relaxed) + 1;
   }
-  victim->wait_cv_.notify_one();
+  victim->wait_cv_.NotifyOne();
   report->when = std::chrono::system_clock::now();
   report->found_inline = found_inline;
   reporter_->Publish(report, config_.print_all_deadlocks());
@@ -1014,7 +1009,7 @@ bool LockManager::CancelWait(LockTrx& trx) {
     if (r == nullptr || !r->waiting || r->cancelled) return false;
     CancelLocked(r, WaitOutcome::kInterrupted);
   }
-  trx.wait_cv_.notify_one();
+  trx.wait_cv_.NotifyOne();
   return true;
 }
 
@@ -1023,28 +1018,32 @@ void LockManager::WakeDetector() {
   // Only the first waiter since the last round pays for the notification.
   if (detector_pending_.load(std::memory_order_relaxed)) return;
   if (detector_pending_.exchange(true, std::memory_order_relaxed)) return;
-  std::lock_guard lock(detector_mu_);
-  detector_cv_.notify_one();
+  MutexLock lock(&detector_mu_);
+  detector_cv_.NotifyOne();
 }
 
 void LockManager::DetectorMain() {
-  std::unique_lock lock(detector_mu_);
+  MutexLock lock(&detector_mu_);
   while (!detector_stop_) {
-    detector_cv_.wait_for(lock, options_.detector_interval, [this] {
-      return detector_stop_ || detector_pending_.load(std::memory_order_relaxed);
-    });
+    auto deadline = std::chrono::steady_clock::now() + options_.detector_interval;
+    while (!detector_stop_ && !detector_pending_.load(std::memory_order_relaxed)) {
+      if (!detector_cv_.WaitUntil(&detector_mu_, deadline)) break;
+    }
     if (detector_stop_) break;
     detector_pending_.store(false, std::memory_order_relaxed);
-    lock.unlock();
+    lock.Unlock();
     RunDetectorOnce();
-    lock.lock();
+    lock.Lock();
     // Each round stops the world briefly: bound how often waits can ask.
-    detector_cv_.wait_for(lock, options_.detector_min_interval, [this] { return detector_stop_; });
+    deadline = std::chrono::steady_clock::now() + options_.detector_min_interval;
+    while (!detector_stop_) {
+      if (!detector_cv_.WaitUntil(&detector_mu_, deadline)) break;
+    }
   }
 }
 
 void LockManager::RunDetectorOnce() {
-  std::lock_guard round(round_mu_);
+  MutexLock round(&round_mu_);
   DetectorScratch& s = *scratch_;
   s.nodes.clear();
   s.edges.clear();

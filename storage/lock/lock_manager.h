@@ -38,7 +38,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,16 +47,25 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/lock/deadlock_report.h"
 #include "storage/lock/lock_config.h"
 #include "storage/lock/lock_errors.h"
-#include "storage/lock/lock_internal.h"
 #include "storage/lock/lock_trx.h"
 #include "storage/lock/lock_types.h"
 #include "storage/lock/sharded_rw_latch.h"
 
 namespace sluice::storage {
+
+// The manager's data structures (lock_internal.h, private to storage/lock/),
+// named here only as pointers and references.
+namespace lock_internal {
+struct LockRequest;
+struct Queue;
+struct Shard;
+struct LockKey;
+}  // namespace lock_internal
 
 // Test seam: callbacks on the slow paths, called with no latch held. Used to
 // order threads in tests without sleeping; production passes none.
@@ -249,17 +257,17 @@ class LockManager {
   const int max_spinners_;
 
   // Transaction pool; taken on CreateTrx / LockTrxPtr destruction only.
-  std::mutex trx_pool_mu_;
-  std::vector<std::unique_ptr<LockTrx>> all_trxs_;  // GUARDED_BY(trx_pool_mu_)
-  LockTrx* free_trxs_ = nullptr;                    // GUARDED_BY(trx_pool_mu_)
+  Mutex trx_pool_mu_;
+  std::vector<std::unique_ptr<LockTrx>> all_trxs_ GUARDED_BY(trx_pool_mu_);
+  LockTrx* free_trxs_ GUARDED_BY(trx_pool_mu_) = nullptr;
 
   // Background detector.
   alignas(64) std::atomic<bool> detector_pending_{false};
-  std::mutex detector_mu_;
-  std::condition_variable detector_cv_;
-  bool detector_stop_ = false;  // GUARDED_BY(detector_mu_)
-  std::mutex round_mu_;         // one detector round at a time (thread or RunDetectorOnce)
-  std::unique_ptr<DetectorScratch> scratch_;  // GUARDED_BY(round_mu_)
+  Mutex detector_mu_;
+  CondVar detector_cv_;
+  bool detector_stop_ GUARDED_BY(detector_mu_) = false;
+  Mutex round_mu_;  // one detector round at a time (thread or RunDetectorOnce)
+  std::unique_ptr<DetectorScratch> scratch_ GUARDED_BY(round_mu_);
 
   std::unique_ptr<DeadlockReporter> reporter_;
   std::thread detector_thread_;  // joined in the destructor

@@ -23,18 +23,43 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
-#include "storage/lock/lock_internal.h"
+#include "base/mutex.h"
+#include "storage/lock/intrusive_list.h"
 #include "storage/lock/lock_types.h"
 
 namespace sluice::storage {
 
 class LockManager;
+
+// What LockTrx's members need from the lock manager's internals; the rest
+// (requests, queues, shards) is in lock_internal.h, private to storage/lock/.
+namespace lock_internal {
+
+struct LockRequest;
+struct TrxLinks;  // LockRequest::t_prev / t_next
+using TrxLockList = IntrusiveList<LockRequest, TrxLinks>;
+
+// How a wait ended. Stored in LockTrx (under its wait mutex) and, for a
+// request cancelled by the detector or KILL, in the request.
+enum class WaitOutcome : uint8_t { kNone, kWaiting, kGranted, kTimeout, kDeadlock, kInterrupted };
+
+// Memory that other shards' or transactions' hot data never shares a cache
+// line with: everything a shard or a transaction writes on the lock path is
+// allocated through these (a bucket array from a 16-byte-granular malloc
+// would sit next to another shard's and bounce between cores).
+inline constexpr size_t kCacheLinePair = 128;
+void* AllocateLines(size_t bytes);
+void FreeLines(void* p);
+struct LinesDeleter {
+  void operator()(void* p) const { FreeLines(p); }
+};
+
+}  // namespace lock_internal
 
 class alignas(lock_internal::kCacheLinePair) LockTrx {
  public:
@@ -104,17 +129,17 @@ class alignas(lock_internal::kCacheLinePair) LockTrx {
   std::atomic<Request*> wait_request_{nullptr};
   std::atomic<LockTrx*> blocking_trx_{nullptr};  // one transaction the wait is for
 
-  // --- The wait handshake: GUARDED_BY(wait_mu_) ---------------------------
+  // --- The wait handshake -------------------------------------------------
   // Lock order: global latch -> shard latch -> wait_mu_. The waiting thread
   // holds only wait_mu_ while it sleeps.
-  std::mutex wait_mu_;
-  std::condition_variable wait_cv_;
-  lock_internal::WaitOutcome outcome_ = lock_internal::WaitOutcome::kNone;
+  Mutex wait_mu_;
+  CondVar wait_cv_;
+  lock_internal::WaitOutcome outcome_ GUARDED_BY(wait_mu_) = lock_internal::WaitOutcome::kNone;
   // Mirrors "outcome_ is final" for a waiter that spins before it sleeps;
   // written with outcome_ (release), read without wait_mu_ (acquire).
   std::atomic<bool> decided_{false};
 
-  void SetOutcomeLocked(lock_internal::WaitOutcome o) {  // REQUIRES(wait_mu_)
+  void SetOutcomeLocked(lock_internal::WaitOutcome o) REQUIRES(wait_mu_) {
     outcome_ = o;
     decided_.store(o != lock_internal::WaitOutcome::kWaiting && o != lock_internal::WaitOutcome::kNone,
                    std::memory_order_release);

@@ -8,18 +8,11 @@
 #include <cstdlib>
 #include <thread>
 
+#include "base/cpu_relax.h"
 #include "storage/lock/spin_latch.h"
 
 namespace sluice::storage {
 namespace {
-
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 // Process-wide slot ownership, shared by every latch.
 std::atomic<bool> g_slot_taken[ShardedRwLatch::kExclusiveSlots];

@@ -48,7 +48,7 @@ uint32_t RecordCrc(uint64_t start_lsn, const char* len_and_type, std::string_vie
   return Crc(c, payload.data(), payload.size());
 }
 
-Status ReadFully(File* f, uint64_t off, char* buf, size_t n, bool* complete) {
+Status ReadFully(io::File* f, uint64_t off, char* buf, size_t n, bool* complete) {
   Result<size_t> r = f->ReadAt(off, buf, n);
   if (!r.ok()) return r.status();
   *complete = *r == n;
@@ -74,7 +74,7 @@ Slot ParseSlot(const char* p, size_t n) {
 
 }  // namespace
 
-Result<std::unique_ptr<RedoLog>> RedoLog::Open(FileSystem* fs, const std::string& dir,
+Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::string& dir,
                                                const Options& options,
                                                const RecordCallback& on_record) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(dir));
@@ -83,9 +83,9 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(FileSystem* fs, const std::string
 
   Result<bool> existed = fs->Exists(log_path);
   if (!existed.ok()) return existed.status();
-  Result<std::unique_ptr<File>> log = fs->Open(log_path, OpenMode::kOpenOrCreate);
+  Result<std::unique_ptr<io::File>> log = fs->Open(log_path, io::OpenMode::kOpenOrCreate);
   if (!log.ok()) return log.status();
-  Result<std::unique_ptr<File>> ctl = fs->Open(ctl_path, OpenMode::kOpenOrCreate);
+  Result<std::unique_ptr<io::File>> ctl = fs->Open(ctl_path, io::OpenMode::kOpenOrCreate);
   if (!ctl.ok()) return ctl.status();
   if (!*existed) SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
 
@@ -147,8 +147,8 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(FileSystem* fs, const std::string
                                               pos, checkpoint, seq));
 }
 
-RedoLog::RedoLog(FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<File> log,
-                 std::unique_ptr<File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn,
+RedoLog::RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<io::File> log,
+                 std::unique_ptr<io::File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn,
                  uint64_t ctl_seq)
     : fs_(fs),
       dir_(std::move(dir)),
@@ -171,23 +171,23 @@ RedoLog::~RedoLog() {
 
 void RedoLog::StopBackground() {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   if (background_.joinable()) background_.join();
 }
 
 Status RedoLog::Close() {
   StopBackground();
-  std::unique_lock<std::mutex> lk(mu_);
-  return WaitLocked(lk, current_lsn_, /*sync=*/true);
+  MutexLock lk(&mu_);
+  return WaitLocked(current_lsn_, /*sync=*/true);
 }
 
 Result<uint64_t> RedoLog::Append(std::string_view payload, uint8_t type) {
   if (type == 0) return Status::InvalidArgument("redo record type 0 is reserved");
   if (payload.size() > kMaxPayload) return Status::InvalidArgument("redo record too large");
-  std::unique_lock<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   if (!error_.ok()) return error_;
   const uint64_t start = current_lsn_;
   char hdr[kRecordHeaderSize];
@@ -199,20 +199,20 @@ Result<uint64_t> RedoLog::Append(std::string_view payload, uint8_t type) {
   current_lsn_ = start + FramedSize(payload.size());
   const uint64_t end = current_lsn_;
   if (pending_.size() >= options_.buffer_size && !leader_active_) {
-    Status st = LeadFlush(lk, /*sync=*/false);
+    Status st = LeadFlush(/*sync=*/false);
     if (!st.ok()) return st;
   }
   return end;
 }
 
-Status RedoLog::LeadFlush(std::unique_lock<std::mutex>& lk, bool sync) {
+Status RedoLog::LeadFlush(bool sync) {
   leader_active_ = true;
   std::string buf;
   buf.swap(pending_);
   const uint64_t start = written_lsn_;
   const uint64_t end = current_lsn_;
   const bool do_sync = (sync || sync_requested_lsn_ > flushed_lsn_) && end > flushed_lsn_;
-  lk.unlock();
+  mu_.Unlock();
 
   // flush stage
   Status st;
@@ -228,7 +228,7 @@ Status RedoLog::LeadFlush(std::unique_lock<std::mutex>& lk, bool sync) {
     synced = true;
   }
 
-  lk.lock();
+  mu_.Lock();
   // commit stage: publish and wake the followers.
   if (wrote) {
     ++stats_.writes;
@@ -242,11 +242,11 @@ Status RedoLog::LeadFlush(std::unique_lock<std::mutex>& lk, bool sync) {
     error_ = st;
   }
   leader_active_ = false;
-  cv_.notify_all();
+  cv_.NotifyAll();
   return error_.ok() ? st : error_;
 }
 
-Status RedoLog::WaitLocked(std::unique_lock<std::mutex>& lk, uint64_t lsn, bool sync) {
+Status RedoLog::WaitLocked(uint64_t lsn, bool sync) {
   if (lsn > current_lsn_) {
     return Status::InvalidArgument("redo lsn " + std::to_string(lsn) + " is past the end " +
                                    std::to_string(current_lsn_));
@@ -257,25 +257,25 @@ Status RedoLog::WaitLocked(std::unique_lock<std::mutex>& lk, uint64_t lsn, bool 
     if (sync) sync_requested_lsn_ = std::max(sync_requested_lsn_, lsn);
     if (leader_active_) {
       // Follower: the leader's flush ends in bounded time (one write+fsync).
-      cv_.wait(lk);
+      cv_.Wait(&mu_);
       continue;
     }
-    Status st = LeadFlush(lk, sync);
+    Status st = LeadFlush(sync);
     if (!st.ok()) return st;
   }
 }
 
 Status RedoLog::WaitFlushed(uint64_t lsn, Durability durability) {
-  std::unique_lock<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   switch (durability) {
     case Durability::kNone:
       if (!error_.ok()) return error_;
       if (lsn > current_lsn_) return Status::InvalidArgument("redo lsn past the end");
       return Status::OK();
     case Durability::kWriteEachCommit:
-      return WaitLocked(lk, lsn, /*sync=*/false);
+      return WaitLocked(lsn, /*sync=*/false);
     case Durability::kSyncEachCommit: {
-      Status st = WaitLocked(lk, lsn, /*sync=*/true);
+      Status st = WaitLocked(lsn, /*sync=*/true);
       if (st.ok()) ++stats_.commits_served;
       return st;
     }
@@ -284,14 +284,14 @@ Status RedoLog::WaitFlushed(uint64_t lsn, Durability durability) {
 }
 
 Status RedoLog::FlushUpTo(uint64_t lsn) {
-  std::unique_lock<std::mutex> lk(mu_);
-  return WaitLocked(lk, std::min(lsn, current_lsn_), /*sync=*/true);
+  MutexLock lk(&mu_);
+  return WaitLocked(std::min(lsn, current_lsn_), /*sync=*/true);
 }
 
 Status RedoLog::Checkpoint(uint64_t lsn) {
-  std::lock_guard<std::mutex> ck(ckpt_mu_);
+  MutexLock ck(&ckpt_mu_);
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lk(&mu_);
     if (!error_.ok()) return error_;
     if (lsn > flushed_lsn_) {
       return Status::InvalidArgument("checkpoint " + std::to_string(lsn) + " is past flushed lsn " +
@@ -307,7 +307,7 @@ Status RedoLog::Checkpoint(uint64_t lsn) {
   PutU32(slot + kSlotPayload, Crc(0, slot, kSlotPayload));
   Status st = ctl_->WriteAt((seq % 2) * kSlotSize, std::string_view(slot, sizeof(slot)));
   if (st.ok()) st = ctl_->Sync();
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   if (!st.ok()) {
     if (error_.ok()) error_ = st;
     return error_;
@@ -318,40 +318,42 @@ Status RedoLog::Checkpoint(uint64_t lsn) {
 }
 
 void RedoLog::BackgroundLoop() {
-  std::unique_lock<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   while (!stop_) {
     // cv_ is also notified after every flush; sleep out the whole interval.
     const auto deadline = std::chrono::steady_clock::now() + options_.flush_interval;
-    cv_.wait_until(lk, deadline, [&] { return stop_ || std::chrono::steady_clock::now() >= deadline; });
+    while (!stop_ && std::chrono::steady_clock::now() < deadline) {
+      if (!cv_.WaitUntil(&mu_, deadline)) break;
+    }
     if (stop_) break;
     if (!error_.ok()) continue;
     if (leader_active_ || flushed_lsn_ >= current_lsn_) continue;
-    (void)LeadFlush(lk, /*sync=*/true);  // a failure is sticky in error_
+    (void)LeadFlush(/*sync=*/true);  // a failure is sticky in error_
   }
 }
 
 uint64_t RedoLog::current_lsn() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   return current_lsn_;
 }
 uint64_t RedoLog::written_lsn() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   return written_lsn_;
 }
 uint64_t RedoLog::flushed_lsn() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   return flushed_lsn_;
 }
 uint64_t RedoLog::checkpoint_lsn() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   return checkpoint_lsn_;
 }
 RedoLog::Stats RedoLog::stats() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   return stats_;
 }
 Status RedoLog::error() const {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lk(&mu_);
   return error_;
 }
 

@@ -9,7 +9,7 @@
 // replays every intact record from the last checkpoint, in LSN order, and
 // truncates a torn tail.
 //
-// Files, in directory `dir`, all I/O through storage::FileSystem:
+// Files, in directory `dir`, all I/O through io::FileSystem:
 //   redo.log  one growing file. LSN == byte offset in it. A record is
 //             [crc32 u32][length u32][type u8][payload: length bytes],
 //             little-endian. The crc (zlib crc32) covers the record's start
@@ -46,17 +46,16 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/status.h"
-#include "storage/io/file_system.h"
+#include "base/io/file_system.h"
 
 namespace sluice::storage {
 
@@ -107,7 +106,7 @@ class RedoLog {
   // outlive the RedoLog, replays it through `on_record` and truncates a torn
   // tail. Corruption when the control file has no valid slot or its
   // checkpoint is past the end of the log.
-  static Result<std::unique_ptr<RedoLog>> Open(FileSystem* fs, const std::string& dir,
+  static Result<std::unique_ptr<RedoLog>> Open(io::FileSystem* fs, const std::string& dir,
                                                const Options& options,
                                                const RecordCallback& on_record);
 
@@ -143,40 +142,41 @@ class RedoLog {
   Status error() const;  // the sticky error, or OK
 
  private:
-  RedoLog(FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<File> log,
-          std::unique_ptr<File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn, uint64_t ctl_seq);
+  RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<io::File> log,
+          std::unique_ptr<io::File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn, uint64_t ctl_seq);
 
   // Called with mu_ held and no leader active: becomes the leader, writes the
   // pending buffer (and fsyncs when `sync` or a waiter asked for it) with mu_
   // released, then publishes the result and wakes everyone.
-  Status LeadFlush(std::unique_lock<std::mutex>& lk, bool sync);
+  // The caller's scoped lock stays valid: mu_ is held again on return.
+  Status LeadFlush(bool sync) REQUIRES(mu_);
   // Waits (leading when nobody is) until written_lsn_ (sync: flushed_lsn_)
   // reaches lsn. mu_ held.
-  Status WaitLocked(std::unique_lock<std::mutex>& lk, uint64_t lsn, bool sync);
-  void BackgroundLoop();
-  void StopBackground();
+  Status WaitLocked(uint64_t lsn, bool sync) REQUIRES(mu_);
+  void BackgroundLoop() EXCLUDES(mu_);
+  void StopBackground() EXCLUDES(mu_);
 
-  FileSystem* const fs_;
+  io::FileSystem* const fs_;
   const std::string dir_;
   const Options options_;
-  const std::unique_ptr<File> log_;
-  const std::unique_ptr<File> ctl_;
+  const std::unique_ptr<io::File> log_;
+  const std::unique_ptr<io::File> ctl_;
 
-  std::mutex ckpt_mu_;
-  uint64_t ctl_seq_;  // GUARDED_BY(ckpt_mu_)
+  Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_);
+  uint64_t ctl_seq_ GUARDED_BY(ckpt_mu_);
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;       // flush finished / stop requested
-  std::string pending_;              // GUARDED_BY(mu_): bytes [written_lsn_, current_lsn_)
-  uint64_t current_lsn_;             // GUARDED_BY(mu_)
-  uint64_t written_lsn_;             // GUARDED_BY(mu_)
-  uint64_t flushed_lsn_;             // GUARDED_BY(mu_)
-  uint64_t sync_requested_lsn_ = 0;  // GUARDED_BY(mu_): highest LSN a mode-1 waiter wants
-  uint64_t checkpoint_lsn_;          // GUARDED_BY(mu_)
-  bool leader_active_ = false;       // GUARDED_BY(mu_)
-  bool stop_ = false;                // GUARDED_BY(mu_)
-  Status error_;                     // GUARDED_BY(mu_): sticky
-  Stats stats_;                      // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  CondVar cv_;  // flush finished / stop requested
+  std::string pending_ GUARDED_BY(mu_);  // bytes [written_lsn_, current_lsn_)
+  uint64_t current_lsn_ GUARDED_BY(mu_);
+  uint64_t written_lsn_ GUARDED_BY(mu_);
+  uint64_t flushed_lsn_ GUARDED_BY(mu_);
+  uint64_t sync_requested_lsn_ GUARDED_BY(mu_) = 0;  // highest LSN a mode-1 waiter wants
+  uint64_t checkpoint_lsn_ GUARDED_BY(mu_);
+  bool leader_active_ GUARDED_BY(mu_) = false;
+  bool stop_ GUARDED_BY(mu_) = false;
+  Status error_ GUARDED_BY(mu_);  // sticky
+  Stats stats_ GUARDED_BY(mu_);
 
   std::thread background_;
 };

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "storage/io/mem_file_system.h"
+#include "base/io/mem_file_system.h"
 
 namespace sluice::storage {
 namespace {
@@ -21,15 +21,16 @@ constexpr char kCtlPath[] = "/data/redo/redo.ctl";
 
 // Delegates to another FileSystem; File::Sync takes `sync_delay` longer, as a
 // disk would, so concurrent committers pile up behind a leader's fsync.
-class SlowSyncFileSystem final : public FileSystem {
+class SlowSyncFileSystem final : public io::FileSystem {
  public:
-  SlowSyncFileSystem(FileSystem* base, std::chrono::microseconds sync_delay)
+  SlowSyncFileSystem(io::FileSystem* base, std::chrono::microseconds sync_delay)
       : base_(base), delay_(sync_delay) {}
 
-  Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode) override {
-    Result<std::unique_ptr<File>> f = base_->Open(path, mode);
+  Result<std::unique_ptr<io::File>> Open(const std::string& path, io::OpenMode mode,
+                                         uint32_t permissions = kDefaultPermissions) override {
+    Result<std::unique_ptr<io::File>> f = base_->Open(path, mode, permissions);
     if (!f.ok()) return f.status();
-    return std::unique_ptr<File>(new SlowFile(std::move(*f), delay_));
+    return std::unique_ptr<io::File>(new SlowFile(std::move(*f), delay_));
   }
   Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
   Status Remove(const std::string& path) override { return base_->Remove(path); }
@@ -37,11 +38,12 @@ class SlowSyncFileSystem final : public FileSystem {
   Result<bool> Exists(const std::string& path) override { return base_->Exists(path); }
   Status CreateDir(const std::string& path) override { return base_->CreateDir(path); }
   Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
+  Result<int64_t> ModificationTime(const std::string& path) override { return base_->ModificationTime(path); }
 
  private:
-  class SlowFile final : public File {
+  class SlowFile final : public io::File {
    public:
-    SlowFile(std::unique_ptr<File> f, std::chrono::microseconds d) : f_(std::move(f)), d_(d) {}
+    SlowFile(std::unique_ptr<io::File> f, std::chrono::microseconds d) : f_(std::move(f)), d_(d) {}
     Result<size_t> ReadAt(uint64_t o, char* b, size_t n) override { return f_->ReadAt(o, b, n); }
     Status WriteAt(uint64_t o, std::string_view d) override { return f_->WriteAt(o, d); }
     Status Sync() override {
@@ -53,10 +55,10 @@ class SlowSyncFileSystem final : public FileSystem {
     const std::string& path() const override { return f_->path(); }
 
    private:
-    std::unique_ptr<File> f_;
+    std::unique_ptr<io::File> f_;
     std::chrono::microseconds d_;
   };
-  FileSystem* base_;
+  io::FileSystem* base_;
   std::chrono::microseconds delay_;
 };
 
@@ -71,7 +73,7 @@ class RedoLogTest : public ::testing::Test {
   }
 
   // Opens the log, collecting recovered payloads into `recovered`.
-  std::unique_ptr<RedoLog> OpenLog(const RedoLog::Options& o, FileSystem* fs = nullptr) {
+  std::unique_ptr<RedoLog> OpenLog(const RedoLog::Options& o, io::FileSystem* fs = nullptr) {
     recovered.clear();
     recovered_lsns.clear();
     Result<std::unique_ptr<RedoLog>> r =
@@ -92,12 +94,12 @@ class RedoLogTest : public ::testing::Test {
   }
 
   uint64_t LogSize() {
-    auto f = mem.Open(kLogPath, OpenMode::kOpenExisting);
+    auto f = mem.Open(kLogPath, io::OpenMode::kOpenExisting);
     EXPECT_TRUE(f.ok());
     return *(*f)->Size();
   }
 
-  MemFileSystem mem;
+  io::MemFileSystem mem;
   std::vector<std::string> recovered;
   std::vector<uint64_t> recovered_lsns;
 };
@@ -184,7 +186,7 @@ TEST_F(RedoLogTest, PartialRecordAtTailIsTruncatedAtRecovery) {
   log.reset();
   {
     // A torn record: a header that promises 100 bytes and only 3 of them.
-    auto f = mem.Open(kLogPath, OpenMode::kOpenExisting);
+    auto f = mem.Open(kLogPath, io::OpenMode::kOpenExisting);
     ASSERT_TRUE(f.ok());
     std::string torn = {'\x11', '\x22', '\x33', '\x44', 100, 0, 0, 0, 1, 'a', 'b', 'c'};
     ASSERT_TRUE((*f)->WriteAt(a, torn).ok());
@@ -210,7 +212,7 @@ TEST_F(RedoLogTest, CorruptedByteStopsRecoveryAtThatRecordAndTruncatesTheRest) {
   ASSERT_TRUE(log->Close().ok());
   log.reset();
   {
-    auto f = mem.Open(kLogPath, OpenMode::kOpenExisting);
+    auto f = mem.Open(kLogPath, io::OpenMode::kOpenExisting);
     ASSERT_TRUE(f.ok());
     // Flip one payload byte of "second".
     ASSERT_TRUE((*f)->WriteAt(a + RedoLog::kRecordHeaderSize + 2, "X").ok());
@@ -252,14 +254,14 @@ TEST_F(RedoLogTest, TornCheckpointSlotFallsBackToThePreviousCheckpoint) {
   ASSERT_TRUE(log->FlushUpTo(b).ok());
   ASSERT_TRUE(log->Checkpoint(a).ok());  // seq 1 -> slot 1
   // The next checkpoint write tears after 10 bytes and fails: sticky.
-  mem.InjectFault({MemFileSystem::Op::kWrite, 1, false, 10, "redo.ctl"});
+  mem.InjectFault({io::MemFileSystem::Op::kWrite, 1, false, 10, "redo.ctl"});
   Status st = log->Checkpoint(b);
   EXPECT_TRUE(st.IsIOError());
   EXPECT_EQ(log->Append("x").status().ToString(), st.ToString());
   log.reset();
   {
     // Make the torn bytes durable, as if the sector had landed.
-    auto f = mem.Open(kCtlPath, OpenMode::kOpenExisting);
+    auto f = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
     ASSERT_TRUE((*f)->Sync().ok());
   }
   log = OpenLog();
@@ -279,11 +281,11 @@ TEST_F(RedoLogTest, CheckpointPastTheFlushedLsnIsRejected) {
 TEST_F(RedoLogTest, FailedFsyncFailsEveryLaterCommitAndIsNeverRetried) {
   auto log = OpenLog();
   uint64_t a = MustAppend(log.get(), "doomed");
-  mem.InjectFault({MemFileSystem::Op::kSync, 1, false, 0, "redo.log"});
+  mem.InjectFault({io::MemFileSystem::Op::kSync, 1, false, 0, "redo.log"});
   Status st = log->WaitFlushed(a, Durability::kSyncEachCommit);
   ASSERT_TRUE(st.IsIOError());
-  const uint64_t syncs = mem.op_count(MemFileSystem::Op::kSync);
-  const uint64_t writes = mem.op_count(MemFileSystem::Op::kWrite);
+  const uint64_t syncs = mem.op_count(io::MemFileSystem::Op::kSync);
+  const uint64_t writes = mem.op_count(io::MemFileSystem::Op::kWrite);
   // The fault was one-shot: a retry would now succeed, so any OK is a bug.
   EXPECT_EQ(log->WaitFlushed(a, Durability::kSyncEachCommit).ToString(), st.ToString());
   EXPECT_EQ(log->WaitFlushed(a, Durability::kWriteEachCommit).ToString(), st.ToString());
@@ -292,15 +294,15 @@ TEST_F(RedoLogTest, FailedFsyncFailsEveryLaterCommitAndIsNeverRetried) {
   EXPECT_EQ(log->Append("more").status().ToString(), st.ToString());
   EXPECT_EQ(log->Checkpoint(0).ToString(), st.ToString());
   EXPECT_EQ(log->Close().ToString(), st.ToString());
-  EXPECT_EQ(mem.op_count(MemFileSystem::Op::kSync), syncs);
-  EXPECT_EQ(mem.op_count(MemFileSystem::Op::kWrite), writes);
+  EXPECT_EQ(mem.op_count(io::MemFileSystem::Op::kSync), syncs);
+  EXPECT_EQ(mem.op_count(io::MemFileSystem::Op::kWrite), writes);
   EXPECT_EQ(log->flushed_lsn(), 0u);
 }
 
 TEST_F(RedoLogTest, FailedWriteIsStickyToo) {
   auto log = OpenLog();
   uint64_t a = MustAppend(log.get(), "doomed");
-  mem.InjectFault({MemFileSystem::Op::kWrite, 1, false, 3, "redo.log"});
+  mem.InjectFault({io::MemFileSystem::Op::kWrite, 1, false, 3, "redo.log"});
   Status st = log->WaitFlushed(a, Durability::kWriteEachCommit);
   ASSERT_TRUE(st.IsIOError());
   EXPECT_EQ(log->WaitFlushed(a, Durability::kSyncEachCommit).ToString(), st.ToString());
@@ -418,7 +420,7 @@ TEST_F(RedoLogTest, ConcurrentModeOneCommitsShareFsyncsAndAllRecover) {
 TEST_F(RedoLogTest, NonEmptyControlFileWithoutAValidSlotIsCorruption) {
   ASSERT_TRUE(mem.CreateDir("/data").ok());
   ASSERT_TRUE(mem.CreateDir(kDir).ok());
-  auto f = mem.Open(kCtlPath, OpenMode::kOpenOrCreate);
+  auto f = mem.Open(kCtlPath, io::OpenMode::kOpenOrCreate);
   ASSERT_TRUE(f.ok());
   ASSERT_TRUE((*f)->WriteAt(0, std::string(1024, 'z')).ok());
   auto r = RedoLog::Open(&mem, kDir, NoBackground(), nullptr);

@@ -7,14 +7,34 @@
 namespace sluice::storage {
 
 struct TrxSys::Shard {
-  std::mutex mu;
-  std::vector<TrxId> active;        // GUARDED_BY(mu); unsorted
-  std::vector<TrxId> view_limits;   // GUARDED_BY(mu); low limits of open views (multiset)
+  Mutex mu;
+  std::vector<TrxId> active GUARDED_BY(mu);  // unsorted
+  std::vector<TrxId> view_limits GUARDED_BY(mu);  // low limits of open views (multiset)
   // Keeps shards on separate cache lines.
   alignas(64) char pad[1] = {};
 };
 
 namespace {
+// Holds every shard's mutex (ascending), for a consistent view of all of
+// them. The analysis cannot follow a run-time number of locks: code that
+// reads a shard under it states so with shard.mu.AssertHeld().
+template <class Shard>  // TrxSys::Shard (private)
+class AllShardsLock {
+ public:
+  AllShardsLock(Shard* shards, size_t n) NO_THREAD_SAFETY_ANALYSIS : shards_(shards), n_(n) {
+    for (size_t i = 0; i < n_; ++i) shards_[i].mu.Lock();
+  }
+  ~AllShardsLock() NO_THREAD_SAFETY_ANALYSIS {
+    for (size_t i = n_; i > 0; --i) shards_[i - 1].mu.Unlock();
+  }
+  AllShardsLock(const AllShardsLock&) = delete;
+  AllShardsLock& operator=(const AllShardsLock&) = delete;
+
+ private:
+  Shard* const shards_;
+  const size_t n_;
+};
+
 void EraseOne(std::vector<TrxId>& v, TrxId x) {
   auto it = std::find(v.begin(), v.end(), x);
   assert(it != v.end());
@@ -53,7 +73,7 @@ std::unique_ptr<Trx> TrxSys::Recover(TrxId id) {
   assert(id != kNoTrxId && id < next_id_.load());
   std::unique_ptr<Trx> trx = Begin(IsolationLevel::kRepeatableRead);
   Shard& s = ShardOf(*trx);
-  std::lock_guard<std::mutex> l(s.mu);
+  MutexLock l(&s.mu);
   s.active.push_back(id);
   trx->id_ = id;
   return trx;
@@ -63,7 +83,7 @@ Result<TrxId> TrxSys::AssignId(Trx& trx) {
   if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
   if (trx.id_ != kNoTrxId) return trx.id_;
   Shard& s = ShardOf(trx);
-  std::lock_guard<std::mutex> l(s.mu);
+  MutexLock l(&s.mu);
   // Drawn under the shard mutex: see the header for why views depend on it.
   TrxId id = next_id_.fetch_add(1, std::memory_order_relaxed);
   if (id > kMaxTrxId) return Status::MySQL(1105, "HY000", "transaction ids exhausted");
@@ -78,22 +98,24 @@ const ReadView* TrxSys::GetReadView(Trx& trx) {
   if (trx.isolation_ == IsolationLevel::kReadUncommitted) return nullptr;
   if (trx.view_) return &*trx.view_;
   size_t n = std::max<size_t>(options_.num_shards, 1);
-  std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(n);
-  for (size_t i = 0; i < n; ++i) locks.emplace_back(shards_[i].mu);
+  AllShardsLock locks(shards_.get(), n);
   TrxId low_limit = next_id_.load(std::memory_order_relaxed);
   std::vector<TrxId> active;
   for (size_t i = 0; i < n; ++i) {
+    shards_[i].mu.AssertHeld();  // locks
     for (TrxId id : shards_[i].active) {
       if (id != trx.id_) active.push_back(id);
     }
   }
   trx.view_.emplace(trx.id_, low_limit, std::move(active));
-  ShardOf(trx).view_limits.push_back(low_limit);
+  Shard& own = ShardOf(trx);
+  own.mu.AssertHeld();  // locks
+  own.view_limits.push_back(low_limit);
   return &*trx.view_;
 }
 
 void TrxSys::CloseViewLocked(Shard& shard, Trx& trx) {
+  shard.mu.AssertHeld();  // REQUIRES(shard.mu): Shard is incomplete in the header
   if (!trx.view_) return;
   EraseOne(shard.view_limits, trx.view_->low_limit_id());
   trx.view_.reset();
@@ -102,11 +124,12 @@ void TrxSys::CloseViewLocked(Shard& shard, Trx& trx) {
 void TrxSys::EndStatement(Trx& trx) {
   if (trx.isolation_ != IsolationLevel::kReadCommitted || !trx.view_) return;
   Shard& s = ShardOf(trx);
-  std::lock_guard<std::mutex> l(s.mu);
+  MutexLock l(&s.mu);
   CloseViewLocked(s, trx);
 }
 
 void TrxSys::EndLocked(Shard& shard, Trx& trx) {
+  shard.mu.AssertHeld();  // as CloseViewLocked
   if (trx.id_ != kNoTrxId) EraseOne(shard.active, trx.id_);
   CloseViewLocked(shard, trx);
 }
@@ -114,7 +137,7 @@ void TrxSys::EndLocked(Shard& shard, Trx& trx) {
 Result<uint64_t> TrxSys::Commit(Trx& trx) {
   if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
   Shard& s = ShardOf(trx);
-  std::lock_guard<std::mutex> l(s.mu);
+  MutexLock l(&s.mu);
   if (trx.id_ != kNoTrxId) {
     // Same counter as ids: a view whose low limit is above this number was
     // made after this commit (both happen under this shard's mutex).
@@ -128,7 +151,7 @@ Result<uint64_t> TrxSys::Commit(Trx& trx) {
 Status TrxSys::Rollback(Trx& trx) {
   if (trx.state_ != Trx::State::kActive) return Status::InvalidArgument("transaction is not active");
   Shard& s = ShardOf(trx);
-  std::lock_guard<std::mutex> l(s.mu);
+  MutexLock l(&s.mu);
   EndLocked(s, trx);
   trx.state_ = Trx::State::kRolledBack;
   return Status::OK();
@@ -136,11 +159,10 @@ Status TrxSys::Rollback(Trx& trx) {
 
 TrxId TrxSys::PurgeLimit() const {
   size_t n = std::max<size_t>(options_.num_shards, 1);
-  std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(n);
-  for (size_t i = 0; i < n; ++i) locks.emplace_back(shards_[i].mu);
+  AllShardsLock locks(shards_.get(), n);
   TrxId limit = next_id_.load(std::memory_order_relaxed);
   for (size_t i = 0; i < n; ++i) {
+    shards_[i].mu.AssertHeld();  // locks
     for (TrxId v : shards_[i].view_limits) limit = std::min(limit, v);
   }
   return limit;
@@ -150,7 +172,7 @@ std::vector<TrxId> TrxSys::ActiveIds() const {
   size_t n = std::max<size_t>(options_.num_shards, 1);
   std::vector<TrxId> out;
   for (size_t i = 0; i < n; ++i) {
-    std::lock_guard<std::mutex> l(shards_[i].mu);
+    MutexLock l(&shards_[i].mu);
     out.insert(out.end(), shards_[i].active.begin(), shards_[i].active.end());
   }
   std::sort(out.begin(), out.end());
@@ -161,7 +183,7 @@ size_t TrxSys::open_views() const {
   size_t n = std::max<size_t>(options_.num_shards, 1);
   size_t total = 0;
   for (size_t i = 0; i < n; ++i) {
-    std::lock_guard<std::mutex> l(shards_[i].mu);
+    MutexLock l(&shards_[i].mu);
     total += shards_[i].view_limits.size();
   }
   return total;

@@ -27,10 +27,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/trx/read_view.h"
 #include "storage/trx/trx_types.h"
@@ -129,8 +129,10 @@ class TrxSys {
  private:
   struct Shard;
 
-  void CloseViewLocked(Shard& shard, Trx& trx);  // REQUIRES(shard.mu)
-  void EndLocked(Shard& shard, Trx& trx);        // REQUIRES(shard.mu)
+  // Both REQUIRES(shard.mu), asserted in their bodies (Shard is
+  // incomplete here).
+  void CloseViewLocked(Shard& shard, Trx& trx);
+  void EndLocked(Shard& shard, Trx& trx);
   Shard& ShardOf(const Trx& trx) const;
 
   const Options options_;

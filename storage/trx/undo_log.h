@@ -23,11 +23,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/trx/trx_types.h"
 #include "storage/trx/undo_record.h"
@@ -114,11 +113,11 @@ class MemUndoStore final : public UndoStore {
   struct LogData;
   class Log;
 
-  mutable std::shared_mutex map_mu_;
-  uint64_t next_slot_ = 1;                            // GUARDED_BY(map_mu_)
-  std::map<uint64_t, std::shared_ptr<LogData>> logs_;  // GUARDED_BY(map_mu_)
+  mutable SharedMutex map_mu_;
+  uint64_t next_slot_ GUARDED_BY(map_mu_) = 1;
+  std::map<uint64_t, std::shared_ptr<LogData>> logs_ GUARDED_BY(map_mu_);
   // The newest log of each transaction id (SeenByAll).
-  std::unordered_map<TrxId, uint64_t> slot_of_trx_;  // GUARDED_BY(map_mu_)
+  std::unordered_map<TrxId, uint64_t> slot_of_trx_ GUARDED_BY(map_mu_);
 };
 
 }  // namespace sluice::storage

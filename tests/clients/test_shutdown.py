@@ -1,7 +1,11 @@
 """Tests that need their own sluiced (never the shared one): the SHUTDOWN
-statement, persistence across a SIGTERM restart, and --initialize."""
+statement (also with binlog dumps streaming), persistence across a SIGTERM
+restart, and --initialize."""
 
 import os
+import struct
+import threading
+import time
 
 import pymysql
 
@@ -41,6 +45,75 @@ def test_shutdown_statement():
     finally:
         h.close_quietly(c)
         h.close_quietly(bystander)
+        srv.kill()
+
+
+def test_shutdown_with_dump_readers_attached():
+    """SHUTDOWN while binlog dumps stream: three readers caught up and
+    waiting at the end of the log, and one that reads nothing (its dump
+    thread blocked writing to a full socket). The server tells every dump to
+    stop, joins the dump threads (they are the worker pool's, joined before
+    the binlog closes) and exits 0, promptly: well within the 10 s it gives
+    sessions to end."""
+    srv = start("shutdown-dumps")
+    c = h.root(port=srv.port)
+    readers = []
+    drained = []
+    try:
+        h.query(c, "CREATE DATABASE d")
+        h.query(c, "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
+        chunk = "x" * 3500  # rows stay on their page
+        for i in range(48):  # ~8 MB of binlog: more than a stalled reader's socket buffers take
+            rows = ", ".join(f"({i * 50 + j}, '{chunk}')" for j in range(50))
+            h.query(c, f"INSERT INTO d.t VALUES {rows}")
+
+        def dump(server_id):
+            r = h.RawConn(port=srv.port, timeout=30)
+            r.login("root", "")
+            r.query("SET @master_binlog_checksum='NONE'")
+            r.send_packet(bytes([h.COM_BINLOG_DUMP]) + struct.pack("<IHI", 4, 0, server_id) + b"binlog.000001",
+                          seq=0)
+            readers.append(r)
+            return r
+
+        def drain(r):
+            try:
+                while True:
+                    r.read_packet(check_seq=False)
+            except Exception:  # noqa: BLE001 - the server closed the connection
+                drained.append(r)
+
+        threads = []
+        for sid in (701, 702, 703):
+            t = threading.Thread(target=drain, args=(dump(sid),), daemon=True)
+            t.start()
+            threads.append(t)
+        dump(704)  # never read
+
+        def states():
+            return [str(r[6]) for r in h.query(c, "SHOW PROCESSLIST") if str(r[4]).startswith("Binlog Dump")]
+
+        h.bounded_poll(lambda: len(states()) == 4 and sum("waiting for more updates" in s for s in states()) == 3,
+                       rounds=300, what="three dumps caught up and one stalled")
+        h.note(f"dump states before SHUTDOWN: {states()}")
+        started = time.monotonic()
+        try:
+            h.query(c, "SHUTDOWN")
+        except pymysql.err.OperationalError as e:
+            assert e.args[0] in h.LOST_CONNECTION_ERRNOS, e
+        rc = srv.wait_exit(30)
+        elapsed = time.monotonic() - started
+        h.note(f"SHUTDOWN with 4 dumps attached: exited in {elapsed:.2f} s")
+        assert rc == 0, f"sluiced exited with {rc} after SHUTDOWN with dumps attached; log:\n{srv.log_tail()}"
+        assert elapsed < 8, f"SHUTDOWN with dumps attached took {elapsed:.1f} s; log:\n{srv.log_tail()}"
+        assert "Shutdown complete" in srv.log_tail(), srv.log_tail()
+        for t in threads:
+            t.join(10)
+        assert len(drained) == 3, "every reading reader sees its connection end"
+    finally:
+        for r in readers:
+            r.close()
+        h.close_quietly(c)
         srv.kill()
 
 

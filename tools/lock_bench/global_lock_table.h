@@ -19,13 +19,12 @@
 #include <spdlog/logger.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/lock/deadlock_report.h"
 #include "storage/lock/lock_errors.h"
@@ -41,8 +40,9 @@ class GlobalLockTable {
     std::vector<Request*> locks;
     std::vector<std::unique_ptr<Request>> pool;
     std::vector<Request*> free;
-    std::condition_variable cv;
-    Trx* blocker = nullptr;  // GUARDED_BY(mu_)
+    CondVar cv;  // waits on GlobalLockTable::mu_
+    // Guarded by GlobalLockTable::mu_, which an attribute here cannot name.
+    Trx* blocker = nullptr;
     Request* wait = nullptr;
   };
   struct Key {
@@ -78,7 +78,7 @@ class GlobalLockTable {
   }
 
   void ReleaseAll(Trx& trx) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     for (Request* r : trx.locks) {
       Queue& q = queues_[r->key];
       q.reqs.erase(std::find(q.reqs.begin(), q.reqs.end(), r));
@@ -89,11 +89,11 @@ class GlobalLockTable {
   }
 
   uint64_t waits() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return waits_;
   }
   uint64_t deadlocks() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return deadlocks_;
   }
 
@@ -132,22 +132,23 @@ class GlobalLockTable {
     return nullptr;
   }
 
-  void GrantLocked(Queue& q) {
+  void GrantLocked(Queue& q) REQUIRES(mu_) {
     for (Request* w : q.reqs) {
       if (w->granted) continue;
       Trx* b = BlockerLocked(q, *w->trx, w->key, w->mode, w->bits, w);
       if (b == nullptr) {
         w->granted = true;
         w->trx->blocker = nullptr;
-        w->trx->cv.notify_one();
+        w->trx->cv.NotifyOne();
       } else {
         w->trx->blocker = b;
       }
     }
   }
 
-  Status Lock(Trx& trx, const Key& key, storage::LockMode mode, uint16_t bits, std::chrono::milliseconds timeout) {
-    std::unique_lock lock(mu_);
+  Status Lock(Trx& trx, const Key& key, storage::LockMode mode, uint16_t bits, std::chrono::milliseconds timeout)
+      EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     Queue& q = queues_[key];
     for (const Request* o : q.reqs) {
       if (o->trx == &trx && o->granted && storage::LockModeStrongerOrEqual(o->mode, mode) &&
@@ -176,7 +177,7 @@ class GlobalLockTable {
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!r->granted) {
-      if (trx.cv.wait_until(lock, deadline) == std::cv_status::timeout && !r->granted) {
+      if (!trx.cv.WaitUntil(&mu_, deadline) && !r->granted) {
         Withdraw(q, trx, r);
         return storage::LockWaitTimeoutError();
       }
@@ -184,7 +185,7 @@ class GlobalLockTable {
     return Status::OK();
   }
 
-  void Withdraw(Queue& q, Trx& trx, Request* r) {
+  void Withdraw(Queue& q, Trx& trx, Request* r) REQUIRES(mu_) {
     q.reqs.erase(std::find(q.reqs.begin(), q.reqs.end(), r));
     trx.locks.pop_back();
     trx.free.push_back(r);
@@ -192,7 +193,7 @@ class GlobalLockTable {
     GrantLocked(q);
   }
 
-  void LogDeadlockLocked(Trx& trx) {
+  void LogDeadlockLocked(Trx& trx) REQUIRES(mu_) {
     storage::DeadlockReport report;
     report.when = std::chrono::system_clock::now();
     report.number = deadlocks_;
@@ -209,10 +210,10 @@ class GlobalLockTable {
   }
 
   std::shared_ptr<spdlog::logger> logger_;
-  mutable std::mutex mu_;
-  std::unordered_map<Key, Queue, KeyHash> queues_;  // GUARDED_BY(mu_)
-  uint64_t waits_ = 0;                              // GUARDED_BY(mu_)
-  uint64_t deadlocks_ = 0;                          // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::unordered_map<Key, Queue, KeyHash> queues_ GUARDED_BY(mu_);
+  uint64_t waits_ GUARDED_BY(mu_) = 0;
+  uint64_t deadlocks_ GUARDED_BY(mu_) = 0;
   bool print_ = false;
 };
 

@@ -1,0 +1,528 @@
+// exec/exec_test.cc
+//
+// Statement execution below the wire: SQL text parsed by sql::Parser and
+// run through exec::TableExecutor against an ExecEnv of a real
+// storage::Engine (in-memory FileSystem), a real binlog::Binlog (files in a
+// temp dir), the core system variables and a real acl::AccessControl, as
+// server/executor.cc runs COM_QUERY, with no socket and no Server. Each test
+// checks the rows (through SELECT), the events the binlog file holds, and
+// the calls the replication observers' TransactionHooks saw.
+//
+// Thread-safety: single-threaded tests.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "acl/access_control.h"
+#include "base/io/mem_file_system.h"
+#include "base/mysql_error.h"
+#include "binlog/binlog.h"
+#include "binlog/file_reader.h"
+#include "binlog/row_event.h"
+#include "exec/exec_env.h"
+#include "exec/global_read_lock.h"
+#include "exec/information_schema.h"
+#include "exec/metadata_lock.h"
+#include "exec/read_only.h"
+#include "exec/session_context.h"
+#include "exec/table_executor.h"
+#include "exec/table_locks.h"
+#include "sql/lexer.h"
+#include "sql/parser.h"
+#include "storage/engine/engine.h"
+#include "vars/core_vars.h"
+#include "vars/sys_vars.h"
+
+namespace sluice::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kUuid[] = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+
+// Records the commit points in order; BeforeCommit fails while `fail_before_commit`.
+class RecordingHooks : public TransactionHooks {
+ public:
+  struct Call {
+    std::string hook;  // "before_commit", "after_sync", "after_commit", "after_rollback"
+    std::string gtid;
+    std::string log_file;
+    uint64_t log_pos = 0;
+  };
+
+  Status BeforeCommit(const Param& p) override {
+    Record("before_commit", p);
+    if (fail_before_commit) return MakeError(er::kUnknown, "before_commit refused (test)");
+    return Status::OK();
+  }
+  Status AfterSync(std::string_view log_file, uint64_t log_pos) override {
+    calls.push_back({"after_sync", "", std::string(log_file), log_pos});
+    return Status::OK();
+  }
+  Status AfterCommit(const Param& p) override {
+    Record("after_commit", p);
+    return Status::OK();
+  }
+  Status AfterRollback(const Param& p) override {
+    Record("after_rollback", p);
+    return Status::OK();
+  }
+
+  std::vector<std::string> Names() const {
+    std::vector<std::string> out;
+    for (const Call& c : calls) out.push_back(c.hook);
+    return out;
+  }
+
+  std::vector<Call> calls;
+  bool fail_before_commit = false;
+
+ private:
+  void Record(const char* hook, const Param& p) {
+    calls.push_back({hook, std::string(p.gtid), std::string(p.log_file), p.log_pos});
+  }
+};
+
+class NoPlugins : public PluginCatalog {
+ public:
+  std::vector<PluginInfo> List() const override { return {}; }
+  std::vector<std::pair<std::string, std::string>> Recorded() const override { return {}; }
+};
+
+// What SQL expressions see of the session (server/executor.cc's
+// SessionEval, less prepared-statement parameters and SHOW's rows).
+class TestEval : public sql::EvalContext {
+ public:
+  TestEval(vars::SystemVariables& sys_vars, SessionContext& ctx) : sys_vars_(sys_vars), ctx_(ctx) {}
+
+  Result<sql::Value> GetSystemVariable(std::string_view name, sql::VarScope scope) override {
+    vars::GetScope s = scope == sql::VarScope::kGlobal    ? vars::GetScope::kGlobal
+                       : scope == sql::VarScope::kSession ? vars::GetScope::kSession
+                                                          : vars::GetScope::kDefault;
+    return sys_vars_.Get(name, s, ctx_.vars.get());
+  }
+  sql::Value GetUserVariable(std::string_view name) override {
+    auto it = ctx_.user_vars.find(sql::AsciiLower(name));
+    return it == ctx_.user_vars.end() ? sql::Value::Null() : it->second;
+  }
+  void SetUserVariable(std::string_view name, const sql::Value& v) override {
+    ctx_.user_vars[sql::AsciiLower(name)] = v;
+  }
+  std::optional<std::string> CurrentDatabase() override {
+    if (ctx_.db.empty()) return std::nullopt;
+    return ctx_.db;
+  }
+  std::string User() override { return ctx_.user + "@" + ctx_.host; }
+  std::string CurrentUser() override { return ctx_.priv_user + "@" + ctx_.priv_host; }
+  uint64_t ConnectionId() override { return ctx_.connection_id; }
+  uint64_t LastInsertId() override { return ctx_.last_insert_id; }
+  void SetLastInsertId(uint64_t id) override { ctx_.last_insert_id = id; }
+  int64_t FoundRows() override { return static_cast<int64_t>(ctx_.found_rows); }
+  int64_t RowCount() override { return ctx_.row_count; }
+  std::string ServerVersion() override { return "8.0.36-sluice"; }
+  std::chrono::system_clock::time_point StatementTime() override { return now_; }
+  bool SleepFor(std::chrono::nanoseconds) override { return true; }
+  void AddWarning(uint16_t code, std::string message) override {
+    ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(message)});
+  }
+  Status CheckInterrupt() override { return ctx_.CheckInterrupt(); }
+
+ private:
+  vars::SystemVariables& sys_vars_;
+  SessionContext& ctx_;
+  const std::chrono::system_clock::time_point now_ = std::chrono::system_clock::now();
+};
+
+class ExecTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sluice_exec_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "binlog");
+
+    auto engine = storage::Engine::Open(&fs_, "/data", storage::Engine::Options{size_t{8} << 20});
+    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+    engine_ = std::move(engine).value();
+    ASSERT_TRUE(engine_->CreateDatabase(storage::DatabaseDef{"db"}).ok());
+
+    binlog::Binlog::Options bo;
+    bo.dir = (dir_ / "binlog").string();
+    bo.server_id = 7;
+    bo.server_uuid = *binlog::Uuid::Parse(kUuid);
+    auto bl = binlog::Binlog::Open(bo, nullptr);
+    ASSERT_TRUE(bl.ok()) << bl.status().ToString();
+    binlog_ = std::move(bl).value();
+    ASSERT_TRUE(binlog_->StartWriting().ok());
+
+    vars::CoreVariableDefaults d;
+    d.server_uuid = kUuid;
+    d.log_bin = true;
+    ASSERT_TRUE(vars::RegisterCoreVariables(sys_vars_, d).ok());
+
+    ASSERT_TRUE(acl_.InitializeDatadir(dir_.string(), std::nullopt).ok());
+    acl::UserSpec app;
+    app.user = "app";
+    app.host = "%";
+    ASSERT_TRUE(acl_.CreateUser({app}, false, nullptr).ok());
+    ASSERT_TRUE(acl_.Grant({"SELECT", "INSERT", "UPDATE", "DELETE"}, acl::PrivLevel::Global(), {{"app", "%"}}, false)
+                    .ok());
+
+    UseBinlog(true);
+    Login(ctx_, 1, "root", "localhost");
+
+    ASSERT_EQ(Run("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(16))"), "OK");
+    Forget();
+  }
+
+  void TearDown() override {
+    if (env_) {
+      TableExecutor::EndSession(*env_, ctx_);
+      if (app_ctx_.vars) TableExecutor::EndSession(*env_, app_ctx_);
+    }
+    if (binlog_) {
+      EXPECT_TRUE(binlog_->Close().ok());
+    }
+    fs::remove_all(dir_);
+  }
+
+  // The ExecEnv, with the binlog (log_bin ON) or without (OFF).
+  void UseBinlog(bool on) {
+    env_ = std::make_unique<ExecEnv>(*engine_, on ? binlog_.get() : nullptr, sys_vars_, acl_, metadata_locks_,
+                                     global_read_lock_, table_locks_, read_only_, hooks_, plugins_);
+  }
+
+  // A connection of `user`@`host` (the account of that name), in database db.
+  void Login(SessionContext& ctx, uint32_t id, const std::string& user, const std::string& host) {
+    ctx.connection_id = id;
+    ctx.user = ctx.priv_user = user;
+    ctx.host = ctx.priv_host = host;
+    ctx.account = acl_.Lookup(acl::AccountName{user, host});
+    ASSERT_NE(ctx.account, nullptr);
+    ctx.vars = std::make_unique<vars::SessionVariables>(sys_vars_.NewSession());
+    ctx.db = "db";
+  }
+
+  // From here on, Events() and hooks_ show only what follows.
+  void Forget() {
+    start_ = binlog_->CurrentPosition();
+    hooks_.calls.clear();
+  }
+
+  // Runs `sql` (one or more statements) as COM_QUERY does: "OK", the rows'
+  // count ("2 rows"), or the first error as "ERROR <errno>".
+  std::string Run(std::string_view sql) { return Run(ctx_, sql); }
+  std::string Run(SessionContext& ctx, std::string_view sql) {
+    std::string out;
+    sql::Parser parser(sql);
+    while (!parser.AtEnd()) {
+      auto parsed = parser.Next();
+      if (!parsed.ok()) return "PARSE " + parsed.status().ToString();
+      Outcome o = RunOne(ctx, *parsed);
+      if (!o.error.ok()) return "ERROR " + std::to_string(o.error.mysql_errno());
+      out = o.result ? std::to_string(o.result->rows.size()) + " rows" : "OK";
+    }
+    return out;
+  }
+
+  // server/executor.cc's Statement::Run for the statements these tests use.
+  Outcome RunOne(SessionContext& ctx, const sql::ParsedStatement& ps) {
+    ctx.warnings.clear();
+    ctx.statement_text = ps.text;
+    TestEval eval(sys_vars_, ctx);
+    TableExecutor tables(*env_, ctx, eval);
+    const sql::Stmt& st = *ps.stmt;
+    Outcome o;
+    switch (st.kind) {
+      case sql::StmtKind::kStartTransaction: {
+        const auto& s = st.As<sql::StartTransactionStmt>();
+        o.error = tables.Begin(s.consistent_snapshot, s.read_only.value_or(false));
+        break;
+      }
+      case sql::StmtKind::kCommit:
+        o.error = tables.Commit();
+        break;
+      case sql::StmtKind::kRollback: {
+        const auto& s = st.As<sql::RollbackStmt>();
+        o.error = s.savepoint.empty() ? tables.Rollback() : tables.RollbackToSavepoint(s.savepoint);
+        break;
+      }
+      case sql::StmtKind::kSavepoint: {
+        const auto& s = st.As<sql::SavepointStmt>();
+        o.error = s.release ? tables.ReleaseSavepoint(s.name) : tables.Savepoint(s.name);
+        break;
+      }
+      case sql::StmtKind::kCreateTable:
+        o = tables.CreateTable(st.As<sql::CreateTableStmt>());
+        break;
+      case sql::StmtKind::kInsert:
+        o = tables.Insert(st.As<sql::InsertStmt>());
+        break;
+      case sql::StmtKind::kUpdate:
+        o = tables.Update(st.As<sql::UpdateStmt>());
+        break;
+      case sql::StmtKind::kDelete:
+        o = tables.Delete(st.As<sql::DeleteStmt>());
+        break;
+      case sql::StmtKind::kSelect:
+        o = tables.Select(st.As<sql::SelectStmt>());
+        break;
+      default:
+        ADD_FAILURE() << "statement not run by this test: " << ps.text;
+        o.error = MakeError(er::kNotSupportedYet, "this statement");
+    }
+    ctx.statement_text = {};
+    return o;
+  }
+
+  // The rows of a SELECT, each as its cells joined by ',' (NULL: "NULL").
+  std::vector<std::string> Rows(std::string_view select) {
+    auto parsed = sql::ParseAll(select);
+    EXPECT_TRUE(parsed.ok() && parsed->size() == 1) << select;
+    if (!parsed.ok() || parsed->size() != 1) return {};
+    Outcome o = RunOne(ctx_, (*parsed)[0]);
+    EXPECT_TRUE(o.error.ok() && o.result) << select << ": " << o.error.ToString();
+    std::vector<std::string> out;
+    if (!o.result) return out;
+    for (const auto& row : o.result->rows) {
+      std::string line;
+      for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + row[i].value_or("NULL");
+      out.push_back(line);
+    }
+    return out;
+  }
+  std::vector<std::string> TableRows() { return Rows("SELECT id, v FROM t ORDER BY id"); }
+
+  // The binlog's events since Forget(), one line each: "Gtid", "Query
+  // BEGIN", "Table_map db.t", "Write_rows [1,'a'] [2,'b']", "Update_rows
+  // [1,'a' -> 1,'b']", "Xid". `end`, when given, gets the last event's end.
+  std::vector<std::string> Events(uint64_t* end = nullptr) {
+    std::vector<std::string> out;
+    const std::string path = (dir_ / "binlog" / start_.first).string();
+    auto reader = binlog::BinlogFileReader::Open(path);
+    EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+    if (!reader.ok()) return out;
+    EXPECT_TRUE((*reader)->Seek(start_.second).ok());
+    const binlog::Checksum cs = (*reader)->format().checksum;
+    binlog::TableMapInfo map;
+    auto image = [](const std::vector<binlog::DecodedValue>& values) {
+      std::string s;
+      for (size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + (values[i].is_null ? "NULL" : values[i].text);
+      return s;
+    };
+    while (true) {
+      auto ev = (*reader)->Next();
+      EXPECT_TRUE(ev.ok()) << ev.status().ToString();
+      if (!ev.ok() || !ev->has_value()) break;
+      const auto& e = **ev;
+      if (end != nullptr) *end = e.offset + e.bytes.size();
+      switch (e.header.type) {
+        case binlog::kGtidEvent:
+          out.push_back("Gtid");
+          break;
+        case binlog::kQueryEvent: {
+          auto q = binlog::DecodeQuery(e.bytes, cs);
+          out.push_back("Query " + (q.ok() ? q->query : q.status().ToString()));
+          break;
+        }
+        case binlog::kTableMapEvent: {
+          auto m = binlog::DecodeTableMap(e.bytes, cs);
+          EXPECT_TRUE(m.ok()) << m.status().ToString();
+          if (m.ok()) map = *m;
+          out.push_back("Table_map " + map.schema + "." + map.table);
+          break;
+        }
+        case binlog::kWriteRowsEvent:
+        case binlog::kUpdateRowsEvent:
+        case binlog::kDeleteRowsEvent: {
+          std::string line = e.header.type == binlog::kWriteRowsEvent    ? "Write_rows"
+                             : e.header.type == binlog::kUpdateRowsEvent ? "Update_rows"
+                                                                         : "Delete_rows";
+          auto rows = binlog::DecodeRows(e.bytes, map, cs);
+          EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+          if (!rows.ok()) break;
+          for (const auto& r : rows->rows) {
+            if (e.header.type == binlog::kWriteRowsEvent) {
+              line += " [" + image(r.after) + "]";
+            } else if (e.header.type == binlog::kUpdateRowsEvent) {
+              line += " [" + image(r.before) + " -> " + image(r.after) + "]";
+            } else {
+              line += " [" + image(r.before) + "]";
+            }
+          }
+          out.push_back(line);
+          break;
+        }
+        case binlog::kXidEvent:
+          out.push_back("Xid");
+          break;
+        default:
+          out.push_back("type " + std::to_string(e.header.type));
+      }
+    }
+    return out;
+  }
+
+  std::string Gtid(int n) const { return std::string(kUuid) + ":" + std::to_string(n); }
+
+  fs::path dir_;
+  io::MemFileSystem fs_;
+  std::unique_ptr<storage::Engine> engine_;
+  std::unique_ptr<binlog::Binlog> binlog_;
+  vars::SystemVariables sys_vars_;
+  acl::AccessControl acl_{acl::AccessControl::Options{}};
+  MetadataLocks metadata_locks_;
+  GlobalReadLock global_read_lock_;
+  TableLocks table_locks_;
+  ReadOnlyMode read_only_;
+  RecordingHooks hooks_;
+  NoPlugins plugins_;
+  std::unique_ptr<ExecEnv> env_;
+  // Destroyed before the services above (an open engine transaction goes first).
+  SessionContext ctx_;
+  SessionContext app_ctx_;  // 'app'@'%': no SUPER, no CONNECTION_ADMIN
+  std::pair<std::string, uint64_t> start_;
+};
+
+const std::vector<std::string> kNone;
+
+TEST_F(ExecTest, AutocommitInsertIsOneBinlogTransactionWithHooksInOrder) {
+  EXPECT_EQ(Run("INSERT INTO t VALUES (1, 'a'), (2, 'b')"), "OK");
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1,a", "2,b"}));
+
+  uint64_t end = 0;
+  EXPECT_EQ(Events(&end), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t",
+                                                    "Write_rows [1,'a'] [2,'b']", "Xid"}));
+  EXPECT_EQ(end, binlog_->CurrentPosition().second);
+
+  ASSERT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit"}));
+  const auto& sync = hooks_.calls[1];
+  EXPECT_EQ(sync.log_file, start_.first);
+  EXPECT_EQ(sync.log_pos, end);  // the transaction's end, once written and synced
+  const auto& commit = hooks_.calls[2];
+  EXPECT_EQ(commit.log_pos, end);
+  EXPECT_EQ(commit.gtid, Gtid(2));  // 1 was CREATE TABLE
+}
+
+TEST_F(ExecTest, RollbackLeavesNothingInTheBinlogAndCallsNoHook) {
+  ASSERT_EQ(Run("INSERT INTO t VALUES (1, 'a')"), "OK");
+  Forget();
+
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (2, 'b'); UPDATE t SET v = 'z' WHERE id = 1"), "OK");
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1,z", "2,b"}));  // the transaction sees its own
+  EXPECT_EQ(Run("ROLLBACK"), "OK");
+
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1,a"}));
+  EXPECT_EQ(Events(), kNone);
+  EXPECT_EQ(hooks_.Names(), kNone);
+}
+
+TEST_F(ExecTest, FailingBeforeCommitRollsBackAndTheNextTransactionCommits) {
+  hooks_.fail_before_commit = true;
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a')"), "OK");
+  EXPECT_EQ(Run("COMMIT"), "ERROR 1105");
+  EXPECT_EQ(TableRows(), kNone);
+  EXPECT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_rollback"}));
+  EXPECT_EQ(Events(), kNone);
+
+  hooks_.fail_before_commit = false;
+  hooks_.calls.clear();
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (2, 'b'); COMMIT"), "OK");
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"2,b"}));
+  EXPECT_EQ(Events(), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [2,'b']",
+                                                "Xid"}));
+  ASSERT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit"}));
+  EXPECT_EQ(hooks_.calls[2].gtid, Gtid(2));  // the failed one took no GTID
+}
+
+TEST_F(ExecTest, SavepointsKeepOnlyTheRowsNotRolledBack) {
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a'); SAVEPOINT s1; INSERT INTO t VALUES (2, 'b');"
+                "SAVEPOINT s2; INSERT INTO t VALUES (3, 'c'); ROLLBACK TO SAVEPOINT s1;"
+                "INSERT INTO t VALUES (4, 'd'); RELEASE SAVEPOINT s1"),
+            "OK");
+  // s1 was released, s2 went with the rollback to s1.
+  EXPECT_EQ(Run("ROLLBACK TO SAVEPOINT s1"), "ERROR 1305");
+  EXPECT_EQ(Run("RELEASE SAVEPOINT s2"), "ERROR 1305");
+  EXPECT_EQ(Run("ROLLBACK TO SAVEPOINT nope"), "ERROR 1305");
+  EXPECT_EQ(Run("COMMIT"), "OK");
+
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1,a", "4,d"}));
+  EXPECT_EQ(Events(), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [1,'a']",
+                                                "Table_map db.t", "Write_rows [4,'d']", "Xid"}));
+  EXPECT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit"}));
+}
+
+TEST_F(ExecTest, AFailingStatementUndoesOnlyItself) {
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a'), (2, 'b')"), "OK");
+  // Row 3 goes in before row 1 collides: the statement's undo takes it out.
+  EXPECT_EQ(Run("INSERT INTO t VALUES (3, 'c'), (1, 'x')"), "ERROR 1062");
+  EXPECT_EQ(Run("UPDATE t SET v = 'B' WHERE id = 2; COMMIT"), "OK");
+
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1,a", "2,B"}));
+  EXPECT_EQ(Events(),
+            (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [1,'a'] [2,'b']",
+                                      "Table_map db.t", "Update_rows [2,'b' -> 2,'B']", "Xid"}));
+  EXPECT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit"}));
+}
+
+TEST_F(ExecTest, DdlIsItsOwnTransactionUnlessSqlLogBinIsOff) {
+  const std::string create = "CREATE TABLE t2 (id INT PRIMARY KEY)";
+  EXPECT_EQ(Run(create), "OK");
+  uint64_t end = 0;
+  EXPECT_EQ(Events(&end), (std::vector<std::string>{"Gtid", "Query " + create}));
+  ASSERT_EQ(hooks_.Names(), (std::vector<std::string>{"after_sync", "after_commit"}));
+  EXPECT_EQ(hooks_.calls[0].log_pos, end);
+  EXPECT_EQ(hooks_.calls[1].gtid, Gtid(2));
+
+  // DDL inside a transaction commits it first (MySQL's implicit commit).
+  Forget();
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a'); CREATE TABLE t3 (id INT PRIMARY KEY)"), "OK");
+  EXPECT_EQ(Events(), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [1,'a']",
+                                                "Xid", "Gtid", "Query CREATE TABLE t3 (id INT PRIMARY KEY)"}));
+  EXPECT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit", "after_sync",
+                                                      "after_commit"}));
+
+  Forget();
+  ASSERT_TRUE(sys_vars_.Set("sql_log_bin", vars::SetScope::kSession, sql::Value::Int(0), ctx_.vars.get(), nullptr)
+                  .ok());
+  EXPECT_EQ(Run("CREATE TABLE t4 (id INT PRIMARY KEY); INSERT INTO t4 VALUES (1)"), "OK");
+  EXPECT_EQ(Rows("SELECT id FROM t4"), (std::vector<std::string>{"1"}));
+  EXPECT_EQ(Events(), kNone);
+  EXPECT_EQ(hooks_.Names(), kNone);
+}
+
+TEST_F(ExecTest, WithoutTheBinlogCommitsGoToTheEngineOnly) {
+  UseBinlog(false);
+  EXPECT_EQ(Run("INSERT INTO t VALUES (1, 'a')"), "OK");
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (2, 'b'); UPDATE t SET v = 'A' WHERE id = 1; COMMIT"), "OK");
+  EXPECT_EQ(Run("CREATE TABLE t2 (id INT PRIMARY KEY)"), "OK");
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1,A", "2,b"}));
+  EXPECT_EQ(Events(), kNone);
+  EXPECT_EQ(hooks_.Names(), kNone);
+}
+
+TEST_F(ExecTest, ReadOnlyRefusesWritesOfAccountsWithoutSuper) {
+  Login(app_ctx_, 2, "app", "%");
+  read_only_.SetReadOnly(true);
+  EXPECT_EQ(Run(app_ctx_, "INSERT INTO t VALUES (1, 'a')"), "ERROR 1290");
+  EXPECT_EQ(Run(app_ctx_, "SELECT * FROM t"), "0 rows");  // reads go on
+  EXPECT_EQ(Run("INSERT INTO t VALUES (2, 'b')"), "OK");  // root has SUPER
+
+  read_only_.SetReadOnly(false);
+  EXPECT_EQ(Run(app_ctx_, "INSERT INTO t VALUES (3, 'c')"), "OK");
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"2,b", "3,c"}));
+  EXPECT_EQ(Events(), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [2,'b']", "Xid",
+                                                "Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [3,'c']",
+                                                "Xid"}));
+  EXPECT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit", "before_commit",
+                                                      "after_sync", "after_commit"}));
+}
+
+}  // namespace
+}  // namespace sluice::exec

@@ -1,0 +1,704 @@
+// SELECT: tables joined by nested loops, subqueries, grouping, ordering.
+//
+// FROM is flattened left-deep (sql/ast.h TableRef::join) and read in
+// the written order; RIGHT JOIN of the first two tables is turned into a
+// LEFT JOIN with the tables swapped. Each table is a level of the nested
+// loop with:
+//   on      a LEFT JOIN's ON conjuncts: a row of the outer tuple with no
+//           row of this table passing them gets a NULL-extended one;
+//   filter  the conjuncts of WHERE and of inner joins' ON whose last table
+//           is this one (checked as soon as their tables are read);
+//   path    the access path (exec/access_path.h) planned from what may
+//           narrow this table's read: its filter for an inner join, its ON
+//           for a LEFT JOIN. Conjuncts with a subquery are never used to
+//           plan (a correlated one reads columns the planner cannot see)
+//           and are checked at the last level.
+// Every tuple that passes reaches the grouping / output code, which is the
+// same for one table or many.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "acl/access_control.h"
+#include "base/mysql_error.h"
+#include "base/stack_guard.h"
+#include "exec/access_path.h"
+#include "exec/aggregate.h"
+#include "exec/column_values.h"
+#include "exec/exec_env.h"
+#include "exec/information_schema.h"
+#include "exec/row_eval.h"
+#include "exec/system_schema.h"
+#include "sql/lexer.h"
+#include "storage/engine/engine.h"
+
+namespace sluice::exec {
+
+namespace {
+
+using storage::ColumnDef;
+using storage::EngineTrx;
+using storage::Row;
+using storage::RowValue;
+using storage::TableDef;
+
+// Calls `fn` on every column reference in `e` (not inside subqueries).
+Status ForEachColumn(const sql::Expr& e, const std::function<Status(const sql::Expr&)>& fn) {
+  if (e.kind == sql::ExprKind::kColumn) return fn(e);
+  for (const auto& a : e.args) {
+    if (a) SLUICE_RETURN_IF_ERROR(ForEachColumn(*a, fn));
+  }
+  return Status::OK();
+}
+
+sql::ExprPtr MakeColumn(const std::string& qualifier, const std::string& name) {
+  auto c = std::make_unique<sql::Expr>(sql::ExprKind::kColumn);
+  c->table = qualifier;
+  c->name = name;
+  return c;
+}
+
+sql::ExprPtr MakeBinary(sql::Op op, sql::ExprPtr a, sql::ExprPtr b) {
+  auto e = std::make_unique<sql::Expr>(sql::ExprKind::kBinary);
+  e->op = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+}  // namespace
+
+Status TableExecutor::CheckSelectPrivilege(const std::string& schema, const std::string& table) {
+  if (sql::EqualsIgnoreCase(schema, "information_schema")) return Status::OK();
+  if (ctx_.account && ctx_.account->HasDb(schema, acl::Priv::kSelect)) return Status::OK();
+  return MakeError(er::kTableAccessDenied, "SELECT", ctx_.priv_user, ctx_.host, table);
+}
+
+Outcome TableExecutor::Select(const sql::SelectStmt& s) {
+  return RunDml([&](EngineTrx& trx) -> Outcome {
+    Outcome r;
+    Result<SelectRows> rows = RunSelect(s, trx, eval_, std::numeric_limits<uint64_t>::max(), false);
+    if (!rows.ok()) {
+      r.error = rows.status();
+      return r;
+    }
+    r.result = std::move(rows->result);
+    return r;
+  });
+}
+
+namespace {
+
+// A value's exact identity ('a' and 'A', 1 and 1.0 differ): a correlated
+// subquery's rows may show the enclosing value itself, so only an
+// identical one may reuse them.
+std::string ExactKey(const sql::Value& v) {
+  std::string key(1, static_cast<char>(v.kind()));
+  key += static_cast<char>(v.is_binary());
+  key += static_cast<char>(v.string_type());
+  switch (v.kind()) {
+    case sql::ValueKind::kNull: break;
+    case sql::ValueKind::kInt: key += std::to_string(v.int_value()); break;
+    case sql::ValueKind::kUInt: key += std::to_string(v.uint_value()); break;
+    case sql::ValueKind::kDouble: key += fmt::format("{}", v.double_value()); break;
+    case sql::ValueKind::kDecimal: key += v.decimal_value().ToString(); break;
+    case sql::ValueKind::kString:
+      key += fmt::format("{}:", static_cast<int>(v.collation()));
+      key += v.string_value();
+      break;
+  }
+  return key;
+}
+
+// Bounds on what correlated subqueries keep per statement.
+constexpr size_t kMaxCachedSubqueryValues = 1 << 20;  // values over all rows kept
+constexpr size_t kMaxColumnListsPerSubquery = 8;
+
+}  // namespace
+
+Result<std::shared_ptr<const sql::EvalContext::SubqueryRows>> TableExecutor::RunSubquery(const sql::SelectStmt& s,
+                                                                                         RowEval& outer,
+                                                                                         uint64_t max_rows) {
+  // Each nesting level runs a whole SELECT (binding, planning, evaluation)
+  // on top of the outer one's stack.
+  SLUICE_RETURN_IF_ERROR(CheckStack());
+  const SubqueryKey key(&s, max_rows);
+  if (auto it = subquery_cache_.find(key); it != subquery_cache_.end()) return it->second;
+  // A correlated subquery run before with the same values of the enclosing
+  // columns it read gives the same rows (see RowEval::reads_outer).
+  auto cached = correlated_cache_.find(key);
+  if (cached != correlated_cache_.end()) {
+    for (const auto& [columns, by_values] : cached->second.by_columns) {
+      std::vector<std::string> values;
+      bool readable = true;
+      for (const sql::Expr* c : columns) {
+        Result<sql::Value> v = outer.GetColumn(*c);
+        if (!v.ok()) {
+          readable = false;
+          break;
+        }
+        values.push_back(ExactKey(*v));
+      }
+      if (!readable) continue;
+      if (auto hit = by_values.find(values); hit != by_values.end()) return hit->second;
+    }
+  }
+  Result<EngineTrx*> trx = Trx();
+  if (!trx.ok()) return trx.status();
+  Result<SelectRows> rows = RunSelect(s, **trx, outer, max_rows, true);
+  if (!rows.ok()) return rows.status();
+  auto made = std::make_shared<sql::EvalContext::SubqueryRows>();
+  made->columns = rows->result.columns.size();
+  made->rows = std::move(rows->values);
+  std::shared_ptr<const sql::EvalContext::SubqueryRows> out = std::move(made);
+  if (!rows->correlated) {
+    subquery_cache_.emplace(key, out);
+    return out;
+  }
+  const size_t values = out->rows.size() * out->columns + rows->outer_reads.size();
+  if (!rows->outer_reads.empty() && correlated_cached_values_ + values <= kMaxCachedSubqueryValues) {
+    std::vector<const sql::Expr*> columns;
+    std::vector<std::string> keys;
+    for (const auto& [c, v] : rows->outer_reads) {
+      columns.push_back(c);
+      keys.push_back(ExactKey(v));
+    }
+    CorrelatedRuns& runs = correlated_cache_[key];
+    auto list = runs.by_columns.find(columns);
+    if (list == runs.by_columns.end() && runs.by_columns.size() < kMaxColumnListsPerSubquery) {
+      list = runs.by_columns.emplace(std::move(columns), decltype(list->second)()).first;
+    }
+    if (list != runs.by_columns.end()) {
+      list->second.emplace(std::move(keys), out);
+      correlated_cached_values_ += values;
+    }
+  }
+  return out;
+}
+
+Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt& s, EngineTrx& trx,
+                                                           sql::EvalContext& outer, uint64_t max_rows,
+                                                           bool want_values) {
+  // ---- the tables
+  struct Level {
+    std::shared_ptr<const TableDef> def;
+    std::optional<VirtualTable> virtual_table;  // INFORMATION_SCHEMA
+    const sql::TableRef* ref = nullptr;
+    std::string qualifier;
+    bool left = false;                   // LEFT JOIN: NULL-extended when no row passes `on`
+    std::vector<const sql::Expr*> on;    // a LEFT JOIN's ON conjuncts
+    std::vector<const sql::Expr*> filter;
+    std::vector<const sql::Expr*> plan;  // what may narrow the read
+    AccessPath path;
+  };
+  std::vector<Level> levels(s.from.size());
+  for (size_t i = 0; i < s.from.size(); ++i) {
+    const sql::TableRef& ref = s.from[i];
+    Level& l = levels[i];
+    l.ref = &ref;
+    const std::string schema = ref.schema.empty() ? ctx_.db : ref.schema;
+    if (schema.empty()) return MakeError(er::kNoDb);
+    SLUICE_RETURN_IF_ERROR(CheckSelectPrivilege(schema, ref.name));
+    if (sql::EqualsIgnoreCase(schema, "information_schema")) {
+      // SCHEMATA lists every schema to an account with SHOW DATABASES; the
+      // other tables only what the account has some privilege in (MySQL).
+      const bool schemata = sql::EqualsIgnoreCase(ref.name, "SCHEMATA");
+      if (sql::EqualsIgnoreCase(ref.name, "PLUGINS")) {
+        l.virtual_table = InformationSchemaPlugins(env_.plugins().List());
+      } else {
+      l.virtual_table = InformationSchemaTable(ref.name, *env_.engine().catalog().snapshot(),
+                                               [this, schemata](const std::string& db) {
+                                                 return sql::EqualsIgnoreCase(db, "information_schema") ||
+                                                        (ctx_.account && ctx_.account->HasAnyDbAccess(db)) ||
+                                                        (schemata && ctx_.account &&
+                                                         ctx_.account->HasGlobal(acl::Priv::kShowDatabases));
+                                               });
+      }
+      if (l.virtual_table->def == nullptr) return MakeError(er::kNoSuchTable, "information_schema", ref.name);
+      if (s.lock != sql::SelectStmt::Lock::kNone) {
+        return MakeError(er::kNotSupportedYet, "locking reads of INFORMATION_SCHEMA");
+      }
+      l.def = l.virtual_table->def;
+    } else if (sql::EqualsIgnoreCase(schema, "mysql")) {
+      // The account views and log tables (exec/system_schema.h); SELECT on
+      // mysql was checked above.
+      l.virtual_table = sql::EqualsIgnoreCase(ref.name, "plugin") ? MysqlPluginTable(env_.plugins().Recorded())
+                                                                  : MysqlSchemaTable(ref.name, env_.acl().Accounts());
+      if (l.virtual_table->def == nullptr) return MakeError(er::kNoSuchTable, "mysql", ref.name);
+      if (s.lock != sql::SelectStmt::Lock::kNone) {
+        return MakeError(er::kNotSupportedYet, "locking reads of the mysql schema");
+      }
+      l.def = l.virtual_table->def;
+    } else {
+      Result<Table> t = ResolveTable(ref);
+      if (!t.ok()) return t.status();
+      SLUICE_RETURN_IF_ERROR(UseTable(*t, ref, /*write=*/false));
+      l.def = t->def;
+    }
+    l.qualifier = ref.alias.empty() ? l.def->name : ref.alias;
+    for (size_t j = 0; j < i; ++j) {
+      if (sql::EqualsIgnoreCase(levels[j].qualifier, l.qualifier)) return MakeError(er::kNonUniqTable, l.qualifier);
+    }
+  }
+  // t1 RIGHT JOIN t2 ON c  is  t2 LEFT JOIN t1 ON c.
+  if (levels.size() >= 2 && s.from[1].join == sql::JoinKind::kRight) std::swap(levels[0], levels[1]);
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const sql::JoinKind join = s.from[i].join;
+    if (join == sql::JoinKind::kRight && i != 1) return MakeError(er::kNotSupportedYet, "RIGHT JOIN after other joins");
+    levels[i].left = join == sql::JoinKind::kLeft || join == sql::JoinKind::kRight;
+  }
+
+  std::vector<RowEval::Source> sources;
+  for (const Level& l : levels) sources.push_back({l.def.get(), l.qualifier, nullptr, {}});
+  // USING (c) and NATURAL joins: ON left.c = right.c, and the right side's
+  // c hidden from unqualified names (MySQL coalesces the two).
+  std::vector<sql::ExprPtr> made;  // conditions made here, alive for the statement
+  std::vector<std::vector<const sql::Expr*>> join_conds(levels.size());
+  // SELECT *'s columns: MySQL puts a USING / NATURAL join's common columns
+  // first (once, in the left side's order), then the left side's others,
+  // then the right table's.
+  std::vector<std::pair<int, const ColumnDef*>> star;
+  if (!levels.empty()) {
+    for (const ColumnDef& c : levels[0].def->columns) star.push_back({0, &c});
+  }
+  for (size_t i = 1; i < levels.size(); ++i) {
+    // The ON / USING belong to the joined table as written (after a RIGHT
+    // JOIN swap, to the pair).
+    const sql::TableRef& ref = s.from[i];
+    std::vector<std::string> using_columns = ref.using_columns;
+    if (ref.natural) {
+      for (const ColumnDef& c : levels[i].def->columns) {
+        for (size_t j = 0; j < i; ++j) {
+          if (levels[j].def->FindColumn(c.name) != nullptr) {
+            using_columns.push_back(c.name);
+            break;
+          }
+        }
+      }
+    }
+    for (const std::string& name : using_columns) {
+      const ColumnDef* right = levels[i].def->FindColumn(name);
+      size_t j = 0;
+      while (j < i && levels[j].def->FindColumn(name) == nullptr) ++j;
+      if (right == nullptr || j == i) return MakeError(er::kBadField, name, "from clause");
+      made.push_back(MakeBinary(sql::Op::kEq, MakeColumn(levels[j].qualifier, levels[j].def->FindColumn(name)->name),
+                                MakeColumn(levels[i].qualifier, right->name)));
+      join_conds[i].push_back(made.back().get());
+      sources[i].hidden.push_back(right->ordinal);
+    }
+    SplitConjuncts(ref.on.get(), &join_conds[i]);
+    auto is_common = [&](const std::pair<int, const ColumnDef*>& col) {
+      for (const std::string& name : using_columns) {
+        if (sql::EqualsIgnoreCase(name, col.second->name)) return true;
+      }
+      return false;
+    };
+    std::stable_partition(star.begin(), star.end(), is_common);
+    for (const ColumnDef& c : levels[i].def->columns) {
+      const auto& hidden = sources[i].hidden;
+      if (std::find(hidden.begin(), hidden.end(), c.ordinal) == hidden.end()) star.push_back({static_cast<int>(i), &c});
+    }
+  }
+  RowEval re(*this, outer, std::move(sources));
+
+  // ---- where each condition is checked
+  // The last level a condition reads (-1: none, a constant); 1054 when it
+  // names a table of a later level (an ON clause may only name tables
+  // joined so far).
+  auto last_level = [&](const sql::Expr& e, size_t limit, const char* clause) -> Result<int> {
+    int last = -1;
+    re.set_clause(clause);
+    Status st = ForEachColumn(e, [&](const sql::Expr& col) -> Status {
+      Result<std::pair<int, const ColumnDef*>> where = re.Resolve(col);
+      if (!where.ok()) return where.status();
+      if (where->first < 0) {
+        // A column of an enclosing query (or unknown: reported when evaluated).
+        return Status::OK();
+      }
+      if (static_cast<size_t>(where->first) > limit) return re.UnknownColumn(col);
+      last = std::max(last, where->first);
+      return Status::OK();
+    });
+    if (!st.ok()) return st;
+    return last;
+  };
+  std::vector<const sql::Expr*> constant_conds;  // checked once, before reading
+  auto place = [&](const sql::Expr* c, int last) {
+    if (levels.empty() || (last < 0 && !sql::HasSubquery(*c))) {
+      constant_conds.push_back(c);
+      return;
+    }
+    Level& l = sql::HasSubquery(*c) ? levels.back() : levels[last];
+    l.filter.push_back(c);
+  };
+  for (size_t i = 0; i < levels.size(); ++i) {
+    for (const sql::Expr* c : join_conds[i]) {
+      Result<int> last = last_level(*c, i, "on clause");
+      if (!last.ok()) return last.status();
+      if (levels[i].left) {
+        levels[i].on.push_back(c);
+      } else {
+        place(c, *last);
+      }
+    }
+  }
+  std::vector<const sql::Expr*> where_conds;
+  SplitConjuncts(s.where.get(), &where_conds);
+  for (const sql::Expr* c : where_conds) {
+    Result<int> last = last_level(*c, levels.size(), "where clause");
+    if (!last.ok()) return last.status();
+    place(c, *last);
+  }
+  std::optional<storage::LockMode> lock;
+  if (s.lock == sql::SelectStmt::Lock::kForUpdate) lock = storage::LockMode::kX;
+  if (s.lock == sql::SelectStmt::Lock::kForShare) lock = storage::LockMode::kS;
+  // ---- aggregates, in the select list, HAVING and ORDER BY
+  Aggregates aggs;
+  for (const auto& item : s.items) {
+    if (item.expr) SLUICE_RETURN_IF_ERROR(aggs.Collect(*item.expr));
+  }
+  if (s.having) SLUICE_RETURN_IF_ERROR(aggs.Collect(*s.having));
+  for (const auto& ob : s.order_by) SLUICE_RETURN_IF_ERROR(aggs.Collect(*ob.expr));
+  if (s.where && ContainsAggregate(*s.where)) return MakeError(er::kInvalidGroupFuncUse);
+  const bool grouped = !s.group_by.empty() || aggs.size() > 0;
+
+  // ---- access paths. The first table may deliver the ORDER BY order
+  // itself (then there is no sort, and LIMIT stops the read early) when
+  // every ORDER BY item is a plain column (not a select-list alias or
+  // position) and nothing regroups the rows.
+  bool order_by_columns = !s.order_by.empty() && !grouped && !s.distinct;
+  for (const auto& ob : s.order_by) {
+    if (ob.expr->kind != sql::ExprKind::kColumn) order_by_columns = false;
+    for (const auto& item : s.items) {
+      if (item.has_alias && ob.expr->table.empty() && sql::EqualsIgnoreCase(item.alias, ob.expr->name)) {
+        order_by_columns = false;
+      }
+    }
+  }
+  for (size_t i = 0; i < levels.size(); ++i) {
+    Level& l = levels[i];
+    for (const sql::Expr* c : l.left ? l.on : l.filter) {
+      if (!sql::HasSubquery(*c)) l.plan.push_back(c);
+    }
+    if (l.virtual_table) continue;
+    const bool order_here = i == 0 && order_by_columns;
+    l.path = PlanAccess(BoundTable{l.def.get(), l.qualifier}, l.plan, order_here ? &s.order_by : nullptr,
+                        s.limit != nullptr);
+  }
+  const bool presorted = !levels.empty() && !levels[0].virtual_table && order_by_columns &&
+                         (lock ? levels[0].path.OrderedWhenLocking() : levels[0].path.ordered);
+
+  // ---- the result columns: * expands to the tables' columns
+  struct Out {
+    int source = -1;                    // a plain column (or *) of this source
+    const ColumnDef* column = nullptr;
+    const sql::Expr* expr = nullptr;
+    std::string name;
+    std::string alias;  // for ORDER BY / GROUP BY / HAVING references
+  };
+  std::vector<Out> outs;
+  re.set_clause("field list");
+  for (const auto& item : s.items) {
+    if (item.star) {
+      if (levels.empty()) return MakeError(er::kNoTablesUsed);
+      if (item.star_table.empty()) {
+        for (const auto& [i, c] : star) outs.push_back({i, c, nullptr, c->name, ""});
+        continue;
+      }
+      bool found = false;
+      for (size_t i = 0; i < levels.size(); ++i) {
+        if (!sql::EqualsIgnoreCase(levels[i].qualifier, item.star_table)) continue;
+        found = true;
+        for (const auto& c : levels[i].def->columns) outs.push_back({static_cast<int>(i), &c, nullptr, c.name, ""});
+      }
+      if (!found) return MakeError(er::kBadTable, item.star_table);
+      continue;
+    }
+    Out out;
+    out.expr = item.expr.get();
+    out.name = item.ColumnName();
+    if (item.has_alias) out.alias = item.alias;
+    if (item.expr->kind == sql::ExprKind::kColumn) {
+      Result<std::pair<int, const ColumnDef*>> where = re.Resolve(*item.expr);
+      if (!where.ok()) return where.status();
+      if (where->first >= 0) {
+        out.source = where->first;
+        out.column = where->second;
+        if (!item.has_alias) out.name = out.column->name;
+      }
+      // Otherwise an enclosing query's column (evaluated through `outer`),
+      // or 1054 when evaluated.
+    }
+    outs.push_back(std::move(out));
+  }
+  // Other columns in the select list, GROUP BY, HAVING and ORDER BY may
+  // name an enclosing query's columns too.
+  for (const auto& item : s.items) {
+    if (item.expr) SLUICE_RETURN_IF_ERROR(last_level(*item.expr, levels.size(), "field list").status());
+  }
+  // (There an unknown name may still be a select-list alias.)
+  std::vector<std::pair<const sql::Expr*, const char*>> may_name_aliases;
+  for (const auto& g : s.group_by) may_name_aliases.emplace_back(g.get(), "group statement");
+  for (const auto& ob : s.order_by) may_name_aliases.emplace_back(ob.expr.get(), "order clause");
+  if (s.having) may_name_aliases.emplace_back(s.having.get(), "having clause");
+  for (const auto& [e, clause] : may_name_aliases) {
+    Result<int> l = last_level(*e, levels.size(), clause);
+    if (!l.ok() && l.status().mysql_errno() != er::kBadField.code) return l.status();
+  }
+  // (Whether the rows depend on the enclosing query is known once they are
+  // made: RowEval::reads_outer, which also sees the reads of the
+  // subqueries nested in this one.)
+
+  // ORDER BY / GROUP BY n or alias: the select item it names (or -1).
+  auto item_ref = [&](const sql::Expr& e) -> Result<int> {
+    if (e.kind == sql::ExprKind::kLiteral && !e.value.is_null() && e.value.kind() != sql::ValueKind::kString) {
+      uint64_t n = e.value.ToUInt();
+      if (n < 1 || n > outs.size()) return MakeError(er::kBadField, std::to_string(n), "order clause");
+      return static_cast<int>(n - 1);
+    }
+    if (e.kind == sql::ExprKind::kColumn && e.table.empty()) {
+      for (size_t i = 0; i < outs.size(); ++i) {
+        if (!outs[i].alias.empty() && sql::EqualsIgnoreCase(outs[i].alias, e.name)) return static_cast<int>(i);
+      }
+    }
+    return -1;
+  };
+  uint64_t limit = std::numeric_limits<uint64_t>::max(), offset = 0;
+  for (auto [expr, out] : {std::pair{s.limit.get(), &limit}, std::pair{s.offset.get(), &offset}}) {
+    if (!expr) continue;
+    Result<sql::Value> v = sql::Evaluate(*expr, eval_);
+    if (!v.ok()) return v.status();
+    *out = v->ToUInt();
+  }
+  limit = std::min(limit, max_rows);
+  const uint64_t wanted = limit > std::numeric_limits<uint64_t>::max() - offset ? limit : offset + limit;
+
+  // ---- output rows
+  struct Produced {
+    std::vector<std::optional<std::string>> cells;
+    std::vector<sql::Value> values;  // when want_values
+    std::vector<sql::Value> sort_keys;
+    std::vector<std::string> distinct_key;  // SELECT DISTINCT: GroupingKey of each value
+  };
+  std::vector<Produced> produced;
+  std::vector<std::optional<sql::Value>> first_values(outs.size());
+  // Evaluates `e` for the current tuple; in a grouped query, aggregates
+  // take the group's values (and plain columns the group's first tuple).
+  const Aggregates::State* group = nullptr;
+  auto eval_expr = [&](const sql::Expr& e) -> Result<sql::Value> {
+    if (group == nullptr || !ContainsAggregate(e)) return sql::Evaluate(e, re);
+    sql::ExprPtr bound = SubstituteExpr(e, [&](const sql::Expr& x) { return aggs.ValueOf(*group, x); });
+    return sql::Evaluate(*bound, re);
+  };
+  // One output row from the current tuple (and group).
+  auto produce = [&]() -> Status {
+    re.set_clause("field list");
+    Produced p;
+    std::vector<sql::Value> values(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].column != nullptr) {
+        const Row* row = re.source(outs[i].source).row;
+        const RowValue& rv = row != nullptr ? (*row)[outs[i].column->ordinal] : RowValue{};
+        p.cells.push_back(ColumnText(*outs[i].column, rv));
+        values[i] = FromColumnValue(*outs[i].column, rv);
+        continue;
+      }
+      Result<sql::Value> v = eval_expr(*outs[i].expr);
+      if (!v.ok()) return v.status();
+      if (!first_values[i] || first_values[i]->is_null()) first_values[i] = *v;
+      p.cells.push_back(CellOf(*v));
+      values[i] = std::move(v).value();
+    }
+    if (grouped && s.having) {
+      std::vector<std::pair<std::string, sql::Value>> aliases;
+      for (size_t i = 0; i < outs.size(); ++i) {
+        if (!outs[i].alias.empty()) aliases.emplace_back(outs[i].alias, values[i]);
+      }
+      re.set_aliases(&aliases);
+      re.set_clause("having clause");
+      Result<sql::Value> h = eval_expr(*s.having);
+      re.set_aliases(nullptr);
+      if (!h.ok()) return h.status();
+      if (!Truthy(*h)) return Status::OK();
+    }
+    re.set_clause("order clause");
+    for (const auto& ob : s.order_by) {
+      Result<int> ref = item_ref(*ob.expr);
+      if (!ref.ok()) return ref.status();
+      if (*ref >= 0) {
+        p.sort_keys.push_back(values[*ref]);
+        continue;
+      }
+      Result<sql::Value> v = eval_expr(*ob.expr);
+      if (!v.ok()) return v.status();
+      p.sort_keys.push_back(std::move(v).value());
+    }
+    if (s.distinct) {
+      for (const sql::Value& v : values) p.distinct_key.push_back(sql::GroupingKey(v));
+    }
+    if (want_values) p.values = std::move(values);
+    produced.push_back(std::move(p));
+    return Status::OK();
+  };
+  // Groups in first-seen order (MySQL 8.0 does not sort GROUP BY). A tuple
+  // keeps one Row per table; an empty Row is a NULL-extended table.
+  using Tuple = std::vector<Row>;
+  struct Group {
+    Tuple first;
+    std::unique_ptr<Aggregates::State> state;
+  };
+  std::vector<Group> groups;
+  std::map<std::vector<std::string>, size_t> group_index;
+  auto set_tuple = [&](const Tuple& t) {
+    for (size_t i = 0; i < t.size(); ++i) re.SetRow(i, t[i].empty() ? nullptr : &t[i]);
+  };
+  const bool early_stop = (s.order_by.empty() || presorted) && !s.distinct && !grouped;
+  bool stop = false;
+  // A tuple that passed every condition.
+  auto accept = [&]() -> Status {
+    if (!grouped) {
+      SLUICE_RETURN_IF_ERROR(produce());
+      stop = early_stop && produced.size() >= wanted;
+      return Status::OK();
+    }
+    re.set_clause("group statement");
+    std::vector<std::string> key;
+    for (const auto& g : s.group_by) {
+      Result<int> ref = item_ref(*g);
+      if (!ref.ok()) return ref.status();
+      Result<sql::Value> v = sql::Value::Null();
+      if (*ref >= 0 && outs[*ref].expr != nullptr) {
+        v = sql::Evaluate(*outs[*ref].expr, re);
+      } else if (*ref >= 0) {
+        const Row* row = re.source(outs[*ref].source).row;
+        v = row ? FromColumnValue(*outs[*ref].column, (*row)[outs[*ref].column->ordinal]) : sql::Value::Null();
+      } else {
+        v = sql::Evaluate(*g, re);
+      }
+      if (!v.ok()) return v.status();
+      // Groups compare as MySQL compares: under the collation for text.
+      key.push_back(sql::GroupingKey(*v));
+    }
+    auto [it, added] = group_index.emplace(std::move(key), groups.size());
+    if (added) {
+      Tuple t(levels.size());
+      for (size_t i = 0; i < levels.size(); ++i) {
+        if (re.source(i).row != nullptr) t[i] = *re.source(i).row;
+      }
+      groups.push_back({std::move(t), aggs.NewGroup()});
+    }
+    return aggs.Add(*groups[it->second].state, re);
+  };
+  // The conditions of a level on the current tuple.
+  auto passes = [&](const std::vector<const sql::Expr*>& conds, const char* clause) -> Result<bool> {
+    re.set_clause(clause);
+    for (const sql::Expr* c : conds) {
+      Result<bool> ok = re.Test(c);
+      if (!ok.ok() || !*ok) return ok;
+    }
+    return true;
+  };
+  // The nested loop: level i's rows for the current tuple of levels < i.
+  std::function<Status(size_t)> join = [&](size_t i) -> Status {
+    if (i == levels.size()) return accept();
+    Level& l = levels[i];
+    bool matched = false;
+    auto visit = [&](const Row& row) -> Result<bool> {
+      re.SetRow(i, &row);
+      Result<bool> on = passes(l.on, "on clause");
+      if (!on.ok()) return on.status();
+      if (!*on) return true;
+      matched = true;
+      Result<bool> ok = passes(l.filter, "where clause");
+      if (!ok.ok()) return ok.status();
+      if (*ok) SLUICE_RETURN_IF_ERROR(join(i + 1));
+      return !stop;
+    };
+    Status st;
+    if (l.virtual_table) {
+      for (const Row& row : l.virtual_table->rows) {
+        st = re.CheckInterrupt();
+        if (!st.ok()) break;
+        Result<bool> more = visit(row);
+        if (!more.ok()) {
+          st = more.status();
+          break;
+        }
+        if (!*more) break;
+      }
+    } else {
+      re.set_clause("where clause");
+      st = ReadRows(env_.engine(), trx, BoundTable{l.def.get(), l.qualifier}, l.path, re, lock, visit);
+    }
+    re.SetRow(i, nullptr);
+    if (!st.ok()) return st;
+    if (l.left && !matched && !stop) {
+      Result<bool> ok = passes(l.filter, "where clause");
+      if (!ok.ok()) return ok.status();
+      if (*ok) return join(i + 1);
+    }
+    return Status::OK();
+  };
+  {
+    Result<bool> ok = passes(constant_conds, "where clause");
+    if (!ok.ok()) return ok.status();
+    if (*ok) {
+      if (levels.empty()) {
+        SLUICE_RETURN_IF_ERROR(accept());
+      } else {
+        SLUICE_RETURN_IF_ERROR(join(0));
+      }
+    }
+  }
+  if (grouped) {
+    // Without GROUP BY, aggregates over no rows still give one row.
+    if (groups.empty() && s.group_by.empty()) groups.push_back({Tuple(levels.size()), aggs.NewGroup()});
+    for (const Group& g : groups) {
+      SLUICE_RETURN_IF_ERROR(re.CheckInterrupt());
+      group = g.state.get();
+      set_tuple(g.first);
+      SLUICE_RETURN_IF_ERROR(produce());
+    }
+    group = nullptr;
+  }
+  if (!s.order_by.empty() && !presorted) {
+    SLUICE_RETURN_IF_ERROR(InterruptibleSort(
+        produced.begin(), produced.end(),
+        [&](const Produced& a, const Produced& b) { return OrderedBefore(a.sort_keys, b.sort_keys, s.order_by); },
+        re));
+  }
+  SelectRows out;
+  // A column named here but never read (no row reached it) did not shape
+  // the rows: what was read decides.
+  out.correlated = re.reads_outer();
+  out.outer_reads = re.TakeOuterReads();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].column != nullptr) {
+      auto m = ColumnMetadata(*levels[outs[i].source].def, *outs[i].column, outs[i].name);
+      m.table = levels[outs[i].source].qualifier;
+      out.result.columns.push_back(std::move(m));
+    } else {
+      out.result.columns.push_back(ColumnFor(outs[i].name, first_values[i].value_or(sql::Value::Null())));
+    }
+  }
+  std::set<std::vector<std::string>> seen;
+  uint64_t skipped = 0;
+  for (auto& p : produced) {
+    if (s.distinct && !seen.insert(std::move(p.distinct_key)).second) continue;
+    if (skipped < offset) {
+      ++skipped;
+      continue;
+    }
+    if (out.result.rows.size() >= limit) break;
+    out.result.rows.push_back(std::move(p.cells));
+    if (want_values) out.values.push_back(std::move(p.values));
+  }
+  return out;
+}
+
+}  // namespace sluice::exec

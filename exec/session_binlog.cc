@@ -1,0 +1,179 @@
+#include "exec/session_binlog.h"
+
+#include <chrono>
+
+#include "base/log.h"
+#include "base/mysql_error.h"
+#include "exec/exec_env.h"
+#include "exec/session_context.h"
+#include "exec/settings.h"
+#include "sql/lexer.h"
+#include "storage/engine/engine.h"
+#include "vars/sys_vars.h"
+
+namespace sluice::exec {
+
+namespace {
+
+uint32_t NowSeconds() {
+  return static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+std::string Var(const ExecEnv& env, SessionContext& ctx, std::string_view name, vars::GetScope scope) {
+  auto v = env.sys_vars().Get(name, scope, scope == vars::GetScope::kSession ? ctx.vars.get() : nullptr);
+  return v.ok() ? v->ToString() : std::string();
+}
+
+uint64_t VarUInt(const ExecEnv& env, std::string_view name, uint64_t fallback) {
+  auto v = env.sys_vars().Get(name, vars::GetScope::kGlobal, nullptr);
+  return v.ok() ? v->ToUInt() : fallback;
+}
+
+// SET sql_log_bin = 0: the session's changes stay out of the binlog (and
+// so get no GTID). It cannot change inside a transaction (the executor
+// refuses with 1694), so testing it at the transaction's first event and
+// at each DDL is enough.
+bool SqlLogBinOff(const ExecEnv& env, SessionContext& ctx) { return !Settings::Of(env.sys_vars(), ctx).sql_log_bin; }
+
+binlog::QueryInfo BaseQuery(const ExecEnv& env, SessionContext& ctx) {
+  binlog::QueryInfo q;
+  q.thread_id = ctx.connection_id;
+  q.db = ctx.db;
+  const Settings& settings = Settings::Of(env.sys_vars(), ctx);
+  q.sql_mode = settings.sql_mode;
+  if (!settings.autocommit) q.flags2 |= 0x80000;  // OPTION_NOT_AUTOCOMMIT
+  q.charset_client = binlog::CollationId(Var(env, ctx, "collation_connection", vars::GetScope::kSession));
+  if (q.charset_client == 0) q.charset_client = ctx.collation;
+  q.collation_connection = q.charset_client;
+  q.collation_server = binlog::CollationId(Var(env, ctx, "collation_server", vars::GetScope::kSession));
+  if (q.collation_server == 0) q.collation_server = 255;
+  std::string tz = Var(env, ctx, "time_zone", vars::GetScope::kSession);
+  if (!tz.empty() && !sql::EqualsIgnoreCase(tz, "SYSTEM")) q.time_zone = tz;
+  return q;
+}
+
+binlog::EventHeader Header(const ExecEnv& env, uint8_t type) {
+  binlog::EventHeader h;
+  h.timestamp = NowSeconds();
+  h.type = type;
+  h.server_id = env.binlog()->server_id();
+  return h;
+}
+
+binlog::RowImage SessionRowImage(const ExecEnv& env, SessionContext& ctx) {
+  return Settings::Of(env.sys_vars(), ctx).row_image;
+}
+
+binlog::RowMetadata RowMetadataSetting(const ExecEnv& env, SessionContext& ctx) {
+  return sql::EqualsIgnoreCase(Var(env, ctx, "binlog_row_metadata", vars::GetScope::kGlobal), "FULL")
+             ? binlog::RowMetadata::kFull
+             : binlog::RowMetadata::kMinimal;
+}
+
+}  // namespace
+
+BinlogCacheCounters& GlobalBinlogCacheCounters() {
+  static BinlogCacheCounters counters;
+  return counters;
+}
+
+Status SessionBinlog::Append(const ExecEnv& env, SessionContext& ctx, std::string_view event) {
+  return cache_.Append(event);
+}
+
+Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const storage::TableDef& table, RowKind kind,
+                             const storage::Row* before, const storage::Row* after) {
+  binlog::Binlog* bl = env.binlog();
+  if (bl == nullptr) return Status::OK();
+  if (cache_.empty() && builder_ == nullptr) {
+    if (SqlLogBinOff(env, ctx)) return Status::OK();
+    // The transaction's first event: settings are taken now, and BEGIN.
+    cache_.set_limits(VarUInt(env, "binlog_cache_size", 32768), VarUInt(env, "max_binlog_cache_size", UINT64_MAX));
+    cache_.set_checksum(bl->checksum());
+    binlog::QueryInfo q = BaseQuery(env, ctx);
+    q.db.clear();
+    q.query = "BEGIN";
+    SLUICE_RETURN_IF_ERROR(cache_.Append(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, cache_.checksum())));
+  }
+  const uint8_t type = kind == RowKind::kWrite    ? binlog::kWriteRowsEvent
+                       : kind == RowKind::kUpdate ? binlog::kUpdateRowsEvent
+                                                  : binlog::kDeleteRowsEvent;
+  if (builder_ != nullptr && (builder_->table_id() != table.id || builder_->type() != type)) {
+    SLUICE_RETURN_IF_ERROR(FlushPending(/*stmt_end=*/false));
+  }
+  if (builder_ == nullptr) {
+    if (mapped_.insert(table.id).second) {
+      SLUICE_RETURN_IF_ERROR(cache_.Append(binlog::EncodeTableMap(Header(env, binlog::kTableMapEvent), table.id,
+                                                                   table, RowMetadataSetting(env, ctx),
+                                                                   cache_.checksum())));
+    }
+    builder_ = std::make_unique<binlog::RowsEventBuilder>(Header(env, type), type, table.id, table,
+                                                          SessionRowImage(env, ctx), cache_.checksum());
+  }
+  // Only the table's own columns (a hidden row id may trail).
+  const size_t n = table.columns.size();
+  storage::Row b, a;
+  if (before != nullptr) b.assign(before->begin(), before->begin() + static_cast<long>(std::min(n, before->size())));
+  if (after != nullptr) a.assign(after->begin(), after->begin() + static_cast<long>(std::min(n, after->size())));
+  SLUICE_RETURN_IF_ERROR(builder_->AddRow(before != nullptr ? &b : nullptr, after != nullptr ? &a : nullptr));
+  for (const std::string& ev : builder_->TakeFinished()) SLUICE_RETURN_IF_ERROR(cache_.Append(ev));
+  return Status::OK();
+}
+
+Status SessionBinlog::FlushPending(bool stmt_end) {
+  if (builder_ == nullptr) return Status::OK();
+  std::vector<std::string> events = builder_->Finish(stmt_end);
+  builder_.reset();
+  for (const std::string& ev : events) SLUICE_RETURN_IF_ERROR(cache_.Append(ev));
+  return Status::OK();
+}
+
+Status SessionBinlog::EndStatement() {
+  Status s = FlushPending(/*stmt_end=*/true);
+  mapped_.clear();
+  return s;
+}
+
+uint64_t SessionBinlog::Mark() { return cache_.size(); }
+
+Status SessionBinlog::RollbackTo(uint64_t mark) {
+  builder_.reset();
+  mapped_.clear();
+  // Back to an empty transaction also drops BEGIN: nothing is left.
+  return cache_.Truncate(mark);
+}
+
+void SessionBinlog::Clear() {
+  builder_.reset();
+  mapped_.clear();
+  cache_.Clear();
+}
+
+Status SessionBinlog::Seal() { return FlushPending(/*stmt_end=*/true); }
+
+Status SessionBinlog::AppendXid(const ExecEnv& env, uint64_t xid) {
+  return cache_.Append(binlog::EncodeXid(Header(env, binlog::kXidEvent), xid, cache_.checksum()));
+}
+
+void SessionBinlog::CountCacheUse() const {
+  BinlogCacheCounters& counters = GlobalBinlogCacheCounters();
+  counters.cache_use.fetch_add(1, std::memory_order_relaxed);
+  if (cache_.spilled()) counters.cache_disk_use.fetch_add(1, std::memory_order_relaxed);
+}
+
+Result<std::unique_ptr<binlog::TransactionCache>> SessionBinlog::DdlEvents(const ExecEnv& env, SessionContext& ctx,
+                                                                           std::string_view query) {
+  binlog::Binlog* bl = env.binlog();
+  if (bl == nullptr || SqlLogBinOff(env, ctx)) return std::unique_ptr<binlog::TransactionCache>();
+  auto cache = std::make_unique<binlog::TransactionCache>();
+  cache->set_checksum(bl->checksum());
+  cache->set_has_statements(true);
+  binlog::QueryInfo q = BaseQuery(env, ctx);
+  q.query = std::string(query);
+  q.ddl = true;
+  SLUICE_RETURN_IF_ERROR(cache->Append(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, cache->checksum())));
+  return cache;
+}
+
+}  // namespace sluice::exec

@@ -1,0 +1,193 @@
+// exec/session_context.h
+//
+// SessionContext: the SQL-side state of one connection that statements
+// read and change (user, database, variables, warnings, kill flag), kept
+// apart from the session's I/O so the executor takes a narrow struct rather
+// than the connection.
+//
+// Thread-safety: the fields are touched by one thread at a time (the
+// session's coroutine or the worker running its statement). Exceptions,
+// safe from any thread: `killed`, and the process-list fields behind
+// `info_mu_` (read by SHOW PROCESSLIST in other sessions).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "exec/lock_wait.h"
+#include "exec/prepared.h"
+#include "exec/settings.h"
+#include "sql/value.h"
+
+namespace sluice::vars {
+class SessionVariables;
+class SessionStatus;
+}  // namespace sluice::vars
+namespace sluice::storage {
+class EngineTrx;
+}
+namespace sluice::acl {
+struct Account;
+}  // namespace sluice::acl
+
+namespace sluice::exec {
+
+class SessionBinlog;
+
+struct ProcessInfo {
+  uint32_t id = 0;
+  std::string user;
+  std::string host;  // "host:port"
+  std::string db;    // empty: NULL
+  std::string command = "Connect";
+  std::chrono::steady_clock::time_point since;  // of the current command/state
+  std::string state;
+  std::string info;  // the statement text; empty: NULL
+};
+
+struct Warning {
+  enum class Level : uint8_t { kNote, kWarning, kError };
+  Level level = Level::kWarning;
+  uint16_t code = 0;
+  std::string message;
+};
+
+enum class KillState : int { kNone = 0, kQuery = 1, kConnection = 2 };
+
+struct SessionContext {
+  SessionContext();
+  ~SessionContext();
+
+  uint32_t connection_id = 0;
+  uint32_t capabilities = 0;     // effective (server & client)
+  bool secure_transport = false; // TLS
+  std::string tls_version;       // "TLSv1.3" once TLS is up
+  std::string tls_cipher;
+  std::string user;              // as the client sent it
+  std::string host;              // "localhost" or the client address
+  std::string peer;              // "host:port" for the process list
+  std::string priv_user;         // the account that matched (CURRENT_USER())
+  std::string priv_host;
+  std::shared_ptr<const acl::Account> account;
+  uint64_t acl_version = 0;      // of AccessControl when `account` was resolved
+  std::string db;                // empty: none selected
+  uint16_t collation = 255;
+  std::unique_ptr<vars::SessionVariables> vars;
+  // The typed copy of the variables statements read (exec/settings.h):
+  // Settings::Of(), not these fields.
+  mutable Settings settings;
+  mutable uint64_t settings_version = 0;  // vars->version() when `settings` was read
+  std::shared_ptr<vars::SessionStatus> status;
+  std::map<std::string, sql::Value> user_vars;  // keys lower-case
+  std::vector<Warning> warnings;                // of the last statement
+  uint64_t last_insert_id = 0;
+  int64_t row_count = -1;
+  uint64_t found_rows = 0;
+  bool in_transaction = false;   // BEGIN / START TRANSACTION seen, not yet ended
+  bool read_only_transaction = false;  // START TRANSACTION READ ONLY
+  // The open engine transaction (TableExecutor), and whether this session
+  // may hold shared metadata locks (exec/metadata_lock.h) on the tables
+  // its statements used.
+  std::unique_ptr<storage::EngineTrx> trx;
+  // Held to replace `trx` (the statement's thread) and by KILL to reach
+  // it from another thread (to cancel a lock wait); nothing else takes it.
+  std::mutex trx_mu;
+  bool holds_metadata_lock = false;
+  // LOCK TABLES held by this session (empty: none); then it may use only
+  // these tables (by the same alias), and write only the WRITE ones.
+  struct LockedTable {
+    std::string schema, name, alias;
+    bool write = false;
+  };
+  std::vector<LockedTable> locked_tables;
+  // SAVEPOINTs of the open transaction, oldest first.
+  struct Savepoint {
+    std::string name;
+    uint64_t undo_pos = 0;     // the engine's undo position
+    uint64_t binlog_mark = 0;  // the transaction's binlog events so far
+  };
+  std::vector<Savepoint> savepoints;
+  // The open transaction's binlog events (created at the first row change).
+  std::unique_ptr<SessionBinlog> binlog;
+  // MariaDB's mariadb-binlog (connect attributes program_name=mysqlbinlog,
+  // _client_name=libmariadb): it refuses a server whose VERSION() is not
+  // 3, 4, 5 or 10.x, so VERSION() answers it with kMariadbBinlogVersion.
+  bool mariadb_binlog_client = false;
+  // The text of the statement being run (DDL is logged as written).
+  std::string_view statement_text;
+  // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).
+  PreparedStatements prepared;
+  uint64_t bytes_received = 0;   // by the session's I/O
+  uint64_t bytes_sent = 0;
+
+  std::atomic<int> killed{0};  // KillState
+  KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }
+
+  // ---- Interrupting the running statement
+  // What stops a statement: KILL [QUERY], a vanished client and server
+  // shutdown set `killed` (from any thread); max_execution_time gives the
+  // statement a deadline. Every loop whose length the data decides (the
+  // rows of scans and joins, grouping, sorting, the rows INSERT ... SELECT,
+  // UPDATE, DELETE and ALTER's copy write, the regular expression matcher)
+  // calls CheckInterrupt() and returns its error: 1317 when killed, 3024
+  // when the deadline passed. It is cheap enough to call per row: a relaxed
+  // load, and a clock read every kClockEvery calls while a deadline is set.
+  // The statement's thread only (the deadline is not shared).
+  Status CheckInterrupt() {
+    if (killed.load(std::memory_order_relaxed) != 0) return KilledError();
+    if (!has_deadline_ || (++interrupt_ticks_ % kClockEvery != 0 && !timed_out_)) return Status::OK();
+    return CheckDeadline();
+  }
+  // A server-level lock wait's outcome (FLUSH TABLES WITH READ LOCK, LOCK
+  // TABLES, read_only) as the statement's error: OK when granted, 1205
+  // when lock_wait_timeout passed, this session's kill error when killed.
+  Status LockWaitError(LockWait wait) const;
+  // max_execution_time: the statement fails with 3024 once `deadline`
+  // passes; nullopt: no deadline. Set before the statement, cleared after.
+  void SetStatementDeadline(std::optional<std::chrono::steady_clock::time_point> deadline);
+  std::optional<std::chrono::steady_clock::time_point> statement_deadline() const {
+    if (!has_deadline_) return std::nullopt;
+    return deadline_;
+  }
+  // Whether the deadline has passed (reads the clock).
+  bool DeadlinePassed();
+
+  // COM_CHANGE_USER: forget the user, database, variables, diagnostics and
+  // prepared statements.
+  void ResetForChangeUser();
+
+  // The process list row; thread-safe.
+  ProcessInfo process_info() const;
+  void SetCommand(std::string command, std::string info, std::string state = "");
+  // Only the state (e.g. "Waiting for table metadata lock"), keeping the
+  // command, statement text and time.
+  void SetState(std::string state);
+  void SetProcessIdentity(std::string user, std::string host, std::string db);
+  void SetProcessDb(std::string db);
+
+  uint16_t warning_count() const;
+  uint16_t error_count() const;
+
+ private:
+  static constexpr uint32_t kClockEvery = 64;
+  Status KilledError() const;
+  Status CheckDeadline();
+
+  bool has_deadline_ = false;
+  bool timed_out_ = false;
+  uint32_t interrupt_ticks_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+
+  mutable std::mutex info_mu_;
+  ProcessInfo info_;  // GUARDED_BY(info_mu_)
+};
+
+}  // namespace sluice::exec

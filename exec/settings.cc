@@ -1,0 +1,60 @@
+#include "exec/settings.h"
+
+#include <algorithm>
+#include <string>
+
+#include "exec/session_context.h"
+#include "sql/lexer.h"
+#include "vars/core_vars.h"
+#include "vars/sys_vars.h"
+
+namespace sluice::exec {
+
+bool Settings::strict() const {
+  return (sql_mode & (vars::sql_mode::kStrictTransTables | vars::sql_mode::kStrictAllTables)) != 0;
+}
+
+Settings Settings::Read(const vars::SystemVariables& vars, const vars::SessionVariables* session) {
+  constexpr auto kSession = vars::GetScope::kSession;
+  Settings s;
+  if (auto v = vars.GetFlags("autocommit", kSession, session); v.ok()) s.autocommit = *v != 0;
+  if (auto v = vars.GetFlags("sql_mode", kSession, session); v.ok()) {
+    s.sql_mode = *v;
+  } else {
+    s.sql_mode = vars::sql_mode::kStrictTransTables;  // unreadable: strict, as MySQL's default
+  }
+  if (auto v = vars.Get("transaction_isolation", kSession, session); v.ok()) {
+    const std::string level = v->ToString();
+    if (level == "READ-UNCOMMITTED") s.isolation = storage::IsolationLevel::kReadUncommitted;
+    if (level == "READ-COMMITTED") s.isolation = storage::IsolationLevel::kReadCommitted;
+    if (level == "SERIALIZABLE") s.isolation = storage::IsolationLevel::kSerializable;
+  }
+  if (auto v = vars.GetFlags("lock_wait_timeout", kSession, session); v.ok()) {
+    s.lock_wait_timeout = std::chrono::seconds(std::min<uint64_t>(*v, 31536000));
+  }
+  if (auto v = vars.GetFlags("innodb_lock_wait_timeout", kSession, session); v.ok()) {
+    s.has_innodb_lock_wait_timeout = true;
+    s.innodb_lock_wait_timeout = std::chrono::milliseconds(*v * 1000);
+  }
+  if (auto v = vars.GetFlags("sql_log_bin", kSession, session); v.ok()) s.sql_log_bin = *v != 0;
+  if (auto v = vars.Get("binlog_row_image", kSession, session); v.ok()) {
+    const std::string image = v->ToString();
+    if (sql::EqualsIgnoreCase(image, "MINIMAL")) s.row_image = binlog::RowImage::kMinimal;
+    if (sql::EqualsIgnoreCase(image, "NOBLOB")) s.row_image = binlog::RowImage::kNoBlob;
+  }
+  if (auto v = vars.GetFlags("max_execution_time", kSession, session); v.ok()) {
+    s.max_execution_time = std::chrono::milliseconds(*v);
+  }
+  return s;
+}
+
+const Settings& Settings::Of(const vars::SystemVariables& vars, const SessionContext& ctx) {
+  const uint64_t version = ctx.vars ? ctx.vars->version() : 0;
+  if (version == 0 || version != ctx.settings_version) {
+    ctx.settings = Read(vars, ctx.vars.get());
+    ctx.settings_version = version;
+  }
+  return ctx.settings;
+}
+
+}  // namespace sluice::exec

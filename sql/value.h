@@ -1,0 +1,139 @@
+// sql/value.h
+//
+// Value: one SQL value as the executor computes it (NULL, signed and
+// unsigned 64-bit integers, DOUBLE, exact DECIMAL, and strings with a
+// collation). Conversions follow MySQL's rules for the common cases:
+// a string used as a number is parsed from its leading numeric prefix,
+// a number used as a string is its text form, DECIMAL keeps its scale.
+//
+// Thread-safety: a value type; copy freely.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sql/collation.h"
+
+namespace sluice::sql {
+
+// Text of `d` as MySQL sends it in a text resultset: the shortest digits that
+// read back as `d`, in fixed notation when the decimal point lies within
+// 10^-15 .. 10^15 (or inside the digits), otherwise as 1.5e20 / 1e-20.
+std::string FormatDouble(double d);
+
+// Exact decimal: value = mantissa / 10^scale, up to 38 digits (MySQL allows
+// 65; wider results fall back to DOUBLE in arithmetic).
+struct Decimal {
+  static constexpr int kMaxDigits = 38;  // |mantissa| < 10^38
+  static constexpr int kMaxScale = 30;
+
+  __int128 mantissa = 0;
+  uint8_t scale = 0;  // digits after the point, 0..30
+
+  static std::optional<Decimal> Parse(std::string_view text);  // "-12.50" -> {-1250, 2}
+  std::string ToString() const;                                // "-12.50"
+  double ToDouble() const;
+  // Rounds half away from zero to an integer (MySQL's DECIMAL -> INT rule).
+  __int128 RoundToInteger() const;
+  friend bool operator==(const Decimal& a, const Decimal& b);  // by value: 1.50 == 1.5
+
+  // nullopt when |v| needs more than kMaxDigits digits.
+  static std::optional<Decimal> FromInteger(__int128 v, uint8_t scale = 0);
+  // The shortest decimal that reads back as `d`, at most kMaxScale digits
+  // after the point; nullopt for NaN, infinities and |d| >= 10^38.
+  static std::optional<Decimal> FromDouble(double d);
+  // Same value at `new_scale` digits after the point, rounding half away from
+  // zero when digits are dropped; nullopt when the result needs more than
+  // kMaxDigits digits. REQUIRES: new_scale <= kMaxScale.
+  std::optional<Decimal> Rescaled(int new_scale) const;
+  // Like Rescaled but drops digits instead of rounding (TRUNCATE()).
+  std::optional<Decimal> Truncated(int new_scale) const;
+  // -1, 0, 1 by value.
+  static int Compare(const Decimal& a, const Decimal& b);
+  bool is_negative() const { return mantissa < 0; }
+};
+
+// What a string value stands for beyond its text. Temporal values are kept in
+// MySQL's text form ("2024-01-02 03:04:05.123"); the tag lets the server pick
+// a column type and lets arithmetic use MySQL's numeric form of a temporal
+// value (NOW() + 0 -> 20240102030405).
+enum class StringType : uint8_t { kText, kDate, kTime, kDatetime, kJson };
+
+enum class ValueKind : uint8_t { kNull, kInt, kUInt, kDouble, kDecimal, kString };
+
+class Value {
+ public:
+  Value() = default;  // NULL
+  static Value Null() { return Value(); }
+  static Value Int(int64_t v);
+  static Value UInt(uint64_t v);
+  static Value Double(double v);
+  static Value Dec(Decimal v);
+  // `binary` marks a binary string (VARBINARY, BLOB, _binary '...', X'..').
+  static Value String(std::string v, bool binary = false);
+  static Value Bool(bool v) { return Int(v ? 1 : 0); }
+  // A non-binary string with a type tag (temporal text, JSON).
+  static Value Typed(std::string v, StringType type);
+
+  ValueKind kind() const { return kind_; }
+  bool is_null() const { return kind_ == ValueKind::kNull; }
+  bool is_string() const { return kind_ == ValueKind::kString; }
+  bool is_numeric() const { return !is_null() && !is_string(); }
+  bool is_binary() const { return binary_; }
+  // The collation a string value compares with: kBinary for binary strings;
+  // otherwise what it was tagged with (utf8mb4_0900_ai_ci unless COLLATE or
+  // a column's collation set another), and how firmly.
+  Collation collation() const { return binary_ ? Collation::kBinary : collation_; }
+  Coercibility coercibility() const { return coercibility_; }
+  // Tags a non-binary string with a collation: kExplicit for x COLLATE c,
+  // kImplicit for a column's value. No effect on other values.
+  void set_collation(Collation c, Coercibility how) {
+    if (kind_ != ValueKind::kString || binary_) return;
+    collation_ = c;
+    coercibility_ = how;
+  }
+  // kText for every non-string and for plain strings.
+  StringType string_type() const { return string_type_; }
+  bool is_temporal() const {
+    return string_type_ == StringType::kDate || string_type_ == StringType::kTime ||
+           string_type_ == StringType::kDatetime;
+  }
+
+  // Raw accessors; REQUIRES: the matching kind.
+  int64_t int_value() const { return i_; }
+  uint64_t uint_value() const { return u_; }
+  double double_value() const { return d_; }
+  const Decimal& decimal_value() const { return dec_; }
+  const std::string& string_value() const { return s_; }
+
+  // Conversions with MySQL's rules. A NULL converts to 0 / "" (callers test
+  // is_null() first where NULL matters). `ToInt` rounds DECIMAL half away
+  // from zero, DOUBLE to the nearest integer with ties to even (MySQL's
+  // rint(): 2.5e0 -> 2, 3.5e0 -> 4), and parses strings by their numeric
+  // prefix.
+  int64_t ToInt() const;
+  uint64_t ToUInt() const;
+  double ToDouble() const;
+  Decimal ToDecimal() const;
+  // The text form a client sees in a text resultset: 1, -5, 1.50, 0.1 (DOUBLE
+  // with up to 17 significant digits, shortest round-trip form as MySQL's %g).
+  std::string ToString() const;
+  // MySQL truth: NULL -> nullopt; numbers != 0; strings by numeric prefix.
+  std::optional<bool> ToBool() const;
+
+ private:
+  ValueKind kind_ = ValueKind::kNull;
+  bool binary_ = false;
+  StringType string_type_ = StringType::kText;
+  Collation collation_ = kDefaultCollation;
+  Coercibility coercibility_ = Coercibility::kCoercible;
+  int64_t i_ = 0;
+  uint64_t u_ = 0;
+  double d_ = 0;
+  Decimal dec_;
+  std::string s_;
+};
+
+}  // namespace sluice::sql
