@@ -13,12 +13,12 @@
 
 namespace sluice::exec {
 
-namespace {
-
-uint32_t NowSeconds() {
+uint32_t BinlogTimestamp() {
   return static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
+
+namespace {
 
 std::string Var(const ExecEnv& env, SessionContext& ctx, std::string_view name, vars::GetScope scope) {
   auto v = env.sys_vars().Get(name, scope, scope == vars::GetScope::kSession ? ctx.vars.get() : nullptr);
@@ -55,7 +55,7 @@ binlog::QueryInfo BaseQuery(const ExecEnv& env, SessionContext& ctx) {
 
 binlog::EventHeader Header(const ExecEnv& env, uint8_t type) {
   binlog::EventHeader h;
-  h.timestamp = NowSeconds();
+  h.timestamp = BinlogTimestamp();
   h.type = type;
   h.server_id = env.binlog()->server_id();
   return h;

@@ -49,6 +49,10 @@ struct BinlogCacheCounters {
 };
 BinlogCacheCounters& GlobalBinlogCacheCounters();
 
+// The seconds since the epoch that a session's events and its commit carry
+// (the event headers' timestamp).
+uint32_t BinlogTimestamp();
+
 class SessionBinlog {
  public:
   enum class RowKind : uint8_t { kWrite, kUpdate, kDelete };

@@ -1,7 +1,6 @@
 #include "exec/transaction.h"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -20,11 +19,6 @@
 namespace sluice::exec {
 
 namespace {
-
-uint32_t NowSeconds() {
-  return static_cast<uint32_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
 
 // A hook after the transaction is in the binlog cannot undo it: the
 // transaction commits, and the failure goes to the error log (MySQL's
@@ -67,8 +61,6 @@ SessionBinlog& Transaction::events() {
   if (!ctx_.binlog) ctx_.binlog = std::make_unique<SessionBinlog>();
   return *ctx_.binlog;
 }
-
-bool Transaction::is_open() const { return ctx_.trx != nullptr; }
 
 Result<storage::EngineTrx*> Transaction::Open() {
   if (ctx_.trx) return ctx_.trx.get();
@@ -121,7 +113,7 @@ Status Transaction::CommitActive(storage::EngineTrx& trx) {
   param.connection_id = ctx_.connection_id;
   if (s.ok()) s = hooks.BeforeCommit(param);
   binlog::Binlog::CommitResult written;
-  if (s.ok()) s = bl->Commit(events->cache(), NowSeconds(), &written);
+  if (s.ok()) s = bl->Commit(events->cache(), BinlogTimestamp(), &written);
   if (!s.ok()) {
     (void)engine.Rollback(trx);
     (void)hooks.AfterRollback(param);
@@ -195,7 +187,7 @@ Status Transaction::LogDdl(std::string_view query) {
   if (!cache.ok()) return cache.status();
   if (*cache == nullptr) return Status::OK();  // sql_log_bin = 0
   binlog::Binlog::CommitResult written;
-  SLUICE_RETURN_IF_ERROR(bl->Commit(**cache, NowSeconds(), &written));
+  SLUICE_RETURN_IF_ERROR(bl->Commit(**cache, BinlogTimestamp(), &written));
   return AfterBinlogCommit(env_, ctx_.connection_id, written, nullptr);
 }
 

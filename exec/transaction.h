@@ -55,8 +55,6 @@ class Transaction {
 
   // The session's engine transaction, begun when there is none.
   Result<storage::EngineTrx*> Open();
-  // Whether one is open (a statement read or wrote since the last end).
-  bool is_open() const;
 
   // Commits the open transaction (see the file comment) and ends it;
   // nothing open: OK. On error it was rolled back.
