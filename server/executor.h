@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "exec/result_set.h"
 #include "exec/session_context.h"
+#include "exec/statement.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
 #include "vars/status_vars.h"
@@ -34,7 +35,7 @@ struct Response {
   bool close_connection = false;      // after sending (KILL of self, SHUTDOWN)
 };
 
-class Executor {
+class Executor : private exec::PreparedSql {
  public:
   explicit Executor(Server& server) : server_(server) {}
 
@@ -64,14 +65,12 @@ class Executor {
   uint16_t StatusFlags(const exec::SessionContext& ctx) const;
 
  private:
-  class Statement;  // runs one parsed statement (executor.cc)
   Response Query(exec::SessionContext& ctx, std::string_view sql);
   uint64_t GlobalUInt(std::string_view name, uint64_t fallback) const;
   // The parser options the session's sql_mode asks for.
   sql::ParseOptions ParseOptionsFor(const exec::SessionContext& ctx) const;
-  // Runs one parsed statement with `params` bound to its '?'s (the
-  // expired-password sandbox, privileges and counters as for COM_QUERY);
-  // a KILL QUERY during it becomes 1317.
+  // Runs one parsed statement with `params` bound to its '?'s
+  // (exec::RunStatement, with this Executor for PREPARE / EXECUTE).
   exec::Outcome RunStatement(exec::SessionContext& ctx, const sql::ParsedStatement& ps,
                        const std::vector<sql::Value>* params);
 
@@ -83,9 +82,10 @@ class Executor {
   Response StmtClose(exec::SessionContext& ctx, std::string_view body);         // no reply
   Response StmtReset(exec::SessionContext& ctx, std::string_view body);
   Response StmtFetch(exec::SessionContext& ctx, std::string_view body);
-  exec::Outcome SqlPrepare(exec::SessionContext& ctx, const sql::PrepareStmt& s);
-  exec::Outcome SqlExecute(exec::SessionContext& ctx, const sql::ExecuteStmt& s);
-  exec::Outcome SqlDeallocate(exec::SessionContext& ctx, const sql::DeallocatePrepareStmt& s);
+  // exec::PreparedSql: SQL PREPARE / EXECUTE / DEALLOCATE PREPARE.
+  exec::Outcome SqlPrepare(exec::SessionContext& ctx, const sql::PrepareStmt& s) override;
+  exec::Outcome SqlExecute(exec::SessionContext& ctx, const sql::ExecuteStmt& s) override;
+  exec::Outcome SqlDeallocate(exec::SessionContext& ctx, const sql::DeallocatePrepareStmt& s) override;
   // Parses `text` (one statement), works out its result columns and stores
   // it. 1064 / 1065 as COM_QUERY; 1295 for PREPARE / EXECUTE / DEALLOCATE
   // inside; 1046 / 1142 / 1146 / 1054 for tables and columns; 1461 past

@@ -284,8 +284,6 @@ Status Server::Start() {
     load.insert(load.end(), options_.plugin_load_add.begin(), options_.plugin_load_add.end());
     plugins_->LoadAtStart(load);
   }
-  exec_env_ = std::make_unique<exec::ExecEnv>(*engine_, binlog_.get(), *sys_vars_, *acl_, metadata_locks_,
-                                               global_read_lock_, table_locks_, read_only_mode_, *replication_, *plugins_);
   vars::CoreStatusProviders providers;
   providers.uptime_seconds = [this] {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
@@ -298,6 +296,21 @@ Status Server::Start() {
   auto core = vars::RegisterCoreStatus(*status_vars_, providers);
   if (!core.ok()) return core.status();
   core_status_ = std::make_unique<vars::CoreStatus>(core.value());
+  exec::ExecEnv::Services services;
+  services.engine = engine_.get();
+  services.binlog = binlog_.get();
+  services.sys_vars = sys_vars_.get();
+  services.status_vars = status_vars_.get();
+  services.core_status = core_status_.get();
+  services.acl = acl_.get();
+  services.metadata_locks = &metadata_locks_;
+  services.global_read_lock = &global_read_lock_;
+  services.table_locks = &table_locks_;
+  services.read_only = &read_only_mode_;
+  services.hooks = replication_.get();
+  services.plugins = plugins_.get();
+  services.control = this;
+  exec_env_ = std::make_unique<exec::ExecEnv>(services);
 
   net_ = std::make_unique<Net>();
   error_code ec;
@@ -451,6 +464,19 @@ void Server::RequestShutdown() {
   }
   shutdown_cv_.notify_all();
 }
+
+void Server::Shutdown(std::string_view user) {
+  SLUICE_LOG_SYSTEM(log_, 10910, "Received SHUTDOWN from user {}. Shutting down sluiced.", user);
+  RequestShutdown();
+}
+
+Status Server::InstallPlugin(const std::string& name, const std::string& soname) {
+  return plugins_->Install(name, soname);
+}
+
+Status Server::UninstallPlugin(const std::string& name) { return plugins_->Uninstall(name); }
+
+void Server::AfterResetMaster() { replication_->AfterResetMaster(); }
 
 void Server::WaitForShutdown() {
   {

@@ -66,7 +66,7 @@ class Session;
 class Executor;
 class PluginRegistry;
 
-class Server {
+class Server final : public exec::ServerControl {
  public:
   explicit Server(ServerOptions options);
   ~Server();
@@ -81,7 +81,7 @@ class Server {
   void WaitForShutdown();
   // Thread-safe; returns at once.
   void RequestShutdown();
-  bool shutting_down() const { return shutting_down_.load(std::memory_order_acquire); }
+  bool shutting_down() const override { return shutting_down_.load(std::memory_order_acquire); }
 
   const ServerOptions& options() const { return options_; }
   const std::string& server_uuid() const { return server_uuid_; }
@@ -120,9 +120,9 @@ class Server {
   void AddSession(const std::shared_ptr<Session>& s);
   void RemoveSession(uint32_t id);
   size_t session_count() const;
-  std::vector<exec::ProcessInfo> ProcessList() const;
+  std::vector<exec::ProcessInfo> ProcessList() const override;
   // KILL [QUERY|CONNECTION] id. 1094 for an unknown id.
-  Status Kill(uint32_t id, bool connection);
+  Status Kill(uint32_t id, bool connection) override;
   uint32_t NextConnectionId() { return next_connection_id_.fetch_add(1, std::memory_order_relaxed); }
 
   // @@read_only / @@super_read_only as statements test them (exec/read_only.h).
@@ -133,17 +133,17 @@ class Server {
   std::atomic<int64_t> threads_running{0};
 
   // Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
-  struct ReplicaInfo {
-    uint32_t server_id = 0;
-    std::string host;
-    uint16_t port = 0;
-    uint32_t source_id = 0;
-    std::string uuid;
-    uint32_t connection_id = 0;
-  };
+  using ReplicaInfo = exec::ReplicaInfo;
   void RegisterReplica(ReplicaInfo info);
   void UnregisterReplicaOf(uint32_t connection_id);
-  std::vector<ReplicaInfo> Replicas() const;
+  std::vector<ReplicaInfo> Replicas() const override;
+
+  // The rest of exec::ServerControl (SHUTDOWN, INSTALL / UNINSTALL PLUGIN,
+  // RESET MASTER's observers).
+  void Shutdown(std::string_view user) override;
+  Status InstallPlugin(const std::string& name, const std::string& soname) override;
+  Status UninstallPlugin(const std::string& name) override;
+  void AfterResetMaster() override;
 
  private:
   struct Net;  // Asio objects
