@@ -59,7 +59,7 @@ void SessionContext::ResetForChangeUser() {
   found_rows = 0;
   in_transaction = false;
   prepared.Clear();
-  SetProcessIdentity("unauthenticated user", peer, "");
+  SetProcessIdentity("unauthenticated user", process_info().host, "");
 }
 
 Status SessionContext::LockWaitError(LockWait wait) const {

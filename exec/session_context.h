@@ -1,9 +1,11 @@
 // exec/session_context.h
 //
 // SessionContext: the SQL-side state of one connection that statements
-// read and change (user, database, variables, warnings, kill flag), kept
-// apart from the session's I/O so the executor takes a narrow struct rather
-// than the connection.
+// read and change (user, database, variables, warnings, transaction,
+// prepared statements, kill flag). What only the connection knows
+// (capabilities, TLS, the peer, byte counts) is the server's
+// (server/session_state.h), so exec/ takes this narrow struct rather than
+// the connection.
 //
 // Thread-safety: the fields are touched by one thread at a time (the
 // session's coroutine or the worker running its statement). Exceptions,
@@ -67,13 +69,8 @@ struct SessionContext {
   ~SessionContext();
 
   uint32_t connection_id = 0;
-  uint32_t capabilities = 0;     // effective (server & client)
-  bool secure_transport = false; // TLS
-  std::string tls_version;       // "TLSv1.3" once TLS is up
-  std::string tls_cipher;
   std::string user;              // as the client sent it
   std::string host;              // "localhost" or the client address
-  std::string peer;              // "host:port" for the process list
   std::string priv_user;         // the account that matched (CURRENT_USER())
   std::string priv_host;
   std::shared_ptr<const acl::Account> account;
@@ -125,8 +122,6 @@ struct SessionContext {
   std::string_view statement_text;
   // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).
   PreparedStatements prepared;
-  uint64_t bytes_received = 0;   // by the session's I/O
-  uint64_t bytes_sent = 0;
 
   std::atomic<int> killed{0};  // KillState
   KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }

@@ -39,7 +39,7 @@ using exec::Warning;
 // ---------------------------------------------------------------------------
 // Commands.
 
-std::string OkPacketFor(const SessionContext& ctx, uint16_t status, uint64_t affected, std::string info,
+std::string OkPacketFor(const SessionState& ctx, uint16_t status, uint64_t affected, std::string info,
                         uint64_t last_insert_id) {
   p::OkPacket ok;
   ok.affected_rows = affected;
@@ -62,10 +62,10 @@ Status Executor::UseDatabase(SessionContext& ctx, const std::string& db) {
   return exec::UseDatabase(server_.exec_env(), ctx, db);
 }
 
-void Executor::InitSession(SessionContext& ctx) {
+void Executor::InitSession(SessionState& ctx) {
   ctx.vars = std::make_unique<vars::SessionVariables>(server_.sys_vars().NewSession());
   ctx.status = std::make_shared<vars::SessionStatus>(server_.status_vars());
-  SessionContext* c = &ctx;
+  SessionState* c = &ctx;
   ctx.vars->BindComputed("warning_count", [c] { return sql::Value::UInt(c->warning_count()); });
   ctx.vars->BindComputed("error_count", [c] { return sql::Value::UInt(c->error_count()); });
   ctx.vars->BindComputed("pseudo_thread_id", [c] { return sql::Value::UInt(c->connection_id); });
@@ -77,7 +77,7 @@ void Executor::InitSession(SessionContext& ctx) {
   InitPreparedSession(ctx);
 }
 
-void Executor::EndSession(SessionContext& ctx) {
+void Executor::EndSession(SessionState& ctx) {
   ctx.prepared.Clear();
   TableExecutor::EndSession(server_.exec_env(), ctx);
   if (ctx.status) {
@@ -104,7 +104,7 @@ uint64_t Executor::MaxConnections() const {
 bool Executor::RequireSecureTransport() const {
   return GlobalUInt("require_secure_transport", server_.options().require_secure_transport) != 0;
 }
-uint64_t Executor::IdleTimeout(const SessionContext& ctx) const {
+uint64_t Executor::IdleTimeout(const SessionState& ctx) const {
   const char* name = (ctx.capabilities & p::CLIENT_INTERACTIVE) ? "interactive_timeout" : "wait_timeout";
   if (ctx.vars) {
     auto v = server_.sys_vars().Get(name, vars::GetScope::kSession, ctx.vars.get());
@@ -258,7 +258,7 @@ Status Executor::WireReadOnlySwitches() {
   return Status::OK();
 }
 
-Response Executor::Dispatch(SessionContext& ctx, std::string_view packet) {
+Response Executor::Dispatch(SessionState& ctx, std::string_view packet) {
   Response r;
   const uint8_t command = static_cast<uint8_t>(packet[0]);
   std::string_view body = packet.substr(1);
@@ -402,7 +402,7 @@ sql::ParseOptions Executor::ParseOptionsFor(const SessionContext& ctx) const {
 }
 
 
-Response Executor::Query(SessionContext& ctx, std::string_view sql) {
+Response Executor::Query(SessionState& ctx, std::string_view sql) {
   Response r;
   const auto& cs = server_.core_status();
   ctx.status->Add(cs.questions);

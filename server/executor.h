@@ -1,7 +1,7 @@
 // server/executor.h
 //
 // Executor: runs one client command (COM_QUERY and the other non-I/O
-// commands) against an exec::SessionContext and returns the response payloads.
+// commands) against a session's SessionState and returns the response payloads.
 // Runs on a WorkerPool thread; never called on an I/O thread.
 //
 // Thread-safety: Dispatch may run concurrently for different sessions;
@@ -17,6 +17,7 @@
 #include "exec/result_set.h"
 #include "exec/session_context.h"
 #include "exec/statement.h"
+#include "server/session_state.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
 #include "vars/status_vars.h"
@@ -25,7 +26,7 @@ namespace sluice::server {
 
 // The OK packet ending a statement without a result set, with the session's
 // warning count (executor.cc).
-std::string OkPacketFor(const exec::SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
+std::string OkPacketFor(const SessionState& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
                         uint64_t last_insert_id = 0);
 
 class Server;
@@ -40,7 +41,7 @@ class Executor : private exec::PreparedSql {
   explicit Executor(Server& server) : server_(server) {}
 
   // `packet` is the whole command packet (command byte first).
-  Response Dispatch(exec::SessionContext& ctx, std::string_view packet);
+  Response Dispatch(SessionState& ctx, std::string_view packet);
 
   // Checks that `db` exists and the account may use it (1049, 1044); on
   // success makes it the session's database. Used by COM_INIT_DB, USE and
@@ -48,9 +49,9 @@ class Executor : private exec::PreparedSql {
   Status UseDatabase(exec::SessionContext& ctx, const std::string& db);
 
   // Sets up a freshly authenticated session (variables, status counters).
-  void InitSession(exec::SessionContext& ctx);
+  void InitSession(SessionState& ctx);
   // Folds a closing session's counters into the global totals.
-  void EndSession(exec::SessionContext& ctx);
+  void EndSession(SessionState& ctx);
 
   // Registers the core system variables (at start, before listening).
   Status RegisterVariables();
@@ -60,12 +61,12 @@ class Executor : private exec::PreparedSql {
   uint64_t ConnectTimeout() const;
   uint64_t MaxConnections() const;
   bool RequireSecureTransport() const;
-  uint64_t IdleTimeout(const exec::SessionContext& ctx) const;  // wait_ or interactive_timeout
+  uint64_t IdleTimeout(const SessionState& ctx) const;  // wait_ or interactive_timeout
   uint64_t NetTimeout(const exec::SessionContext& ctx, bool write) const;  // net_read/write_timeout
   uint16_t StatusFlags(const exec::SessionContext& ctx) const;
 
  private:
-  Response Query(exec::SessionContext& ctx, std::string_view sql);
+  Response Query(SessionState& ctx, std::string_view sql);
   uint64_t GlobalUInt(std::string_view name, uint64_t fallback) const;
   // The parser options the session's sql_mode asks for.
   sql::ParseOptions ParseOptionsFor(const exec::SessionContext& ctx) const;
@@ -76,12 +77,12 @@ class Executor : private exec::PreparedSql {
 
   // Prepared statements (prepared.cc): the protocol commands (`body`
   // follows the command byte) and the SQL statements.
-  Response StmtPrepare(exec::SessionContext& ctx, std::string_view sql);
-  Response StmtExecute(exec::SessionContext& ctx, std::string_view body);
-  Response StmtSendLongData(exec::SessionContext& ctx, std::string_view body);  // no reply
-  Response StmtClose(exec::SessionContext& ctx, std::string_view body);         // no reply
-  Response StmtReset(exec::SessionContext& ctx, std::string_view body);
-  Response StmtFetch(exec::SessionContext& ctx, std::string_view body);
+  Response StmtPrepare(SessionState& ctx, std::string_view sql);
+  Response StmtExecute(SessionState& ctx, std::string_view body);
+  Response StmtSendLongData(SessionState& ctx, std::string_view body);  // no reply
+  Response StmtClose(SessionState& ctx, std::string_view body);         // no reply
+  Response StmtReset(SessionState& ctx, std::string_view body);
+  Response StmtFetch(SessionState& ctx, std::string_view body);
   // exec::PreparedSql: SQL PREPARE / EXECUTE / DEALLOCATE PREPARE.
   exec::Outcome SqlPrepare(exec::SessionContext& ctx, const sql::PrepareStmt& s) override;
   exec::Outcome SqlExecute(exec::SessionContext& ctx, const sql::ExecuteStmt& s) override;
