@@ -43,8 +43,13 @@ struct Server::Net {
   std::vector<std::thread> threads;
 };
 
-Server::Server(ServerOptions options)
-    : options_(std::move(options)), log_(base::GetLogger("server")), replication_(std::make_unique<rpl::Registry>()) {}
+Server::Server(ServerOptions options) : Server(std::move(options), io::NewPosixFileSystem()) {}
+
+Server::Server(ServerOptions options, std::unique_ptr<io::FileSystem> fs)
+    : options_(std::move(options)),
+      log_(base::GetLogger("server")),
+      fs_(std::move(fs)),
+      replication_(std::make_unique<rpl::Registry>()) {}
 
 Server::~Server() {
   StopEverything();
@@ -56,7 +61,6 @@ Status Server::OpenEngine() {
   eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
   eo.lock_manager = lock_manager_.get();
   eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
-  fs_ = io::NewPosixFileSystem();
   auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
   if (!engine.ok()) return engine.status();
   engine_ = std::move(engine).value();
@@ -109,12 +113,13 @@ void Server::CloseEngine() {
 
 Status Server::InitializeDatadir(bool insecure) {
   SLUICE_RETURN_IF_ERROR(CreateDatadir(options_.datadir));
-  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());
   if (!uuid.ok()) return uuid.status();
   std::optional<std::string> password;
   if (!insecure) password = RandomPassword();
   acl::AccessControl::Options acl_options;
   acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_options.fs = fs_.get();
   acl::AccessControl acl(acl_options);
   SLUICE_RETURN_IF_ERROR(acl.InitializeDatadir(options_.datadir, password));
   if (password) {
@@ -126,14 +131,14 @@ Status Server::InitializeDatadir(bool insecure) {
                        "off the --initialize-insecure option.");
   }
   bool generated = false;
-  return EnsureCertificates(options_.datadir, &generated);
+  return EnsureCertificates(options_.datadir, &generated, fs_.get());
 }
 
 Status Server::LoadTls() {
   std::string cert = options_.ssl_cert, key = options_.ssl_key, ca = options_.ssl_ca;
   if (cert.empty()) {
     bool generated = false;
-    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated));
+    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated, fs_.get()));
     if (generated) SLUICE_LOG_SYSTEM(log_, 10068, "CA certificate ca.pem is self signed.");
     cert = (fs::path(options_.datadir) / "server-cert.pem").string();
     key = (fs::path(options_.datadir) / "server-key.pem").string();
@@ -156,7 +161,7 @@ Status Server::LoadTls() {
   tls_context_ = std::move(ctx);
 
   // caching_sha2_password's RSA pair lives in the datadir.
-  auto pem = ReadFile((fs::path(options_.datadir) / "private_key.pem").string());
+  auto pem = ReadFile(*fs_, (fs::path(options_.datadir) / "private_key.pem").string());
   if (!pem.ok()) return pem.status();
   auto keys = protocol::RsaKeyPair::FromPrivatePem(pem.value());
   if (!keys.ok()) return keys.status();
@@ -240,17 +245,19 @@ Status Server::Start() {
   if (DatadirIsEmpty(options_.datadir)) {
     SLUICE_RETURN_IF_ERROR(InitializeDatadir(/*insecure=*/true));
   }
-  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());
   if (!uuid.ok()) return uuid.status();
   server_uuid_ = uuid.value();
 
   acl::AccessControl::Options acl_options;
   acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_options.fs = fs_.get();
   acl_ = std::make_unique<acl::AccessControl>(acl_options);
   SLUICE_RETURN_IF_ERROR(acl_->Open(options_.datadir));
   SLUICE_RETURN_IF_ERROR(LoadTls());
 
-  sys_vars_ = std::make_unique<vars::SystemVariables>(vars::SystemVariables::Options{base::GetLogger("server")});
+  sys_vars_ = std::make_unique<vars::SystemVariables>(
+      vars::SystemVariables::Options{base::GetLogger("server"), fs_.get()});
   status_vars_ = std::make_unique<vars::StatusVariables>();
   workers_ = std::make_unique<WorkerPool>(WorkerPool::Options{options_.thread_cache_size});
   executor_ = std::make_unique<Executor>(*this);
@@ -273,6 +280,7 @@ Status Server::Start() {
     po.status_vars = status_vars_.get();
     po.replication = replication_.get();
     po.log = log_;
+    po.fs = fs_.get();
     // A plugin variable's start-up value: a loose- option, or one of the
     // MySQL options the plugin declares (rpl_semi_sync_source_enabled=1 in
     // my.cnf beside plugin-load-add, as MySQL documents it).
