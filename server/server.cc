@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "acl/access_control.h"
@@ -23,6 +22,7 @@
 #include "server/plugin_registry.h"
 #include "server/rpl/delegates.h"
 #include "base/io/file_system.h"
+#include "base/io/write_file_atomically.h"
 #include "server/session.h"
 #include "storage/engine/engine.h"
 #include "storage/lock/lock_manager.h"
@@ -171,22 +171,14 @@ Status Server::LoadTls() {
 
 Status Server::WritePidFile() {
   if (options_.pid_file.empty()) return Status::OK();
-  // Written whole under a temporary name and renamed, so that a reader
-  // never sees a half-written pid.
-  const std::string tmp = options_.pid_file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << getpid() << "\n";
-    out.close();
-    if (!out) {
-      return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file,
-                                         std::strerror(errno)));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, options_.pid_file, ec);
-  if (ec) {
-    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, ec.message()));
+  // Written whole under a temporary name and renamed (through fs_, like every
+  // file of the server), so that a reader never sees a half-written pid.
+  // Readable by everyone, as a pid file written with the default umask.
+  io::AtomicWriteOptions write_options;
+  write_options.permissions = 0644;
+  Status s = io::WriteFileAtomically(*fs_, options_.pid_file, fmt::format("{}\n", getpid()), write_options);
+  if (!s.ok()) {
+    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, s.message()));
   }
   wrote_pid_file_ = true;
   return Status::OK();
@@ -507,7 +499,10 @@ void Server::StopEverything() {
   // A clean stop leaves neither the socket file nor the pid file behind.
   std::error_code fs_ec;
   if (listening_socket_) fs::remove(options_.socket, fs_ec);
-  if (wrote_pid_file_) fs::remove(options_.pid_file, fs_ec);
+  if (wrote_pid_file_) {
+    Status removed = fs_->Remove(options_.pid_file);
+    (void)removed;  // already gone: nothing to clean up
+  }
   SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown complete (sluiced {}).", kServerVersion);
 }
 
