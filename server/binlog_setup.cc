@@ -56,6 +56,7 @@ Status Server::OpenBinlog() {
   bo.sync_binlog = static_cast<uint32_t>(GlobalVar(sv, "sync_binlog").ToUInt());
   bo.expire_seconds = GlobalVar(sv, "binlog_expire_logs_seconds").ToUInt();
   bo.fs = fs_.get();
+  bo.cache_temp_dir = options_.tmpdir;
   // The directory of --log-bin=dir/name, with its parents; a failure shows
   // when the binlog opens there.
   std::filesystem::path made;

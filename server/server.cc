@@ -13,7 +13,6 @@
 #include "base/log.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
-#include "binlog/cache_temp_dir.h"
 #include "protocol/auth.h"
 #include "server/asio.h"
 #include "server/datadir.h"
@@ -221,7 +220,6 @@ Status Server::Start() {
     if (!fs::is_directory(options_.tmpdir, ec)) {
       return Status::InvalidArgument(fmt::format("tmpdir '{}' is not a directory", options_.tmpdir));
     }
-    binlog::SetCacheTempDir(options_.tmpdir);
   }
 
   if (options_.initialize || options_.initialize_insecure) {

@@ -44,6 +44,9 @@ class FaultOnPathFileSystem final : public io::FileSystem {
   Status CreateDir(const std::string& path) override { return posix_->CreateDir(path); }
   Status SyncDir(const std::string& dir) override { return posix_->SyncDir(dir); }
   Result<int64_t> ModificationTime(const std::string& path) override { return posix_->ModificationTime(path); }
+  Result<std::unique_ptr<io::File>> NewTempFile(const std::string& dir) override {
+    return posix_->NewTempFile(dir);
+  }
 
   int opened = 0;
   int removed = 0;
