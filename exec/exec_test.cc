@@ -522,5 +522,62 @@ TEST_F(ExecTest, SessionStatementsRunWithoutAServer) {
   EXPECT_EQ(Events(), kNone);
 }
 
+// A transaction past binlog_cache_size spills its events into a temporary
+// file of the binlog's FileSystem. When that file fails, the statement fails
+// with 1026 and is undone; the transaction and the session go on.
+TEST_F(ExecTest, BinlogCacheSpillFailureFailsTheStatementAndTheSessionGoesOn) {
+  // The binlog on the in-memory file system, whose temp files can fail.
+  ASSERT_TRUE(binlog_->Close().ok());
+  ASSERT_TRUE(fs_.CreateDir("/binlog").ok());
+  ASSERT_TRUE(fs_.CreateDir("/tmp").ok());
+  binlog::Binlog::Options bo;
+  bo.dir = "/binlog";
+  bo.server_id = 7;
+  bo.server_uuid = *binlog::Uuid::Parse(kUuid);
+  bo.fs = &fs_;
+  bo.cache_temp_dir = "/tmp";
+  auto bl = binlog::Binlog::Open(bo, nullptr);
+  ASSERT_TRUE(bl.ok()) << bl.status().ToString();
+  binlog_ = std::move(bl).value();
+  ASSERT_TRUE(binlog_->StartWriting().ok());
+  UseBinlog(true);
+  ASSERT_TRUE(sys_vars_.Set("binlog_cache_size", vars::SetScope::kGlobal, sql::Value::Int(4096), nullptr, nullptr)
+                  .ok());
+
+  std::string big = "INSERT INTO t VALUES ";
+  for (int i = 100; i < 400; ++i) big += (i > 100 ? ", (" : "(") + std::to_string(i) + ", 'vvvvvvvvvvvvvvvv')";
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kWrite;
+  f.path_contains = "/tmp/#temp";
+  fs_.InjectFault(f);
+
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a')"), "OK");
+  EXPECT_EQ(Run(big), "ERROR 1026");
+  EXPECT_EQ(fs_.faults_fired(), 1u);
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t"), std::vector<std::string>{"1"});
+  // The session goes on: the same statement spills now, the transaction commits.
+  EXPECT_EQ(Run("INSERT INTO t VALUES (2, 'b')"), "OK");
+  EXPECT_EQ(Run(big), "OK");
+  EXPECT_EQ(Run("COMMIT"), "OK");
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t"), std::vector<std::string>{"302"});
+
+  // In the binlog: the transaction once, with its 302 rows.
+  auto reader = binlog::BinlogFileReader::Open(binlog_->FilePath(binlog_->CurrentPosition().first), true, &fs_);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  int gtids = 0, xids = 0, rows_events = 0;
+  while (true) {
+    auto ev = (*reader)->Next();
+    ASSERT_TRUE(ev.ok()) << ev.status().ToString();
+    if (!ev->has_value()) break;
+    const uint8_t type = (*ev)->header.type;
+    gtids += type == binlog::kGtidEvent;
+    xids += type == binlog::kXidEvent;
+    rows_events += type == binlog::kWriteRowsEvent;
+  }
+  EXPECT_EQ(gtids, 1);
+  EXPECT_EQ(xids, 1);
+  EXPECT_GE(rows_events, 3);
+}
+
 }  // namespace
 }  // namespace sluice::exec

@@ -7,14 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
-#include "binlog/cache_temp_dir.h"
 #include "protocol/auth.h"
 #include "server/asio.h"
 #include "server/datadir.h"
@@ -23,6 +21,7 @@
 #include "server/plugin_registry.h"
 #include "server/rpl/delegates.h"
 #include "base/io/file_system.h"
+#include "base/io/write_file_atomically.h"
 #include "server/session.h"
 #include "storage/engine/engine.h"
 #include "storage/lock/lock_manager.h"
@@ -43,8 +42,13 @@ struct Server::Net {
   std::vector<std::thread> threads;
 };
 
-Server::Server(ServerOptions options)
-    : options_(std::move(options)), log_(base::GetLogger("server")), replication_(std::make_unique<rpl::Registry>()) {}
+Server::Server(ServerOptions options) : Server(std::move(options), io::NewPosixFileSystem()) {}
+
+Server::Server(ServerOptions options, std::unique_ptr<io::FileSystem> fs)
+    : options_(std::move(options)),
+      log_(base::GetLogger("server")),
+      fs_(fs != nullptr ? std::move(fs) : io::NewPosixFileSystem()),
+      replication_(std::make_unique<rpl::Registry>()) {}
 
 Server::~Server() {
   StopEverything();
@@ -56,7 +60,6 @@ Status Server::OpenEngine() {
   eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
   eo.lock_manager = lock_manager_.get();
   eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
-  fs_ = io::NewPosixFileSystem();
   auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
   if (!engine.ok()) return engine.status();
   engine_ = std::move(engine).value();
@@ -109,12 +112,13 @@ void Server::CloseEngine() {
 
 Status Server::InitializeDatadir(bool insecure) {
   SLUICE_RETURN_IF_ERROR(CreateDatadir(options_.datadir));
-  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());
   if (!uuid.ok()) return uuid.status();
   std::optional<std::string> password;
   if (!insecure) password = RandomPassword();
   acl::AccessControl::Options acl_options;
   acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_options.fs = fs_.get();
   acl::AccessControl acl(acl_options);
   SLUICE_RETURN_IF_ERROR(acl.InitializeDatadir(options_.datadir, password));
   if (password) {
@@ -126,14 +130,14 @@ Status Server::InitializeDatadir(bool insecure) {
                        "off the --initialize-insecure option.");
   }
   bool generated = false;
-  return EnsureCertificates(options_.datadir, &generated);
+  return EnsureCertificates(options_.datadir, &generated, fs_.get());
 }
 
 Status Server::LoadTls() {
   std::string cert = options_.ssl_cert, key = options_.ssl_key, ca = options_.ssl_ca;
   if (cert.empty()) {
     bool generated = false;
-    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated));
+    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated, fs_.get()));
     if (generated) SLUICE_LOG_SYSTEM(log_, 10068, "CA certificate ca.pem is self signed.");
     cert = (fs::path(options_.datadir) / "server-cert.pem").string();
     key = (fs::path(options_.datadir) / "server-key.pem").string();
@@ -156,7 +160,7 @@ Status Server::LoadTls() {
   tls_context_ = std::move(ctx);
 
   // caching_sha2_password's RSA pair lives in the datadir.
-  auto pem = ReadFile((fs::path(options_.datadir) / "private_key.pem").string());
+  auto pem = ReadFile(*fs_, (fs::path(options_.datadir) / "private_key.pem").string());
   if (!pem.ok()) return pem.status();
   auto keys = protocol::RsaKeyPair::FromPrivatePem(pem.value());
   if (!keys.ok()) return keys.status();
@@ -166,22 +170,14 @@ Status Server::LoadTls() {
 
 Status Server::WritePidFile() {
   if (options_.pid_file.empty()) return Status::OK();
-  // Written whole under a temporary name and renamed, so that a reader
-  // never sees a half-written pid.
-  const std::string tmp = options_.pid_file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << getpid() << "\n";
-    out.close();
-    if (!out) {
-      return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file,
-                                         std::strerror(errno)));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, options_.pid_file, ec);
-  if (ec) {
-    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, ec.message()));
+  // Written whole under a temporary name and renamed (through fs_, like every
+  // file of the server), so that a reader never sees a half-written pid.
+  // Readable by everyone, as a pid file written with the default umask.
+  io::AtomicWriteOptions write_options;
+  write_options.permissions = 0644;
+  Status s = io::WriteFileAtomically(*fs_, options_.pid_file, fmt::format("{}\n", getpid()), write_options);
+  if (!s.ok()) {
+    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, s.message()));
   }
   wrote_pid_file_ = true;
   return Status::OK();
@@ -224,7 +220,6 @@ Status Server::Start() {
     if (!fs::is_directory(options_.tmpdir, ec)) {
       return Status::InvalidArgument(fmt::format("tmpdir '{}' is not a directory", options_.tmpdir));
     }
-    binlog::SetCacheTempDir(options_.tmpdir);
   }
 
   if (options_.initialize || options_.initialize_insecure) {
@@ -240,17 +235,19 @@ Status Server::Start() {
   if (DatadirIsEmpty(options_.datadir)) {
     SLUICE_RETURN_IF_ERROR(InitializeDatadir(/*insecure=*/true));
   }
-  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());
   if (!uuid.ok()) return uuid.status();
   server_uuid_ = uuid.value();
 
   acl::AccessControl::Options acl_options;
   acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_options.fs = fs_.get();
   acl_ = std::make_unique<acl::AccessControl>(acl_options);
   SLUICE_RETURN_IF_ERROR(acl_->Open(options_.datadir));
   SLUICE_RETURN_IF_ERROR(LoadTls());
 
-  sys_vars_ = std::make_unique<vars::SystemVariables>(vars::SystemVariables::Options{base::GetLogger("server")});
+  sys_vars_ = std::make_unique<vars::SystemVariables>(
+      vars::SystemVariables::Options{base::GetLogger("server"), fs_.get()});
   status_vars_ = std::make_unique<vars::StatusVariables>();
   workers_ = std::make_unique<WorkerPool>(WorkerPool::Options{options_.thread_cache_size});
   executor_ = std::make_unique<Executor>(*this);
@@ -273,6 +270,7 @@ Status Server::Start() {
     po.status_vars = status_vars_.get();
     po.replication = replication_.get();
     po.log = log_;
+    po.fs = fs_.get();
     // A plugin variable's start-up value: a loose- option, or one of the
     // MySQL options the plugin declares (rpl_semi_sync_source_enabled=1 in
     // my.cnf beside plugin-load-add, as MySQL documents it).
@@ -525,7 +523,10 @@ void Server::StopEverything() {
   // A clean stop leaves neither the socket file nor the pid file behind.
   std::error_code fs_ec;
   if (listening_socket_) fs::remove(options_.socket, fs_ec);
-  if (wrote_pid_file_) fs::remove(options_.pid_file, fs_ec);
+  if (wrote_pid_file_) {
+    Status removed = fs_->Remove(options_.pid_file);
+    (void)removed;  // already gone: nothing to clean up
+  }
   SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown complete (sluiced {}).", kServerVersion);
 }
 

@@ -69,6 +69,12 @@ class PluginRegistry;
 class Server final : public exec::ServerControl {
  public:
   explicit Server(ServerOptions options);
+  // Every file the server reads or writes in the datadir (tablespaces, redo,
+  // catalog, binlog, ACL file, mysqld-auto.cnf, auto.cnf, keys and
+  // certificates, the plugin record, the pid file) and the binlog caches'
+  // spill files go through `fs`, so that a test swaps one object. The
+  // one-argument form (and a null `fs`) uses POSIX (io::NewPosixFileSystem()).
+  Server(ServerOptions options, std::unique_ptr<io::FileSystem> fs);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -167,13 +173,14 @@ class Server final : public exec::ServerControl {
   std::shared_ptr<spdlog::logger> log_;
   std::chrono::steady_clock::time_point start_time_;
   std::string server_uuid_;
+  // Declared before every member that borrows it, so destroyed after them.
+  std::unique_ptr<io::FileSystem> fs_;
   std::unique_ptr<vars::SystemVariables> sys_vars_;
   std::unique_ptr<vars::StatusVariables> status_vars_;
   std::unique_ptr<acl::AccessControl> acl_;
   std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
   std::unique_ptr<storage::LockManager> lock_manager_;
-  std::unique_ptr<io::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<rpl::Registry> replication_;
   std::unique_ptr<binlog::Binlog> binlog_;
