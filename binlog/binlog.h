@@ -319,10 +319,6 @@ class Binlog {
 
   // The flush and sync stages; the file and its index.
   mutable Mutex flush_mu_ ACQUIRED_BEFORE(queue_mu_, state_mu_, pending_mu_);
-  // File numbers, oldest first. Written with flush_mu_ and state_mu_ both
-  // held, read with either: the analysis has no "either" guard, so this
-  // one is unannotated.
-  std::vector<uint32_t> files_;
   std::unique_ptr<io::File> file_ GUARDED_BY(flush_mu_);  // the active file; null when none
   Status sync_error_ GUARDED_BY(flush_mu_);  // sticky (see the file comment)
   uint32_t file_number_ GUARDED_BY(flush_mu_) = 0;
@@ -347,6 +343,10 @@ class Binlog {
 
   // GTID state and the file list for readers of SHOW statements.
   mutable Mutex state_mu_;
+  // File numbers, oldest first. Changed only with flush_mu_ held as well
+  // (rotation, purge, RESET MASTER), so the flush stage's view of it holds
+  // between its state_mu_ sections.
+  std::vector<uint32_t> files_ GUARDED_BY(state_mu_);
   GtidSet gtid_executed_ GUARDED_BY(state_mu_);
   GtidSet gtid_purged_ GUARDED_BY(state_mu_);
 

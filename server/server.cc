@@ -409,7 +409,7 @@ Status Server::ListenOnSocket() {
 }
 
 void Server::AddSession(const std::shared_ptr<Session>& s) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   sessions_[s->id()] = s;
   if (core_status_) core_status_->max_used_connections->UpdateMax(sessions_.size());
 }
@@ -417,22 +417,27 @@ void Server::AddSession(const std::shared_ptr<Session>& s) {
 void Server::RemoveSession(uint32_t id) {
   bool empty_now;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     sessions_.erase(id);
     empty_now = sessions_.empty();
   }
-  if (empty_now && shutting_down()) shutdown_cv_.notify_all();
+  if (empty_now && shutting_down()) {
+    // Under the mutex: StopEverything checks session_count() holding it,
+    // so the notification cannot fall between its check and its wait.
+    MutexLock lock(&shutdown_mu_);
+    shutdown_cv_.NotifyAll();
+  }
 }
 
 size_t Server::session_count() const {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   return sessions_.size();
 }
 
 std::vector<ProcessInfo> Server::ProcessList() const {
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     for (const auto& [id, weak] : sessions_) {
       if (auto s = weak.lock()) live.push_back(std::move(s));
     }
@@ -446,7 +451,7 @@ std::vector<ProcessInfo> Server::ProcessList() const {
 Status Server::Kill(uint32_t id, bool connection) {
   std::shared_ptr<Session> target;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     auto it = sessions_.find(id);
     if (it != sessions_.end()) target = it->second.lock();
   }
@@ -457,10 +462,10 @@ Status Server::Kill(uint32_t id, bool connection) {
 
 void Server::RequestShutdown() {
   {
-    std::lock_guard lock(shutdown_mu_);
+    MutexLock lock(&shutdown_mu_);
     shutting_down_.store(true, std::memory_order_release);
   }
-  shutdown_cv_.notify_all();
+  shutdown_cv_.NotifyAll();
 }
 
 void Server::Shutdown(std::string_view user) {
@@ -478,8 +483,8 @@ void Server::AfterResetMaster() { replication_->AfterResetMaster(); }
 
 void Server::WaitForShutdown() {
   {
-    std::unique_lock lock(shutdown_mu_);
-    shutdown_cv_.wait(lock, [this] { return shutting_down(); });
+    MutexLock lock(&shutdown_mu_);
+    while (!shutting_down()) shutdown_cv_.Wait(&shutdown_mu_);
   }
   StopEverything();
 }
@@ -498,7 +503,7 @@ void Server::StopEverything() {
   // 2. Close every session; 3. wait for them to end, up to a deadline.
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     for (const auto& [id, weak] : sessions_) {
       if (auto s = weak.lock()) live.push_back(std::move(s));
     }
@@ -506,8 +511,11 @@ void Server::StopEverything() {
   for (auto& s : live) s->Shutdown();
   live.clear();
   {
-    std::unique_lock lock(shutdown_mu_);
-    shutdown_cv_.wait_for(lock, std::chrono::seconds(10), [this] { return session_count() == 0; });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    MutexLock lock(&shutdown_mu_);
+    while (session_count() != 0) {
+      if (!shutdown_cv_.WaitUntil(&shutdown_mu_, deadline)) break;
+    }
   }
   // 4. Stop the I/O threads and the workers.
   net_->work.reset();
@@ -537,7 +545,7 @@ namespace sluice::server {
 void Server::RegisterDump(uint32_t connection_id, uint32_t server_id, const std::string& uuid) {
   std::vector<uint32_t> zombies;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     for (const auto& [id, d] : dumps_) {
       if (id == connection_id) continue;
       const bool same = !uuid.empty() ? d.uuid == uuid : (d.uuid.empty() && server_id != 0 && d.server_id == server_id);
@@ -555,17 +563,17 @@ void Server::RegisterDump(uint32_t connection_id, uint32_t server_id, const std:
 }
 
 void Server::UnregisterDump(uint32_t connection_id) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   dumps_.erase(connection_id);
 }
 
 void Server::RegisterReplica(ReplicaInfo info) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   replicas_[info.server_id] = std::move(info);
 }
 
 void Server::UnregisterReplicaOf(uint32_t connection_id) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   for (auto it = replicas_.begin(); it != replicas_.end();) {
     if (it->second.connection_id == connection_id) {
       it = replicas_.erase(it);
@@ -576,7 +584,7 @@ void Server::UnregisterReplicaOf(uint32_t connection_id) {
 }
 
 std::vector<Server::ReplicaInfo> Server::Replicas() const {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   std::vector<ReplicaInfo> out;
   for (const auto& [id, r] : replicas_) out.push_back(r);
   return out;

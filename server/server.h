@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "exec/exec_env.h"
 #include "exec/global_read_lock.h"
@@ -200,17 +201,19 @@ class Server final : public exec::ServerControl {
   bool listening_socket_ = false;  // options_.socket is ours to remove at stop
   bool wrote_pid_file_ = false;    // options_.pid_file likewise
   std::atomic<uint32_t> next_connection_id_{1};
-  std::mutex shutdown_mu_;
-  std::condition_variable shutdown_cv_;
+  // Signalled when shutdown is requested and when the last session ends
+  // during it; taken before sessions_mu_ (the wait reads session_count()).
+  Mutex shutdown_mu_;
+  CondVar shutdown_cv_;
 
-  mutable std::mutex sessions_mu_;
-  std::map<uint32_t, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(sessions_mu_)
-  std::map<uint32_t, ReplicaInfo> replicas_;             // GUARDED_BY(sessions_mu_); by server_id
+  mutable Mutex sessions_mu_;
+  std::map<uint32_t, std::weak_ptr<Session>> sessions_ GUARDED_BY(sessions_mu_);
+  std::map<uint32_t, ReplicaInfo> replicas_ GUARDED_BY(sessions_mu_);  // by server_id
   struct DumpInfo {
     uint32_t server_id;
     std::string uuid;
   };
-  std::map<uint32_t, DumpInfo> dumps_;  // GUARDED_BY(sessions_mu_); by connection id
+  std::map<uint32_t, DumpInfo> dumps_ GUARDED_BY(sessions_mu_);  // by connection id
 };
 
 }  // namespace sluice::server
