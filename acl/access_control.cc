@@ -275,13 +275,13 @@ AccessControl::AccessControl(Options options)
 AccessControl::~AccessControl() = default;
 
 std::shared_ptr<const AccessControl::Snapshot> AccessControl::Current() const {
-  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  MutexLock lock(&snapshot_mu_);
   return snapshot_;
 }
 
 void AccessControl::Publish(std::shared_ptr<const Snapshot> snapshot) {
   {
-    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    MutexLock lock(&snapshot_mu_);
     snapshot_ = std::move(snapshot);
   }
   // After the swap, so a reader that sees the new version finds (at least)
@@ -305,7 +305,7 @@ Status AccessControl::CommitLocked(Editor& editor, const std::vector<AccountName
   Publish(std::move(snapshot));
   // Published first, then the cache cleared: CacheSha2Digest() re-checks the
   // published credentials under cache_mu_, so no stale digest survives.
-  std::lock_guard<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   for (const AccountName& n : touched) sha2_cache_.erase(CacheKey(n.user, n.host));
   return Status::OK();
 }
@@ -327,7 +327,7 @@ Status AccessControl::LoadLocked(bool missing_ok) {
               });
   }
   Publish(std::move(snapshot));
-  std::lock_guard<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   sha2_cache_.clear();
   return Status::OK();
 }
@@ -359,7 +359,7 @@ Result<std::string> PrepareMysqlDir(io::FileSystem& fs, const std::string& datad
 Status AccessControl::Open(const std::string& datadir) {
   Result<std::string> path = PrepareMysqlDir(file_system(), datadir);
   if (!path.ok()) return path.status();
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   std::string previous = std::exchange(path_, *path);
   Status s = LoadLocked(/*missing_ok=*/true);
   if (!s.ok()) path_ = std::move(previous);
@@ -373,7 +373,7 @@ Status AccessControl::InitializeDatadir(const std::string& datadir,
   if (Result<bool> exists = file_system().Exists(*path); exists.ok() && *exists) {
     return Status::InvalidArgument("data directory already initialized: '" + *path + "' exists");
   }
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Account root;
   root.user = "root";
   root.host = "localhost";
@@ -399,9 +399,9 @@ Status AccessControl::InitializeDatadir(const std::string& datadir,
 }
 
 Status AccessControl::FlushPrivileges() {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (path_.empty()) {
-    std::lock_guard<std::mutex> cache_lock(cache_mu_);
+    MutexLock cache_lock(&cache_mu_);
     sha2_cache_.clear();
     return Status::OK();
   }
@@ -415,14 +415,14 @@ Status AccessControl::RegisterDynamicPrivilege(std::string_view name) {
   if (!IsDynamicPrivName(n) || StaticPrivFromName(n)) {
     return Status::InvalidArgument("invalid dynamic privilege name '" + std::string(name) + "'");
   }
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   auto it = std::lower_bound(dynamic_registry_.begin(), dynamic_registry_.end(), n);
   if (it == dynamic_registry_.end() || *it != n) dynamic_registry_.insert(it, std::move(n));
   return Status::OK();
 }
 
 std::vector<std::string> AccessControl::DynamicPrivileges() const {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   return dynamic_registry_;
 }
 
@@ -475,7 +475,7 @@ Sha2FastAuth AccessControl::VerifyCachingSha2Fast(const Account& account,
   if (token.empty()) return Sha2FastAuth::kMismatch;
   std::string digest;
   {
-    std::lock_guard<std::mutex> lock(cache_mu_);
+    MutexLock lock(&cache_mu_);
     auto it = sha2_cache_.find(CacheKey(account.user, account.host));
     if (it == sha2_cache_.end()) return Sha2FastAuth::kNotCached;
     digest = it->second;
@@ -500,7 +500,7 @@ bool AccessControl::VerifyCleartext(const Account& account, std::string_view pas
 void AccessControl::CacheSha2Digest(const Account& account, std::string_view password) {
   if (account.plugin != kCachingSha2Password || account.auth_string.empty()) return;
   std::string digest = protocol::CachingSha2Digest(password);
-  std::lock_guard<std::mutex> lock(cache_mu_);
+  MutexLock lock(&cache_mu_);
   // Under cache_mu_, compare with the published credentials: a change
   // published before this point is seen here; one published after will
   // clear the entry (CommitLocked clears under cache_mu_ after publishing).
@@ -569,7 +569,7 @@ Status AccessControl::FinishLocked(Editor& editor, const char* operation,
 
 Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not_exists,
                                  std::vector<Warning>* warnings) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Editor editor(*Current());
   std::vector<AccountName> failed, touched;
   std::vector<Warning> notes;
@@ -597,7 +597,7 @@ Status AccessControl::CreateUser(const std::vector<UserSpec>& users, bool if_not
 
 Status AccessControl::AlterUser(const std::vector<UserSpec>& users, bool if_exists,
                                 std::vector<Warning>* warnings) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Editor editor(*Current());
   std::vector<AccountName> failed, touched;
   std::vector<Warning> notes;
@@ -630,7 +630,7 @@ Status AccessControl::AlterUser(const std::vector<UserSpec>& users, bool if_exis
 
 Status AccessControl::DropUser(const std::vector<AccountName>& users, bool if_exists,
                                std::vector<Warning>* warnings) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Editor editor(*Current());
   std::vector<AccountName> failed, touched;
   std::vector<Warning> notes;
@@ -649,7 +649,7 @@ Status AccessControl::DropUser(const std::vector<AccountName>& users, bool if_ex
 
 Status AccessControl::RenameUser(
     const std::vector<std::pair<AccountName, AccountName>>& renames) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Editor editor(*Current());
   std::vector<AccountName> failed, touched;
   for (const auto& [raw_from, raw_to] : renames) {
@@ -670,7 +670,7 @@ Status AccessControl::RenameUser(
 }
 
 Status AccessControl::SetPassword(const AccountName& user, std::string_view password) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Editor editor(*Current());
   AccountName name = Normalized(user);
   int i = editor.Find(name);
@@ -686,7 +686,7 @@ Status AccessControl::SetPassword(const AccountName& user, std::string_view pass
 
 Status AccessControl::Grant(const std::vector<std::string>& privileges, const PrivLevel& level,
                             const std::vector<AccountName>& users, bool with_grant_option) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Result<ParsedPrivs> parsed = ParsePrivileges(privileges, level, dynamic_registry_, false);
   if (!parsed.ok()) return parsed.status();
   const ParsedPrivs& p = *parsed;
@@ -719,7 +719,7 @@ Status AccessControl::Grant(const std::vector<std::string>& privileges, const Pr
 
 Status AccessControl::Revoke(const std::vector<std::string>& privileges, const PrivLevel& level,
                              const std::vector<AccountName>& users) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Result<ParsedPrivs> parsed = ParsePrivileges(privileges, level, dynamic_registry_, true);
   if (!parsed.ok()) return parsed.status();
   const ParsedPrivs& p = *parsed;
@@ -758,7 +758,7 @@ Status AccessControl::Revoke(const std::vector<std::string>& privileges, const P
 }
 
 Status AccessControl::RevokeAllAndGrantOption(const std::vector<AccountName>& users) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  MutexLock lock(&write_mu_);
   Editor editor(*Current());
   std::vector<int> targets;
   for (const AccountName& raw : users) {

@@ -29,7 +29,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +40,7 @@
 #include "acl/host_match.h"
 #include "acl/privilege.h"
 #include "base/io/file_system.h"
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace sluice::acl {
@@ -244,16 +244,15 @@ class AccessControl {
   std::shared_ptr<const Snapshot> Current() const;
   // Builds, persists and publishes the table in `editor`. On a write error
   // nothing is published. Clears the fast-auth entries of `touched`.
-  // REQUIRES: write_mu_ held.
-  Status CommitLocked(Editor& editor, const std::vector<AccountName>& touched);
+  Status CommitLocked(Editor& editor, const std::vector<AccountName>& touched) REQUIRES(write_mu_);
   Status FinishLocked(Editor& editor, const char* operation, const std::vector<AccountName>& failed,
                       const std::vector<AccountName>& touched, const std::vector<Warning>& notes,
-                      std::vector<Warning>* warnings);
+                      std::vector<Warning>* warnings) REQUIRES(write_mu_);
   static void NoteOrFail(bool tolerate, Status note, const AccountName& name,
                          std::vector<Warning>* notes, std::vector<AccountName>* failed);
   // Loads path_ into a new snapshot and publishes it; a missing file is an
-  // empty table when `missing_ok`. REQUIRES: write_mu_.
-  Status LoadLocked(bool missing_ok);
+  // empty table when `missing_ok`.
+  Status LoadLocked(bool missing_ok) REQUIRES(write_mu_);
   void Publish(std::shared_ptr<const Snapshot> snapshot);
   Status WriteFile(const std::string& path, std::string_view bytes);
   io::FileSystem& file_system() const { return options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem(); }
@@ -264,18 +263,18 @@ class AccessControl {
 
   // Serializes changes (statements, Open, FLUSH PRIVILEGES). Held across the
   // file write.
-  mutable std::mutex write_mu_;
-  std::string path_;                          // guarded by write_mu_
-  std::vector<std::string> dynamic_registry_;  // guarded by write_mu_; sorted
+  mutable Mutex write_mu_ ACQUIRED_BEFORE(snapshot_mu_, cache_mu_);
+  std::string path_ GUARDED_BY(write_mu_);
+  std::vector<std::string> dynamic_registry_ GUARDED_BY(write_mu_);  // sorted
 
   // Guards only the pointer swap/copy; a leaf lock.
-  mutable std::mutex snapshot_mu_;
-  std::shared_ptr<const Snapshot> snapshot_;  // guarded by snapshot_mu_; never null
+  mutable Mutex snapshot_mu_;
+  std::shared_ptr<const Snapshot> snapshot_ GUARDED_BY(snapshot_mu_);  // never null
   std::atomic<uint64_t> version_{1};
 
   // caching_sha2 fast-auth cache: user '\0' host -> SHA256(SHA256(pw)).
-  mutable std::mutex cache_mu_;
-  std::unordered_map<std::string, std::string> sha2_cache_;  // guarded by cache_mu_
+  mutable Mutex cache_mu_ ACQUIRED_BEFORE(snapshot_mu_);
+  std::unordered_map<std::string, std::string> sha2_cache_ GUARDED_BY(cache_mu_);
 };
 
 }  // namespace sluice::acl

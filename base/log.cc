@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <mutex>
+#include "base/mutex.h"
 
 namespace sluice::base {
 namespace {
@@ -32,12 +32,12 @@ class PriorityFlag : public spdlog::custom_flag_formatter {
   }
 };
 
-std::mutex g_mu;
-spdlog::sink_ptr g_sink;
-std::shared_ptr<spdlog::details::thread_pool> g_pool;
-LogOptions g_options;
+Mutex g_mu;
+spdlog::sink_ptr g_sink GUARDED_BY(g_mu);
+std::shared_ptr<spdlog::details::thread_pool> g_pool GUARDED_BY(g_mu);
+LogOptions g_options GUARDED_BY(g_mu);
 // See ErrorLogFd(); never closed (a signal handler may use it at any time).
-int g_crash_fd = 2;
+int g_crash_fd GUARDED_BY(g_mu) = 2;
 
 spdlog::sink_ptr DefaultSink() {
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
@@ -55,7 +55,7 @@ void ApplyFormat(const spdlog::sink_ptr& sink) {
 }  // namespace
 
 bool InitLogging(const LogOptions& options) {
-  std::lock_guard lock(g_mu);
+  MutexLock lock(&g_mu);
   g_options = options;
   try {
     if (options.file.empty()) {
@@ -85,20 +85,20 @@ bool InitLogging(const LogOptions& options) {
 }
 
 void ShutdownLogging() {
-  std::lock_guard lock(g_mu);
+  MutexLock lock(&g_mu);
   spdlog::apply_all([](const std::shared_ptr<spdlog::logger>& l) { l->flush(); });
   spdlog::drop_all();
   g_pool.reset();
 }
 
 int ErrorLogFd() {
-  std::lock_guard lock(g_mu);
+  MutexLock lock(&g_mu);
   return g_crash_fd;
 }
 
 std::shared_ptr<spdlog::logger> GetLogger(const std::string& module) {
   if (auto existing = spdlog::get(module)) return existing;
-  std::lock_guard lock(g_mu);
+  MutexLock lock(&g_mu);
   if (auto existing = spdlog::get(module)) return existing;
   if (!g_sink) {
     g_sink = DefaultSink();

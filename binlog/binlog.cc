@@ -1,11 +1,6 @@
 #include "binlog/binlog.h"
-#include "binlog/cache_temp_dir.h"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 
@@ -23,10 +18,6 @@ using internal::LoadLE;
 using internal::StoreLE;
 
 namespace {
-
-// The transaction cache's temporary file (not a durable file: unnamed,
-// gone at close) stays on stdio.
-Status Errno(const std::string& what) { return Status::IOError(fmt::format("{}: {}", what, std::strerror(errno))); }
 
 // Offset of the Format_description's flags byte (after the 4-byte magic):
 // BINLOG_IN_USE_F is set there while the file is written.
@@ -83,9 +74,15 @@ size_t PatchedSize(size_t size, Checksum from, Checksum to) {
 
 // ---------------------------------------------------------------- TransactionCache
 
-TransactionCache::~TransactionCache() {
-  if (file_ != nullptr) std::fclose(file_);
+TransactionCache::~TransactionCache() = default;
+
+namespace {
+// A failure of the spill file, as MySQL reports one of a temporary file
+// (ER_ERROR_ON_WRITE): the statement fails, the session goes on.
+Status SpillError(const Status& io_error) {
+  return Status::MySQL(1026, "HY000", fmt::format("Error writing file 'binlog cache' ({})", io_error.message()));
 }
+}  // namespace
 
 Status TransactionCache::Append(std::string_view event) {
   if (size_ + event.size() > max_size_) {
@@ -93,62 +90,40 @@ Status TransactionCache::Append(std::string_view event) {
                          "Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; "
                          "increase this mysqld variable and try again");
   }
-  if (!spilled_ && mem_.size() + event.size() > cache_size_) SLUICE_RETURN_IF_ERROR(Spill());
-  if (spilled_) {
-    if (std::fwrite(event.data(), 1, event.size(), file_) != event.size()) return Errno("binlog cache write");
-  } else {
-    mem_.append(event);
-  }
+  // Past cache_size in memory: what is in memory goes to the file (the
+  // whole cache the first time, the tail after that), so that memory stays
+  // about cache_size.
+  if (mem_.size() + event.size() > cache_size_) SLUICE_RETURN_IF_ERROR(Spill());
+  mem_.append(event);
   size_ += event.size();
   return Status::OK();
 }
 
-namespace {
-std::string& CacheTempDir() {
-  static std::string dir;
-  return dir;
-}
-
-// An unnamed file in `dir` (gone when closed, even after a crash).
-std::FILE* TempFileIn(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    // File systems without O_TMPFILE: a named file, unlinked at once.
-    std::string path = dir + "/sluice-binlog-cache-XXXXXX";
-    fd = ::mkostemp(path.data(), O_CLOEXEC);
-    if (fd < 0) return nullptr;
-    ::unlink(path.c_str());
-  }
-  std::FILE* f = ::fdopen(fd, "w+");
-  if (f == nullptr) ::close(fd);
-  return f;
-}
-}  // namespace
-
-void SetCacheTempDir(std::string dir) { CacheTempDir() = std::move(dir); }
-
 Status TransactionCache::Spill() {
   if (file_ == nullptr) {
-    const std::string& dir = CacheTempDir();
-    file_ = dir.empty() ? std::tmpfile() : TempFileIn(dir);
-    if (file_ == nullptr) return Errno("binlog cache temporary file");
+    io::FileSystem& fs = fs_ != nullptr ? *fs_ : io::DefaultFileSystem();
+    Result<std::unique_ptr<io::File>> file = fs.NewTempFile(temp_dir_);
+    if (!file.ok()) return SpillError(file.status());
+    file_ = std::move(file).value();
   }
-  if (std::fwrite(mem_.data(), 1, mem_.size(), file_) != mem_.size()) return Errno("binlog cache write");
+  // On failure nothing changes: the bytes stay in memory, and a later write
+  // at file_size_ overwrites whatever part of them landed.
+  if (Status s = file_->WriteAt(file_size_, mem_); !s.ok()) return SpillError(s);
+  file_size_ += mem_.size();
   mem_.clear();
-  mem_.shrink_to_fit();
+  if (mem_.capacity() > cache_size_) mem_.shrink_to_fit();
   spilled_ = true;
   return Status::OK();
 }
 
 Status TransactionCache::Truncate(uint64_t size) {
   if (size >= size_) return Status::OK();
-  if (!spilled_) {
-    mem_.resize(size);
+  if (size >= file_size_) {
+    mem_.resize(size - file_size_);
   } else {
-    if (std::fflush(file_) != 0 || ::ftruncate(fileno(file_), static_cast<off_t>(size)) != 0 ||
-        std::fseek(file_, 0, SEEK_END) != 0) {
-      return Errno("binlog cache truncate");
-    }
+    if (Status s = file_->Truncate(size); !s.ok()) return SpillError(s);
+    mem_.clear();
+    file_size_ = size;
   }
   size_ = size;
   return Status::OK();
@@ -157,41 +132,40 @@ Status TransactionCache::Truncate(uint64_t size) {
 void TransactionCache::Clear() {
   mem_.clear();
   if (mem_.capacity() > cache_size_) mem_.shrink_to_fit();
-  if (file_ != nullptr) {
-    std::fclose(file_);
-    file_ = nullptr;
-  }
+  file_.reset();  // an unnamed temporary file: closing it frees it
+  file_size_ = 0;
   size_ = 0;
   spilled_ = false;
   has_statements_ = false;
 }
 
 Status TransactionCache::ForEachChunk(const std::function<Status(std::string_view)>& f) const {
-  if (!spilled_) return mem_.empty() ? Status::OK() : f(mem_);
-  if (std::fflush(file_) != 0) return Errno("binlog cache flush");
   std::string chunk;
   uint64_t pos = 0;
   constexpr size_t kChunk = size_t{1} << 20;
-  while (pos < size_) {
+  auto read = [&](uint64_t offset, char* out, size_t n) -> Status {
+    Result<size_t> got = file_->ReadAt(offset, out, n);
+    if (!got.ok()) return got.status();
+    if (*got != n) return Status::IOError(fmt::format("binlog cache read: short read at {}", offset));
+    return Status::OK();
+  };
+  // The file holds whole events (it is written in whole events), then memory.
+  while (pos < file_size_) {
     chunk.clear();
     // Whole events, about kChunk bytes at a time.
-    while (pos < size_ && (chunk.empty() || chunk.size() < kChunk)) {
+    while (pos < file_size_ && (chunk.empty() || chunk.size() < kChunk)) {
       char header[kHeaderLen];
-      if (::pread(fileno(file_), header, kHeaderLen, static_cast<off_t>(pos)) != static_cast<ssize_t>(kHeaderLen)) {
-        return Errno("binlog cache read");
-      }
+      SLUICE_RETURN_IF_ERROR(read(pos, header, kHeaderLen));
       const uint32_t size = static_cast<uint32_t>(LoadLE(header + 9, 4));
-      if (size < kHeaderLen || pos + size > size_) return Status::Corruption("binlog cache: bad event size");
+      if (size < kHeaderLen || pos + size > file_size_) return Status::Corruption("binlog cache: bad event size");
       const size_t at = chunk.size();
       chunk.resize(at + size);
-      if (::pread(fileno(file_), chunk.data() + at, size, static_cast<off_t>(pos)) != static_cast<ssize_t>(size)) {
-        return Errno("binlog cache read");
-      }
+      SLUICE_RETURN_IF_ERROR(read(pos, chunk.data() + at, size));
       pos += size;
     }
     SLUICE_RETURN_IF_ERROR(f(chunk));
   }
-  return Status::OK();
+  return mem_.empty() ? Status::OK() : f(mem_);
 }
 
 // ---------------------------------------------------------------- Binlog

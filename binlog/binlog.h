@@ -66,8 +66,12 @@
 namespace sluice::binlog {
 
 // A transaction's events before they reach the binlog. Kept in memory up
-// to `cache_size` bytes (binlog_cache_size), then in a temporary file;
-// beyond `max_size` (max_binlog_cache_size) Append fails with 1197.
+// to `cache_size` bytes (binlog_cache_size), then in a temporary file
+// (io::FileSystem::NewTempFile) with at most about cache_size bytes of tail
+// in memory; beyond `max_size` (max_binlog_cache_size) Append fails with
+// 1197. A failure of the temporary file fails the Append (or Truncate) with
+// 1026 (ER_ERROR_ON_WRITE) and changes nothing: the statement fails, the
+// cache stays usable.
 // Thread-safety: one session at a time.
 class TransactionCache {
  public:
@@ -79,6 +83,13 @@ class TransactionCache {
   void set_limits(uint64_t cache_size, uint64_t max_size) {
     cache_size_ = cache_size;
     max_size_ = max_size;
+  }
+  // Where it spills: a temporary file of `fs` (null: io::DefaultFileSystem())
+  // in `dir` (--tmpdir; empty: $TMPDIR or /tmp). `fs` must outlive the cache.
+  // Taken at the next spill.
+  void set_temp_files(io::FileSystem* fs, std::string dir) {
+    fs_ = fs;
+    temp_dir_ = std::move(dir);
   }
   // Appends one whole event (log_pos 0; CRC as `checksum()` says).
   Status Append(std::string_view event);
@@ -103,12 +114,18 @@ class TransactionCache {
   Status ForEachChunk(const std::function<Status(std::string_view)>& f) const;
 
  private:
+  // Moves mem_ to the end of the file (created on the first spill).
   Status Spill();
   uint64_t cache_size_ = 32768;
   uint64_t max_size_ = UINT64_MAX;
   Checksum checksum_ = Checksum::kCrc32;
+  io::FileSystem* fs_ = nullptr;
+  std::string temp_dir_;
+  // Bytes [0, file_size_) are in file_ (whole events), [file_size_, size_)
+  // in mem_ (whole events).
+  std::unique_ptr<io::File> file_;
+  uint64_t file_size_ = 0;
   std::string mem_;
-  std::FILE* file_ = nullptr;  // after spilling: everything is here
   uint64_t size_ = 0;
   bool spilled_ = false;
   bool has_statements_ = false;
@@ -146,6 +163,9 @@ class Binlog {
     // Where the files and the index are. Null: io::DefaultFileSystem()
     // (POSIX). Must outlive the Binlog.
     io::FileSystem* fs = nullptr;
+    // Where the sessions' TransactionCaches spill, on `fs` (--tmpdir;
+    // empty: $TMPDIR or /tmp).
+    std::string cache_temp_dir;
   };
 
   // What Open() found.
@@ -196,6 +216,8 @@ class Binlog {
   // --- files ---
   // The FileSystem the files are on (for BinlogFileReader::Open).
   io::FileSystem& file_system() const { return fs_; }
+  // Options::cache_temp_dir, for TransactionCache::set_temp_files.
+  const std::string& cache_temp_dir() const { return options_.cache_temp_dir; }
   std::vector<BinlogFileInfo> ListFiles() const;  // SHOW BINARY LOGS
   // Current file and the published end in it (SHOW MASTER STATUS).
   std::pair<std::string, uint64_t> CurrentPosition() const;
@@ -297,10 +319,6 @@ class Binlog {
 
   // The flush and sync stages; the file and its index.
   mutable Mutex flush_mu_ ACQUIRED_BEFORE(queue_mu_, state_mu_, pending_mu_);
-  // File numbers, oldest first. Written with flush_mu_ and state_mu_ both
-  // held, read with either: the analysis has no "either" guard, so this
-  // one is unannotated.
-  std::vector<uint32_t> files_;
   std::unique_ptr<io::File> file_ GUARDED_BY(flush_mu_);  // the active file; null when none
   Status sync_error_ GUARDED_BY(flush_mu_);  // sticky (see the file comment)
   uint32_t file_number_ GUARDED_BY(flush_mu_) = 0;
@@ -325,6 +343,10 @@ class Binlog {
 
   // GTID state and the file list for readers of SHOW statements.
   mutable Mutex state_mu_;
+  // File numbers, oldest first. Changed only with flush_mu_ held as well
+  // (rotation, purge, RESET MASTER), so the flush stage's view of it holds
+  // between its state_mu_ sections.
+  std::vector<uint32_t> files_ GUARDED_BY(state_mu_);
   GtidSet gtid_executed_ GUARDED_BY(state_mu_);
   GtidSet gtid_purged_ GUARDED_BY(state_mu_);
 

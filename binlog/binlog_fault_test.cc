@@ -195,5 +195,69 @@ TEST_F(BinlogFaultTest, FilesAreReadThroughTheSameFileSystem) {
   EXPECT_EQ(files[0].size, b->end().offset);
 }
 
+// A large transaction's cache spills into a temporary file of the same
+// FileSystem; when that fails, the Append fails with 1026, the cache keeps
+// everything before it, and the transaction can go on and commit.
+TEST_F(BinlogFaultTest, CacheSpillFailureFailsTheAppendAndTheCacheGoesOn) {
+  ASSERT_TRUE(mem_.CreateDir("/tmp").ok());
+  auto b = OpenStarted();
+  TransactionCache c;
+  c.set_temp_files(&mem_, "/tmp");
+  c.set_limits(400, 1 << 20);
+  c.set_checksum(Checksum::kCrc32);
+  EventHeader h;
+  h.type = kQueryEvent;
+  h.server_id = 7;
+  QueryInfo q;
+  q.query = "BEGIN";
+  ASSERT_TRUE(c.Append(EncodeQuery(h, q, Checksum::kCrc32)).ok());
+  q.query = "INSERT INTO t VALUES ('" + std::string(100, 'x') + "')";
+  const std::string stmt = EncodeQuery(h, q, Checksum::kCrc32);
+  ASSERT_TRUE(c.Append(stmt).ok());
+  EXPECT_FALSE(c.spilled());
+
+  // The spill's first write fails: nothing changes.
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kWrite;
+  f.path_contains = "/tmp/#temp";
+  mem_.InjectFault(f);
+  const uint64_t before = c.size();
+  Status s = c.Append(stmt);
+  EXPECT_EQ(s.mysql_errno(), 1026) << s.ToString();
+  EXPECT_NE(s.message().find("binlog cache"), std::string::npos) << s.message();
+  EXPECT_EQ(c.size(), before);
+  EXPECT_FALSE(c.spilled());
+
+  // The next statement spills, a rollback to a point inside the file and
+  // more events work, and the transaction commits whole.
+  ASSERT_TRUE(c.Append(stmt).ok());
+  EXPECT_TRUE(c.spilled());
+  const uint64_t mark = c.size();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(c.Append(stmt).ok());
+  ASSERT_TRUE(c.Truncate(mark).ok());
+  ASSERT_TRUE(c.Append(stmt).ok());
+  h.type = kXidEvent;
+  ASSERT_TRUE(c.Append(EncodeXid(h, 1, Checksum::kCrc32)).ok());
+  EXPECT_EQ(c.size(), mark + stmt.size() + EncodeXid(h, 1, Checksum::kCrc32).size());
+  ASSERT_TRUE(b->Commit(c, 1700000000).ok());
+  b->CommitDone();
+
+  // In the binlog: BEGIN, three INSERTs (the failed one is not there), Xid.
+  auto r = BinlogFileReader::Open(b->FilePath("binlog.000001"), true, &mem_);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  int queries = 0, xids = 0;
+  while (true) {
+    auto ev = (*r)->Next();
+    ASSERT_TRUE(ev.ok()) << ev.status().ToString();
+    if (!ev->has_value()) break;
+    if ((*ev)->header.type == kQueryEvent) ++queries;
+    if ((*ev)->header.type == kXidEvent) ++xids;
+  }
+  EXPECT_EQ(queries, 4);
+  EXPECT_EQ(xids, 1);
+  c.Clear();
+  EXPECT_FALSE(c.spilled());
+}
+
 }  // namespace
 }  // namespace sluice::binlog

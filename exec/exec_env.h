@@ -6,9 +6,11 @@
 // ExecEnv at start-up (Server::exec_env()), a test builds one over a real
 // Engine and Binlog (exec/exec_test.cc).
 //
-//   engine            tables and transactions (storage/engine)
+//   engine            tables, transactions and the lock manager (storage/engine)
 //   binlog            the binary log; null when log_bin is OFF
 //   sys_vars          system variables (global values; sessions hold theirs)
+//   status_vars, core_status
+//                     status variables and the core counters (Com_*, ...)
 //   acl               accounts and privileges
 //   metadata_locks, global_read_lock, table_locks
 //                     the server-wide locks statements take (exec/)
@@ -17,6 +19,9 @@
 //                     (server/rpl's Registry implements TransactionHooks)
 //   plugins           the loaded plugins, for INFORMATION_SCHEMA.PLUGINS
 //                     and mysql.plugin (server's PluginRegistry)
+//   control           what only the process can do: the other sessions
+//                     (SHOW PROCESSLIST, KILL), SHUTDOWN, the registered
+//                     replicas, INSTALL / UNINSTALL PLUGIN (the Server)
 //
 // Thread-safety: the services are thread-safe; ExecEnv itself is immutable
 // once built and shared by every session.
@@ -38,6 +43,10 @@ class Binlog;
 namespace sluice::vars {
 class SystemVariables;
 }  // namespace sluice::vars
+namespace sluice::vars {
+class StatusVariables;
+struct CoreStatus;
+}  // namespace sluice::vars
 namespace sluice::acl {
 class AccessControl;
 }  // namespace sluice::acl
@@ -48,7 +57,8 @@ class MetadataLocks;
 class GlobalReadLock;
 class TableLocks;
 class ReadOnlyMode;
-struct PluginInfo;  // exec/information_schema.h
+struct PluginInfo;   // exec/information_schema.h
+struct ProcessInfo;  // exec/session_context.h
 
 // The replication observers' points on the commit of a transaction that has
 // binlog events (exec/session_binlog.cc), in order: before_commit, then the
@@ -81,46 +91,76 @@ class PluginCatalog {
   virtual std::vector<std::pair<std::string, std::string>> Recorded() const = 0;
 };
 
+// A replica registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
+struct ReplicaInfo {
+  uint32_t server_id = 0;
+  std::string host;
+  uint16_t port = 0;
+  uint32_t source_id = 0;
+  std::string uuid;
+  uint32_t connection_id = 0;  // of the session that registered it
+};
+
+// What statements ask of the process rather than of a storage or
+// replication service. The Server implements it; all thread-safe.
+class ServerControl {
+ public:
+  virtual ~ServerControl() = default;
+  // Every session's process-list row (SHOW PROCESSLIST, KILL's owner check).
+  virtual std::vector<ProcessInfo> ProcessList() const = 0;
+  // KILL [QUERY|CONNECTION] of another session: 1094 for an unknown id.
+  virtual Status Kill(uint32_t id, bool connection) = 0;
+  // SHUTDOWN by `user` (logged); returns at once.
+  virtual void Shutdown(std::string_view user) = 0;
+  // Whether the server is stopping (SLEEP() ends early).
+  virtual bool shutting_down() const = 0;
+  virtual std::vector<ReplicaInfo> Replicas() const = 0;
+  // INSTALL PLUGIN name SONAME 'soname' / UNINSTALL PLUGIN name.
+  virtual Status InstallPlugin(const std::string& name, const std::string& soname) = 0;
+  virtual Status UninstallPlugin(const std::string& name) = 0;
+  // After RESET MASTER: the replication observers forget the positions of
+  // the files that are gone.
+  virtual void AfterResetMaster() = 0;
+};
+
 class ExecEnv {
  public:
-  ExecEnv(storage::Engine& engine, binlog::Binlog* binlog, vars::SystemVariables& sys_vars,
-          acl::AccessControl& acl, MetadataLocks& metadata_locks, GlobalReadLock& global_read_lock,
-          TableLocks& table_locks, const ReadOnlyMode& read_only, TransactionHooks& hooks, const PluginCatalog& plugins)
-      : engine_(engine),
-        binlog_(binlog),
-        sys_vars_(sys_vars),
-        acl_(acl),
-        metadata_locks_(metadata_locks),
-        global_read_lock_(global_read_lock),
-        table_locks_(table_locks),
-        read_only_(read_only),
-        hooks_(hooks),
-        plugins_(plugins) {}
+  // Every service but `binlog` is required.
+  struct Services {
+    storage::Engine* engine = nullptr;
+    binlog::Binlog* binlog = nullptr;
+    vars::SystemVariables* sys_vars = nullptr;
+    vars::StatusVariables* status_vars = nullptr;
+    const vars::CoreStatus* core_status = nullptr;
+    acl::AccessControl* acl = nullptr;
+    MetadataLocks* metadata_locks = nullptr;
+    GlobalReadLock* global_read_lock = nullptr;
+    TableLocks* table_locks = nullptr;
+    const ReadOnlyMode* read_only = nullptr;
+    TransactionHooks* hooks = nullptr;
+    const PluginCatalog* plugins = nullptr;
+    ServerControl* control = nullptr;
+  };
+  explicit ExecEnv(const Services& s);
   ExecEnv(const ExecEnv&) = delete;
   ExecEnv& operator=(const ExecEnv&) = delete;
 
-  storage::Engine& engine() const { return engine_; }
-  binlog::Binlog* binlog() const { return binlog_; }
-  vars::SystemVariables& sys_vars() const { return sys_vars_; }
-  acl::AccessControl& acl() const { return acl_; }
-  MetadataLocks& metadata_locks() const { return metadata_locks_; }
-  GlobalReadLock& global_read_lock() const { return global_read_lock_; }
-  TableLocks& table_locks() const { return table_locks_; }
-  const ReadOnlyMode& read_only() const { return read_only_; }
-  TransactionHooks& hooks() const { return hooks_; }
-  const PluginCatalog& plugins() const { return plugins_; }
+  storage::Engine& engine() const { return *s_.engine; }
+  binlog::Binlog* binlog() const { return s_.binlog; }
+  vars::SystemVariables& sys_vars() const { return *s_.sys_vars; }
+  vars::StatusVariables& status_vars() const { return *s_.status_vars; }
+  const vars::CoreStatus& core_status() const { return *s_.core_status; }
+  acl::AccessControl& acl() const { return *s_.acl; }
+  MetadataLocks& metadata_locks() const { return *s_.metadata_locks; }
+  GlobalReadLock& global_read_lock() const { return *s_.global_read_lock; }
+  TableLocks& table_locks() const { return *s_.table_locks; }
+  const ReadOnlyMode& read_only() const { return *s_.read_only; }
+  TransactionHooks& hooks() const { return *s_.hooks; }
+  const PluginCatalog& plugins() const { return *s_.plugins; }
+  ServerControl& control() const { return *s_.control; }
 
  private:
-  storage::Engine& engine_;
-  binlog::Binlog* const binlog_;
-  vars::SystemVariables& sys_vars_;
-  acl::AccessControl& acl_;
-  MetadataLocks& metadata_locks_;
-  GlobalReadLock& global_read_lock_;
-  TableLocks& table_locks_;
-  const ReadOnlyMode& read_only_;
-  TransactionHooks& hooks_;
-  const PluginCatalog& plugins_;
+  const Services s_;
 };
 
 }  // namespace sluice::exec

@@ -1,12 +1,14 @@
 // exec/exec_test.cc
 //
 // Statement execution below the wire: SQL text parsed by sql::Parser and
-// run through exec::TableExecutor against an ExecEnv of a real
+// run through exec::RunStatement against an ExecEnv of a real
 // storage::Engine (in-memory FileSystem), a real binlog::Binlog (files in a
 // temp dir), the core system variables and a real acl::AccessControl, as
 // server/executor.cc runs COM_QUERY, with no socket and no Server. Each test
 // checks the rows (through SELECT), the events the binlog file holds, and
-// the calls the replication observers' TransactionHooks saw.
+// the calls the replication observers' TransactionHooks saw; what needs
+// the process (KILL, SHUTDOWN, SHOW PROCESSLIST) goes to a recording
+// ServerControl.
 //
 // Thread-safety: single-threaded tests.
 #include <gtest/gtest.h>
@@ -31,12 +33,15 @@
 #include "exec/metadata_lock.h"
 #include "exec/read_only.h"
 #include "exec/session_context.h"
+#include "exec/statement.h"
 #include "exec/table_executor.h"
 #include "exec/table_locks.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "storage/engine/engine.h"
+#include "vars/core_status.h"
 #include "vars/core_vars.h"
+#include "vars/status_vars.h"
 #include "vars/sys_vars.h"
 
 namespace sluice::exec {
@@ -95,48 +100,34 @@ class NoPlugins : public PluginCatalog {
   std::vector<std::pair<std::string, std::string>> Recorded() const override { return {}; }
 };
 
-// What SQL expressions see of the session (server/executor.cc's
-// SessionEval, less prepared-statement parameters and SHOW's rows).
-class TestEval : public sql::EvalContext {
+// The process as statements see it: one other session (id 42, user app),
+// and the KILLs and SHUTDOWNs asked for.
+class RecordingControl : public ServerControl {
  public:
-  TestEval(vars::SystemVariables& sys_vars, SessionContext& ctx) : sys_vars_(sys_vars), ctx_(ctx) {}
+  std::vector<ProcessInfo> ProcessList() const override {
+    ProcessInfo other;
+    other.id = 42;
+    other.user = "app";
+    other.host = "127.0.0.1:5000";
+    other.command = "Sleep";
+    return {other};
+  }
+  Status Kill(uint32_t id, bool connection) override {
+    if (id != 42) return MakeError(er::kNoSuchThread, id);
+    kills.push_back(std::to_string(id) + (connection ? " connection" : " query"));
+    return Status::OK();
+  }
+  void Shutdown(std::string_view user) override { shutdown_by = std::string(user); }
+  bool shutting_down() const override { return false; }
+  std::vector<ReplicaInfo> Replicas() const override { return {}; }
+  Status InstallPlugin(const std::string& name, const std::string&) override {
+    return MakeError(er::kCantOpenLibrary, name, 2, "not in this test");
+  }
+  Status UninstallPlugin(const std::string& name) override { return MakeError(er::kSpDoesNotExist, "PLUGIN", name); }
+  void AfterResetMaster() override {}
 
-  Result<sql::Value> GetSystemVariable(std::string_view name, sql::VarScope scope) override {
-    vars::GetScope s = scope == sql::VarScope::kGlobal    ? vars::GetScope::kGlobal
-                       : scope == sql::VarScope::kSession ? vars::GetScope::kSession
-                                                          : vars::GetScope::kDefault;
-    return sys_vars_.Get(name, s, ctx_.vars.get());
-  }
-  sql::Value GetUserVariable(std::string_view name) override {
-    auto it = ctx_.user_vars.find(sql::AsciiLower(name));
-    return it == ctx_.user_vars.end() ? sql::Value::Null() : it->second;
-  }
-  void SetUserVariable(std::string_view name, const sql::Value& v) override {
-    ctx_.user_vars[sql::AsciiLower(name)] = v;
-  }
-  std::optional<std::string> CurrentDatabase() override {
-    if (ctx_.db.empty()) return std::nullopt;
-    return ctx_.db;
-  }
-  std::string User() override { return ctx_.user + "@" + ctx_.host; }
-  std::string CurrentUser() override { return ctx_.priv_user + "@" + ctx_.priv_host; }
-  uint64_t ConnectionId() override { return ctx_.connection_id; }
-  uint64_t LastInsertId() override { return ctx_.last_insert_id; }
-  void SetLastInsertId(uint64_t id) override { ctx_.last_insert_id = id; }
-  int64_t FoundRows() override { return static_cast<int64_t>(ctx_.found_rows); }
-  int64_t RowCount() override { return ctx_.row_count; }
-  std::string ServerVersion() override { return "8.0.36-sluice"; }
-  std::chrono::system_clock::time_point StatementTime() override { return now_; }
-  bool SleepFor(std::chrono::nanoseconds) override { return true; }
-  void AddWarning(uint16_t code, std::string message) override {
-    ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(message)});
-  }
-  Status CheckInterrupt() override { return ctx_.CheckInterrupt(); }
-
- private:
-  vars::SystemVariables& sys_vars_;
-  SessionContext& ctx_;
-  const std::chrono::system_clock::time_point now_ = std::chrono::system_clock::now();
+  std::vector<std::string> kills;
+  std::string shutdown_by;
 };
 
 class ExecTest : public ::testing::Test {
@@ -165,6 +156,9 @@ class ExecTest : public ::testing::Test {
     d.server_uuid = kUuid;
     d.log_bin = true;
     ASSERT_TRUE(vars::RegisterCoreVariables(sys_vars_, d).ok());
+    auto core = vars::RegisterCoreStatus(status_vars_, vars::CoreStatusProviders{});
+    ASSERT_TRUE(core.ok()) << core.status().ToString();
+    core_status_ = std::move(core).value();
 
     ASSERT_TRUE(acl_.InitializeDatadir(dir_.string(), std::nullopt).ok());
     acl::UserSpec app;
@@ -194,8 +188,21 @@ class ExecTest : public ::testing::Test {
 
   // The ExecEnv, with the binlog (log_bin ON) or without (OFF).
   void UseBinlog(bool on) {
-    env_ = std::make_unique<ExecEnv>(*engine_, on ? binlog_.get() : nullptr, sys_vars_, acl_, metadata_locks_,
-                                     global_read_lock_, table_locks_, read_only_, hooks_, plugins_);
+    ExecEnv::Services s;
+    s.engine = engine_.get();
+    s.binlog = on ? binlog_.get() : nullptr;
+    s.sys_vars = &sys_vars_;
+    s.status_vars = &status_vars_;
+    s.core_status = &core_status_;
+    s.acl = &acl_;
+    s.metadata_locks = &metadata_locks_;
+    s.global_read_lock = &global_read_lock_;
+    s.table_locks = &table_locks_;
+    s.read_only = &read_only_;
+    s.hooks = &hooks_;
+    s.plugins = &plugins_;
+    s.control = &control_;
+    env_ = std::make_unique<ExecEnv>(s);
   }
 
   // A connection of `user`@`host` (the account of that name), in database db.
@@ -231,54 +238,11 @@ class ExecTest : public ::testing::Test {
     return out;
   }
 
-  // server/executor.cc's Statement::Run for the statements these tests use.
+  // One statement, as server/executor.cc runs it (no PREPARE / EXECUTE:
+  // those belong to the dispatcher).
   Outcome RunOne(SessionContext& ctx, const sql::ParsedStatement& ps) {
     ctx.warnings.clear();
-    ctx.statement_text = ps.text;
-    TestEval eval(sys_vars_, ctx);
-    TableExecutor tables(*env_, ctx, eval);
-    const sql::Stmt& st = *ps.stmt;
-    Outcome o;
-    switch (st.kind) {
-      case sql::StmtKind::kStartTransaction: {
-        const auto& s = st.As<sql::StartTransactionStmt>();
-        o.error = tables.Begin(s.consistent_snapshot, s.read_only.value_or(false));
-        break;
-      }
-      case sql::StmtKind::kCommit:
-        o.error = tables.Commit();
-        break;
-      case sql::StmtKind::kRollback: {
-        const auto& s = st.As<sql::RollbackStmt>();
-        o.error = s.savepoint.empty() ? tables.Rollback() : tables.RollbackToSavepoint(s.savepoint);
-        break;
-      }
-      case sql::StmtKind::kSavepoint: {
-        const auto& s = st.As<sql::SavepointStmt>();
-        o.error = s.release ? tables.ReleaseSavepoint(s.name) : tables.Savepoint(s.name);
-        break;
-      }
-      case sql::StmtKind::kCreateTable:
-        o = tables.CreateTable(st.As<sql::CreateTableStmt>());
-        break;
-      case sql::StmtKind::kInsert:
-        o = tables.Insert(st.As<sql::InsertStmt>());
-        break;
-      case sql::StmtKind::kUpdate:
-        o = tables.Update(st.As<sql::UpdateStmt>());
-        break;
-      case sql::StmtKind::kDelete:
-        o = tables.Delete(st.As<sql::DeleteStmt>());
-        break;
-      case sql::StmtKind::kSelect:
-        o = tables.Select(st.As<sql::SelectStmt>());
-        break;
-      default:
-        ADD_FAILURE() << "statement not run by this test: " << ps.text;
-        o.error = MakeError(er::kNotSupportedYet, "this statement");
-    }
-    ctx.statement_text = {};
-    return o;
+    return RunStatement(*env_, ctx, ps, nullptr, nullptr);
   }
 
   // The rows of a SELECT, each as its cells joined by ',' (NULL: "NULL").
@@ -376,6 +340,8 @@ class ExecTest : public ::testing::Test {
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<binlog::Binlog> binlog_;
   vars::SystemVariables sys_vars_;
+  vars::StatusVariables status_vars_;
+  vars::CoreStatus core_status_;
   acl::AccessControl acl_{acl::AccessControl::Options{}};
   MetadataLocks metadata_locks_;
   GlobalReadLock global_read_lock_;
@@ -383,6 +349,7 @@ class ExecTest : public ::testing::Test {
   ReadOnlyMode read_only_;
   RecordingHooks hooks_;
   NoPlugins plugins_;
+  RecordingControl control_;
   std::unique_ptr<ExecEnv> env_;
   // Destroyed before the services above (an open engine transaction goes first).
   SessionContext ctx_;
@@ -522,6 +489,94 @@ TEST_F(ExecTest, ReadOnlyRefusesWritesOfAccountsWithoutSuper) {
                                                 "Xid"}));
   EXPECT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit", "before_commit",
                                                       "after_sync", "after_commit"}));
+}
+
+// SET, SHOW, USE, KILL and SHUTDOWN run below the wire too; what needs
+// the process goes to ServerControl.
+TEST_F(ExecTest, SessionStatementsRunWithoutAServer) {
+  EXPECT_EQ(Run("SET autocommit = 0, @x = 5"), "OK");
+  EXPECT_FALSE(Settings::Of(sys_vars_, ctx_).autocommit);
+  EXPECT_EQ(Rows("SHOW VARIABLES LIKE 'autocommit'"), (std::vector<std::string>{"autocommit,OFF"}));
+  EXPECT_EQ(Rows("SELECT @x + 1"), (std::vector<std::string>{"6"}));
+  EXPECT_EQ(Run("SET autocommit = 1"), "OK");
+
+  EXPECT_EQ(Run("USE nope"), "ERROR 1049");
+  EXPECT_EQ(Run("USE mysql"), "OK");
+  EXPECT_EQ(ctx_.db, "mysql");
+
+  // 'app' may kill its own user's sessions only; root has CONNECTION_ADMIN.
+  Login(app_ctx_, 2, "app", "%");
+  EXPECT_EQ(Run(app_ctx_, "KILL 7"), "ERROR 1094");
+  EXPECT_EQ(Run(app_ctx_, "KILL QUERY 42"), "OK");
+  EXPECT_EQ(Run("KILL 42"), "OK");
+  EXPECT_EQ(control_.kills, (std::vector<std::string>{"42 query", "42 connection"}));
+  EXPECT_EQ(Rows("SHOW PROCESSLIST").size(), 1u);
+
+  EXPECT_EQ(Run(app_ctx_, "SHUTDOWN"), "ERROR 1227");
+  EXPECT_EQ(control_.shutdown_by, "");
+  EXPECT_EQ(Run("SHUTDOWN"), "OK");
+  EXPECT_EQ(control_.shutdown_by, "root");
+
+  // PREPARE needs the dispatcher (server/prepared_commands.cc).
+  EXPECT_EQ(Run("PREPARE s FROM 'SELECT 1'"), "ERROR 1295");
+  EXPECT_EQ(Events(), kNone);
+}
+
+// A transaction past binlog_cache_size spills its events into a temporary
+// file of the binlog's FileSystem. When that file fails, the statement fails
+// with 1026 and is undone; the transaction and the session go on.
+TEST_F(ExecTest, BinlogCacheSpillFailureFailsTheStatementAndTheSessionGoesOn) {
+  // The binlog on the in-memory file system, whose temp files can fail.
+  ASSERT_TRUE(binlog_->Close().ok());
+  ASSERT_TRUE(fs_.CreateDir("/binlog").ok());
+  ASSERT_TRUE(fs_.CreateDir("/tmp").ok());
+  binlog::Binlog::Options bo;
+  bo.dir = "/binlog";
+  bo.server_id = 7;
+  bo.server_uuid = *binlog::Uuid::Parse(kUuid);
+  bo.fs = &fs_;
+  bo.cache_temp_dir = "/tmp";
+  auto bl = binlog::Binlog::Open(bo, nullptr);
+  ASSERT_TRUE(bl.ok()) << bl.status().ToString();
+  binlog_ = std::move(bl).value();
+  ASSERT_TRUE(binlog_->StartWriting().ok());
+  UseBinlog(true);
+  ASSERT_TRUE(sys_vars_.Set("binlog_cache_size", vars::SetScope::kGlobal, sql::Value::Int(4096), nullptr, nullptr)
+                  .ok());
+
+  std::string big = "INSERT INTO t VALUES ";
+  for (int i = 100; i < 400; ++i) big += (i > 100 ? ", (" : "(") + std::to_string(i) + ", 'vvvvvvvvvvvvvvvv')";
+  io::MemFileSystem::Fault f;
+  f.op = io::MemFileSystem::Op::kWrite;
+  f.path_contains = "/tmp/#temp";
+  fs_.InjectFault(f);
+
+  EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a')"), "OK");
+  EXPECT_EQ(Run(big), "ERROR 1026");
+  EXPECT_EQ(fs_.faults_fired(), 1u);
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t"), std::vector<std::string>{"1"});
+  // The session goes on: the same statement spills now, the transaction commits.
+  EXPECT_EQ(Run("INSERT INTO t VALUES (2, 'b')"), "OK");
+  EXPECT_EQ(Run(big), "OK");
+  EXPECT_EQ(Run("COMMIT"), "OK");
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t"), std::vector<std::string>{"302"});
+
+  // In the binlog: the transaction once, with its 302 rows.
+  auto reader = binlog::BinlogFileReader::Open(binlog_->FilePath(binlog_->CurrentPosition().first), true, &fs_);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  int gtids = 0, xids = 0, rows_events = 0;
+  while (true) {
+    auto ev = (*reader)->Next();
+    ASSERT_TRUE(ev.ok()) << ev.status().ToString();
+    if (!ev->has_value()) break;
+    const uint8_t type = (*ev)->header.type;
+    gtids += type == binlog::kGtidEvent;
+    xids += type == binlog::kXidEvent;
+    rows_events += type == binlog::kWriteRowsEvent;
+  }
+  EXPECT_EQ(gtids, 1);
+  EXPECT_EQ(xids, 1);
+  EXPECT_GE(rows_events, 3);
 }
 
 }  // namespace

@@ -11,11 +11,11 @@
 // session's kill flag, when given) is set.
 #pragma once
 
+#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "exec/lock_wait.h"
 
 namespace sluice::exec {
@@ -23,45 +23,54 @@ namespace sluice::exec {
 class GlobalReadLock {
  public:
   // FLUSH TABLES WITH READ LOCK by `session` (idempotent for the holder).
-  LockWait Lock(uint32_t session, std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) {
-    std::unique_lock lock(mu_);
+  LockWait Lock(uint32_t session, std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr)
+      EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     if (holder_ == session) return LockWait::kGranted;
     ++waiting_;
-    const LockWait got = WaitForLock(cv_, lock, timeout, killed, [this] { return holder_ == 0 && writers_ == 0; });
+    LockWaiter waiter(timeout, killed);
+    while (!(holder_ == 0 && writers_ == 0)) {
+      if (!waiter.Wait(&cv_, &mu_)) break;
+    }
     --waiting_;
+    const LockWait got = waiter.outcome();
     if (got == LockWait::kGranted) holder_ = session;
-    cv_.notify_all();
+    cv_.NotifyAll();
     return got;
   }
   // UNLOCK TABLES (or session end); a no-op when `session` does not hold it.
-  void Unlock(uint32_t session) {
-    std::lock_guard lock(mu_);
+  void Unlock(uint32_t session) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     if (holder_ != session) return;
     holder_ = 0;
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
-  bool HeldBy(uint32_t session) {
-    std::lock_guard lock(mu_);
+  bool HeldBy(uint32_t session) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     return holder_ == session;
   }
   // A write by `session` starts / ends. A pending Lock holds off new writers.
-  LockWait BeginWrite(uint32_t session, std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) {
-    std::unique_lock lock(mu_);
-    const LockWait got = WaitForLock(cv_, lock, timeout, killed, [&] { return holder_ == 0 && waiting_ == 0; });
-    if (got == LockWait::kGranted) ++writers_;
-    return got;
+  LockWait BeginWrite(uint32_t session, std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr)
+      EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    LockWaiter waiter(timeout, killed);
+    while (!(holder_ == 0 && waiting_ == 0)) {
+      if (!waiter.Wait(&cv_, &mu_)) return waiter.outcome();
+    }
+    ++writers_;
+    return LockWait::kGranted;
   }
-  void EndWrite() {
-    std::lock_guard lock(mu_);
-    if (--writers_ == 0) cv_.notify_all();
+  void EndWrite() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    if (--writers_ == 0) cv_.NotifyAll();
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  uint32_t holder_ = 0;   // GUARDED_BY(mu_); session id, 0: none
-  uint64_t writers_ = 0;  // GUARDED_BY(mu_)
-  uint64_t waiting_ = 0;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  uint32_t holder_ GUARDED_BY(mu_) = 0;  // session id, 0: none
+  uint64_t writers_ GUARDED_BY(mu_) = 0;
+  uint64_t waiting_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sluice::exec

@@ -1,38 +1,66 @@
 // exec/lock_wait.h
 //
-// WaitForLock: the wait of a session for a server-level lock (FLUSH TABLES
+// LockWaiter: the wait of a session for a server-level lock (FLUSH TABLES
 // WITH READ LOCK, LOCK TABLES) that also ends when the session is killed
 // (KILL, KILL QUERY, shutdown), noticed within a tenth of a second, as the
-// metadata locks' and the row locks' waits do.
+// metadata locks' and the row locks' waits do. The lock's condition is a
+// loop in the caller, checked with the lock's mutex held (so the
+// thread-safety analysis sees it; base/mutex.h):
 //
-// Thread-safety: called with `lock` held on the mutex `cv` is used with.
+//   LockWaiter waiter(timeout, killed);
+//   MutexLock lock(&mu_);
+//   while (!ready) {
+//     if (!waiter.Wait(&cv_, &mu_)) return waiter.outcome();
+//   }
+//
+// Thread-safety: one waiting thread; Wait is called with `mu` held.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace sluice::exec {
 
 enum class LockWait : uint8_t { kGranted, kTimedOut, kKilled };
 
-// Waits until `ready()` (checked under `lock`) is true, `timeout` passes,
-// or `*killed` (when not null) turns non-zero.
-template <class Ready>
-LockWait WaitForLock(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
-                     std::chrono::milliseconds timeout, const std::atomic<int>* killed, Ready ready) {
-  constexpr std::chrono::milliseconds kKillPoll{100};
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    if (ready()) return LockWait::kGranted;
-    if (killed != nullptr && killed->load(std::memory_order_acquire) != 0) return LockWait::kKilled;
+class LockWaiter {
+ public:
+  // The wait ends after `timeout`, or once `*killed` (when not null) is
+  // non-zero. The clock starts here.
+  LockWaiter(std::chrono::milliseconds timeout, const std::atomic<int>* killed)
+      : killed_(killed), deadline_(std::chrono::steady_clock::now() + timeout) {}
+
+  // Called while the caller's condition is false: false when the wait is
+  // over (outcome() says why: killed first, then timed out); otherwise
+  // waits once on `cv` (releasing `mu` meanwhile; woken by a notify, the
+  // deadline or the kill poll) and returns true: check again.
+  bool Wait(CondVar* cv, Mutex* mu) REQUIRES(mu) {
+    if (killed_ != nullptr && killed_->load(std::memory_order_acquire) != 0) {
+      outcome_ = LockWait::kKilled;
+      return false;
+    }
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return LockWait::kTimedOut;
-    cv.wait_until(lock, killed == nullptr ? deadline : std::min(deadline, now + kKillPoll));
+    if (now >= deadline_) {
+      outcome_ = LockWait::kTimedOut;
+      return false;
+    }
+    cv->WaitUntil(mu, killed_ == nullptr ? deadline_ : std::min(deadline_, now + kKillPoll));
+    return true;
   }
-}
+
+  // kGranted until Wait returned false.
+  LockWait outcome() const { return outcome_; }
+
+ private:
+  static constexpr std::chrono::milliseconds kKillPoll{100};
+
+  const std::atomic<int>* const killed_;
+  const std::chrono::steady_clock::time_point deadline_;
+  LockWait outcome_ = LockWait::kGranted;
+};
 
 }  // namespace sluice::exec

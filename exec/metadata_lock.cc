@@ -67,7 +67,7 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
                              [](const Request& a, const Request& b) { return a.key == b.key; }),
                  requests.end());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<std::pair<std::string, Mode>> taken;  // by this call, undone on failure
   bool announced = false;
   for (const Request& r : requests) {
@@ -103,7 +103,7 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
       // A killed session is noticed within a tenth of a second.
       auto until = deadline;
       if (killed != nullptr) until = std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
-      cv_.wait_until(lock, until);
+      cv_.WaitUntil(&mu_, until);
     }
     waiting_.erase(owner);
     Entry& e = entries_[r.key];
@@ -125,7 +125,7 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
       if (held_[owner].empty()) held_.erase(owner);
       EraseIfIdleLocked(r.key);
       // Shared requests queued behind this exclusive one may go now.
-      cv_.notify_all();
+      cv_.NotifyAll();
       return failed;
     }
     if (r.mode == Mode::kExclusive) {
@@ -137,12 +137,12 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
     if (std::find(keys.begin(), keys.end(), r.key) == keys.end()) keys.push_back(r.key);
     taken.emplace_back(r.key, r.mode);
   }
-  if (announced) cv_.notify_all();  // our queued exclusive requests are gone
+  if (announced) cv_.NotifyAll();  // our queued exclusive requests are gone
   return Status::OK();
 }
 
 void MetadataLocks::ReleaseShared(uint32_t owner) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto h = held_.find(owner);
   if (h == held_.end()) return;
   std::vector<std::string> kept;
@@ -158,11 +158,11 @@ void MetadataLocks::ReleaseShared(uint32_t owner) {
   } else {
     h->second = std::move(kept);
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void MetadataLocks::Release(uint32_t owner, const std::vector<std::string>& keys) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto h = held_.find(owner);
   if (h == held_.end()) return;
   for (const std::string& key : keys) {
@@ -176,13 +176,13 @@ void MetadataLocks::Release(uint32_t owner, const std::vector<std::string>& keys
     EraseIfIdleLocked(key);
   }
   if (h->second.empty()) held_.erase(h);
-  cv_.notify_all();
+  cv_.NotifyAll();
 }
 
 void MetadataLocks::ReleaseAll(uint32_t owner) {
   std::vector<std::string> keys;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto h = held_.find(owner);
     if (h == held_.end()) return;
     keys = h->second;
@@ -191,7 +191,7 @@ void MetadataLocks::ReleaseAll(uint32_t owner) {
 }
 
 bool MetadataLocks::Holds(uint32_t owner, const std::string& key, Mode mode) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return false;
   if (it->second.exclusive == owner) return true;

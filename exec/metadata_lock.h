@@ -30,16 +30,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace sluice::exec {
@@ -62,17 +61,18 @@ class MetadataLocks {
   // waiting (non-zero: the wait ends with 1317). `on_wait` is called once,
   // when the first wait begins (the process list's state).
   Status Acquire(uint32_t owner, std::vector<Request> requests, std::chrono::milliseconds timeout,
-                 const std::atomic<int>* killed = nullptr, const std::function<void()>& on_wait = nullptr);
+                 const std::atomic<int>* killed = nullptr, const std::function<void()>& on_wait = nullptr)
+      EXCLUDES(mu_);
 
   // Releases `owner`'s shared locks (its transaction ended).
-  void ReleaseShared(uint32_t owner);
+  void ReleaseShared(uint32_t owner) EXCLUDES(mu_);
   // Releases `owner`'s locks on `keys` (a DDL statement's, whatever mode).
-  void Release(uint32_t owner, const std::vector<std::string>& keys);
+  void Release(uint32_t owner, const std::vector<std::string>& keys) EXCLUDES(mu_);
   // Releases everything `owner` holds (session end).
-  void ReleaseAll(uint32_t owner);
+  void ReleaseAll(uint32_t owner) EXCLUDES(mu_);
 
   // For tests: whether `owner` holds `key` in `mode` (or stronger).
-  bool Holds(uint32_t owner, const std::string& key, Mode mode) const;
+  bool Holds(uint32_t owner, const std::string& key, Mode mode) const EXCLUDES(mu_);
 
  private:
   struct Entry {
@@ -87,17 +87,17 @@ class MetadataLocks {
   };
   // The owners `owner`'s request for `key` in `mode` waits for; empty when
   // it can be granted now.
-  std::vector<uint32_t> BlockersLocked(const Entry& e, uint32_t owner, Mode mode) const;
+  std::vector<uint32_t> BlockersLocked(const Entry& e, uint32_t owner, Mode mode) const REQUIRES(mu_);
   // Whether one of `blockers` waits, directly or through others, for
   // `owner`.
-  bool ClosesCycleLocked(uint32_t owner, const std::vector<uint32_t>& blockers) const;
-  void EraseIfIdleLocked(const std::string& key);
+  bool ClosesCycleLocked(uint32_t owner, const std::vector<uint32_t>& blockers) const REQUIRES(mu_);
+  void EraseIfIdleLocked(const std::string& key) REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, Entry> entries_;     // GUARDED_BY(mu_)
-  std::map<uint32_t, Waiting> waiting_;      // GUARDED_BY(mu_): who waits for what
-  std::map<uint32_t, std::vector<std::string>> held_;  // GUARDED_BY(mu_): owner -> keys
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::map<std::string, Entry> entries_ GUARDED_BY(mu_);
+  std::map<uint32_t, Waiting> waiting_ GUARDED_BY(mu_);  // who waits for what
+  std::map<uint32_t, std::vector<std::string>> held_ GUARDED_BY(mu_);  // owner -> keys
 };
 
 }  // namespace sluice::exec

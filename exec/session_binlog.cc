@@ -90,6 +90,7 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
     if (SqlLogBinOff(env, ctx)) return Status::OK();
     // The transaction's first event: settings are taken now, and BEGIN.
     cache_.set_limits(VarUInt(env, "binlog_cache_size", 32768), VarUInt(env, "max_binlog_cache_size", UINT64_MAX));
+    cache_.set_temp_files(&bl->file_system(), bl->cache_temp_dir());
     cache_.set_checksum(bl->checksum());
     binlog::QueryInfo q = BaseQuery(env, ctx);
     q.db.clear();
@@ -167,6 +168,7 @@ Result<std::unique_ptr<binlog::TransactionCache>> SessionBinlog::DdlEvents(const
   binlog::Binlog* bl = env.binlog();
   if (bl == nullptr || SqlLogBinOff(env, ctx)) return std::unique_ptr<binlog::TransactionCache>();
   auto cache = std::make_unique<binlog::TransactionCache>();
+  cache->set_temp_files(&bl->file_system(), bl->cache_temp_dir());
   cache->set_checksum(bl->checksum());
   cache->set_has_statements(true);
   binlog::QueryInfo q = BaseQuery(env, ctx);

@@ -14,14 +14,14 @@ SessionContext::SessionContext() { info_.since = std::chrono::steady_clock::now(
 SessionContext::~SessionContext() = default;
 
 ProcessInfo SessionContext::process_info() const {
-  std::lock_guard lock(info_mu_);
+  MutexLock lock(&info_mu_);
   ProcessInfo copy = info_;
   copy.id = connection_id;
   return copy;
 }
 
 void SessionContext::SetCommand(std::string command, std::string info, std::string state) {
-  std::lock_guard lock(info_mu_);
+  MutexLock lock(&info_mu_);
   info_.command = std::move(command);
   info_.info = std::move(info);
   info_.state = std::move(state);
@@ -29,19 +29,19 @@ void SessionContext::SetCommand(std::string command, std::string info, std::stri
 }
 
 void SessionContext::SetState(std::string state) {
-  std::lock_guard lock(info_mu_);
+  MutexLock lock(&info_mu_);
   info_.state = std::move(state);
 }
 
 void SessionContext::SetProcessIdentity(std::string user, std::string host, std::string db) {
-  std::lock_guard lock(info_mu_);
+  MutexLock lock(&info_mu_);
   info_.user = std::move(user);
   info_.host = std::move(host);
   info_.db = std::move(db);
 }
 
 void SessionContext::SetProcessDb(std::string db) {
-  std::lock_guard lock(info_mu_);
+  MutexLock lock(&info_mu_);
   info_.db = std::move(db);
 }
 
@@ -59,7 +59,7 @@ void SessionContext::ResetForChangeUser() {
   found_rows = 0;
   in_transaction = false;
   prepared.Clear();
-  SetProcessIdentity("unauthenticated user", peer, "");
+  SetProcessIdentity("unauthenticated user", process_info().host, "");
 }
 
 Status SessionContext::LockWaitError(LockWait wait) const {

@@ -1,14 +1,17 @@
 // exec/session_context.h
 //
 // SessionContext: the SQL-side state of one connection that statements
-// read and change (user, database, variables, warnings, kill flag), kept
-// apart from the session's I/O so the executor takes a narrow struct rather
-// than the connection.
+// read and change (user, database, variables, warnings, transaction,
+// prepared statements, kill flag). What only the connection knows
+// (capabilities, TLS, the peer, byte counts) is the server's
+// (server/session_state.h), so exec/ takes this narrow struct rather than
+// the connection.
 //
 // Thread-safety: the fields are touched by one thread at a time (the
 // session's coroutine or the worker running its statement). Exceptions,
-// safe from any thread: `killed`, and the process-list fields behind
-// `info_mu_` (read by SHOW PROCESSLIST in other sessions).
+// safe from any thread: `killed`, the process-list fields behind `info_mu_`
+// (read by SHOW PROCESSLIST in other sessions), and the engine transaction
+// as published for KILL behind `trx_mu_`.
 #pragma once
 
 #include <atomic>
@@ -16,11 +19,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "exec/lock_wait.h"
 #include "exec/prepared.h"
@@ -67,13 +70,8 @@ struct SessionContext {
   ~SessionContext();
 
   uint32_t connection_id = 0;
-  uint32_t capabilities = 0;     // effective (server & client)
-  bool secure_transport = false; // TLS
-  std::string tls_version;       // "TLSv1.3" once TLS is up
-  std::string tls_cipher;
   std::string user;              // as the client sent it
   std::string host;              // "localhost" or the client address
-  std::string peer;              // "host:port" for the process list
   std::string priv_user;         // the account that matched (CURRENT_USER())
   std::string priv_host;
   std::shared_ptr<const acl::Account> account;
@@ -95,12 +93,25 @@ struct SessionContext {
   bool read_only_transaction = false;  // START TRANSACTION READ ONLY
   // The open engine transaction (TableExecutor), and whether this session
   // may hold shared metadata locks (exec/metadata_lock.h) on the tables
-  // its statements used.
+  // its statements used. `trx` is the statement thread's only; KILL
+  // reaches the transaction from another thread (to cancel a lock wait)
+  // through what Transaction::Open and End publish (PublishTrx).
   std::unique_ptr<storage::EngineTrx> trx;
-  // Held to replace `trx` (the statement's thread) and by KILL to reach
-  // it from another thread (to cancel a lock wait); nothing else takes it.
-  std::mutex trx_mu;
   bool holds_metadata_lock = false;
+  // `trx` as KILL may see it (null: none): published once it is set and
+  // withdrawn before it is destroyed. The statement's thread.
+  void PublishTrx(storage::EngineTrx* published) EXCLUDES(trx_mu_) {
+    MutexLock lock(&trx_mu_);
+    published_trx_ = published;
+  }
+  // Calls `f(storage::EngineTrx&)` with the published transaction, if
+  // any; it stays published (End waits to withdraw it) until `f` returns.
+  // Any thread.
+  template <class F>
+  void WithPublishedTrx(F&& f) EXCLUDES(trx_mu_) {
+    MutexLock lock(&trx_mu_);
+    if (published_trx_ != nullptr) f(*published_trx_);
+  }
   // LOCK TABLES held by this session (empty: none); then it may use only
   // these tables (by the same alias), and write only the WRITE ones.
   struct LockedTable {
@@ -125,8 +136,6 @@ struct SessionContext {
   std::string_view statement_text;
   // Prepared statements (COM_STMT_PREPARE and SQL PREPARE share them).
   PreparedStatements prepared;
-  uint64_t bytes_received = 0;   // by the session's I/O
-  uint64_t bytes_sent = 0;
 
   std::atomic<int> killed{0};  // KillState
   KillState kill_state() const { return static_cast<KillState>(killed.load(std::memory_order_acquire)); }
@@ -186,8 +195,11 @@ struct SessionContext {
   uint32_t interrupt_ticks_ = 0;
   std::chrono::steady_clock::time_point deadline_;
 
-  mutable std::mutex info_mu_;
-  ProcessInfo info_;  // GUARDED_BY(info_mu_)
+  mutable Mutex info_mu_;
+  ProcessInfo info_ GUARDED_BY(info_mu_);
+
+  Mutex trx_mu_;
+  storage::EngineTrx* published_trx_ GUARDED_BY(trx_mu_) = nullptr;
 };
 
 }  // namespace sluice::exec

@@ -19,14 +19,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "exec/lock_wait.h"
 #include "sql/lexer.h"
 
@@ -36,15 +35,12 @@ class TableLocks {
  public:
   // Takes every lock in `keys` ({key, write}) for `session`, or none.
   LockWait Lock(uint32_t session, const std::vector<std::pair<std::string, bool>>& keys,
-                std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) {
-    std::unique_lock lock(mu_);
-    auto free = [&] {
-      for (const auto& [key, write] : keys) {
-        if (Conflicts(session, key, write)) return false;
-      }
-      return true;
-    };
-    if (LockWait got = WaitForLock(cv_, lock, timeout, killed, free); got != LockWait::kGranted) return got;
+                std::chrono::milliseconds timeout, const std::atomic<int>* killed = nullptr) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    LockWaiter waiter(timeout, killed);
+    while (ConflictsAny(session, keys)) {
+      if (!waiter.Wait(&cv_, &mu_)) return waiter.outcome();
+    }
     for (const auto& [key, write] : keys) {
       State& s = tables_[key];
       if (write) {
@@ -58,8 +54,8 @@ class TableLocks {
   }
 
   // Releases every lock `session` holds.
-  void UnlockAll(uint32_t session) {
-    std::lock_guard lock(mu_);
+  void UnlockAll(uint32_t session) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     size_t released = 0;
     for (auto it = tables_.begin(); it != tables_.end();) {
       State& s = it->second;
@@ -75,7 +71,7 @@ class TableLocks {
     }
     if (released == 0) return;
     held_.fetch_sub(released, std::memory_order_release);
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
 
   // Whether any session holds a lock (a statement need not look further
@@ -85,10 +81,14 @@ class TableLocks {
   // Waits until `session` may read (or write) `key`: no other session
   // holds a WRITE lock on it (or, to write, any lock).
   LockWait WaitAccess(uint32_t session, const std::string& key, bool write, std::chrono::milliseconds timeout,
-                      const std::atomic<int>* killed = nullptr) {
+                      const std::atomic<int>* killed = nullptr) EXCLUDES(mu_) {
     if (!AnyHeld()) return LockWait::kGranted;
-    std::unique_lock lock(mu_);
-    return WaitForLock(cv_, lock, timeout, killed, [&] { return !Conflicts(session, key, write); });
+    MutexLock lock(&mu_);
+    LockWaiter waiter(timeout, killed);
+    while (Conflicts(session, key, write)) {
+      if (!waiter.Wait(&cv_, &mu_)) return waiter.outcome();
+    }
+    return LockWait::kGranted;
   }
 
   static std::string Key(std::string_view schema, std::string_view table) {
@@ -100,8 +100,7 @@ class TableLocks {
     uint32_t writer = 0;                  // session id; 0: none
     std::map<uint32_t, uint32_t> readers;  // session -> READ locks held
   };
-  // REQUIRES: mu_ held.
-  bool Conflicts(uint32_t session, const std::string& key, bool write) const {
+  bool Conflicts(uint32_t session, const std::string& key, bool write) const REQUIRES(mu_) {
     auto it = tables_.find(key);
     if (it == tables_.end()) return false;
     const State& s = it->second;
@@ -112,10 +111,16 @@ class TableLocks {
     }
     return false;
   }
+  bool ConflictsAny(uint32_t session, const std::vector<std::pair<std::string, bool>>& keys) const REQUIRES(mu_) {
+    for (const auto& [key, write] : keys) {
+      if (Conflicts(session, key, write)) return true;
+    }
+    return false;
+  }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, State> tables_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  std::map<std::string, State> tables_ GUARDED_BY(mu_);
   std::atomic<size_t> held_{0};          // locks held, all sessions
 };
 

@@ -65,22 +65,15 @@ SessionBinlog& Transaction::events() {
 Result<storage::EngineTrx*> Transaction::Open() {
   if (ctx_.trx) return ctx_.trx.get();
   const Settings& settings = Settings::Of(env_.sys_vars(), ctx_);
-  {
-    auto trx = env_.engine().Begin(settings.isolation);
-    std::lock_guard published(ctx_.trx_mu);
-    ctx_.trx = std::move(trx);
-  }
+  ctx_.trx = env_.engine().Begin(settings.isolation);
+  ctx_.PublishTrx(ctx_.trx.get());
   if (settings.has_innodb_lock_wait_timeout) ctx_.trx->set_lock_wait_timeout(settings.innodb_lock_wait_timeout);
   return ctx_.trx.get();
 }
 
 void Transaction::End() {
-  std::unique_ptr<storage::EngineTrx> ended;
-  {
-    std::lock_guard published(ctx_.trx_mu);
-    ended = std::move(ctx_.trx);
-  }
-  ended.reset();  // rolls back one still active, outside the mutex KILL takes
+  ctx_.PublishTrx(nullptr);  // KILL no longer reaches it
+  ctx_.trx.reset();  // rolls back one still active, outside the mutex KILL takes
   ctx_.savepoints.clear();
   if (ctx_.binlog) ctx_.binlog->Clear();
   if (ctx_.holds_metadata_lock) {

@@ -33,7 +33,7 @@
 // orders the engine, the binlog and the observers.
 //
 // Thread-safety: one per statement, on the session's statement thread;
-// ctx.trx is published under ctx.trx_mu for KILL (session_context.h).
+// ctx.trx is published for KILL (SessionContext::PublishTrx).
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/io/file_system.h"
 #include "base/log.h"
 #include "binlog/binlog.h"
 #include "exec/session_binlog.h"
@@ -54,8 +55,16 @@ Status Server::OpenBinlog() {
   bo.max_size = GlobalVar(sv, "max_binlog_size").ToUInt();
   bo.sync_binlog = static_cast<uint32_t>(GlobalVar(sv, "sync_binlog").ToUInt());
   bo.expire_seconds = GlobalVar(sv, "binlog_expire_logs_seconds").ToUInt();
-  std::error_code ec;
-  std::filesystem::create_directories(bo.dir, ec);
+  bo.fs = fs_.get();
+  bo.cache_temp_dir = options_.tmpdir;
+  // The directory of --log-bin=dir/name, with its parents; a failure shows
+  // when the binlog opens there.
+  std::filesystem::path made;
+  for (const std::filesystem::path& part : std::filesystem::path(bo.dir)) {
+    made /= part;
+    Status created = fs_->CreateDir(made.string());
+    (void)created;
+  }
 
   binlog::Binlog::RecoveryInfo ri;
   auto opened = binlog::Binlog::Open(bo, &ri);

@@ -110,17 +110,17 @@ Status CreateDatadir(const std::string& dir) {
   return Status::OK();
 }
 
-Result<std::string> ReadFile(const std::string& path, io::FileSystem* fs) {
-  Result<std::optional<std::string>> text = io::ReadFileIfExists(fs != nullptr ? *fs : io::DefaultFileSystem(), path);
+Result<std::string> ReadFile(io::FileSystem& fs, const std::string& path) {
+  Result<std::optional<std::string>> text = io::ReadFileIfExists(fs, path);
   if (!text.ok()) return text.status();
   if (!text->has_value()) return Status::IOError(fmt::format("cannot open '{}': {}", path, std::strerror(ENOENT)));
   return std::move(**text);
 }
 
-Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode, io::FileSystem* fs) {
+Status WriteFileAtomic(io::FileSystem& fs, const std::string& path, const std::string& contents, int mode) {
   io::AtomicWriteOptions options;
   options.permissions = static_cast<uint32_t>(mode);
-  return io::WriteFileAtomically(fs != nullptr ? *fs : io::DefaultFileSystem(), path, contents, options);
+  return io::WriteFileAtomically(fs, path, contents, options);
 }
 
 Result<std::string> LoadOrCreateServerUuid(const std::string& dir, io::FileSystem* file_system) {
@@ -141,7 +141,7 @@ Result<std::string> LoadOrCreateServerUuid(const std::string& dir, io::FileSyste
     return Status::Corruption("'" + path + "' has no valid server-uuid");
   }
   std::string uuid = GenerateUuid();
-  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(path, "[auto]\nserver-uuid=" + uuid + "\n", 0640, &files));
+  SLUICE_RETURN_IF_ERROR(WriteFileAtomic(files, path, "[auto]\nserver-uuid=" + uuid + "\n", 0640));
   return uuid;
 }
 
@@ -154,7 +154,7 @@ Status EnsureCertificates(const std::string& dir, bool* generated, io::FileSyste
     return e.ok() && *e;
   };
   auto write = [&](const char* f, const std::string& contents, int mode) {
-    return WriteFileAtomic(p(f), contents, mode, &files);
+    return WriteFileAtomic(files, p(f), contents, mode);
   };
 
   if (!exists("private_key.pem") || !exists("public_key.pem")) {

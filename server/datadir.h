@@ -6,8 +6,9 @@
 // create: ca.pem, ca-key.pem, server-cert.pem, server-key.pem,
 // client-cert.pem, client-key.pem, private_key.pem, public_key.pem.
 //
-// Files go through an io::FileSystem (null: io::DefaultFileSystem(), POSIX)
-// so that tests can inject faults; writes use io::WriteFileAtomically.
+// Files go through an io::FileSystem, the server's (Server::fs_); a null one
+// (tests of this file only) means io::DefaultFileSystem(), POSIX. Writes use
+// io::WriteFileAtomically.
 //
 // Thread-safety: start-up only, before any session exists.
 #pragma once
@@ -34,12 +35,12 @@ Result<std::string> LoadOrCreateServerUuid(const std::string& dir, io::FileSyste
 Status EnsureCertificates(const std::string& dir, bool* generated, io::FileSystem* fs = nullptr);
 
 // Reads a whole file; IOError when it is missing or unreadable.
-Result<std::string> ReadFile(const std::string& path, io::FileSystem* fs = nullptr);
+Result<std::string> ReadFile(io::FileSystem& fs, const std::string& path);
 
 // Writes a file atomically (io::WriteFileAtomically: temp file, fsync,
 // rename, fsync of the directory); on failure the old file is intact.
-Status WriteFileAtomic(const std::string& path, const std::string& contents, int mode = 0640,
-                       io::FileSystem* fs = nullptr);
+Status WriteFileAtomic(io::FileSystem& fs, const std::string& path, const std::string& contents,
+                       int mode = 0640);
 
 // A password of `length` random printable characters (for --initialize).
 std::string RandomPassword(size_t length = 12);

@@ -1,7 +1,7 @@
 // server/executor.h
 //
 // Executor: runs one client command (COM_QUERY and the other non-I/O
-// commands) against an exec::SessionContext and returns the response payloads.
+// commands) against a session's SessionState and returns the response payloads.
 // Runs on a WorkerPool thread; never called on an I/O thread.
 //
 // Thread-safety: Dispatch may run concurrently for different sessions;
@@ -16,6 +16,8 @@
 #include "base/status.h"
 #include "exec/result_set.h"
 #include "exec/session_context.h"
+#include "exec/statement.h"
+#include "server/session_state.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
 #include "vars/status_vars.h"
@@ -24,7 +26,7 @@ namespace sluice::server {
 
 // The OK packet ending a statement without a result set, with the session's
 // warning count (executor.cc).
-std::string OkPacketFor(const exec::SessionContext& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
+std::string OkPacketFor(const SessionState& ctx, uint16_t status, uint64_t affected = 0, std::string info = {},
                         uint64_t last_insert_id = 0);
 
 class Server;
@@ -34,12 +36,12 @@ struct Response {
   bool close_connection = false;      // after sending (KILL of self, SHUTDOWN)
 };
 
-class Executor {
+class Executor : private exec::PreparedSql {
  public:
   explicit Executor(Server& server) : server_(server) {}
 
   // `packet` is the whole command packet (command byte first).
-  Response Dispatch(exec::SessionContext& ctx, std::string_view packet);
+  Response Dispatch(SessionState& ctx, std::string_view packet);
 
   // Checks that `db` exists and the account may use it (1049, 1044); on
   // success makes it the session's database. Used by COM_INIT_DB, USE and
@@ -47,9 +49,9 @@ class Executor {
   Status UseDatabase(exec::SessionContext& ctx, const std::string& db);
 
   // Sets up a freshly authenticated session (variables, status counters).
-  void InitSession(exec::SessionContext& ctx);
+  void InitSession(SessionState& ctx);
   // Folds a closing session's counters into the global totals.
-  void EndSession(exec::SessionContext& ctx);
+  void EndSession(SessionState& ctx);
 
   // Registers the core system variables (at start, before listening).
   Status RegisterVariables();
@@ -59,33 +61,32 @@ class Executor {
   uint64_t ConnectTimeout() const;
   uint64_t MaxConnections() const;
   bool RequireSecureTransport() const;
-  uint64_t IdleTimeout(const exec::SessionContext& ctx) const;  // wait_ or interactive_timeout
+  uint64_t IdleTimeout(const SessionState& ctx) const;  // wait_ or interactive_timeout
   uint64_t NetTimeout(const exec::SessionContext& ctx, bool write) const;  // net_read/write_timeout
   uint16_t StatusFlags(const exec::SessionContext& ctx) const;
 
  private:
-  class Statement;  // runs one parsed statement (executor.cc)
-  Response Query(exec::SessionContext& ctx, std::string_view sql);
+  Response Query(SessionState& ctx, std::string_view sql);
   uint64_t GlobalUInt(std::string_view name, uint64_t fallback) const;
   // The parser options the session's sql_mode asks for.
   sql::ParseOptions ParseOptionsFor(const exec::SessionContext& ctx) const;
-  // Runs one parsed statement with `params` bound to its '?'s (the
-  // expired-password sandbox, privileges and counters as for COM_QUERY);
-  // a KILL QUERY during it becomes 1317.
+  // Runs one parsed statement with `params` bound to its '?'s
+  // (exec::RunStatement, with this Executor for PREPARE / EXECUTE).
   exec::Outcome RunStatement(exec::SessionContext& ctx, const sql::ParsedStatement& ps,
                        const std::vector<sql::Value>* params);
 
   // Prepared statements (prepared.cc): the protocol commands (`body`
   // follows the command byte) and the SQL statements.
-  Response StmtPrepare(exec::SessionContext& ctx, std::string_view sql);
-  Response StmtExecute(exec::SessionContext& ctx, std::string_view body);
-  Response StmtSendLongData(exec::SessionContext& ctx, std::string_view body);  // no reply
-  Response StmtClose(exec::SessionContext& ctx, std::string_view body);         // no reply
-  Response StmtReset(exec::SessionContext& ctx, std::string_view body);
-  Response StmtFetch(exec::SessionContext& ctx, std::string_view body);
-  exec::Outcome SqlPrepare(exec::SessionContext& ctx, const sql::PrepareStmt& s);
-  exec::Outcome SqlExecute(exec::SessionContext& ctx, const sql::ExecuteStmt& s);
-  exec::Outcome SqlDeallocate(exec::SessionContext& ctx, const sql::DeallocatePrepareStmt& s);
+  Response StmtPrepare(SessionState& ctx, std::string_view sql);
+  Response StmtExecute(SessionState& ctx, std::string_view body);
+  Response StmtSendLongData(SessionState& ctx, std::string_view body);  // no reply
+  Response StmtClose(SessionState& ctx, std::string_view body);         // no reply
+  Response StmtReset(SessionState& ctx, std::string_view body);
+  Response StmtFetch(SessionState& ctx, std::string_view body);
+  // exec::PreparedSql: SQL PREPARE / EXECUTE / DEALLOCATE PREPARE.
+  exec::Outcome SqlPrepare(exec::SessionContext& ctx, const sql::PrepareStmt& s) override;
+  exec::Outcome SqlExecute(exec::SessionContext& ctx, const sql::ExecuteStmt& s) override;
+  exec::Outcome SqlDeallocate(exec::SessionContext& ctx, const sql::DeallocatePrepareStmt& s) override;
   // Parses `text` (one statement), works out its result columns and stores
   // it. 1064 / 1065 as COM_QUERY; 1295 for PREPARE / EXECUTE / DEALLOCATE
   // inside; 1046 / 1142 / 1146 / 1054 for tables and columns; 1461 past

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   if (options.ok()) log_options.file = options->log_error;
   sluice::base::InitLogging(log_options);
   // Before any other thread: a fatal signal from here on leaves a report.
-  sluice::base::InstallCrashReporter(sluice::base::ErrorLogFd(), sluice::server::kServerVersion);
+  sluice::base::InstallCrashReporter(sluice::base::ErrorLogFd(), sluice::kServerVersion);
   auto log = sluice::base::GetLogger("server");
   if (!options.ok()) {
     SLUICE_LOG_ERROR(log, 67, "{}", options.status().message());
@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options->version) {
-    std::cout << "sluiced  Ver " << sluice::server::kServerVersion << " for Linux on x86_64 ("
-              << sluice::server::kVersionComment << ")\n";
+    std::cout << "sluiced  Ver " << sluice::kServerVersion << " for Linux on x86_64 ("
+              << sluice::kVersionComment << ")\n";
     return 0;
   }
   std::signal(SIGPIPE, SIG_IGN);

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/io/write_file_atomically.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
 #include "server/datadir.h"
@@ -941,35 +942,40 @@ Status PluginRegistry::WriteRecordLocked() {
     if (p->recorded) out += p->name + "\t" + p->soname + "\n";
   }
   for (const auto& [name, lib] : not_loaded_) out += name + "\t" + lib + "\n";
-  std::error_code ec;
-  fs::create_directories(fs::path(RecordPath()).parent_path(), ec);
-  return WriteFileAtomic(RecordPath(), out);
+  io::FileSystem& files = options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem();
+  // <datadir>/mysql (there already after start-up, not in every test): a
+  // failure to create it shows in the write.
+  for (const std::string& dir : {options_.datadir, fs::path(RecordPath()).parent_path().string()}) {
+    Status created = files.CreateDir(dir);
+    (void)created;
+  }
+  return WriteFileAtomic(files, RecordPath(), out);
 }
 
 void PluginRegistry::LoadAtStart(const std::vector<std::string>& plugin_load) {
   MutexLock lock(&mu_);
-  if (!options_.datadir.empty() && fs::exists(RecordPath())) {
-    Result<std::string> text = ReadFile(RecordPath());
-    if (!text.ok()) {
-      SLUICE_LOG_ERROR(log_, 10000, "Could not read '{}': {}; no installed plugin loaded", RecordPath(),
-                       text.status().message());
-    } else {
-      std::istringstream in(text.value());
-      std::string line;
-      while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        const size_t tab = line.find('\t');
-        if (tab == std::string::npos) {
-          SLUICE_LOG_ERROR(log_, 10000, "'{}': malformed line skipped", RecordPath());
-          continue;
-        }
-        const std::string name = line.substr(0, tab), lib = line.substr(tab + 1);
-        Status s = InstallLocked(name, lib, /*record=*/true, /*write=*/false);
-        if (!s.ok()) {
-          SLUICE_LOG_ERROR(log_, 10091, "Can't load plugin '{}' from '{}': {}", name, lib, s.message());
-          // Its line stays: the library may be back at the next start.
-          not_loaded_.emplace_back(name, lib);
-        }
+  io::FileSystem& files = options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem();
+  Result<std::optional<std::string>> text = std::optional<std::string>();  // nothing installed
+  if (!options_.datadir.empty()) text = io::ReadFileIfExists(files, RecordPath());
+  if (!text.ok()) {
+    SLUICE_LOG_ERROR(log_, 10000, "Could not read '{}': {}; no installed plugin loaded", RecordPath(),
+                     text.status().message());
+  } else if (text->has_value()) {
+    std::istringstream in(**text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos) {
+        SLUICE_LOG_ERROR(log_, 10000, "'{}': malformed line skipped", RecordPath());
+        continue;
+      }
+      const std::string name = line.substr(0, tab), lib = line.substr(tab + 1);
+      Status s = InstallLocked(name, lib, /*record=*/true, /*write=*/false);
+      if (!s.ok()) {
+        SLUICE_LOG_ERROR(log_, 10091, "Can't load plugin '{}' from '{}': {}", name, lib, s.message());
+        // Its line stays: the library may be back at the next start.
+        not_loaded_.emplace_back(name, lib);
       }
     }
   }

@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/io/file_system.h"
 #include "base/mutex.h"
 #include "base/status.h"
 #include "exec/exec_env.h"
@@ -77,6 +78,9 @@ class PluginRegistry final : public exec::PluginCatalog {
     vars::StatusVariables* status_vars = nullptr;
     rpl::Registry* replication = nullptr;
     std::shared_ptr<spdlog::logger> log;  // null: base/log.h's "server"
+    // Where <datadir>/mysql/plugin.tsv is read and written: the server's
+    // FileSystem. Null: io::DefaultFileSystem(), POSIX. Must outlive this.
+    io::FileSystem* fs = nullptr;
     // Start-up values ('_' name, text; the last one wins) for plugin
     // variables: the unknown loose- options. A SET PERSIST value wins.
     std::vector<std::pair<std::string, std::string>> startup_values;

@@ -67,7 +67,7 @@ Diagnostics DiagnosticsOf(const sql::ParsedStatement& ps) {
 }
 
 // An error for the client that also becomes the session's diagnostics.
-std::string ErrPayload(SessionContext& ctx, const Status& st) {
+std::string ErrPayload(SessionState& ctx, const Status& st) {
   ctx.warnings.push_back({Warning::Level::kError, st.mysql_errno(), st.message()});
   return p::EncodeErr(st);
 }
@@ -228,7 +228,7 @@ Result<PreparedStatement*> Executor::Prepare(SessionContext& ctx, std::string te
 
 // ---------------------------------------------------------------- commands
 
-Response Executor::StmtPrepare(SessionContext& ctx, std::string_view sql) {
+Response Executor::StmtPrepare(SessionState& ctx, std::string_view sql) {
   Response r;
   ctx.status->Add(server_.core_status().com_stmt_prepare);
   ctx.SetCommand("Prepare", std::string(sql), "starting");
@@ -247,7 +247,7 @@ Response Executor::StmtPrepare(SessionContext& ctx, std::string_view sql) {
   return r;
 }
 
-Response Executor::StmtExecute(SessionContext& ctx, std::string_view body) {
+Response Executor::StmtExecute(SessionState& ctx, std::string_view body) {
   Response r;
   const auto& cs = server_.core_status();
   ctx.status->Add(cs.questions);
@@ -316,7 +316,7 @@ Response Executor::StmtExecute(SessionContext& ctx, std::string_view body) {
   return r;
 }
 
-Response Executor::StmtSendLongData(SessionContext& ctx, std::string_view body) {
+Response Executor::StmtSendLongData(SessionState& ctx, std::string_view body) {
   // No reply, whatever happens: a problem is reported by the next execute.
   ctx.status->Add(ps_counters_.com_stmt_send_long_data);
   p::StmtLongData ld;
@@ -340,7 +340,7 @@ Response Executor::StmtSendLongData(SessionContext& ctx, std::string_view body) 
   return {};
 }
 
-Response Executor::StmtClose(SessionContext& ctx, std::string_view body) {
+Response Executor::StmtClose(SessionState& ctx, std::string_view body) {
   Result<uint32_t> id = p::ParseStatementId(body);
   if (id.ok()) {
     ctx.status->Add(server_.core_status().com_stmt_close);
@@ -349,7 +349,7 @@ Response Executor::StmtClose(SessionContext& ctx, std::string_view body) {
   return {};  // COM_STMT_CLOSE has no reply
 }
 
-Response Executor::StmtReset(SessionContext& ctx, std::string_view body) {
+Response Executor::StmtReset(SessionState& ctx, std::string_view body) {
   Response r;
   ctx.status->Add(ps_counters_.com_stmt_reset);
   Result<uint32_t> id = p::ParseStatementId(body);
@@ -368,7 +368,7 @@ Response Executor::StmtReset(SessionContext& ctx, std::string_view body) {
   return r;
 }
 
-Response Executor::StmtFetch(SessionContext& ctx, std::string_view body) {
+Response Executor::StmtFetch(SessionState& ctx, std::string_view body) {
   Response r;
   ctx.status->Add(ps_counters_.com_stmt_fetch);
   p::StmtFetch f;

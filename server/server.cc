@@ -7,14 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "acl/access_control.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
-#include "binlog/cache_temp_dir.h"
 #include "protocol/auth.h"
 #include "server/asio.h"
 #include "server/datadir.h"
@@ -23,6 +21,7 @@
 #include "server/plugin_registry.h"
 #include "server/rpl/delegates.h"
 #include "base/io/file_system.h"
+#include "base/io/write_file_atomically.h"
 #include "server/session.h"
 #include "storage/engine/engine.h"
 #include "storage/lock/lock_manager.h"
@@ -43,8 +42,13 @@ struct Server::Net {
   std::vector<std::thread> threads;
 };
 
-Server::Server(ServerOptions options)
-    : options_(std::move(options)), log_(base::GetLogger("server")), replication_(std::make_unique<rpl::Registry>()) {}
+Server::Server(ServerOptions options) : Server(std::move(options), io::NewPosixFileSystem()) {}
+
+Server::Server(ServerOptions options, std::unique_ptr<io::FileSystem> fs)
+    : options_(std::move(options)),
+      log_(base::GetLogger("server")),
+      fs_(fs != nullptr ? std::move(fs) : io::NewPosixFileSystem()),
+      replication_(std::make_unique<rpl::Registry>()) {}
 
 Server::~Server() {
   StopEverything();
@@ -56,7 +60,6 @@ Status Server::OpenEngine() {
   eo.buffer_pool_bytes = options_.innodb_buffer_pool_size;
   eo.lock_manager = lock_manager_.get();
   eo.durability = static_cast<storage::Durability>(options_.innodb_flush_log_at_trx_commit);
-  fs_ = io::NewPosixFileSystem();
   auto engine = storage::Engine::Open(fs_.get(), options_.datadir, eo);
   if (!engine.ok()) return engine.status();
   engine_ = std::move(engine).value();
@@ -109,12 +112,13 @@ void Server::CloseEngine() {
 
 Status Server::InitializeDatadir(bool insecure) {
   SLUICE_RETURN_IF_ERROR(CreateDatadir(options_.datadir));
-  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());
   if (!uuid.ok()) return uuid.status();
   std::optional<std::string> password;
   if (!insecure) password = RandomPassword();
   acl::AccessControl::Options acl_options;
   acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_options.fs = fs_.get();
   acl::AccessControl acl(acl_options);
   SLUICE_RETURN_IF_ERROR(acl.InitializeDatadir(options_.datadir, password));
   if (password) {
@@ -126,14 +130,14 @@ Status Server::InitializeDatadir(bool insecure) {
                        "off the --initialize-insecure option.");
   }
   bool generated = false;
-  return EnsureCertificates(options_.datadir, &generated);
+  return EnsureCertificates(options_.datadir, &generated, fs_.get());
 }
 
 Status Server::LoadTls() {
   std::string cert = options_.ssl_cert, key = options_.ssl_key, ca = options_.ssl_ca;
   if (cert.empty()) {
     bool generated = false;
-    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated));
+    SLUICE_RETURN_IF_ERROR(EnsureCertificates(options_.datadir, &generated, fs_.get()));
     if (generated) SLUICE_LOG_SYSTEM(log_, 10068, "CA certificate ca.pem is self signed.");
     cert = (fs::path(options_.datadir) / "server-cert.pem").string();
     key = (fs::path(options_.datadir) / "server-key.pem").string();
@@ -156,7 +160,7 @@ Status Server::LoadTls() {
   tls_context_ = std::move(ctx);
 
   // caching_sha2_password's RSA pair lives in the datadir.
-  auto pem = ReadFile((fs::path(options_.datadir) / "private_key.pem").string());
+  auto pem = ReadFile(*fs_, (fs::path(options_.datadir) / "private_key.pem").string());
   if (!pem.ok()) return pem.status();
   auto keys = protocol::RsaKeyPair::FromPrivatePem(pem.value());
   if (!keys.ok()) return keys.status();
@@ -166,22 +170,14 @@ Status Server::LoadTls() {
 
 Status Server::WritePidFile() {
   if (options_.pid_file.empty()) return Status::OK();
-  // Written whole under a temporary name and renamed, so that a reader
-  // never sees a half-written pid.
-  const std::string tmp = options_.pid_file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << getpid() << "\n";
-    out.close();
-    if (!out) {
-      return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file,
-                                         std::strerror(errno)));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, options_.pid_file, ec);
-  if (ec) {
-    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, ec.message()));
+  // Written whole under a temporary name and renamed (through fs_, like every
+  // file of the server), so that a reader never sees a half-written pid.
+  // Readable by everyone, as a pid file written with the default umask.
+  io::AtomicWriteOptions write_options;
+  write_options.permissions = 0644;
+  Status s = io::WriteFileAtomically(*fs_, options_.pid_file, fmt::format("{}\n", getpid()), write_options);
+  if (!s.ok()) {
+    return Status::IOError(fmt::format("Could not create the pid file '{}': {}", options_.pid_file, s.message()));
   }
   wrote_pid_file_ = true;
   return Status::OK();
@@ -224,7 +220,6 @@ Status Server::Start() {
     if (!fs::is_directory(options_.tmpdir, ec)) {
       return Status::InvalidArgument(fmt::format("tmpdir '{}' is not a directory", options_.tmpdir));
     }
-    binlog::SetCacheTempDir(options_.tmpdir);
   }
 
   if (options_.initialize || options_.initialize_insecure) {
@@ -240,17 +235,19 @@ Status Server::Start() {
   if (DatadirIsEmpty(options_.datadir)) {
     SLUICE_RETURN_IF_ERROR(InitializeDatadir(/*insecure=*/true));
   }
-  auto uuid = LoadOrCreateServerUuid(options_.datadir);
+  auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());
   if (!uuid.ok()) return uuid.status();
   server_uuid_ = uuid.value();
 
   acl::AccessControl::Options acl_options;
   acl_options.default_authentication_plugin = options_.default_authentication_plugin;
+  acl_options.fs = fs_.get();
   acl_ = std::make_unique<acl::AccessControl>(acl_options);
   SLUICE_RETURN_IF_ERROR(acl_->Open(options_.datadir));
   SLUICE_RETURN_IF_ERROR(LoadTls());
 
-  sys_vars_ = std::make_unique<vars::SystemVariables>(vars::SystemVariables::Options{base::GetLogger("server")});
+  sys_vars_ = std::make_unique<vars::SystemVariables>(
+      vars::SystemVariables::Options{base::GetLogger("server"), fs_.get()});
   status_vars_ = std::make_unique<vars::StatusVariables>();
   workers_ = std::make_unique<WorkerPool>(WorkerPool::Options{options_.thread_cache_size});
   executor_ = std::make_unique<Executor>(*this);
@@ -273,6 +270,7 @@ Status Server::Start() {
     po.status_vars = status_vars_.get();
     po.replication = replication_.get();
     po.log = log_;
+    po.fs = fs_.get();
     // A plugin variable's start-up value: a loose- option, or one of the
     // MySQL options the plugin declares (rpl_semi_sync_source_enabled=1 in
     // my.cnf beside plugin-load-add, as MySQL documents it).
@@ -284,8 +282,6 @@ Status Server::Start() {
     load.insert(load.end(), options_.plugin_load_add.begin(), options_.plugin_load_add.end());
     plugins_->LoadAtStart(load);
   }
-  exec_env_ = std::make_unique<exec::ExecEnv>(*engine_, binlog_.get(), *sys_vars_, *acl_, metadata_locks_,
-                                               global_read_lock_, table_locks_, read_only_mode_, *replication_, *plugins_);
   vars::CoreStatusProviders providers;
   providers.uptime_seconds = [this] {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
@@ -298,6 +294,21 @@ Status Server::Start() {
   auto core = vars::RegisterCoreStatus(*status_vars_, providers);
   if (!core.ok()) return core.status();
   core_status_ = std::make_unique<vars::CoreStatus>(core.value());
+  exec::ExecEnv::Services services;
+  services.engine = engine_.get();
+  services.binlog = binlog_.get();
+  services.sys_vars = sys_vars_.get();
+  services.status_vars = status_vars_.get();
+  services.core_status = core_status_.get();
+  services.acl = acl_.get();
+  services.metadata_locks = &metadata_locks_;
+  services.global_read_lock = &global_read_lock_;
+  services.table_locks = &table_locks_;
+  services.read_only = &read_only_mode_;
+  services.hooks = replication_.get();
+  services.plugins = plugins_.get();
+  services.control = this;
+  exec_env_ = std::make_unique<exec::ExecEnv>(services);
 
   net_ = std::make_unique<Net>();
   error_code ec;
@@ -398,7 +409,7 @@ Status Server::ListenOnSocket() {
 }
 
 void Server::AddSession(const std::shared_ptr<Session>& s) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   sessions_[s->id()] = s;
   if (core_status_) core_status_->max_used_connections->UpdateMax(sessions_.size());
 }
@@ -406,22 +417,27 @@ void Server::AddSession(const std::shared_ptr<Session>& s) {
 void Server::RemoveSession(uint32_t id) {
   bool empty_now;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     sessions_.erase(id);
     empty_now = sessions_.empty();
   }
-  if (empty_now && shutting_down()) shutdown_cv_.notify_all();
+  if (empty_now && shutting_down()) {
+    // Under the mutex: StopEverything checks session_count() holding it,
+    // so the notification cannot fall between its check and its wait.
+    MutexLock lock(&shutdown_mu_);
+    shutdown_cv_.NotifyAll();
+  }
 }
 
 size_t Server::session_count() const {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   return sessions_.size();
 }
 
 std::vector<ProcessInfo> Server::ProcessList() const {
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     for (const auto& [id, weak] : sessions_) {
       if (auto s = weak.lock()) live.push_back(std::move(s));
     }
@@ -435,7 +451,7 @@ std::vector<ProcessInfo> Server::ProcessList() const {
 Status Server::Kill(uint32_t id, bool connection) {
   std::shared_ptr<Session> target;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     auto it = sessions_.find(id);
     if (it != sessions_.end()) target = it->second.lock();
   }
@@ -446,16 +462,29 @@ Status Server::Kill(uint32_t id, bool connection) {
 
 void Server::RequestShutdown() {
   {
-    std::lock_guard lock(shutdown_mu_);
+    MutexLock lock(&shutdown_mu_);
     shutting_down_.store(true, std::memory_order_release);
   }
-  shutdown_cv_.notify_all();
+  shutdown_cv_.NotifyAll();
 }
+
+void Server::Shutdown(std::string_view user) {
+  SLUICE_LOG_SYSTEM(log_, 10910, "Received SHUTDOWN from user {}. Shutting down sluiced.", user);
+  RequestShutdown();
+}
+
+Status Server::InstallPlugin(const std::string& name, const std::string& soname) {
+  return plugins_->Install(name, soname);
+}
+
+Status Server::UninstallPlugin(const std::string& name) { return plugins_->Uninstall(name); }
+
+void Server::AfterResetMaster() { replication_->AfterResetMaster(); }
 
 void Server::WaitForShutdown() {
   {
-    std::unique_lock lock(shutdown_mu_);
-    shutdown_cv_.wait(lock, [this] { return shutting_down(); });
+    MutexLock lock(&shutdown_mu_);
+    while (!shutting_down()) shutdown_cv_.Wait(&shutdown_mu_);
   }
   StopEverything();
 }
@@ -474,7 +503,7 @@ void Server::StopEverything() {
   // 2. Close every session; 3. wait for them to end, up to a deadline.
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     for (const auto& [id, weak] : sessions_) {
       if (auto s = weak.lock()) live.push_back(std::move(s));
     }
@@ -482,8 +511,11 @@ void Server::StopEverything() {
   for (auto& s : live) s->Shutdown();
   live.clear();
   {
-    std::unique_lock lock(shutdown_mu_);
-    shutdown_cv_.wait_for(lock, std::chrono::seconds(10), [this] { return session_count() == 0; });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    MutexLock lock(&shutdown_mu_);
+    while (session_count() != 0) {
+      if (!shutdown_cv_.WaitUntil(&shutdown_mu_, deadline)) break;
+    }
   }
   // 4. Stop the I/O threads and the workers.
   net_->work.reset();
@@ -499,7 +531,10 @@ void Server::StopEverything() {
   // A clean stop leaves neither the socket file nor the pid file behind.
   std::error_code fs_ec;
   if (listening_socket_) fs::remove(options_.socket, fs_ec);
-  if (wrote_pid_file_) fs::remove(options_.pid_file, fs_ec);
+  if (wrote_pid_file_) {
+    Status removed = fs_->Remove(options_.pid_file);
+    (void)removed;  // already gone: nothing to clean up
+  }
   SLUICE_LOG_SYSTEM(log_, 10910, "sluiced: Shutdown complete (sluiced {}).", kServerVersion);
 }
 
@@ -510,7 +545,7 @@ namespace sluice::server {
 void Server::RegisterDump(uint32_t connection_id, uint32_t server_id, const std::string& uuid) {
   std::vector<uint32_t> zombies;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(&sessions_mu_);
     for (const auto& [id, d] : dumps_) {
       if (id == connection_id) continue;
       const bool same = !uuid.empty() ? d.uuid == uuid : (d.uuid.empty() && server_id != 0 && d.server_id == server_id);
@@ -528,17 +563,17 @@ void Server::RegisterDump(uint32_t connection_id, uint32_t server_id, const std:
 }
 
 void Server::UnregisterDump(uint32_t connection_id) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   dumps_.erase(connection_id);
 }
 
 void Server::RegisterReplica(ReplicaInfo info) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   replicas_[info.server_id] = std::move(info);
 }
 
 void Server::UnregisterReplicaOf(uint32_t connection_id) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   for (auto it = replicas_.begin(); it != replicas_.end();) {
     if (it->second.connection_id == connection_id) {
       it = replicas_.erase(it);
@@ -549,7 +584,7 @@ void Server::UnregisterReplicaOf(uint32_t connection_id) {
 }
 
 std::vector<Server::ReplicaInfo> Server::Replicas() const {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(&sessions_mu_);
   std::vector<ReplicaInfo> out;
   for (const auto& [id, r] : replicas_) out.push_back(r);
   return out;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "exec/exec_env.h"
 #include "exec/global_read_lock.h"
@@ -66,9 +67,15 @@ class Session;
 class Executor;
 class PluginRegistry;
 
-class Server {
+class Server final : public exec::ServerControl {
  public:
   explicit Server(ServerOptions options);
+  // Every file the server reads or writes in the datadir (tablespaces, redo,
+  // catalog, binlog, ACL file, mysqld-auto.cnf, auto.cnf, keys and
+  // certificates, the plugin record, the pid file) and the binlog caches'
+  // spill files go through `fs`, so that a test swaps one object. The
+  // one-argument form (and a null `fs`) uses POSIX (io::NewPosixFileSystem()).
+  Server(ServerOptions options, std::unique_ptr<io::FileSystem> fs);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -81,7 +88,7 @@ class Server {
   void WaitForShutdown();
   // Thread-safe; returns at once.
   void RequestShutdown();
-  bool shutting_down() const { return shutting_down_.load(std::memory_order_acquire); }
+  bool shutting_down() const override { return shutting_down_.load(std::memory_order_acquire); }
 
   const ServerOptions& options() const { return options_; }
   const std::string& server_uuid() const { return server_uuid_; }
@@ -120,9 +127,9 @@ class Server {
   void AddSession(const std::shared_ptr<Session>& s);
   void RemoveSession(uint32_t id);
   size_t session_count() const;
-  std::vector<exec::ProcessInfo> ProcessList() const;
+  std::vector<exec::ProcessInfo> ProcessList() const override;
   // KILL [QUERY|CONNECTION] id. 1094 for an unknown id.
-  Status Kill(uint32_t id, bool connection);
+  Status Kill(uint32_t id, bool connection) override;
   uint32_t NextConnectionId() { return next_connection_id_.fetch_add(1, std::memory_order_relaxed); }
 
   // @@read_only / @@super_read_only as statements test them (exec/read_only.h).
@@ -133,17 +140,17 @@ class Server {
   std::atomic<int64_t> threads_running{0};
 
   // Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
-  struct ReplicaInfo {
-    uint32_t server_id = 0;
-    std::string host;
-    uint16_t port = 0;
-    uint32_t source_id = 0;
-    std::string uuid;
-    uint32_t connection_id = 0;
-  };
+  using ReplicaInfo = exec::ReplicaInfo;
   void RegisterReplica(ReplicaInfo info);
   void UnregisterReplicaOf(uint32_t connection_id);
-  std::vector<ReplicaInfo> Replicas() const;
+  std::vector<ReplicaInfo> Replicas() const override;
+
+  // The rest of exec::ServerControl (SHUTDOWN, INSTALL / UNINSTALL PLUGIN,
+  // RESET MASTER's observers).
+  void Shutdown(std::string_view user) override;
+  Status InstallPlugin(const std::string& name, const std::string& soname) override;
+  Status UninstallPlugin(const std::string& name) override;
+  void AfterResetMaster() override;
 
  private:
   struct Net;  // Asio objects
@@ -167,13 +174,14 @@ class Server {
   std::shared_ptr<spdlog::logger> log_;
   std::chrono::steady_clock::time_point start_time_;
   std::string server_uuid_;
+  // Declared before every member that borrows it, so destroyed after them.
+  std::unique_ptr<io::FileSystem> fs_;
   std::unique_ptr<vars::SystemVariables> sys_vars_;
   std::unique_ptr<vars::StatusVariables> status_vars_;
   std::unique_ptr<acl::AccessControl> acl_;
   std::unique_ptr<protocol::RsaKeyPair> rsa_keys_;
   std::unique_ptr<boost::asio::ssl::context> tls_context_;
   std::unique_ptr<storage::LockManager> lock_manager_;
-  std::unique_ptr<io::FileSystem> fs_;
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<rpl::Registry> replication_;
   std::unique_ptr<binlog::Binlog> binlog_;
@@ -193,17 +201,19 @@ class Server {
   bool listening_socket_ = false;  // options_.socket is ours to remove at stop
   bool wrote_pid_file_ = false;    // options_.pid_file likewise
   std::atomic<uint32_t> next_connection_id_{1};
-  std::mutex shutdown_mu_;
-  std::condition_variable shutdown_cv_;
+  // Signalled when shutdown is requested and when the last session ends
+  // during it; taken before sessions_mu_ (the wait reads session_count()).
+  Mutex shutdown_mu_;
+  CondVar shutdown_cv_;
 
-  mutable std::mutex sessions_mu_;
-  std::map<uint32_t, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(sessions_mu_)
-  std::map<uint32_t, ReplicaInfo> replicas_;             // GUARDED_BY(sessions_mu_); by server_id
+  mutable Mutex sessions_mu_;
+  std::map<uint32_t, std::weak_ptr<Session>> sessions_ GUARDED_BY(sessions_mu_);
+  std::map<uint32_t, ReplicaInfo> replicas_ GUARDED_BY(sessions_mu_);  // by server_id
   struct DumpInfo {
     uint32_t server_id;
     std::string uuid;
   };
-  std::map<uint32_t, DumpInfo> dumps_;  // GUARDED_BY(sessions_mu_); by connection id
+  std::map<uint32_t, DumpInfo> dumps_ GUARDED_BY(sessions_mu_);  // by connection id
 };
 
 }  // namespace sluice::server

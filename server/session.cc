@@ -8,6 +8,7 @@
 
 #include "acl/access_control.h"
 #include "base/log.h"
+#include "base/mutex.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
 #include "protocol/auth.h"
@@ -116,10 +117,7 @@ void Session::Kill(bool connection) {
   }
   // A statement waiting for a row lock stops waiting (1317); one that
   // is running notices the flag at its next row.
-  {
-    std::lock_guard published(ctx_.trx_mu);
-    if (ctx_.trx) server_.engine().CancelLockWait(*ctx_.trx);
-  }
+  ctx_.WithPublishedTrx([this](storage::EngineTrx& trx) { server_.engine().CancelLockWait(trx); });
   // KILL [QUERY] of a dump connection ends the dump (and so the connection).
   dump_stop_.store(true, std::memory_order_relaxed);
   if (dumping_.load(std::memory_order_acquire)) {
@@ -624,9 +622,12 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   Status Flush() override {
     if (buf_.empty()) return Status::OK();
     error_code ec;
-    std::unique_lock io(io_mu_, std::defer_lock);
-    if constexpr (kTls) io.lock();  // a plain socket's reads never touch the writer's state
-    asio::write(stream_, asio::buffer(buf_), ec);
+    if constexpr (kTls) {
+      MutexLock io(&io_mu_);
+      asio::write(stream_, asio::buffer(buf_), ec);
+    } else {
+      asio::write(stream_, asio::buffer(buf_), ec);  // a plain socket's reads never touch the writer's state
+    }
     buf_.clear();
     if (ec) return Status::IOError("dump connection: " + ec.message());
     return Status::OK();
@@ -641,7 +642,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
     }
   }
   int ReadPacket(std::string* payload, size_t max) override {
-    std::lock_guard lock(read_mu_);
+    MutexLock lock(&read_mu_);
     for (;;) {
       if (int taken = p::TakePacket(&in_, payload, max); taken != 0) return taken;
       char chunk[4096];
@@ -661,7 +662,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   // What has arrived, without waiting: > 0 bytes, 0 nothing yet, -1 gone.
   int ReadSome(char* buf, size_t size) {
     if constexpr (kTls) {
-      std::lock_guard io(io_mu_);
+      MutexLock io(&io_mu_);
       error_code ec, ignored;
       stream_.next_layer().non_blocking(true, ignored);
       const size_t n = stream_.read_some(asio::buffer(buf, size), ec);
@@ -681,9 +682,11 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   Stream& stream_;
   std::string buf_;
   uint8_t seq_;
-  std::mutex io_mu_;    // TLS: the stream, between the dump thread and a reader
-  std::mutex read_mu_;
-  std::string in_;  // GUARDED_BY(read_mu_): bytes read, not yet a whole packet
+  // TLS: the stream, between the dump thread and a reader. (Not an
+  // annotation on stream_: a plain socket's is used without it.)
+  Mutex io_mu_;
+  Mutex read_mu_;
+  std::string in_ GUARDED_BY(read_mu_);  // bytes read, not yet a whole packet
 };
 
 std::string UserVar(const SessionContext& ctx, std::string_view name) {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "exec/session_context.h"
+#include "server/session_state.h"
 #include "server/asio.h"
 
 namespace sluice::server {
@@ -109,7 +109,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::atomic<bool> dumping_{false};
   std::atomic<bool> dump_stop_{false};
 
-  exec::SessionContext ctx_;
+  SessionState ctx_;
 };
 
 }  // namespace sluice::server

@@ -3,7 +3,8 @@
 // The file-system seam. Every durable file of the server goes through a
 // FileSystem: the storage engine's tablespaces, redo log and catalog, the
 // binlog files and their index, the ACL file, mysqld-auto.cnf and the
-// datadir's own files (auto.cnf, keys, certificates). Tests swap in
+// datadir's own files (auto.cnf, keys, certificates, the pid file); and the
+// one scratch file kind, a spilled binlog cache (NewTempFile). Tests swap in
 // MemFileSystem (base/io/mem_file_system.h) and fail the Nth write or sync,
 // tear a write, fail a rename or a directory sync, or drop everything that
 // was not synced to simulate a crash. The replace-a-whole-file pattern
@@ -102,6 +103,14 @@ class FileSystem {
   // When the file's data last changed, in seconds since the Unix epoch
   // (PURGE BINARY LOGS BEFORE, binlog_expire_logs_seconds).
   virtual Result<int64_t> ModificationTime(const std::string& path) = 0;
+
+  // A new empty read-write scratch file in directory `dir` (empty: $TMPDIR,
+  // else /tmp) that no name reaches and that is gone once the File is
+  // closed, even after a crash (O_TMPFILE; where the file system lacks it, a
+  // file created and unlinked at once). Never durable, never synced: the
+  // binlog caches of large transactions spill into one. path() names it for
+  // messages only.
+  virtual Result<std::unique_ptr<File>> NewTempFile(const std::string& dir) = 0;
 };
 
 // The real one: open/pread/pwrite/fdatasync/ftruncate/rename/unlink.

@@ -103,6 +103,26 @@ TEST_P(FileSystemContractTest, RenameReplacesAndListIsSorted) {
   EXPECT_FALSE(*fs_->Exists(dir_ + "/c"));
 }
 
+TEST_P(FileSystemContractTest, TempFileIsUnnamedAndReadWrite) {
+  auto t = fs_->NewTempFile(dir_);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_TRUE((*t)->WriteAt(0, "spilled").ok());
+  ASSERT_TRUE((*t)->WriteAt(7, " bytes").ok());
+  char buf[32];
+  auto n = (*t)->ReadAt(0, buf, sizeof(buf));
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(std::string(buf, *n), "spilled bytes");
+  ASSERT_TRUE((*t)->Truncate(7).ok());
+  EXPECT_EQ(*(*t)->Size(), 7u);
+  EXPECT_FALSE((*t)->path().empty());
+  // No name in the directory, before or after it is closed.
+  auto names = fs_->List(dir_);
+  ASSERT_TRUE(names.ok());
+  EXPECT_TRUE(names->empty());
+  t->reset();
+  EXPECT_TRUE(fs_->List(dir_)->empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(PosixAndMemory, FileSystemContractTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Posix" : "Memory"; });
 
@@ -204,6 +224,19 @@ TEST_F(MemFileSystemFaultTest, TruncateThenGrowDoesNotResurrectOldBytesAfterCras
   EXPECT_EQ(got.substr(0, 100), std::string(100, 'a'));
   EXPECT_EQ(got.substr(100, 7900), std::string(7900, '\0'));
   EXPECT_EQ(got.back(), 'b');
+}
+
+TEST_F(MemFileSystemFaultTest, TempFileWritesFailOnTheirMadeUpPath) {
+  MemFileSystem::Fault f = MakeFault(MemFileSystem::Op::kWrite, 1);
+  f.path_contains = "/#temp";
+  fs_.InjectFault(f);
+  EXPECT_TRUE(file_->WriteAt(0, "named").ok());  // not a temp file
+  auto t = fs_.NewTempFile("/tmp");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)->path(), "/tmp/#temp1");
+  EXPECT_TRUE((*t)->WriteAt(0, "x").IsIOError());
+  EXPECT_TRUE((*t)->WriteAt(0, "x").ok());  // once
+  EXPECT_EQ(fs_.faults_fired(), 1u);
 }
 
 TEST_F(MemFileSystemFaultTest, NthReadFails) {

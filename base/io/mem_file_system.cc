@@ -279,6 +279,20 @@ Status MemFileSystem::SyncDir(const std::string& raw_dir) {
   return Status::OK();
 }
 
+Result<std::unique_ptr<File>> MemFileSystem::NewTempFile(const std::string& dir) {
+  // Outside files_: no name reaches it, List() does not show it and a
+  // crash (DropUnsyncedData) has nothing to keep. Faults match on the
+  // made-up path "<dir>/#temp<n>".
+  uint64_t n;
+  {
+    MutexLock lock(&mu_);
+    n = ++temp_files_;
+  }
+  std::string path = Normalize(dir.empty() ? "/tmp" : dir) + "/#temp" + std::to_string(n);
+  return std::unique_ptr<File>(std::make_unique<MemFile>(this, std::move(path), std::make_shared<FileData>(),
+                                                         /*read_only=*/false));
+}
+
 Result<int64_t> MemFileSystem::ModificationTime(const std::string& raw_path) {
   std::string path = Normalize(raw_path);
   std::shared_ptr<FileData> file;

@@ -76,6 +76,9 @@ class MemFileSystem final : public FileSystem {
   Status CreateDir(const std::string& path) override;
   Status SyncDir(const std::string& dir) override;
   Result<int64_t> ModificationTime(const std::string& path) override;
+  // Unnamed, in memory; its reads and writes count and fail as any file's,
+  // on the path "<dir>/#temp<n>" (n = 1, 2, ... per MemFileSystem).
+  Result<std::unique_ptr<File>> NewTempFile(const std::string& dir) override;
 
  private:
   class MemFile;
@@ -95,6 +98,7 @@ class MemFileSystem final : public FileSystem {
   std::array<std::optional<ArmedFault>, kNumOps> faults_ GUARDED_BY(mu_);
   std::array<uint64_t, kNumOps> op_counts_ GUARDED_BY(mu_) = {};
   uint64_t faults_fired_ GUARDED_BY(mu_) = 0;
+  uint64_t temp_files_ GUARDED_BY(mu_) = 0;  // NewTempFile() calls
 };
 
 }  // namespace sluice::io

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -152,6 +153,26 @@ class PosixFileSystem final : public FileSystem {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return OsError("stat", path, errno);
     return static_cast<int64_t>(st.st_mtime);
+  }
+
+  Result<std::unique_ptr<File>> NewTempFile(const std::string& dir) override {
+    std::string where = dir;
+    if (where.empty()) {
+      const char* env = std::getenv("TMPDIR");
+      where = env != nullptr && *env != '\0' ? env : "/tmp";
+    }
+    // An unnamed file: gone when closed, even after a crash.
+    int fd;
+    do {
+      fd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    } while (fd < 0 && errno == EINTR);
+    if (fd >= 0) return std::unique_ptr<File>(std::make_unique<PosixFile>(where + "/(temporary file)", fd));
+    // File systems without O_TMPFILE: a named file, unlinked at once.
+    std::string path = where + "/sluice-tmp-XXXXXX";
+    fd = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd < 0) return OsError("create a temporary file in", where, errno);
+    ::unlink(path.c_str());
+    return std::unique_ptr<File>(std::make_unique<PosixFile>(path, fd));
   }
 };
 

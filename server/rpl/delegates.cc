@@ -3,12 +3,21 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "base/mysql_error.h"
 
 namespace sluice::server::rpl {
 
 namespace {
+// ER_RUN_HOOK_ERROR (kept local: base/mysql_error.h is everyone's header).
+constexpr er::Error kRunHookError{3100, "HY000", "Error on observer while running replication hook '{}'."};
+
+// An observer's failure, as MySQL reports it to the client (3100, naming
+// the hook); the observer's own error goes to the error log.
 Status HookFailed(std::string_view hook, const Status& cause) {
-  return Status::MySQL(1105, "HY000", fmt::format("Failed to run hook '{}': {}", hook, cause.message()));
+  if (auto log = base::GetLogger("server")) {
+    log->error("Replication hook '{}' failed: {}", hook, cause.message());
+  }
+  return MakeError(kRunHookError, hook);
 }
 
 // Gives one observer its own observer_data for one call.

@@ -240,6 +240,23 @@ TEST(RegistryTest, TransmitStartKeepsOnlyObservingObserversAndHoldsTheirOwners) 
   EXPECT_TRUE(weak.expired());  // Stop() let go of the observers
 }
 
+// An observer's failure reaches the client as MySQL reports it: 3100,
+// naming the hook (the observer's own message goes to the error log).
+TEST(RegistryTest, AFailingObserverIsRunHookError3100) {
+  class Refusing : public TransObserver {
+   public:
+    Status BeforeCommit(const Param&) override { return Status::MySQL(1105, "HY000", "refused"); }
+  };
+  Registry r;
+  auto obs = std::make_shared<Refusing>();
+  ASSERT_TRUE(r.trans().Add(obs.get(), obs).ok());
+  Status s = r.BeforeCommit(TransObserver::Param{});
+  EXPECT_EQ(s.mysql_errno(), 3100);
+  EXPECT_EQ(s.message(), "Error on observer while running replication hook 'before_commit'.");
+  EXPECT_TRUE(r.AfterCommit(TransObserver::Param{}).ok());  // the default hooks pass
+  r.trans().Remove(obs.get());
+}
+
 TEST(RegistryTest, APlainReaderDoesNotKeepARemovedObserversOwner) {
   Registry r;
   auto obs = std::make_shared<CountingObserver>();

@@ -17,6 +17,10 @@
 // Protection: everything in a Shard, and every field of a request in it, is
 // guarded by Shard::mu, taken only while the global latch is held shared, or
 // by the global latch held exclusive (which excludes every shard holder).
+// The Shard's own members are declared GUARDED_BY(mu), so the analysis
+// checks them; a reader under the exclusive latch says so with
+// mu.AssertHeld(). (Queues and requests are not annotated: their latch is
+// their shard's, which a member of theirs cannot name.)
 #pragma once
 
 #include <atomic>
@@ -102,18 +106,17 @@ struct alignas(kCacheLinePair) Shard {
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
 
-  Queue* Find(const LockKey& key, uint64_t hash) const;
-  Queue* Insert(const LockKey& key, uint64_t hash);  // REQUIRES: key absent
-  void Erase(Queue* queue);                          // REQUIRES: queue empty
+  Queue* Find(const LockKey& key, uint64_t hash) const REQUIRES(mu);
+  Queue* Insert(const LockKey& key, uint64_t hash) REQUIRES(mu);  // the key absent
+  void Erase(Queue* queue) REQUIRES(mu);                          // the queue empty
 
   SpinLatch mu;
-  // GUARDED_BY(mu), all of them:
-  Queue** buckets = nullptr;  // power of two, from AllocateLines
-  size_t n_buckets = 0;
-  size_t queues = 0;
-  Queue* free_queues = nullptr;  // recycled nodes, linked by hash_next
-  std::vector<std::unique_ptr<void, LinesDeleter>> chunks;  // Queue arrays
-  WaiterList waiters;
+  Queue** buckets GUARDED_BY(mu) = nullptr;  // power of two, from AllocateLines
+  size_t n_buckets GUARDED_BY(mu) = 0;
+  size_t queues GUARDED_BY(mu) = 0;
+  Queue* free_queues GUARDED_BY(mu) = nullptr;  // recycled nodes, linked by hash_next
+  std::vector<std::unique_ptr<void, LinesDeleter>> chunks GUARDED_BY(mu);  // Queue arrays
+  WaiterList waiters GUARDED_BY(mu);
   // waiters.size(), readable without the latch: the detector skips shards
   // with nobody waiting.
   std::atomic<uint32_t> n_waiters{0};

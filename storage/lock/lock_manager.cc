@@ -393,7 +393,7 @@ LockTrx* LockManager::EarlierWaiterBlocker(const Queue& q, const Request& r) {
   return nullptr;
 }
 
-void LockManager::GrantLocked(Shard& shard, Queue& q, Request* r, WakeList& wake) {
+void LockManager::GrantLocked(Shard& shard, Queue& q, Request* r, WakeList& wake) REQUIRES(shard.mu) {
   q.waiting.Remove(r);
   q.granted.PushBack(r);
   shard.waiters.Remove(r);
@@ -411,7 +411,7 @@ void LockManager::GrantLocked(Shard& shard, Queue& q, Request* r, WakeList& wake
   wake.Add(t);
 }
 
-void LockManager::GrantWaitersLocked(Shard& shard, Queue& q, WakeList& wake) {
+void LockManager::GrantWaitersLocked(Shard& shard, Queue& q, WakeList& wake) REQUIRES(shard.mu) {
   if (q.waiting.empty()) return;
 
   if (config_.schedule() == SchedulePolicy::kFifo) {
@@ -486,14 +486,14 @@ void LockManager::GrantWaitersLocked(Shard& shard, Queue& q, WakeList& wake) {
   }
 }
 
-void LockManager::ReleaseGrantedLocked(Shard& shard, Request* r, WakeList& wake) {
+void LockManager::ReleaseGrantedLocked(Shard& shard, Request* r, WakeList& wake) REQUIRES(shard.mu) {
   Queue* q = r->queue;
   q->granted.Remove(r);
   if (!q->waiting.empty()) GrantWaitersLocked(shard, *q, wake);
   if (q->granted.empty() && q->waiting.empty()) shard.Erase(q);
 }
 
-void LockManager::WithdrawWaitingLocked(Shard& shard, Request* r, WakeList& wake) {
+void LockManager::WithdrawWaitingLocked(Shard& shard, Request* r, WakeList& wake) REQUIRES(shard.mu) {
   Queue* q = r->queue;
   q->waiting.Remove(r);
   shard.waiters.Remove(r);
@@ -770,29 +770,28 @@ void LockManager::ReleaseAll(LockTrx& trx) {
   if (trx.locks_.empty()) return;
   const size_t slot = ShardedRwLatch::ThisThreadSlot();
   WakeList wake;
-  Shard* held = nullptr;
   size_t batch = 0;
   latch_.LockShared(slot);
-  while (Request* r = trx.locks_.PopFront()) {
-    Shard& shard = ShardOf(*r);
-    if (&shard != held) {
-      if (held != nullptr) held->mu.unlock();
-      shard.mu.lock();
-      held = &shard;
+  while (Request* first = trx.locks_.front()) {
+    // A run of requests in one shard under one hold of its latch.
+    Shard& shard = ShardOf(*first);
+    shard.mu.lock();
+    Request* r;
+    while ((r = trx.locks_.front()) != nullptr && &ShardOf(*r) == &shard && batch < kReleaseBatch) {
+      trx.locks_.PopFront();
+      ReleaseGrantedLocked(shard, r, wake);
+      trx.FreeRequest(r);
+      ++batch;
     }
-    ReleaseGrantedLocked(shard, r, wake);
-    trx.FreeRequest(r);
-    if (++batch == kReleaseBatch && trx.locks_.front() != nullptr) {
+    shard.mu.unlock();
+    if (batch == kReleaseBatch && trx.locks_.front() != nullptr) {
       // A big transaction must not hold off the detector's exclusive latch.
-      held->mu.unlock();
-      held = nullptr;
       latch_.UnlockShared(slot);
       Wake(wake);
       latch_.LockShared(slot);
       batch = 0;
     }
   }
-  if (held != nullptr) held->mu.unlock();
   latch_.UnlockShared(slot);
   Wake(wake);
   trx.n_locks_.store(0, std::memory_order_relaxed);
@@ -1061,7 +1060,7 @@ void LockManager::RunDetectorOnce() {
     auto snapshot = [&](Shard& shard) {
       if (shard.n_waiters.load(std::memory_order_relaxed) == 0) return;
       SharedLatchGuard shared(latch_, slot);
-      std::lock_guard guard(shard.mu);
+      SpinLatchGuard guard(&shard.mu);
       for (const Request* w = shard.waiters.front(); w != nullptr; w = WaiterList::Next(w)) {
         if (w->cancelled) continue;
         LockTrx* t = w->trx;
@@ -1212,6 +1211,7 @@ LockCensus LockManager::Census() const {
   LockCensus census;
   ExclusiveLatchGuard exclusive(latch_);
   auto count = [&census](const Shard& shard, bool is_table) {
+    shard.mu.AssertHeld();  // the exclusive latch excludes every holder
     for (size_t b = 0; b < shard.n_buckets; ++b) {
       for (const Queue* q = shard.buckets[b]; q != nullptr; q = q->hash_next) {
         ++census.queues;

@@ -214,8 +214,8 @@ class LockManager {
   Shard& ShardOf(const Request& r);
   Shard& ShardOf(bool is_table, uint32_t index);
 
-  // Queue logic. All REQUIRE the request's shard latch (or the global latch
-  // exclusive).
+  // Queue logic. All REQUIRE the request's shard latch (or the global latch exclusive); the
+  // *Locked ones say REQUIRES(shard.mu) on their definitions (Shard is incomplete here).
   static bool HasToWait(const Queue& q, LockMode req_mode, uint16_t req_bits, const Request& other);
   static bool HoldsCovering(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits);
   static bool HoldsGrantedBlocker(const Queue& q, const LockTrx& trx, const Request& waiter);

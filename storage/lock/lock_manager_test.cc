@@ -302,6 +302,32 @@ TEST_F(LockManagerTest, ReleaseAllLeavesNothingAndWakesWaiters) {
   EXPECT_EQ(census.waiting, 0u);
 }
 
+TEST_F(LockManagerTest, ReleaseAllOfSeveralBatchesLeavesNothingAndWakesWaiters) {
+  // More locks than ReleaseAll frees per hold of the global latch (256):
+  // a long run on one page (one shard), then pages (shards) alternating,
+  // so batches end both inside a run and between shards.
+  auto a = lm_->CreateTrx(1);
+  auto b = lm_->CreateTrx(2);
+  for (uint64_t i = 2; i < 402; ++i) {
+    ASSERT_TRUE(lm_->LockRecord(*a, Rec(i, 1), LockMode::kX, RecLockType::kRecNotGap).ok());
+  }
+  for (uint64_t i = 2; i < 302; ++i) {
+    ASSERT_TRUE(lm_->LockRecord(*a, Rec(i, 2 + i % 7), LockMode::kX, RecLockType::kRecNotGap).ok());
+  }
+  EXPECT_EQ(a->lock_count(), 700u);
+  const RecordId last = Rec(301, 2 + 301 % 7);
+  auto wb = Async([&] { return lm_->LockRecord(*b, last, LockMode::kS, RecLockType::kRecNotGap, kLongWait); });
+  ASSERT_TRUE(events_.AwaitWaits(1));
+  lm_->ReleaseAll(*a);
+  EXPECT_EQ(a->lock_count(), 0u);
+  EXPECT_TRUE(wb.get().ok());
+  lm_->ReleaseAll(*b);
+  LockCensus census = Census();
+  EXPECT_EQ(census.queues, 0u);
+  EXPECT_EQ(census.granted, 0u);
+  EXPECT_EQ(census.waiting, 0u);
+}
+
 TEST_F(LockManagerTest, ReleaseRecordDropsOnlyThatRecordsLock) {
   auto a = lm_->CreateTrx(1);
   auto b = lm_->CreateTrx(2);

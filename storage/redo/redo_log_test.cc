@@ -39,6 +39,9 @@ class SlowSyncFileSystem final : public io::FileSystem {
   Status CreateDir(const std::string& path) override { return base_->CreateDir(path); }
   Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
   Result<int64_t> ModificationTime(const std::string& path) override { return base_->ModificationTime(path); }
+  Result<std::unique_ptr<io::File>> NewTempFile(const std::string& dir) override {
+    return base_->NewTempFile(dir);
+  }
 
  private:
   class SlowFile final : public io::File {

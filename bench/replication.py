@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""bench/replication.py: the MySQL Bug #70218 matrix, sluiced beside Debian's
+MariaDB 10.11 (semisync built in), in one run: what plain binlog readers and
+semisync cost the writers, then sysbench at full durability.
+
+Both servers run on 127.0.0.1 with the same settings and a temporary datadir
+each. Part 1 (innodb_flush_log_at_trx_commit and sync_binlog from --flush
+and --sync-binlog, 2 and 0 by default as the bug report's), for each
+mariadb-slap concurrency (--concurrency, 16 and 64) and each server, rows in
+this order:
+
+  none           no reader, no semisync plugin: the row the others divide by
+  plain40        40 plain readers attached (--readers; real `mariadb-binlog
+                 --read-from-remote-server --raw --stop-never` processes, or
+                 with --raw-readers the lighter raw COM_BINLOG_DUMP readers of
+                 tests/clients/binlog_readers.py)
+  installed-off  the same, the source plugin installed and OFF (MariaDB has
+                 it built in: the same as plain40 there)
+  on+1semi       the same plain readers, semisync ON (AFTER_SYNC) and one
+                 semisync reader acking (go-mysql's BinlogSyncer with
+                 SemiSyncEnabled: tests/clients/go/bin/binlogreader)
+  on+3semi       the same with three semisync readers
+  1semi          semisync ON with one semisync reader and no plain reader
+
+and prints per row: inserts/s of the slap write load (autocommit INSERTs
+into one table), the ratio to the same server's `none` row, sluiced/MariaDB
+for the row, the semisync yes_tx / no_tx counted during it (no_tx > 0: some
+commits fell back to async), and the CPU seconds the server and the readers
+used during the row. Part 2 runs bench/sysbench.sh (oltp_read_write,
+oltp_point_select, oltp_insert, oltp_update_index, oltp_delete at 16
+threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1) and prints its
+table. Everything competes for this machine's cores (the readers too): a
+benchmark, it asserts nothing about time.
+
+    .venv/bin/python bench/replication.py [--concurrency 16 64] [--queries 20000]
+        [--readers 40] [--raw-readers] [--flush 2] [--sync-binlog 0]
+        [--skip-mariadb] [--skip-sysbench] [--sysbench-time 30]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLUICED = os.environ.get("SLUICED", os.path.join(ROOT, "build", "bin", "sluiced"))
+PYTHON = sys.executable
+READERS_TOOL = os.path.join(ROOT, "tests", "clients", "binlog_readers.py")
+SEMI_READER = os.path.join(ROOT, "tests", "clients", "go", "bin", "binlogreader")
+SYSBENCH = os.path.join(ROOT, "bench", "sysbench.sh")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def tool(*names):
+    for n in names:
+        p = shutil.which(n) or (os.path.exists("/usr/sbin/" + n) and "/usr/sbin/" + n)
+        if p:
+            return p
+    return None
+
+
+def sql(port, statement):
+    out = subprocess.run(["mariadb", "--no-defaults", "-h127.0.0.1", f"-P{port}", "-uroot", "--skip-ssl", "-N", "-B",
+                          "-e", statement], capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise RuntimeError(f"{statement!r} on port {port}: {out.stderr.strip()}")
+    return [line.split("\t") for line in out.stdout.splitlines()]
+
+
+def wait_up(port, proc, what):
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode} during start")
+        try:
+            sql(port, "SELECT 1")
+            return
+        except RuntimeError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{what} on port {port} did not start")
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds the processes used so far (gone ones: 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / TICKS
+
+
+class Server:
+    def __init__(self, kind, work, args):
+        self.kind = kind
+        self.base = os.path.join(work, kind)
+        os.makedirs(self.base)
+        self.port = free_port()
+        self.proc = None
+        self.args = args
+
+    def start(self):
+        common = [f"--innodb-flush-log-at-trx-commit={self.args.flush}", f"--sync-binlog={self.args.sync_binlog}",
+                  "--server-id=1", "--max-connections=400"]
+        if self.kind == "sluiced":
+            argv = [SLUICED, f"--datadir={self.base}/data", f"--port={self.port}", "--bind-address=127.0.0.1",
+                    f"--log-error={self.base}/err.log", "--innodb-buffer-pool-size=256M"] + common
+        else:
+            import pwd
+            user = pwd.getpwuid(os.getuid()).pw_name
+            rc = subprocess.run([tool("mariadb-install-db", "mysql_install_db"), "--no-defaults",
+                                 f"--datadir={self.base}/data", f"--user={user}",
+                                 "--auth-root-authentication-method=normal", "--skip-test-db"],
+                                capture_output=True, timeout=300).returncode
+            if rc != 0:
+                raise RuntimeError("mariadb-install-db failed")
+            argv = [tool("mariadbd", "mysqld"), "--no-defaults", f"--datadir={self.base}/data", f"--port={self.port}",
+                    "--bind-address=127.0.0.1", f"--socket={self.base}/sock", f"--user={user}",
+                    f"--pid-file={self.base}/pid", f"--log-error={self.base}/err.log", f"--tmpdir={self.base}",
+                    f"--log-bin={self.base}/binlog", "--binlog-format=ROW", "--innodb-buffer-pool-size=256M",
+                    "--skip-name-resolve"] + common
+        self.out = open(os.path.join(self.base, "out.log"), "ab")
+        self.proc = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        wait_up(self.port, self.proc, self.kind)
+        return self
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def status(self, name):
+        rows = sql(self.port, f"SHOW GLOBAL STATUS LIKE '{name}'")
+        return int(rows[0][1]) if rows and rows[0][1].isdigit() else 0
+
+    def dump_threads(self):
+        return sum(1 for r in sql(self.port, "SHOW PROCESSLIST") if r[4].startswith("Binlog Dump"))
+
+
+def wait_dumps(srv, n, what):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if srv.dump_threads() >= n:
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{srv.kind}: {what} did not all attach")
+
+
+def start_plain_readers(srv, args, work, tag):
+    """`args.readers` stop-never readers from the current end of the binlog."""
+    first = sql(srv.port, "SHOW MASTER STATUS")[0][0]
+    before = srv.dump_threads()
+    procs = []
+    os.makedirs(f"{work}/readers-{tag}", exist_ok=True)
+    if args.raw_readers:
+        per = (args.readers + 1) // 2
+        for k in range(2):
+            count = min(per, args.readers - k * per)
+            if count <= 0:
+                continue
+            procs.append(subprocess.Popen(
+                [PYTHON, READERS_TOOL, f"--port={srv.port}", "--user=root", "--password=", f"--count={count}",
+                 f"--index-base={k * per}", f"--server-id-base={1000 + k * per}", f"--file={first}", "--pos=4",
+                 f"--dir={work}/readers-{tag}", f"--status={work}/readers-{tag}-{k}.json"],
+                stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb")))
+    else:
+        for k in range(args.readers):
+            d = f"{work}/readers-{tag}/{k}/"
+            os.makedirs(d, exist_ok=True)
+            procs.append(subprocess.Popen(
+                ["mariadb-binlog", "--no-defaults", "--read-from-remote-server", "--raw", "--stop-never",
+                 f"--stop-never-slave-server-id={1000 + k}", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
+                 f"--result-file={d}", first],
+                stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb")))
+    wait_dumps(srv, before + args.readers, f"{args.readers} plain readers")
+    return procs
+
+
+def start_semi_reader(srv, server_id):
+    first = sql(srv.port, "SHOW MASTER STATUS")
+    clients = srv.status("Rpl_semi_sync_master_clients")
+    p = subprocess.Popen([SEMI_READER, "-port", str(srv.port), "-server-id", str(server_id), "-semisync", "-rows",
+                          "1000000000", "-timeout", "3600s", "-file", first[0][0], "-pos", first[0][1]],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if srv.status("Rpl_semi_sync_master_clients") > clients:
+            return p
+        time.sleep(0.1)
+    raise RuntimeError(f"{srv.kind}: semisync reader {server_id} did not register")
+
+
+def slap(srv, concurrency, queries):
+    out = subprocess.run(["mariadb-slap", "--no-defaults", "-h127.0.0.1", f"-P{srv.port}", "-uroot", "--skip-ssl",
+                          f"--concurrency={concurrency}", "--iterations=1",
+                          f"--number-of-queries={queries}", "--create-schema=slap", "--no-drop",
+                          "--query=INSERT INTO slap.t (v) VALUES (1)"],
+                         capture_output=True, text=True, timeout=1200)
+    m = re.search(r"Average number of seconds to run all queries: ([0-9.]+)", out.stdout)
+    if out.returncode != 0 or not m:
+        raise RuntimeError(f"mariadb-slap on {srv.kind}: {out.stdout[-500:]} {out.stderr[-500:]}")
+    return queries / max(float(m.group(1)), 1e-3)
+
+
+ROWS = ["none", "plain40", "installed-off", "on+1semi", "on+3semi", "1semi"]
+
+
+def measure(srv, concurrency, args, readers):
+    """One row: inserts/s, semisync yes/no tx, server and reader CPU s."""
+    y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
+    reader_pids = [p.pid for p in readers]
+    s0, r0 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
+    ips = slap(srv, concurrency, args.queries)
+    s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
+    y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
+    return {"ips": ips, "yes": y1 - y0, "no": n1 - n0, "server_cpu": s1 - s0, "reader_cpu": r1 - r0}
+
+
+def matrix(kind, concurrency, args, work):
+    """The rows of one server at one concurrency, on a fresh server."""
+    srv = Server(kind, work + f"/c{concurrency}", args).start()
+    plain, semis, out = [], [], {}
+    try:
+        sql(srv.port, "CREATE DATABASE slap")
+        sql(srv.port, "CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        if kind == "mariadb":
+            sql(srv.port, "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC")
+        out["none"] = measure(srv, concurrency, args, [])
+        plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
+        out["plain40"] = measure(srv, concurrency, args, plain)
+        if kind == "sluiced":
+            sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
+        out["installed-off"] = measure(srv, concurrency, args, plain)
+        # go-mysql asks for semisync only when the variable is already ON.
+        sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
+        semis.append(start_semi_reader(srv, 77))
+        out["on+1semi"] = measure(srv, concurrency, args, plain + semis)
+        for sid in (78, 79):
+            semis.append(start_semi_reader(srv, sid))
+        out["on+3semi"] = measure(srv, concurrency, args, plain + semis)
+        for p in plain + semis[1:]:
+            p.kill()
+            p.wait()
+        plain, semis = [], semis[:1]
+        time.sleep(1)
+        out["1semi"] = measure(srv, concurrency, args, semis)
+    finally:
+        for p in plain + semis:
+            p.kill()
+        srv.stop()
+        shutil.rmtree(work + f"/c{concurrency}", ignore_errors=True)
+        shutil.rmtree(f"{work}/readers-{kind}-{concurrency}", ignore_errors=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
+    ap.add_argument("--queries", type=int, default=20000)
+    ap.add_argument("--readers", type=int, default=40)
+    ap.add_argument("--raw-readers", action="store_true")
+    ap.add_argument("--flush", type=int, default=2)
+    ap.add_argument("--sync-binlog", type=int, default=0)
+    ap.add_argument("--skip-mariadb", action="store_true")
+    ap.add_argument("--skip-sysbench", action="store_true")
+    ap.add_argument("--sysbench-time", type=int, default=30)
+    args = ap.parse_args()
+    for t in ("mariadb", "mariadb-slap", "mariadb-binlog"):
+        if not shutil.which(t):
+            sys.exit(f"bench/replication.py: {t} is missing (scripts/deps.sh)")
+    if not os.access(SEMI_READER, os.X_OK):
+        sys.exit(f"bench/replication.py: {SEMI_READER} is missing (scripts/deps.sh builds it)")
+    kinds = ["sluiced"] + ([] if args.skip_mariadb else ["mariadb"])
+    work = tempfile.mkdtemp(prefix="sluice-replication-bench.")
+    try:
+        reader_kind = "raw COM_BINLOG_DUMP" if args.raw_readers else "mariadb-binlog --raw --stop-never"
+        print(f"# Bug #70218 matrix: mariadb-slap {args.queries} autocommit INSERTs, innodb_flush_log_at_trx_commit="
+              f"{args.flush} sync_binlog={args.sync_binlog}, {args.readers} plain readers ({reader_kind}), "
+              f"semisync AFTER_SYNC, {os.cpu_count()} cores")
+        print(f"{'conc':>4} {'row':14}" + "".join(
+            f" {k + ' ins/s':>14} {'/none':>6} {'yes_tx':>7} {'no_tx':>6} {'srv_cpu':>8} {'rdr_cpu':>8}"
+            for k in kinds) + ("  sluiced/mariadb" if len(kinds) > 1 else ""), flush=True)
+        for c in args.concurrency:
+            results = {k: matrix(k, c, args, work) for k in kinds}
+            for r in ROWS:
+                line = f"{c:>4} {r.replace('40', str(args.readers)):14}"
+                for k in kinds:
+                    m = results[k][r]
+                    line += (f" {m['ips']:14.0f} {m['ips'] / results[k]['none']['ips']:6.2f} {m['yes']:7} "
+                             f"{m['no']:6} {m['server_cpu']:8.1f} {m['reader_cpu']:8.1f}")
+                if len(kinds) > 1:
+                    line += f"  {results['sluiced'][r]['ips'] / results['mariadb'][r]['ips']:15.2f}"
+                print(line, flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not args.skip_sysbench:
+        print(flush=True)
+        argv = [SYSBENCH, "--threads", "16", "--time", str(args.sysbench_time), "--flush-log-at-trx-commit", "1"]
+        if args.skip_mariadb:
+            argv.append("--skip-mariadb")
+        sys.exit(subprocess.run(argv).returncode)
+
+
+if __name__ == "__main__":
+    main()
