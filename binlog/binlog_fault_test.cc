@@ -40,17 +40,27 @@ class BinlogFaultTest : public ::testing::Test {
     return std::move(b).value();
   }
 
-  // A transaction: BEGIN, Xid.
-  static void FillTrx(TransactionCache& c, uint64_t xid) {
-    c.set_checksum(Checksum::kCrc32);
+  // The events of a transaction (server_id 7, CRC32).
+  static std::string QueryEvent(std::string text) {
     EventHeader h;
     h.type = kQueryEvent;
     h.server_id = 7;
     QueryInfo q;
-    q.query = "BEGIN";
-    EXPECT_TRUE(c.Append(EncodeQuery(h, q, Checksum::kCrc32)).ok());
+    q.query = std::move(text);
+    return EncodeQuery(h, q, Checksum::kCrc32);
+  }
+  static std::string XidEvent(uint64_t xid) {
+    EventHeader h;
     h.type = kXidEvent;
-    EXPECT_TRUE(c.Append(EncodeXid(h, xid, Checksum::kCrc32)).ok());
+    h.server_id = 7;
+    return EncodeXid(h, xid, Checksum::kCrc32);
+  }
+
+  // A transaction: BEGIN, Xid.
+  static void FillTrx(TransactionCache& c, uint64_t xid) {
+    c.set_checksum(Checksum::kCrc32);
+    EXPECT_TRUE(c.Append(QueryEvent("BEGIN")).ok());
+    EXPECT_TRUE(c.Append(XidEvent(xid)).ok());
   }
 
   // Commits as a session does: CommitDone() only after an OK.
@@ -205,14 +215,8 @@ TEST_F(BinlogFaultTest, CacheSpillFailureFailsTheAppendAndTheCacheGoesOn) {
   c.set_temp_files(&mem_, "/tmp");
   c.set_limits(400, 1 << 20);
   c.set_checksum(Checksum::kCrc32);
-  EventHeader h;
-  h.type = kQueryEvent;
-  h.server_id = 7;
-  QueryInfo q;
-  q.query = "BEGIN";
-  ASSERT_TRUE(c.Append(EncodeQuery(h, q, Checksum::kCrc32)).ok());
-  q.query = "INSERT INTO t VALUES ('" + std::string(100, 'x') + "')";
-  const std::string stmt = EncodeQuery(h, q, Checksum::kCrc32);
+  ASSERT_TRUE(c.Append(QueryEvent("BEGIN")).ok());
+  const std::string stmt = QueryEvent("INSERT INTO t VALUES ('" + std::string(100, 'x') + "')");
   ASSERT_TRUE(c.Append(stmt).ok());
   EXPECT_FALSE(c.spilled());
 
@@ -236,9 +240,8 @@ TEST_F(BinlogFaultTest, CacheSpillFailureFailsTheAppendAndTheCacheGoesOn) {
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(c.Append(stmt).ok());
   ASSERT_TRUE(c.Truncate(mark).ok());
   ASSERT_TRUE(c.Append(stmt).ok());
-  h.type = kXidEvent;
-  ASSERT_TRUE(c.Append(EncodeXid(h, 1, Checksum::kCrc32)).ok());
-  EXPECT_EQ(c.size(), mark + stmt.size() + EncodeXid(h, 1, Checksum::kCrc32).size());
+  ASSERT_TRUE(c.Append(XidEvent(1)).ok());
+  EXPECT_EQ(c.size(), mark + stmt.size() + XidEvent(1).size());
   ASSERT_TRUE(b->Commit(c, 1700000000).ok());
   b->CommitDone();
 

@@ -44,6 +44,13 @@ class LockManagerTest : public ::testing::Test {
   }
 
   LockCensus Census() { return lm_->Census(); }
+  // Nothing left in the lock tables: no queue, no granted or waiting lock.
+  void ExpectNoLocksLeft() {
+    LockCensus census = Census();
+    EXPECT_EQ(census.queues, 0u);
+    EXPECT_EQ(census.granted, 0u);
+    EXPECT_EQ(census.waiting, 0u);
+  }
 
   testing::EventLatch events_;
   std::shared_ptr<testing::CaptureSink> sink_ = std::make_shared<testing::CaptureSink>();
@@ -296,10 +303,7 @@ TEST_F(LockManagerTest, ReleaseAllLeavesNothingAndWakesWaiters) {
   EXPECT_EQ(a->lock_count(), 0u);
   EXPECT_TRUE(wb.get().ok());
   lm_->ReleaseAll(*b);
-  LockCensus census = Census();
-  EXPECT_EQ(census.queues, 0u);
-  EXPECT_EQ(census.granted, 0u);
-  EXPECT_EQ(census.waiting, 0u);
+  ExpectNoLocksLeft();
 }
 
 TEST_F(LockManagerTest, ReleaseAllOfSeveralBatchesLeavesNothingAndWakesWaiters) {
@@ -322,10 +326,7 @@ TEST_F(LockManagerTest, ReleaseAllOfSeveralBatchesLeavesNothingAndWakesWaiters) 
   EXPECT_EQ(a->lock_count(), 0u);
   EXPECT_TRUE(wb.get().ok());
   lm_->ReleaseAll(*b);
-  LockCensus census = Census();
-  EXPECT_EQ(census.queues, 0u);
-  EXPECT_EQ(census.granted, 0u);
-  EXPECT_EQ(census.waiting, 0u);
+  ExpectNoLocksLeft();
 }
 
 TEST_F(LockManagerTest, ReleaseRecordDropsOnlyThatRecordsLock) {
