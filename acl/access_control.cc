@@ -337,20 +337,8 @@ namespace {
 // <datadir>/mysql, created as mkdir -p would; returns the acl.pb path.
 Result<std::string> PrepareMysqlDir(io::FileSystem& fs, const std::string& datadir) {
   const std::string dir = (std::filesystem::path(datadir) / "mysql").string();
-  std::vector<std::string> missing;
-  for (std::string d = dir; !d.empty() && d != "/" && d != ".";) {
-    Result<bool> exists = fs.Exists(d);
-    if (!exists.ok()) return exists.status();
-    if (*exists) break;
-    missing.push_back(d);
-    std::string parent = io::ParentDir(d);
-    if (parent == d) break;
-    d = std::move(parent);
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    Status s = fs.CreateDir(*it);
-    if (!s.ok()) return Status::IOError("cannot create '" + dir + "': " + s.message());
-  }
+  Status s = io::CreateDirectories(fs, dir);
+  if (!s.ok()) return Status::IOError("cannot create '" + dir + "': " + s.message());
   return dir + "/acl.pb";
 }
 

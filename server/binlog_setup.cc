@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "base/io/file_system.h"
+#include "base/io/write_file_atomically.h"
 #include "base/log.h"
 #include "binlog/binlog.h"
 #include "exec/session_binlog.h"
@@ -59,12 +59,7 @@ Status Server::OpenBinlog() {
   bo.cache_temp_dir = options_.tmpdir;
   // The directory of --log-bin=dir/name, with its parents; a failure shows
   // when the binlog opens there.
-  std::filesystem::path made;
-  for (const std::filesystem::path& part : std::filesystem::path(bo.dir)) {
-    made /= part;
-    Status created = fs_->CreateDir(made.string());
-    (void)created;
-  }
+  (void)io::CreateDirectories(*fs_, bo.dir);
 
   binlog::Binlog::RecoveryInfo ri;
   auto opened = binlog::Binlog::Open(bo, &ri);

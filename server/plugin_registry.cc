@@ -942,21 +942,16 @@ Status PluginRegistry::WriteRecordLocked() {
     if (p->recorded) out += p->name + "\t" + p->soname + "\n";
   }
   for (const auto& [name, lib] : not_loaded_) out += name + "\t" + lib + "\n";
-  io::FileSystem& files = options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem();
   // <datadir>/mysql (there already after start-up, not in every test): a
   // failure to create it shows in the write.
-  for (const std::string& dir : {options_.datadir, fs::path(RecordPath()).parent_path().string()}) {
-    Status created = files.CreateDir(dir);
-    (void)created;
-  }
-  return WriteFileAtomic(files, RecordPath(), out);
+  (void)io::CreateDirectories(file_system(), fs::path(RecordPath()).parent_path().string());
+  return WriteFileAtomic(file_system(), RecordPath(), out);
 }
 
 void PluginRegistry::LoadAtStart(const std::vector<std::string>& plugin_load) {
   MutexLock lock(&mu_);
-  io::FileSystem& files = options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem();
   Result<std::optional<std::string>> text = std::optional<std::string>();  // nothing installed
-  if (!options_.datadir.empty()) text = io::ReadFileIfExists(files, RecordPath());
+  if (!options_.datadir.empty()) text = io::ReadFileIfExists(file_system(), RecordPath());
   if (!text.ok()) {
     SLUICE_LOG_ERROR(log_, 10000, "Could not read '{}': {}; no installed plugin loaded", RecordPath(),
                      text.status().message());

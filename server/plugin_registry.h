@@ -130,6 +130,7 @@ class PluginRegistry final : public exec::PluginCatalog {
   void ApplyStartupValue(const ::sluice_sysvar& sv);
   Status WriteRecordLocked() REQUIRES(mu_);
   std::string RecordPath() const;
+  io::FileSystem& file_system() const { return options_.fs != nullptr ? *options_.fs : io::DefaultFileSystem(); }
 
   const Options options_;
   std::shared_ptr<spdlog::logger> log_;

@@ -2,6 +2,8 @@
 #include "base/io/write_file_atomically.h"
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,6 +23,22 @@ std::string ParentDir(const std::string& path) {
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
+}
+
+Status CreateDirectories(FileSystem& fs, const std::string& dir) {
+  // The missing ones, deepest first; then created from the top down.
+  std::vector<std::string> missing;
+  for (std::string d = dir; !d.empty() && d != "/" && d != ".";) {
+    Result<bool> exists = fs.Exists(d);
+    if (!exists.ok()) return exists.status();
+    if (*exists) break;
+    missing.push_back(d);
+    std::string parent = ParentDir(d);
+    if (parent == d) break;
+    d = std::move(parent);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) SLUICE_RETURN_IF_ERROR(fs.CreateDir(*it));
+  return Status::OK();
 }
 
 Status WriteFileAtomically(FileSystem& fs, const std::string& path, std::string_view bytes,

@@ -3,7 +3,7 @@
 // Whole-file replacement through a FileSystem, the one copy of the
 // temp-file-then-rename pattern that the catalog, the binlog index, the ACL
 // file, mysqld-auto.cnf and the datadir's files (auto.cnf, keys,
-// certificates) use; and whole-file reads to go with it.
+// certificates) use; whole-file reads to go with it; and mkdir -p.
 //
 // Thread-safety: as the FileSystem's; callers serialize writes to one path
 // (two writers would share the temp file).
@@ -47,5 +47,10 @@ Result<std::optional<std::string>> ReadFileIfExists(FileSystem& fs, const std::s
 
 // The directory part of `path` ("/a/b" -> "/a", "b" -> ".", "/b" -> "/").
 std::string ParentDir(const std::string& path);
+
+// Creates directory `dir` and its missing parents, as mkdir -p; a path
+// that exists already is left as it is (OK when `dir` exists). The first
+// error (from Exists or CreateDir) otherwise.
+Status CreateDirectories(FileSystem& fs, const std::string& dir);
 
 }  // namespace sluice::io

@@ -86,6 +86,17 @@ TEST_P(WriteFileAtomicallyTest, MissingDirectoryIsAnIoError) {
   EXPECT_NE(s.message().find("creating the temporary file"), std::string::npos) << s.message();
 }
 
+TEST_P(WriteFileAtomicallyTest, CreateDirectoriesMakesTheMissingParents) {
+  const std::string deep = dir_ + "/a/b/c";
+  ASSERT_TRUE(CreateDirectories(*fs_, deep).ok());
+  EXPECT_TRUE(*fs_->Exists(dir_ + "/a/b"));
+  EXPECT_TRUE(*fs_->Exists(deep));
+  EXPECT_TRUE(CreateDirectories(*fs_, deep).ok());  // there already
+  ASSERT_TRUE(WriteFileAtomically(*fs_, deep + "/f", "x").ok());
+  EXPECT_TRUE(CreateDirectories(*fs_, deep + "/f/g").IsIOError());  // a file in the way
+  for (const std::string& p : {deep + "/f", deep, dir_ + "/a/b", dir_ + "/a"}) (void)fs_->Remove(p);
+}
+
 INSTANTIATE_TEST_SUITE_P(PosixAndMemory, WriteFileAtomicallyTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Posix" : "Memory"; });
 
