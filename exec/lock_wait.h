@@ -1,9 +1,9 @@
 // exec/lock_wait.h
 //
 // LockWaiter: the wait of a session for a server-level lock (FLUSH TABLES
-// WITH READ LOCK, LOCK TABLES) that also ends when the session is killed
-// (KILL, KILL QUERY, shutdown), noticed within a tenth of a second, as the
-// metadata locks' and the row locks' waits do. The lock's condition is a
+// WITH READ LOCK, LOCK TABLES, the metadata locks) that also ends when the
+// session is killed (KILL, KILL QUERY, shutdown), noticed within a tenth of
+// a second, as the row locks' waits are. The lock's condition is a
 // loop in the caller, checked with the lock's mutex held (so the
 // thread-safety analysis sees it; base/mutex.h):
 //
@@ -39,17 +39,28 @@ class LockWaiter {
   // waits once on `cv` (releasing `mu` meanwhile; woken by a notify, the
   // deadline or the kill poll) and returns true: check again.
   bool Wait(CondVar* cv, Mutex* mu) REQUIRES(mu) {
+    if (Over()) return false;
+    WaitOnce(cv, mu);
+    return true;
+  }
+
+  // The two halves of Wait, for a caller with work between them (the
+  // metadata locks' deadlock check and wait-for bookkeeping): whether the
+  // wait is over (outcome() says why), and one wait on `cv`.
+  bool Over() {
     if (killed_ != nullptr && killed_->load(std::memory_order_acquire) != 0) {
       outcome_ = LockWait::kKilled;
-      return false;
+      return true;
     }
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline_) {
+    if (std::chrono::steady_clock::now() >= deadline_) {
       outcome_ = LockWait::kTimedOut;
-      return false;
+      return true;
     }
-    cv->WaitUntil(mu, killed_ == nullptr ? deadline_ : std::min(deadline_, now + kKillPoll));
-    return true;
+    return false;
+  }
+  void WaitOnce(CondVar* cv, Mutex* mu) REQUIRES(mu) {
+    cv->WaitUntil(mu, killed_ == nullptr ? deadline_
+                                         : std::min(deadline_, std::chrono::steady_clock::now() + kKillPoll));
   }
 
   // kGranted until Wait returned false.

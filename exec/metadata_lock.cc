@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/mysql_error.h"
+#include "exec/lock_wait.h"
 #include "sql/lexer.h"
 
 namespace sluice::exec {
@@ -66,7 +67,7 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
   requests.erase(std::unique(requests.begin(), requests.end(),
                              [](const Request& a, const Request& b) { return a.key == b.key; }),
                  requests.end());
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  LockWaiter waiter(timeout, killed);
   MutexLock lock(&mu_);
   std::vector<std::pair<std::string, Mode>> taken;  // by this call, undone on failure
   bool announced = false;
@@ -85,10 +86,8 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
       if (blockers.empty()) break;
       if (ClosesCycleLocked(owner, blockers)) {
         failed = MakeError(er::kLockDeadlock);
-      } else if (killed != nullptr && killed->load(std::memory_order_acquire) != 0) {
-        failed = MakeError(er::kQueryInterrupted);
-      } else if (std::chrono::steady_clock::now() >= deadline) {
-        failed = MakeError(er::kLockWaitTimeout);
+      } else if (waiter.Over()) {
+        failed = MakeError(waiter.outcome() == LockWait::kKilled ? er::kQueryInterrupted : er::kLockWaitTimeout);
       }
       if (!failed.ok()) break;
       if (r.mode == Mode::kExclusive && !queued) {
@@ -101,9 +100,7 @@ Status MetadataLocks::Acquire(uint32_t owner, std::vector<Request> requests, std
         on_wait();
       }
       // A killed session is noticed within a tenth of a second.
-      auto until = deadline;
-      if (killed != nullptr) until = std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
-      cv_.WaitUntil(&mu_, until);
+      waiter.WaitOnce(&cv_, &mu_);
     }
     waiting_.erase(owner);
     Entry& e = entries_[r.key];
