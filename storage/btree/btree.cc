@@ -256,6 +256,33 @@ Result<bool> BTree::Get(std::string_view key, std::string* value) const {
   return true;
 }
 
+Result<BTree::Probe> BTree::ProbeKey(std::string_view key, std::string* value) const {
+  Probe out;
+  Bounds bounds;
+  {
+    auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kShared, &bounds);
+    if (!leaf.ok()) return leaf.status();
+    NodeView node(leaf->data());
+    int pos = node.LowerBound(key);
+    if (pos < node.slot_count() && node.key(pos) == key) {
+      out.found = true;
+      if (value != nullptr) value->assign(node.value(pos));
+      ++pos;
+    }
+    if (pos < node.slot_count()) {
+      out.next.emplace(node.key(pos));
+      return out;
+    }
+    if (bounds.hi_inf) return out;
+  }
+  // The next key is on a later leaf: the cursor goes there (past empty
+  // leaves), with this leaf's latch already released.
+  Cursor c = NewCursor();
+  SLUICE_RETURN_IF_ERROR(c.Seek(bounds.hi));
+  if (c.Valid()) out.next.emplace(c.key());
+  return out;
+}
+
 Status BTree::Insert(std::string_view key, std::string_view value) {
   auto r = Write(key, value, WriteOp::kInsert, nullptr);
   return r.ok() ? Status::OK() : r.status();

@@ -153,6 +153,15 @@ class BTree {
   // True and the value when present.
   Result<bool> Get(std::string_view key, std::string* value) const;
 
+  // Get and the first key after `key`, in one descent (a second one only
+  // when that key is on a later leaf): what an insert checks before it
+  // writes. `next` is nullopt at the end of the index.
+  struct Probe {
+    bool found = false;
+    std::optional<std::string> next;
+  };
+  Result<Probe> ProbeKey(std::string_view key, std::string* value) const;
+
   // An ordered cursor. It copies the leaf it stands on and holds no latch
   // between calls, so it sees each leaf as of the moment it reached it:
   // a key it already passed may have changed, and a later key is read when

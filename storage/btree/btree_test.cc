@@ -191,6 +191,34 @@ TEST_P(BulkLoadTest, SequentialInsertsFillLeavesAndStayOrdered) {
 INSTANTIATE_TEST_SUITE_P(Directions, BulkLoadTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Ascending" : "Descending"; });
 
+TEST_F(BTreeTest, ProbeKeyFindsTheKeyAndTheNextOneOnAnyLeaf) {
+  CreateTree();
+  std::map<std::string, std::string> model;
+  // Even keys only, values big enough for many leaves; then a stretch
+  // deleted, so some next keys are several leaves on.
+  for (int64_t k = 0; k < 4000; k += 2) {
+    const std::string v = ValueFor(k, 0, 300);
+    ASSERT_TRUE(tree_->Insert(IntKey(k), v).ok());
+    model[IntKey(k)] = v;
+  }
+  for (int64_t k = 1000; k < 1600; k += 2) {
+    ASSERT_TRUE(*tree_->Delete(IntKey(k)));
+    model.erase(IntKey(k));
+  }
+  for (int64_t k = -3; k < 4004; ++k) {
+    const std::string key = IntKey(k);
+    std::string value;
+    auto p = tree_->ProbeKey(key, &value);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    const auto it = model.find(key);
+    ASSERT_EQ(p->found, it != model.end()) << k;
+    if (p->found) EXPECT_EQ(value, it->second) << k;
+    const auto next = model.upper_bound(key);
+    ASSERT_EQ(p->next.has_value(), next != model.end()) << k;
+    if (p->next) EXPECT_EQ(*p->next, next->first) << k;
+  }
+}
+
 TEST_F(BTreeTest, RangeScansRunBothWaysFromAnyStart) {
   CreateTree();
   for (int64_t k = 0; k < 20000; k += 2) ASSERT_TRUE(tree_->Insert(IntKey(k), ValueFor(k, 0, 40)).ok());

@@ -661,11 +661,9 @@ Status Engine::LockSupremum(EngineTrx& trx, const TableHandle& t, LockMode mode,
 }
 
 Result<std::optional<std::string>> Engine::NextKey(const TableHandle& t, std::string_view key) const {
-  BTree::Cursor c = t.clustered->NewCursor();
-  SLUICE_RETURN_IF_ERROR(c.Seek(key));
-  if (c.Valid() && c.key() == key) SLUICE_RETURN_IF_ERROR(c.Next());
-  if (!c.Valid()) return std::optional<std::string>();
-  return std::optional<std::string>(std::string(c.key()));
+  Result<BTree::Probe> p = t.clustered->ProbeKey(key, nullptr);
+  if (!p.ok()) return p.status();
+  return std::move(p->next);
 }
 
 Status Engine::LockBefore(EngineTrx& trx, const TableHandle& t, const std::optional<std::string>& next,
@@ -816,6 +814,25 @@ Status Engine::PrepareWrite(EngineTrx& trx, const TableHandle& t, std::string_vi
   }
   SLUICE_RETURN_IF_ERROR(locks_->LockTable(*trx.lock_trx_, t.def->id, LockMode::kIX, trx.lock_wait_timeout_));
   return LockKey(trx, t, key);
+}
+
+struct Engine::Probed {
+  std::optional<StoredRecord> latest;
+  std::optional<std::string> next;
+};
+
+Result<Engine::Probed> Engine::ProbeLatest(const TableHandle& t, std::string_view key) const {
+  std::string value;
+  Result<BTree::Probe> p = t.clustered->ProbeKey(key, &value);
+  if (!p.ok()) return p.status();
+  Probed out;
+  out.next = std::move(p->next);
+  if (p->found) {
+    Result<StoredRecord> r = ParseRecord(value);
+    if (!r.ok()) return r.status();
+    out.latest.emplace(std::move(r).value());
+  }
+  return out;
 }
 
 Result<std::optional<Engine::StoredRecord>> Engine::ReadLatest(const TableHandle& t, std::string_view key) const {
@@ -1144,8 +1161,11 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
   const TableDef& def = *t.def;
   Result<std::string> enc = EncodeRow(def, row);
   if (!enc.ok()) return enc.status();
-  Result<std::optional<StoredRecord>> cur = ReadLatest(t, key);
-  if (!cur.ok()) return cur.status();
+  // The record and the key after it, in one descent: the next key is
+  // where a new key's insert-intention lock goes.
+  Result<Probed> probed = ProbeLatest(t, key);
+  if (!probed.ok()) return probed.status();
+  const std::optional<StoredRecord>* cur = &probed->latest;
   if (cur->has_value() && !(*cur)->delete_marked) {
     std::string text;
     for (const KeyPart& p : def.clustered().parts) {
@@ -1160,8 +1180,8 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
   u.primary_key = key;
   if (!cur->has_value()) {
     // A new key goes into a gap: wait for gap locks on it (locking reads).
-    Result<std::optional<std::string>> next = NextKey(t, key);
-    if (!next.ok()) return next.status();
+    // (A key that appeared after the probe is caught by the check below.)
+    std::optional<std::string>* next = &probed->next;
     SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
     u.type = UndoType::kInsert;
     Result<RollPtr> rp = AppendUndo(trx, std::move(u));
@@ -1173,7 +1193,7 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
       Result<std::optional<std::string>> now = NextKey(t, key);
       if (!now.ok()) return now.status();
       if (*now == *next) break;
-      next = std::move(now);
+      *next = std::move(*now);
       SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
     }
     return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);

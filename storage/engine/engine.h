@@ -632,6 +632,9 @@ class Engine {
   Status LockBefore(EngineTrx& trx, const TableHandle& t, const std::optional<std::string>& next, LockMode mode,
                     RecLockType type);
   Result<std::optional<StoredRecord>> ReadLatest(const TableHandle& t, std::string_view key) const;
+  // ReadLatest and NextKey in one descent (defined in engine.cc).
+  struct Probed;
+  Result<Probed> ProbeLatest(const TableHandle& t, std::string_view key) const;
   Result<std::optional<Row>> VisibleRow(EngineTrx& trx, const TableHandle& t,
                                         std::string_view record);
   // The version of the row with clustered key `key` that `trx`'s view sees
