@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <map>
@@ -120,13 +121,15 @@ void Session::Kill(bool connection) {
   ctx_.WithPublishedTrx([this](storage::EngineTrx& trx) { server_.engine().CancelLockWait(trx); });
   // KILL [QUERY] of a dump connection ends the dump (and so the connection).
   dump_stop_.store(true, std::memory_order_relaxed);
-  if (dumping_.load(std::memory_order_acquire)) {
-    // The dump thread is writing to the socket: shutting it down (a
-    // thread-safe system call) makes its write return; the coroutine
-    // closes the socket once the thread is done.
-    StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
-    ::shutdown(s.native_handle(), SHUT_RDWR);
-    return;
+  {
+    MutexLock l(&socket_mu_);
+    if (socket_holder_ == SocketHolder::kDumpThread ||
+        (socket_holder_ == SocketHolder::kWorker && connection)) {
+      StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
+      ::shutdown(s.native_handle(), SHUT_RDWR);
+      return;
+    }
+    if (socket_holder_ != SocketHolder::kStrand) return;  // KILL QUERY: the statement sees the flag
   }
   if (connection) {
     auto self = shared_from_this();
@@ -136,8 +139,18 @@ void Session::Kill(bool connection) {
 
 void Session::Shutdown() { Kill(true); }
 
+void Session::HoldSocket(SocketHolder h) {
+  MutexLock l(&socket_mu_);
+  socket_holder_ = h;
+}
+
+bool Session::SocketHeldByThread() {
+  MutexLock l(&socket_mu_);
+  return socket_holder_ != SocketHolder::kStrand;
+}
+
 void Session::CloseSocket() {
-  if (dumping_.load(std::memory_order_acquire)) return;  // Kill() shut it down; RunDump closes it
+  if (SocketHeldByThread()) return;  // Kill() shut it down; the coroutine closes it after the thread
   error_code ec;
   timer_.cancel();
   watch_timer_.cancel();
@@ -173,7 +186,7 @@ void Session::StartClientWatch() {
     auto self = weak.lock();
     if (ec || !self || !self->watching_) return;
     if (self->ctx_.kill_state() == KillState::kConnection) return;
-    if (self->ClientHungUp()) {
+    if (!self->idle_on_worker_.load(std::memory_order_relaxed) && self->ClientHungUp()) {
       int cur = self->ctx_.killed.load();
       const int want = static_cast<int>(KillState::kConnection);
       while (cur < want && !self->ctx_.killed.compare_exchange_weak(cur, want)) {
@@ -262,12 +275,19 @@ asio::awaitable<Result<std::string>> Session::ReadPacket(std::chrono::seconds ti
   co_return assembler.TakePayload();
 }
 
-asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& payloads) {
+namespace {
+std::string Frame(const std::vector<std::string>& payloads, uint8_t* seq) {
   std::string out;
   size_t total = 0;
   for (const auto& pl : payloads) total += pl.size() + p::kHeaderSize;
   out.reserve(total);
-  for (const auto& pl : payloads) p::AppendPacket(&out, &next_seq_, pl);
+  for (const auto& pl : payloads) p::AppendPacket(&out, seq, pl);
+  return out;
+}
+}  // namespace
+
+asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& payloads) {
+  std::string out = Frame(payloads, &next_seq_);
   error_code ec;
   // net_write_timeout: a client that stops reading does not hold the
   // session (and its buffered response) forever.
@@ -577,21 +597,141 @@ asio::awaitable<void> Session::CommandLoop() {
       if (!st.ok()) co_return;
       continue;
     }
+    StartClientWatch();
+    HoldSocket(SocketHolder::kWorker);
+    auto serve = [this, &pkt] { return ServeOnWorker(pkt); };
+    Served served = co_await RunOnWorker(server_.workers(), std::move(serve));
+    HoldSocket(SocketHolder::kStrand);
+    StopClientWatch();
+    if (served.over) co_return;
+    if (!served.written) {
+      // COM_STMT_CLOSE and COM_STMT_SEND_LONG_DATA have no reply.
+      if (!served.payloads.empty()) {
+        Status st = co_await WritePackets(served.payloads);
+        if (!st.ok()) co_return;
+      }
+      if (served.close_connection) co_return;
+    }
+  }
+}
+
+namespace {
+// How long a worker that has answered a command waits for the next one on
+// the same connection before handing it back to the I/O thread. A busy
+// client's next command usually comes well within it; a quiet connection
+// holds no thread for longer.
+constexpr int kStayOnWorkerMs = 50;
+}  // namespace
+
+Session::Served Session::ServeOnWorker(const std::string& packet) {
+  auto run = [this](std::string_view command) {
     // A KILL QUERY aimed at the previous statement does not carry over.
     int expected = static_cast<int>(KillState::kQuery);
     ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
     server_.threads_running.fetch_add(1, std::memory_order_relaxed);
-    auto dispatch = [this, &pkt] { return server_.executor().Dispatch(ctx_, pkt); };
-    StartClientWatch();
-    Response response = co_await RunOnWorker(server_.workers(), std::move(dispatch));
-    StopClientWatch();
+    Response r = server_.executor().Dispatch(ctx_, command);
     server_.threads_running.fetch_sub(1, std::memory_order_relaxed);
-    if (command == p::COM_STMT_CLOSE || command == p::COM_STMT_SEND_LONG_DATA) {
-      if (response.payloads.empty()) continue;  // these commands have no reply
+    return r;
+  };
+  Response r = run(packet);
+  // TLS keeps its stream state in the coroutine's objects: those replies go
+  // back to the strand. So do jobs run inline after the pool stopped.
+  const bool stay = !tls_ && WorkerPool::OnWorkerThread();
+  Served out;
+  for (;;) {
+    if (!stay || r.close_connection) {
+      out.payloads = std::move(r.payloads);
+      out.close_connection = r.close_connection;
+      return out;
     }
-    Status st = co_await WritePackets(response.payloads);
-    if (!st.ok() || response.close_connection) co_return;
+    out.written = true;
+    if (!r.payloads.empty() && !WriteOnWorker(r.payloads)) {
+      out.over = true;
+      return out;
+    }
+    std::optional<std::string> next = NextCommandOnWorker();
+    if (!next) return out;
+    // KILL CONNECTION may land while the next command was already in
+    // flight: the connection ends without running it.
+    if (ctx_.kill_state() == KillState::kConnection) {
+      out.over = true;
+      return out;
+    }
+    r = run(*next);
   }
+}
+
+bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
+  const std::string out = Frame(payloads, &next_seq_);
+  const int fd = socket_.native_handle();
+  // net_write_timeout: a client that stops reading does not hold the
+  // session (and its reply) forever.
+  const int timeout_ms =
+      static_cast<int>(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20) * 1000);
+  size_t off = 0;
+  while (off < out.size()) {
+    const ssize_t n = ::send(fd, out.data() + off, out.size() - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd pfd{fd, POLLOUT, 0};
+      const int rc = ::poll(&pfd, 1, timeout_ms);
+      if (rc == 0) return false;  // timed out
+      if (rc < 0 && errno != EINTR) return false;
+      continue;
+    }
+    return false;
+  }
+  ctx_.bytes_sent += out.size();
+  return true;
+}
+
+std::optional<std::string> Session::NextCommandOnWorker() {
+  const int fd = socket_.native_handle();
+  pollfd pfd{fd, POLLIN | POLLRDHUP, 0};
+  idle_on_worker_.store(true, std::memory_order_relaxed);
+  int rc;
+  do {
+    rc = ::poll(&pfd, 1, kStayOnWorkerMs);
+  } while (rc < 0 && errno == EINTR);
+  idle_on_worker_.store(false, std::memory_order_relaxed);
+  // Quiet, hung up or failed: the coroutine reads (and reports) it.
+  if (rc != 1 || pfd.revents != POLLIN) return std::nullopt;
+  uint8_t head[p::kHeaderSize + 1];
+  if (::recv(fd, head, sizeof(head), MSG_PEEK | MSG_DONTWAIT) != static_cast<ssize_t>(sizeof(head))) {
+    return std::nullopt;
+  }
+  const p::FrameHeader h = p::ParseFrameHeader(head);
+  const uint8_t command = head[p::kHeaderSize];
+  // The coroutine's ReadPacket answers a bad sequence id or a packet over
+  // max_allowed_packet, and reassembles multi-frame packets; the commands
+  // that change what the connection is run there too.
+  if (h.seq != 0 || h.length == 0 || h.length >= p::kMaxChunk ||
+      h.length > server_.executor().MaxAllowedPacket(ctx_) || command == p::COM_QUIT ||
+      command == p::COM_BINLOG_DUMP || command == p::COM_BINLOG_DUMP_GTID || command == p::COM_CHANGE_USER) {
+    return std::nullopt;
+  }
+  const size_t total = p::kHeaderSize + h.length;
+  int available = 0;
+  if (::ioctl(fd, FIONREAD, &available) != 0 || static_cast<size_t>(available) < total) return std::nullopt;
+  std::string frame(total, '\0');
+  ssize_t got;
+  do {
+    got = ::recv(fd, frame.data(), total, MSG_DONTWAIT);
+  } while (got < 0 && errno == EINTR);
+  if (got != static_cast<ssize_t>(total)) {
+    // FIONREAD said the bytes were there; a short read would leave the
+    // stream mid-packet, so the connection ends rather than misparse it.
+    ::shutdown(fd, SHUT_RDWR);
+    return std::nullopt;
+  }
+  ctx_.bytes_received += total;
+  next_seq_ = 1;
+  frame.erase(0, p::kHeaderSize);
+  return frame;
 }
 
 }  // namespace sluice::server
@@ -766,7 +906,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   ctx_.SetCommand(command, "", StateText(rpl::BinlogSender::State::kStarting));
 
   dump_stop_.store(ctx_.kill_state() != KillState::kNone, std::memory_order_relaxed);
-  dumping_.store(true, std::memory_order_release);
+  HoldSocket(SocketHolder::kDumpThread);
   struct Done {
     Status status;
     uint8_t seq;
@@ -786,7 +926,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
     return tls_ ? run(*tls_) : run(socket_);
   };
   Done done = co_await RunOnThread(server_.workers(), std::move(job));
-  dumping_.store(false, std::memory_order_release);
+  HoldSocket(SocketHolder::kStrand);
   server_.UnregisterDump(ctx_.connection_id);
   if (!done.status.ok() && !dump_stop_.load() && ctx_.kill_state() == KillState::kNone) {
     next_seq_ = done.seq;

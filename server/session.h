@@ -20,9 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
-#include "server/session_state.h"
 #include "server/asio.h"
+#include "server/session_state.h"
 
 namespace sluice::server {
 
@@ -94,6 +95,35 @@ class Session : public std::enable_shared_from_this<Session> {
   void StopClientWatch();
   bool ClientHungUp();
 
+  // A command on its worker (CommandLoop hands each one over): runs it and,
+  // on a plain socket, writes the reply itself and then runs the commands
+  // that follow within kStayOnWorker on the same thread, as MySQL's
+  // thread-per-connection does, instead of crossing to the I/O thread and
+  // back per command. Anything it does not handle (a partial or large
+  // packet, COM_QUIT, a dump, COM_CHANGE_USER, a quiet client) it leaves
+  // unread for the coroutine.
+  struct Served {
+    std::vector<std::string> payloads;  // the last command's reply, when !written
+    bool close_connection = false;      // after that reply (Response::close_connection)
+    bool written = false;               // every reply is on the wire
+    bool over = false;                  // the connection ends (a failed write, KILL)
+  };
+  Served ServeOnWorker(const std::string& packet);
+  // Writes a reply from the worker (net_write_timeout). False: connection over.
+  bool WriteOnWorker(const std::vector<std::string>& payloads);
+  // The next command when one arrives whole within kStayOnWorker and is
+  // one RunCommand serves; otherwise nothing is read.
+  std::optional<std::string> NextCommandOnWorker();
+
+  // Who may use the socket: the strand, or a thread the coroutine waits
+  // for (a dump thread, or a worker serving commands). While a thread holds
+  // it, KILL shuts it down (a thread-safe system call: the thread's poll,
+  // read or write returns) and only the coroutine closes it, once the
+  // thread is done, so the descriptor is never closed under the thread.
+  enum class SocketHolder { kStrand, kDumpThread, kWorker };
+  void HoldSocket(SocketHolder h) EXCLUDES(socket_mu_);
+  bool SocketHeldByThread() EXCLUDES(socket_mu_);
+
   Server& server_;
   StreamSocket socket_;
   std::optional<asio::ssl::stream<StreamSocket>> tls_;
@@ -104,10 +134,12 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string scramble_;
   uint8_t next_seq_ = 0;
   bool timed_out_ = false;
-  // While a dump thread owns the socket: CloseSocket only shuts it down
-  // (the thread's blocked write returns), and dump_stop_ ends the thread.
-  std::atomic<bool> dumping_{false};
-  std::atomic<bool> dump_stop_{false};
+  Mutex socket_mu_;
+  SocketHolder socket_holder_ GUARDED_BY(socket_mu_) = SocketHolder::kStrand;
+  std::atomic<bool> dump_stop_{false};  // ends a dump thread
+  // A worker waits for the next command: the client watch (which counts a
+  // hang-up as an aborted client) is for running statements only.
+  std::atomic<bool> idle_on_worker_{false};
 
   SessionState ctx_;
 };

@@ -5,7 +5,13 @@
 
 namespace sluice::server {
 
+namespace {
+thread_local bool on_worker_thread = false;
+}  // namespace
+
 WorkerPool::WorkerPool(Options options) : options_(options) {}
+
+bool WorkerPool::OnWorkerThread() { return on_worker_thread; }
 
 WorkerPool::~WorkerPool() { Stop(); }
 
@@ -103,6 +109,7 @@ void* WorkerPool::ThreadMain(void* pool) {
 }
 
 void WorkerPool::WorkerLoop() {
+  on_worker_thread = true;
   MutexLock lock(&mu_);
   for (;;) {
     while (jobs_.empty() && !stopping_) {

@@ -61,6 +61,10 @@ class WorkerPool {
   // Stops taking jobs and joins every thread, pool and dedicated.
   void Stop() EXCLUDES(mu_);
 
+  // True on a pool thread (not a dedicated one): a job may then block for
+  // a while (RunOnWorker runs jobs inline on the caller after Stop()).
+  static bool OnWorkerThread();
+
   size_t threads_created() const EXCLUDES(mu_);
   // Dedicated threads started and not yet joined (running or finished).
   size_t dedicated_threads() const EXCLUDES(mu_);
