@@ -35,6 +35,7 @@ benchmark, it asserts nothing about time.
     .venv/bin/python bench/replication.py [--concurrency 16 64] [--queries 20000]
         [--readers 40] [--raw-readers] [--flush 2] [--sync-binlog 0]
         [--skip-mariadb] [--skip-sysbench] [--sysbench-time 30]
+        [--rows none plain40 ...]   (a subset of the rows, for iterating)
 """
 
 import argparse
@@ -244,25 +245,34 @@ def matrix(kind, concurrency, args, work):
         sql(srv.port, "CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
         if kind == "mariadb":
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC")
+        want = set(args.rows)
+        rest = lambda row: any(ROWS.index(r) >= ROWS.index(row) for r in want)  # noqa: E731
         out["none"] = measure(srv, concurrency, args, [])
-        plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
-        out["plain40"] = measure(srv, concurrency, args, plain)
-        if kind == "sluiced":
-            sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
-        out["installed-off"] = measure(srv, concurrency, args, plain)
-        # go-mysql asks for semisync only when the variable is already ON.
-        sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
-        semis.append(start_semi_reader(srv, 77))
-        out["on+1semi"] = measure(srv, concurrency, args, plain + semis)
-        for sid in (78, 79):
-            semis.append(start_semi_reader(srv, sid))
-        out["on+3semi"] = measure(srv, concurrency, args, plain + semis)
-        for p in plain + semis[1:]:
-            p.kill()
-            p.wait()
-        plain, semis = [], semis[:1]
-        time.sleep(1)
-        out["1semi"] = measure(srv, concurrency, args, semis)
+        if rest("plain40") and want - {"none", "1semi"}:
+            plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
+        if "plain40" in want:
+            out["plain40"] = measure(srv, concurrency, args, plain)
+        if rest("installed-off"):
+            if kind == "sluiced":
+                sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
+            if "installed-off" in want:
+                out["installed-off"] = measure(srv, concurrency, args, plain)
+            # go-mysql asks for semisync only when the variable is already ON.
+            sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
+            semis.append(start_semi_reader(srv, 77))
+        if "on+1semi" in want:
+            out["on+1semi"] = measure(srv, concurrency, args, plain + semis)
+        if "on+3semi" in want:
+            for sid in (78, 79):
+                semis.append(start_semi_reader(srv, sid))
+            out["on+3semi"] = measure(srv, concurrency, args, plain + semis)
+        if "1semi" in want:
+            for p in plain + semis[1:]:
+                p.kill()
+                p.wait()
+            plain, semis = [], semis[:1]
+            time.sleep(1)
+            out["1semi"] = measure(srv, concurrency, args, semis)
     finally:
         for p in plain + semis:
             p.kill()
@@ -283,6 +293,7 @@ def main():
     ap.add_argument("--skip-mariadb", action="store_true")
     ap.add_argument("--skip-sysbench", action="store_true")
     ap.add_argument("--sysbench-time", type=int, default=30)
+    ap.add_argument("--rows", nargs="+", choices=ROWS, default=ROWS)
     args = ap.parse_args()
     for t in ("mariadb", "mariadb-slap", "mariadb-binlog"):
         if not shutil.which(t):
@@ -301,7 +312,7 @@ def main():
             for k in kinds) + ("  sluiced/mariadb" if len(kinds) > 1 else ""), flush=True)
         for c in args.concurrency:
             results = {k: matrix(k, c, args, work) for k in kinds}
-            for r in ROWS:
+            for r in [r for r in ROWS if r in args.rows or r == "none"]:
                 line = f"{c:>4} {r.replace('40', str(args.readers)):14}"
                 for k in kinds:
                     m = results[k][r]
