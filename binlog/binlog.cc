@@ -173,6 +173,7 @@ Status TransactionCache::ForEachChunk(const std::function<Status(std::string_vie
 struct Binlog::Ticket {
   const TransactionCache* cache;
   uint32_t timestamp;
+  uint64_t engine_mark;
   CommitResult result;
   Status status;
   bool done = false;
@@ -563,8 +564,9 @@ Status Binlog::SetChecksum(Checksum c) {
 
 // ---------------------------------------------------------------- commit
 
-Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result) {
-  Ticket me{&cache, timestamp, {}, Status::OK(), false};
+Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result,
+                      uint64_t engine_mark) {
+  Ticket me{&cache, timestamp, engine_mark, {}, Status::OK(), false};
   {
     MutexLock q(&queue_mu_);
     queue_.push_back(&me);
@@ -609,6 +611,15 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   if (file_ == nullptr || rotate_wanted_ || file_size_ >= max_size_.load(std::memory_order_relaxed)) {
     WaitNoPendingLocked();
     SLUICE_RETURN_IF_ERROR(RotateLocked());
+  }
+  // The group's prepare records first: nothing reaches the binlog whose
+  // prepare a crash could lose.
+  uint64_t mark = 0;
+  for (const Ticket* t : group) mark = std::max(mark, t->engine_mark);
+  if (mark != 0) {
+    EngineFlush* ef = engine_flush_.load(std::memory_order_acquire);
+    if (ef == nullptr) return Status::InvalidArgument("binlog: a prepare mark and no engine to flush it");
+    SLUICE_RETURN_IF_ERROR(ef->FlushUpTo(mark));
   }
   const Checksum cs = file_checksum_;
   const uint64_t start = file_size_;

@@ -8,7 +8,9 @@
 // (Query BEGIN, Table_map, rows events, Xid; or one DDL Query) built by the
 // session with log_pos 0. Commit() puts it in a queue; the first session to
 // find the queue empty is the leader of a group:
-//   flush stage  (holds flush_mu_) takes every queued cache, gives each a
+//   flush stage  (holds flush_mu_) takes every queued cache, makes the
+//                engine's prepare records of the group durable (one
+//                EngineFlush::FlushUpTo), gives each a
 //                Gtid/Anonymous_gtid event (GNO, logical clock, commit
 //                time, transaction length), patches log_pos/CRC, and writes
 //                the group with one write(2); CommitHooks::AfterFlush.
@@ -142,6 +144,21 @@ class CommitHooks {
   virtual void AfterFlush(const std::string& file, uint64_t end) = 0;
 };
 
+// The engine's side of two-phase commit in the flush stage: a transaction
+// prepared without waiting for its redo (Engine::Prepare with a flush
+// mark) hands Commit() that mark, and the group's leader makes every mark
+// of its group durable with one call, before it writes the group, as
+// MySQL 5.7+ folds the prepare's redo flush into the binlog's flush stage.
+// So a commit group costs one redo flush and one binlog fsync, and a
+// transaction in the binlog always has a durable prepare record.
+class EngineFlush {
+ public:
+  virtual ~EngineFlush() = default;
+  // Makes the engine's log durable up to `mark` (as its own
+  // flush_log_at_trx_commit says). An error fails the group.
+  virtual Status FlushUpTo(uint64_t mark) = 0;
+};
+
 struct BinlogFileInfo {
   std::string name;  // basename, "binlog.000001"
   uint64_t size = 0;
@@ -205,8 +222,14 @@ class Binlog {
   // is the Gtid event's header timestamp (seconds). On error nothing of
   // the transaction is visible (the file is cut back) and the caller rolls
   // back. The caller must call CommitDone() after Commit() returns OK,
-  // once its engine commit is done.
-  Status Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result = nullptr);
+  // once its engine commit is done. `engine_mark`: see EngineFlush (0: none).
+  Status Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result = nullptr,
+                uint64_t engine_mark = 0);
+  // Set before the first Commit() with a mark; must outlive the binlog.
+  void set_engine_flush(EngineFlush* f) { engine_flush_.store(f, std::memory_order_release); }
+  // Whether Commit() takes a mark: without an EngineFlush a transaction
+  // makes its prepare durable itself.
+  bool flushes_engine() const { return engine_flush_.load(std::memory_order_acquire) != nullptr; }
   void CommitDone();
 
   // The sticky error of a failed sync (OK while none failed): what every
@@ -314,6 +337,7 @@ class Binlog {
   std::atomic<uint32_t> server_id_;
   std::atomic<Checksum> checksum_;
   std::atomic<CommitHooks*> hooks_{nullptr};
+  std::atomic<EngineFlush*> engine_flush_{nullptr};
   std::atomic<bool> gtid_mode_;
   std::atomic<uint64_t> next_xid_{1};
 

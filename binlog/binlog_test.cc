@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -325,6 +326,72 @@ TEST_F(BinlogTest, ConcurrentCommittersShareGroupsAndFsyncs) {
     EXPECT_LT(g->last_committed, g->sequence_number);
   }
   EXPECT_EQ(gno, kThreads * kPerThread);
+}
+
+// The flush stage makes the engine's prepare records durable once per
+// group, with the group's largest mark, before it writes the group; a
+// failure there fails the group and writes nothing.
+TEST_F(BinlogTest, TheGroupLeaderFlushesTheEngineOncePerGroupBeforeWriting) {
+  struct Flush : EngineFlush {
+    std::atomic<int> calls{0};
+    std::atomic<uint64_t> max_mark{0};
+    std::atomic<bool> fail{false};
+    Status FlushUpTo(uint64_t mark) override {
+      calls.fetch_add(1);
+      uint64_t m = max_mark.load();
+      while (mark > m && !max_mark.compare_exchange_weak(m, mark)) {
+      }
+      if (fail.load()) return Status::IOError("redo fsync failed");
+      return Status::OK();
+    }
+  } flush;
+  auto b = OpenStarted(Opts());
+  b->set_engine_flush(&flush);
+  ASSERT_TRUE(b->flushes_engine());
+  constexpr int kThreads = 8, kPerThread = 40;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        TransactionCache c;
+        const uint64_t n = static_cast<uint64_t>(t * 1000 + i + 1);
+        FillTrx(c, n);
+        ASSERT_TRUE(b->Commit(c, 1, nullptr, /*engine_mark=*/n).ok());
+        b->CommitDone();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const Binlog::Stats s = b->stats();
+  EXPECT_EQ(flush.calls.load(), static_cast<int>(s.groups));  // one per group, however large
+  EXPECT_EQ(flush.max_mark.load(), static_cast<uint64_t>((kThreads - 1) * 1000 + kPerThread));
+
+  // A transaction without a mark (an XA COMMIT: prepared earlier) costs no flush.
+  {
+    TransactionCache c;
+    FillTrx(c, 99999);
+    ASSERT_TRUE(b->Commit(c, 1).ok());
+    b->CommitDone();
+    EXPECT_EQ(flush.calls.load(), static_cast<int>(s.groups));
+  }
+  // A failed engine flush fails the group before a byte is written.
+  const auto before = b->CurrentPosition();
+  flush.fail = true;
+  {
+    TransactionCache c;
+    FillTrx(c, 100000);
+    Status st = b->Commit(c, 1, nullptr, 5);
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  }
+  EXPECT_EQ(b->CurrentPosition(), before);
+  flush.fail = false;
+  {
+    TransactionCache c;
+    FillTrx(c, 100001);
+    ASSERT_TRUE(b->Commit(c, 1, nullptr, 6).ok());  // the binlog itself is fine
+    b->CommitDone();
+  }
+  ASSERT_TRUE(b->Close().ok());
 }
 
 }  // namespace

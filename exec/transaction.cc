@@ -99,14 +99,17 @@ Status Transaction::CommitActive(storage::EngineTrx& trx) {
   if (bl == nullptr || events == nullptr || !events->has_events()) return engine.Commit(trx);
 
   const uint64_t xid = bl->NextXid();
-  Status s = engine.Prepare(trx, std::to_string(xid));
+  // The prepare's redo is made durable by the binlog group's leader, once
+  // for the group, before it writes the group (binlog::EngineFlush).
+  uint64_t flush_mark = 0;
+  Status s = engine.Prepare(trx, std::to_string(xid), bl->flushes_engine() ? &flush_mark : nullptr);
   if (s.ok()) s = events->AppendXid(env_, xid);
   TransactionHooks& hooks = env_.hooks();
   TransactionHooks::Param param;
   param.connection_id = ctx_.connection_id;
   if (s.ok()) s = hooks.BeforeCommit(param);
   binlog::Binlog::CommitResult written;
-  if (s.ok()) s = bl->Commit(events->cache(), BinlogTimestamp(), &written);
+  if (s.ok()) s = bl->Commit(events->cache(), BinlogTimestamp(), &written, flush_mark);
   if (!s.ok()) {
     (void)engine.Rollback(trx);
     (void)hooks.AfterRollback(param);

@@ -36,6 +36,18 @@ binlog::Checksum ChecksumOf(const std::string& v) {
 
 }  // namespace
 
+namespace {
+// The binlog group leader flushes the engine's redo for its group.
+class EngineRedoFlush final : public binlog::EngineFlush {
+ public:
+  explicit EngineRedoFlush(storage::Engine& engine) : engine_(engine) {}
+  Status FlushUpTo(uint64_t mark) override { return engine_.FlushLogUpTo(mark); }
+
+ private:
+  storage::Engine& engine_;
+};
+}  // namespace
+
 Status Server::OpenBinlog() {
   SLUICE_RETURN_IF_ERROR(RegisterBinlogVariables());
   if (options_.log_bin.empty()) return Status::OK();
@@ -91,6 +103,8 @@ Status Server::OpenBinlog() {
   }
   SLUICE_RETURN_IF_ERROR(binlog_->StartWriting());
   binlog_->set_hooks(replication_.get());
+  engine_flush_ = std::make_unique<EngineRedoFlush>(*engine_);
+  binlog_->set_engine_flush(engine_flush_.get());
   replication_->set_binlog(binlog_.get());
 
   // Run-time changes of the binlog's variables.

@@ -49,6 +49,7 @@ class RsaKeyPair;
 }
 namespace sluice::binlog {
 class Binlog;
+class EngineFlush;
 }
 namespace sluice::server::rpl {
 class Registry;
@@ -184,6 +185,7 @@ class Server final : public exec::ServerControl {
   std::unique_ptr<storage::LockManager> lock_manager_;
   std::unique_ptr<storage::Engine> engine_;
   std::unique_ptr<rpl::Registry> replication_;
+  std::unique_ptr<binlog::EngineFlush> engine_flush_;  // the engine's redo, for the binlog's flush stage
   std::unique_ptr<binlog::Binlog> binlog_;
   exec::MetadataLocks metadata_locks_;
   exec::GlobalReadLock global_read_lock_;

@@ -500,7 +500,10 @@ Status Engine::Rollback(EngineTrx& trx) {
   return Status::OK();
 }
 
-Status Engine::Prepare(EngineTrx& trx, std::string xid) {
+Status Engine::FlushLogUpTo(uint64_t lsn) { return redo_->WaitFlushed(lsn, durability_.load(std::memory_order_relaxed)); }
+
+Status Engine::Prepare(EngineTrx& trx, std::string xid, uint64_t* flush_mark) {
+  if (flush_mark != nullptr) *flush_mark = 0;
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   if (trx.prepared_) return Status::InvalidArgument("engine: transaction is already prepared");
   if (xid.empty()) return Status::InvalidArgument("engine: empty xid");
@@ -515,7 +518,11 @@ Status Engine::Prepare(EngineTrx& trx, std::string xid) {
     payload += xid;
     Result<uint64_t> end = LogTrxRecord(trx, kRedoPrepare, payload);
     Status s = end.status();
-    if (s.ok()) s = redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed));
+    if (s.ok() && flush_mark != nullptr) {
+      *flush_mark = *end;
+    } else if (s.ok()) {
+      s = FlushLogUpTo(*end);
+    }
     if (!s.ok()) {
       MutexLock lock(&xa_mu_);
       xids_in_use_.erase(xid);

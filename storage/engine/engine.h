@@ -389,7 +389,14 @@ class Engine {
   // locks and can only be committed or rolled back afterwards. After a
   // crash it comes back prepared (RecoveredPrepared). InvalidArgument when
   // not active, already prepared, or the xid is empty or in use.
-  Status Prepare(EngineTrx& trx, std::string xid);
+  // With `flush_mark`, the prepare record is only logged: *flush_mark is
+  // the log position FlushLogUpTo must reach before the decision is
+  // recorded anywhere (the binlog's group leader does it for its group:
+  // binlog::EngineFlush).
+  Status Prepare(EngineTrx& trx, std::string xid, uint64_t* flush_mark = nullptr);
+  // Makes the redo log durable up to `lsn` as innodb_flush_log_at_trx_commit
+  // says (the wait a prepare or commit does itself).
+  Status FlushLogUpTo(uint64_t lsn);
 
   // The xids of the transactions crash recovery found prepared and that are
   // still waiting for a decision.
