@@ -116,10 +116,18 @@ Status BinlogFileReader::Seek(uint64_t offset) {
 }
 
 Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
+  Event ev;
+  Result<bool> got = Next(&ev);
+  if (!got.ok()) return got.status();
+  if (!*got) return std::optional<Event>();
+  return std::optional<Event>(std::move(ev));
+}
+
+Result<bool> BinlogFileReader::Next(Event* out) {
   using internal::LoadLE;
   if (pos_ >= limit_) {
     valid_end_ = pos_;
-    return std::optional<Event>();
+    return false;
   }
   // Whatever the file had when opened may have grown since (the active file).
   if (pos_ + kHeaderLen > file_size_) RefreshSize();
@@ -129,12 +137,12 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
   SLUICE_RETURN_IF_ERROR(ReadAt(pos_, head, kHeaderLen, &got));
   if (got == 0) {  // clean end of file
     valid_end_ = pos_;
-    return std::optional<Event>();
+    return false;
   }
   if (got < kHeaderLen) {  // part of a header: a crash mid-write
     valid_end_ = pos_;
     truncated_ = true;
-    return std::optional<Event>();
+    return false;
   }
   const uint64_t size = LoadLE(head + 9, 4);
   if (size < kHeaderLen || size > kMaxEventSize) {
@@ -144,22 +152,22 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
   if (pos_ + size > file_size_) {  // the file ends inside this event
     valid_end_ = pos_;
     truncated_ = true;
-    return std::optional<Event>();
+    return false;
   }
   if (pos_ + size > limit_) {
     return Status::Corruption("binlog event of " + std::to_string(size) + " bytes" + Where(pos_) +
                               " runs past the readable end " + std::to_string(limit_));
   }
 
-  Event ev;
+  Event& ev = *out;
   ev.offset = pos_;
-  ev.bytes.resize(size);
+  ev.bytes.resize(size);  // reuses the capacity of the caller's last event
   std::memcpy(ev.bytes.data(), head, kHeaderLen);
   SLUICE_RETURN_IF_ERROR(ReadAt(pos_ + kHeaderLen, ev.bytes.data() + kHeaderLen, size - kHeaderLen, &got));
   if (got < size - kHeaderLen) {  // the file shrank under us
     valid_end_ = pos_;
     truncated_ = true;
-    return std::optional<Event>();
+    return false;
   }
   Result<EventHeader> h = ParseHeader(ev.bytes);
   if (!h.ok()) return h.status();
@@ -176,7 +184,7 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
   }
   pos_ += size;
   valid_end_ = pos_;
-  return std::optional<Event>(std::move(ev));
+  return true;
 }
 
 }  // namespace sluice::binlog

@@ -46,6 +46,9 @@ class BinlogFileReader {
   // Next event, starting with the Format_description at offset 4;
   // nullopt at the end of the file (or at `limit` when set).
   Result<std::optional<Event>> Next();
+  // The same into `*out` (false at the end), reusing its buffer: a reader
+  // that keeps one Event allocates nothing per event once warm.
+  Result<bool> Next(Event* out);
   // Continue at `offset` (an event boundary; >= 4).
   Status Seek(uint64_t offset);
   // Stop at `limit` bytes (e.g. the published end of the active file).

@@ -263,11 +263,12 @@ Status BinlogSender::Run() {
     };
     bool active = end.file_number <= number;
     reader.set_limit(limit_of(end));
+    binlog::BinlogFileReader::Event e;  // one buffer for every event of the file
     while (!next_file) {
       if (stop_.load(std::memory_order_relaxed)) return Status::OK();
-      Result<std::optional<binlog::BinlogFileReader::Event>> ev = reader.Next();
-      if (!ev.ok()) return Fatal(ev.status().message());
-      if (!ev->has_value()) {
+      Result<bool> got = reader.Next(&e);
+      if (!got.ok()) return Fatal(got.status().message());
+      if (!*got) {
         const binlog::Binlog::End now = published();
         if (now.file_number != end.file_number || now.offset != end.offset) {
           end = now;
@@ -317,7 +318,6 @@ Status BinlogSender::Run() {
         continue;
       }
       SetState(State::kSending);
-      const binlog::BinlogFileReader::Event& e = **ev;
       const uint64_t end_pos = e.offset + e.bytes.size();
       last_pos_ = e.offset;
       if (request_.gtid) {
