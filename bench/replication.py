@@ -188,7 +188,7 @@ def start_plain_readers(srv, args, work, tag):
             d = f"{work}/readers-{tag}/{k}/"
             os.makedirs(d, exist_ok=True)
             procs.append(subprocess.Popen(
-                ["mariadb-binlog", "--no-defaults", "--read-from-remote-server", "--raw", "--stop-never",
+                ["mariadb-binlog", "--no-defaults", "--skip-ssl", "--read-from-remote-server", "--raw", "--stop-never",
                  f"--stop-never-slave-server-id={1000 + k}", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
                  f"--result-file={d}", first],
                 stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb")))
