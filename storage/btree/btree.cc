@@ -258,9 +258,8 @@ Result<bool> BTree::Get(std::string_view key, std::string* value) const {
 
 Result<BTree::Probe> BTree::ProbeKey(std::string_view key, std::string* value) const {
   Probe out;
-  Bounds bounds;
   {
-    auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kShared, &bounds);
+    auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kShared, nullptr);
     if (!leaf.ok()) return leaf.status();
     NodeView node(leaf->data());
     int pos = node.LowerBound(key);
@@ -273,12 +272,13 @@ Result<BTree::Probe> BTree::ProbeKey(std::string_view key, std::string* value) c
       out.next.emplace(node.key(pos));
       return out;
     }
-    if (bounds.hi_inf) return out;
+    if (node.next() == kInvalidPageNo) return out;  // the last leaf: nothing after it
   }
-  // The next key is on a later leaf: the cursor goes there (past empty
+  // The next key is on a later leaf: a cursor goes there (past empty
   // leaves), with this leaf's latch already released.
   Cursor c = NewCursor();
-  SLUICE_RETURN_IF_ERROR(c.Seek(bounds.hi));
+  SLUICE_RETURN_IF_ERROR(c.Seek(key));
+  if (c.Valid() && c.key() == key) SLUICE_RETURN_IF_ERROR(c.Next());
   if (c.Valid()) out.next.emplace(c.key());
   return out;
 }

@@ -450,7 +450,7 @@ Status Engine::Commit(EngineTrx& trx, bool decided_elsewhere) {
     Result<uint64_t> end = LogTrxRecord(trx, kRedoCommit, TrxPayload(trx.id()));
     if (!end.ok()) return end.status();
     if (!(decided_elsewhere && trx.prepared_)) {
-      SLUICE_RETURN_IF_ERROR(redo_->WaitFlushed(*end, durability_.load(std::memory_order_relaxed)));
+      SLUICE_RETURN_IF_ERROR(FlushLogUpTo(*end));
     }
   }
   ForgetActive(trx);
@@ -500,7 +500,9 @@ Status Engine::Rollback(EngineTrx& trx) {
   return Status::OK();
 }
 
-Status Engine::FlushLogUpTo(uint64_t lsn) { return redo_->WaitFlushed(lsn, durability_.load(std::memory_order_relaxed)); }
+Status Engine::FlushLogUpTo(uint64_t lsn) {
+  return redo_->WaitFlushed(lsn, durability_.load(std::memory_order_relaxed));
+}
 
 Status Engine::Prepare(EngineTrx& trx, std::string xid, uint64_t* flush_mark) {
   if (flush_mark != nullptr) *flush_mark = 0;
