@@ -97,7 +97,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // A command on its worker (CommandLoop hands each one over): runs it and,
   // on a plain socket, writes the reply itself and then runs the commands
-  // that follow within kStayOnWorker on the same thread, as MySQL's
+  // that follow within kStayOnWorkerMs on the same thread, as MySQL's
   // thread-per-connection does, instead of crossing to the I/O thread and
   // back per command. Anything it does not handle (a partial or large
   // packet, COM_QUIT, a dump, COM_CHANGE_USER, a quiet client) it leaves
@@ -111,8 +111,8 @@ class Session : public std::enable_shared_from_this<Session> {
   Served ServeOnWorker(const std::string& packet);
   // Writes a reply from the worker (net_write_timeout). False: connection over.
   bool WriteOnWorker(const std::vector<std::string>& payloads);
-  // The next command when one arrives whole within kStayOnWorker and is
-  // one RunCommand serves; otherwise nothing is read.
+  // The next command when one arrives whole within kStayOnWorkerMs and is
+  // one ServeOnWorker may run; otherwise nothing is read.
   std::optional<std::string> NextCommandOnWorker();
 
   // Who may use the socket: the strand, or a thread the coroutine waits
