@@ -409,6 +409,7 @@ Status Server::ListenOnSocket() {
 }
 
 void Server::AddSession(const std::shared_ptr<Session>& s) {
+  s->TakeSlot();
   MutexLock lock(&sessions_mu_);
   sessions_[s->id()] = s;
   if (core_status_) core_status_->max_used_connections->UpdateMax(sessions_.size());

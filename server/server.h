@@ -128,6 +128,14 @@ class Server final : public exec::ServerControl {
   void AddSession(const std::shared_ptr<Session>& s);
   void RemoveSession(uint32_t id);
   size_t session_count() const;
+  // max_connections slots: AddSession takes one for the session (Session::
+  // TakeSlot), which gives
+  // it back (GiveBackConnectionSlot, once) as soon as it knows it is ending,
+  // before the client can learn so; a client that reconnects at once is not
+  // refused for the slot its last connection still held.
+  size_t connection_slots_in_use() const { return connection_slots_.load(std::memory_order_acquire); }
+  void TakeConnectionSlot() { connection_slots_.fetch_add(1, std::memory_order_acq_rel); }
+  void GiveBackConnectionSlot() { connection_slots_.fetch_sub(1, std::memory_order_acq_rel); }
   std::vector<exec::ProcessInfo> ProcessList() const override;
   // KILL [QUERY|CONNECTION] id. 1094 for an unknown id.
   Status Kill(uint32_t id, bool connection) override;
@@ -208,6 +216,7 @@ class Server final : public exec::ServerControl {
   Mutex shutdown_mu_;
   CondVar shutdown_cv_;
 
+  std::atomic<size_t> connection_slots_{0};
   mutable Mutex sessions_mu_;
   std::map<uint32_t, std::weak_ptr<Session>> sessions_ GUARDED_BY(sessions_mu_);
   std::map<uint32_t, ReplicaInfo> replicas_ GUARDED_BY(sessions_mu_);  // by server_id

@@ -311,6 +311,23 @@ asio::awaitable<Status> Session::WriteError(const Status& st) {
   co_return co_await WritePacket(p::EncodeErr(st, p41));
 }
 
+void Session::TakeSlot() {
+  if (!holds_slot_.exchange(true)) server_.TakeConnectionSlot();
+}
+
+void Session::GiveBackSlot() {
+  if (holds_slot_.exchange(false)) server_.GiveBackConnectionSlot();
+}
+
+asio::awaitable<void> Session::WriteLastError(const Status& st, bool p41) {
+  GiveBackSlot();
+  if (p41) {
+    co_await WriteError(st);
+  } else {
+    co_await WritePacket(p::EncodeErr(st, false));
+  }
+}
+
 asio::awaitable<void> Session::Run() {
   server_.core_status().connections->Add();
   Status st = co_await Handshake();
@@ -321,6 +338,7 @@ asio::awaitable<void> Session::Run() {
   }
   if (ctx_.vars) server_.executor().EndSession(ctx_);
   server_.UnregisterReplicaOf(id());
+  GiveBackSlot();
   CloseSocket();
   server_.RemoveSession(id());
 }
@@ -329,12 +347,12 @@ asio::awaitable<Status> Session::Handshake() {
   const auto connect_timeout = std::chrono::seconds(server_.executor().ConnectTimeout());
   if (server_.shutting_down()) {
     Status st = MakeError(er::kServerShutdown);
-    co_await WritePacket(p::EncodeErr(st, false));
+    co_await WriteLastError(st, /*p41=*/false);
     co_return st;
   }
-  if (server_.session_count() > server_.executor().MaxConnections() + 1) {
+  if (server_.connection_slots_in_use() > server_.executor().MaxConnections() + 1) {
     Status st = MakeError(er::kConCount);
-    co_await WritePacket(p::EncodeErr(st, false));
+    co_await WriteLastError(st, /*p41=*/false);
     co_return st;
   }
   uint32_t caps = p::kServerCapabilities;
@@ -353,13 +371,13 @@ asio::awaitable<Status> Session::Handshake() {
 
   auto packet = co_await ReadPacket(connect_timeout, false);
   if (!packet.ok()) {
-    if (packet.status().mysql_errno() != 1105) co_await WriteError(packet.status());
+    if (packet.status().mysql_errno() != 1105) co_await WriteLastError(packet.status());
     co_return packet.status();
   }
   if (p::IsSslRequest(packet.value())) {
     if (!server_.tls_context()) {
       Status st = MakeError(er::kHandshake);
-      co_await WriteError(st);
+      co_await WriteLastError(st);
       co_return st;
     }
     tls_.emplace(std::move(socket_), *server_.tls_context());
@@ -377,13 +395,13 @@ asio::awaitable<Status> Session::Handshake() {
     ctx_.tls_cipher = SSL_get_cipher_name(tls_->native_handle());
     packet = co_await ReadPacket(connect_timeout, false);
     if (!packet.ok()) {
-      if (packet.status().mysql_errno() != 1105) co_await WriteError(packet.status());
+      if (packet.status().mysql_errno() != 1105) co_await WriteLastError(packet.status());
       co_return packet.status();
     }
   }
   auto response = p::ParseHandshakeResponse41(packet.value(), caps);
   if (!response.ok()) {
-    co_await WriteError(response.status());
+    co_await WriteLastError(response.status());
     co_return response.status();
   }
   ctx_.capabilities = response->client_flags & caps;
@@ -405,7 +423,7 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
   if (!account) {
     Status st = deny();
     SLUICE_LOG_NOTE(server_.log(), 10926, "Access denied for user '{}'@'{}' (unknown account)", r.user, ctx_.host);
-    co_await WriteError(st);
+    co_await WriteLastError(st);
     co_return st;
   }
 
@@ -421,7 +439,7 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
   if (client_plugin != plugin || (empty_reply && (ctx_.capabilities & p::CLIENT_PLUGIN_AUTH))) {
     if (!(ctx_.capabilities & p::CLIENT_PLUGIN_AUTH)) {
       Status st = MakeError(er::kNotSupportedAuthMode);
-      co_await WriteError(st);
+      co_await WriteLastError(st);
       co_return st;
     }
     scramble_ = p::GenerateScramble();
@@ -491,31 +509,31 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
   if (!ok) {
     Status st = deny();
     SLUICE_LOG_NOTE(server_.log(), 10926, "Access denied for user '{}'@'{}'", ctx_.user, ctx_.host);
-    co_await WriteError(st);
+    co_await WriteLastError(st);
     co_return st;
   }
   if (server_.executor().RequireSecureTransport() && !ctx_.secure_transport) {
     Status st = MakeError(er::kSecureTransportRequired);
-    co_await WriteError(st);
+    co_await WriteLastError(st);
     co_return st;
   }
   if (account->locked) {
     Status st = MakeError(er::kAccountHasBeenLocked, ctx_.user, ctx_.host);
-    co_await WriteError(st);
+    co_await WriteLastError(st);
     co_return st;
   }
   if (account->password_expired && !(ctx_.capabilities & p::CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS)) {
     // disconnect_on_expired_password=ON: a client that cannot run in the
     // expired-password sandbox is refused.
     Status st = MakeError(er::kMustChangePasswordLogin);
-    co_await WriteError(st);
+    co_await WriteLastError(st);
     co_return st;
   }
-  if (server_.session_count() > server_.executor().MaxConnections() &&
+  if (server_.connection_slots_in_use() > server_.executor().MaxConnections() &&
       !account->HasDynamicOrSuper("CONNECTION_ADMIN")) {
     // The last of max_connections + 1 slots is kept for an administrator.
     Status st = MakeError(er::kConCount);
-    co_await WriteError(st);
+    co_await WriteLastError(st);
     co_return st;
   }
   ctx_.account = account;
@@ -537,7 +555,7 @@ asio::awaitable<Status> Session::Authenticate(const LoginRequest& req) {
     auto use_db = [this, db] { return server_.executor().UseDatabase(ctx_, *db); };
     Status st = co_await RunOnWorker(server_.workers(), std::move(use_db));
     if (!st.ok()) {
-      co_await WriteError(st);
+      co_await WriteLastError(st);
       co_return st;
     }
   }
@@ -557,10 +575,10 @@ asio::awaitable<void> Session::CommandLoop() {
       if (timed_out_) {
         // MySQL 8.0.24+: tell the client why before closing.
         next_seq_ = 0;
-        co_await WriteError(MakeError(er::kClientInteractionTimeout));
+        co_await WriteLastError(MakeError(er::kClientInteractionTimeout));
         server_.core_status().aborted_clients->Add();
       } else if (st.code() == Status::Code::kMySQL) {
-        co_await WriteError(st);  // 1153, 1156: then close, as mysqld does
+        co_await WriteLastError(st);  // 1153, 1156: then close, as mysqld does
         server_.core_status().aborted_clients->Add();
       } else if (ctx_.kill_state() != KillState::kConnection && !server_.shutting_down()) {
         server_.core_status().aborted_clients->Add();
@@ -576,7 +594,10 @@ asio::awaitable<void> Session::CommandLoop() {
       continue;
     }
     uint8_t command = static_cast<uint8_t>(pkt[0]);
-    if (command == p::COM_QUIT) co_return;
+    if (command == p::COM_QUIT) {
+      GiveBackSlot();
+      co_return;
+    }
     if (command == p::COM_BINLOG_DUMP || command == p::COM_BINLOG_DUMP_GTID) {
       if (co_await RunDump(pkt)) co_return;
       continue;

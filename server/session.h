@@ -56,6 +56,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void Kill(bool connection);
   // Closes the connection at server shutdown. Safe from any thread.
   void Shutdown();
+  // The session's max_connections slot (Server::connection_slots_in_use):
+  // taken when the server registers it, given back once, when the session
+  // knows it is ending (WriteLastError, or at its end). Any thread.
+  void TakeSlot();
+  void GiveBackSlot();
 
   exec::ProcessInfo process_info() const { return ctx_.process_info(); }
 
@@ -78,6 +83,10 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<Status> WritePackets(const std::vector<std::string>& payloads);
   asio::awaitable<Status> WritePacket(std::string payload);
   asio::awaitable<Status> WriteError(const Status& st);
+  // The error that ends the session: its max_connections slot is given back
+  // first (GiveBackSlot), so a client that reconnects on reading it finds
+  // the slot free. `p41`: false for an error sent before the greeting.
+  asio::awaitable<void> WriteLastError(const Status& st, bool p41 = true);
 
   template <typename Buffers>
   asio::awaitable<size_t> ReadExact(const Buffers& b, error_code& ec);
@@ -134,6 +143,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string scramble_;
   uint8_t next_seq_ = 0;
   bool timed_out_ = false;
+  std::atomic<bool> holds_slot_{false};  // TakeSlot .. GiveBackSlot
   Mutex socket_mu_;
   SocketHolder socket_holder_ GUARDED_BY(socket_mu_) = SocketHolder::kStrand;
   std::atomic<bool> dump_stop_{false};  // ends a dump thread

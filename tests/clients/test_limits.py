@@ -43,6 +43,32 @@ def test_max_connections_keeps_one_slot_for_an_administrator():
     c.close()
 
 
+def test_a_refused_connection_frees_its_slot_before_the_client_reads_the_refusal():
+    # The refused session gives its slot back before it writes 1040: a client
+    # that reconnects at once is not refused for the slot the refused
+    # connection still held (the administrator's extra slot here). It was a
+    # race: the slot went back only when the session's teardown ran.
+    srv = start("maxconn_race", extra=["--max-connections=2"])
+    admin = h.root(port=srv.port)
+    h.query(admin, "CREATE USER 'plain'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
+    held = [admin, h.connect("plain", "pw", port=srv.port)]
+    try:
+        for i in range(100):
+            h.expect_error(1040, h.connect, "plain", "pw", port=srv.port, what=f"refusal {i}")
+            extra = h.root(port=srv.port)
+            extra.close()
+            # The closed session's own end is not what this test races.
+            h.bounded_poll(lambda: _threads_connected(admin) == 2, interval=0.01, rounds=1000,
+                           what="the extra session ended")
+    finally:
+        for c in held:
+            h.close_quietly(c)
+
+
+def _threads_connected(conn):
+    return int(h.query(conn, "SHOW GLOBAL STATUS LIKE 'Threads_connected'")[0][1])
+
+
 def _try_connect(port):
     try:
         return h.connect("plain", "pw", port=port)
