@@ -95,10 +95,18 @@ X509Ptr MakeCert(EVP_PKEY* key, const std::string& subject_cn, X509* issuer_cert
 
 }  // namespace
 
-bool DatadirIsEmpty(const std::string& dir) {
+bool DatadirIsEmpty(const std::string& dir, const std::vector<std::string>& own_files) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return true;
-  return fs::is_empty(dir, ec);
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    bool own = false;
+    for (const std::string& f : own_files) {
+      std::error_code eq_ec;
+      if (!f.empty() && fs::equivalent(e.path(), f, eq_ec)) own = true;
+    }
+    if (!own) return false;
+  }
+  return !ec;
 }
 
 Status CreateDatadir(const std::string& dir) {

@@ -14,14 +14,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/io/file_system.h"
 #include "base/status.h"
 
 namespace sluice::server {
 
-// True when `dir` does not exist or has no entries.
-bool DatadirIsEmpty(const std::string& dir);
+// True when `dir` does not exist or has no entries but `own_files`: the
+// files this server's own options put there before it looks (the error log
+// of --log-error=<datadir>/x.err), which do not make it a data directory.
+bool DatadirIsEmpty(const std::string& dir, const std::vector<std::string>& own_files = {});
 
 // Creates `dir` (and parents) with mode 0750.
 Status CreateDatadir(const std::string& dir);

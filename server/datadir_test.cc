@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "base/io/mem_file_system.h"
 
@@ -30,6 +31,16 @@ TEST_F(DatadirTest, ServerUuidIsCreatedOnceAndKept) {
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(*first, *second);
   EXPECT_FALSE(DatadirIsEmpty(dir_.string()));
+}
+
+TEST_F(DatadirTest, TheServersOwnErrorLogDoesNotMakeADataDirectory) {
+  ASSERT_TRUE(CreateDatadir(dir_.string()).ok());
+  const std::string log = (dir_ / "host.err").string();
+  { std::ofstream(log) << "starting\n"; }
+  EXPECT_TRUE(DatadirIsEmpty(dir_.string(), {log, ""}));
+  EXPECT_FALSE(DatadirIsEmpty(dir_.string()));
+  { std::ofstream((dir_ / "other").string()) << "x"; }
+  EXPECT_FALSE(DatadirIsEmpty(dir_.string(), {log}));
 }
 
 TEST_F(DatadirTest, CertificatesAreGeneratedOnlyWhenMissing) {

@@ -223,7 +223,7 @@ Status Server::Start() {
   }
 
   if (options_.initialize || options_.initialize_insecure) {
-    if (!DatadirIsEmpty(options_.datadir)) {
+    if (!DatadirIsEmpty(options_.datadir, {options_.log_error, options_.pid_file})) {
       return Status::InvalidArgument("--initialize specified but the data directory has files in it. Aborting.");
     }
     SLUICE_LOG_SYSTEM(log_, 13169, "sluiced (sluiced {}) initializing of server in progress as process {}",
@@ -232,7 +232,7 @@ Status Server::Start() {
     SLUICE_LOG_SYSTEM(log_, 13170, "sluiced (sluiced {}) initializing of server has completed", kServerVersion);
     return Status::OK();
   }
-  if (DatadirIsEmpty(options_.datadir)) {
+  if (DatadirIsEmpty(options_.datadir, {options_.log_error, options_.pid_file})) {
     SLUICE_RETURN_IF_ERROR(InitializeDatadir(/*insecure=*/true));
   }
   auto uuid = LoadOrCreateServerUuid(options_.datadir, fs_.get());

@@ -76,6 +76,25 @@ def _try_connect(port):
         return None
 
 
+def test_an_error_log_inside_a_new_datadir_does_not_stop_its_initialization():
+    # The log opens first, so the directory holds a file before the server
+    # looks: it is still a new datadir (root@localhost, no password), not one
+    # with no accounts that nobody can log in to.
+    d = h.temp_dir("logindatadir")
+    os.makedirs(d)
+    srv = h.Server(d)  # its stdout file stays beside the datadir
+    log = os.path.join(d, "host.err")
+    srv.argv = lambda: [h.SLUICED, f"--datadir={d}", f"--port={srv.port}", f"--bind-address={h.HOST}",
+                        f"--log-error={log}"]
+    _servers.append(srv)
+    srv.start()
+    c = h.root(port=srv.port)
+    try:
+        assert h.scalar(c, "SELECT CURRENT_USER()") == "root@localhost"
+    finally:
+        c.close()
+
+
 def test_unknown_option_is_a_clear_startup_error():
     d = h.temp_dir("badopt")
     rc, stdout, stderr = h.run_cmd([h.SLUICED, f"--datadir={d}", "--port=1", "--no-such-option=5"],
