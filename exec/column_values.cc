@@ -1375,6 +1375,44 @@ std::string ColumnDefaultClause(const ColumnDef& c) {
   return "";
 }
 
+std::string ColumnExtra(const ColumnDef& c) {
+  std::string extra = c.auto_increment ? "auto_increment" : "";
+  if (c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp) extra = "DEFAULT_GENERATED";
+  if (c.on_update_current_timestamp) {
+    if (!extra.empty()) extra += ' ';
+    extra += c.fsp ? fmt::format("on update CURRENT_TIMESTAMP({})", c.fsp) : "on update CURRENT_TIMESTAMP";
+  }
+  return extra;
+}
+
+Result<RowValue> CurrentTimestampValue(const ColumnDef& c, AssignContext& cx,
+                                       std::chrono::system_clock::time_point statement_time) {
+  RowValue out;
+  if (c.type == ColumnType::kTimestamp) {
+    out = std::chrono::duration_cast<std::chrono::microseconds>(statement_time.time_since_epoch()).count();
+  } else {
+    sql::DateTime dt = sql::FromTimePoint(statement_time, /*utc=*/false);
+    out = storage::PackDateTime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.micro);
+  }
+  // CheckColumnValue truncates the fraction to the column's fsp (NOW(fsp)).
+  SLUICE_RETURN_IF_ERROR(storage::CheckColumnValue(c, &out, cx.row_number));
+  return out;
+}
+
+Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const std::vector<bool>& assigned,
+                        storage::Row* updated, AssignContext& cx,
+                        std::chrono::system_clock::time_point statement_time) {
+  const size_t n = def.columns.size();
+  if (std::equal(before.begin(), before.begin() + n, updated->begin())) return Status::OK();
+  for (const ColumnDef& c : def.columns) {
+    if (!c.on_update_current_timestamp || (c.ordinal < assigned.size() && assigned[c.ordinal])) continue;
+    Result<RowValue> now = CurrentTimestampValue(c, cx, statement_time);
+    if (!now.ok()) return now.status();
+    (*updated)[c.ordinal] = std::move(now).value();
+  }
+  return Status::OK();
+}
+
 Result<RowValue> ColumnDefault(const ColumnDef& c, AssignContext& cx,
                                std::chrono::system_clock::time_point statement_time) {
   switch (c.default_kind) {
@@ -1386,20 +1424,8 @@ Result<RowValue> ColumnDefault(const ColumnDef& c, AssignContext& cx,
     }
     case ColumnDef::DefaultKind::kNull:
       return RowValue();
-    case ColumnDef::DefaultKind::kCurrentTimestamp: {
-      int64_t micros =
-          std::chrono::duration_cast<std::chrono::microseconds>(statement_time.time_since_epoch()).count();
-      RowValue out;
-      if (c.type == ColumnType::kTimestamp) {
-        out = micros;
-      } else {
-        sql::DateTime dt = sql::FromTimePoint(statement_time, /*utc=*/false);
-        out = storage::PackDateTime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.micro);
-      }
-      // CheckColumnValue truncates the fraction to the column's fsp (NOW(fsp)).
-      SLUICE_RETURN_IF_ERROR(storage::CheckColumnValue(c, &out, cx.row_number));
-      return out;
-    }
+    case ColumnDef::DefaultKind::kCurrentTimestamp:
+      return CurrentTimestampValue(c, cx, statement_time);
     case ColumnDef::DefaultKind::kNone:
       break;
   }

@@ -135,6 +135,10 @@ std::string Quoted(std::string_view s);
 // "DEFAULT '0'", "DEFAULT CURRENT_TIMESTAMP(3)"), "" when it has none.
 std::string ColumnDefaultClause(const storage::ColumnDef& c);
 
+// The EXTRA of INFORMATION_SCHEMA.COLUMNS and SHOW COLUMNS: "auto_increment",
+// "DEFAULT_GENERATED", "DEFAULT_GENERATED on update CURRENT_TIMESTAMP(3)".
+std::string ColumnExtra(const storage::ColumnDef& c);
+
 // The default value an INSERT that omits column `c` stores (its DEFAULT, NULL
 // for a nullable column without one, the statement time for
 // CURRENT_TIMESTAMP). For a NOT NULL column without a DEFAULT: strict 1364
@@ -142,5 +146,18 @@ std::string ColumnDefaultClause(const storage::ColumnDef& c);
 // (0, '', zero date) with warning 1364.
 Result<storage::RowValue> ColumnDefault(const storage::ColumnDef& c, AssignContext& cx,
                                         std::chrono::system_clock::time_point statement_time);
+
+// The statement's time as column `c` (TIMESTAMP or DATETIME) stores it, its
+// fraction cut to the column's fsp: CURRENT_TIMESTAMP(fsp).
+Result<storage::RowValue> CurrentTimestampValue(const storage::ColumnDef& c, AssignContext& cx,
+                                                std::chrono::system_clock::time_point statement_time);
+
+// ON UPDATE CURRENT_TIMESTAMP: when an UPDATE (or INSERT ... ON DUPLICATE KEY
+// UPDATE) changes the row from `before`, each such column that the statement
+// did not assign (`assigned`, by ordinal) takes the statement's time. A row
+// left as it was keeps its time, as MySQL does.
+Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const std::vector<bool>& assigned,
+                        storage::Row* updated, AssignContext& cx,
+                        std::chrono::system_clock::time_point statement_time);
 
 }  // namespace sluice::exec

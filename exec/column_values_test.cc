@@ -478,6 +478,38 @@ TEST(ColumnValuesTest, CurrentTimestampDefault) {
   EXPECT_EQ(ColumnText(dt, *r).value(), "1970-01-02 00:00:00.123");
 }
 
+TEST(ColumnValuesTest, OnUpdateCurrentTimestampSetsUnassignedColumnsOfAChangedRow) {
+  UtcZone utc;
+  const auto when = std::chrono::system_clock::time_point(std::chrono::microseconds(86400LL * 1000000 + 500000));
+  storage::TableDef t;
+  t.name = "t";
+  ColumnDef v = Col(ColumnType::kInt, "v");
+  v.ordinal = 0;
+  ColumnDef ts = Col(ColumnType::kTimestamp, "ts");
+  ts.ordinal = 1;
+  ts.on_update_current_timestamp = true;
+  ColumnDef dt = Col(ColumnType::kDateTime, "dt");
+  dt.ordinal = 2;
+  dt.fsp = 3;
+  dt.on_update_current_timestamp = true;
+  t.columns = {v, ts, dt};
+  AssignContext cx;
+  const storage::Row before{RowValue(int64_t{1}), RowValue(int64_t{7}), RowValue()};
+
+  // Nothing changed: the times stay.
+  storage::Row same = before;
+  ASSERT_TRUE(ApplyOnUpdateNow(t, before, {true, false, false}, &same, cx, when).ok());
+  EXPECT_EQ(same, before);
+
+  // v changed; ts was assigned by the statement (to what it was), dt was not.
+  storage::Row changed = before;
+  changed[0] = int64_t{2};
+  ASSERT_TRUE(ApplyOnUpdateNow(t, before, {true, true, false}, &changed, cx, when).ok());
+  EXPECT_EQ(std::get<int64_t>(changed[1]), 7);
+  EXPECT_EQ(ColumnText(dt, changed[2]).value(), "1970-01-02 00:00:00.500");
+  EXPECT_EQ(ColumnExtra(dt), "on update CURRENT_TIMESTAMP(3)");
+}
+
 // ---- CREATE TABLE ----
 
 TEST(ColumnValuesTest, SysbenchColumns) {

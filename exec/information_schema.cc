@@ -208,9 +208,7 @@ VirtualTable Columns(const storage::CatalogSnapshot& cat, const Visible& visible
       if (c.type == ColumnType::kTime || c.type == ColumnType::kDateTime || c.type == ColumnType::kTimestamp) {
         dt_precision = c.fsp;
       }
-      std::string extra = c.auto_increment ? "auto_increment" : "";
-      if (c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp) extra = "DEFAULT_GENERATED";
-      if (c.on_update_current_timestamp) extra += (extra.empty() ? "" : " ") + std::string("on update CURRENT_TIMESTAMP");
+      const std::string extra = ColumnExtra(c);
       std::optional<std::string> dflt = DefaultText(c);
       v.rows.push_back({S("def"), S(db), S(t->name), S(c.name), U(c.ordinal + 1), dflt ? S(*dflt) : Null(),
                         S(c.nullable ? "YES" : "NO"), S(DataType(c)), opt(chars), opt(octets),

@@ -7,6 +7,7 @@
 #include "base/strings.h"
 #include "base/version.h"
 #include "exec/exec_env.h"
+#include "exec/settings.h"
 #include "vars/sys_vars.h"
 
 namespace sluice::exec {
@@ -18,6 +19,11 @@ vars::GetScope ToGetScope(sql::VarScope s) {
     default: return vars::GetScope::kDefault;
   }
 }
+
+SessionEval::SessionEval(const ExecEnv& env, SessionContext& ctx)
+    : env_(env),
+      ctx_(ctx),
+      statement_time_(Settings::Of(env.sys_vars(), ctx).fixed_time.value_or(std::chrono::system_clock::now())) {}
 
 Result<sql::Value> SessionEval::GetSystemVariable(std::string_view name, sql::VarScope scope) {
   return env_.sys_vars().Get(name, ToGetScope(scope), ctx_.vars.get());

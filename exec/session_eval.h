@@ -27,7 +27,7 @@ class ExecEnv;
 
 class SessionEval : public sql::EvalContext {
  public:
-  SessionEval(const ExecEnv& env, SessionContext& ctx) : env_(env), ctx_(ctx) {}
+  SessionEval(const ExecEnv& env, SessionContext& ctx);
 
   // The values bound to the statement's '?'s (prepared statements); null:
   // none, and a '?' is error 1210.
@@ -62,7 +62,8 @@ class SessionEval : public sql::EvalContext {
  private:
   const ExecEnv& env_;
   SessionContext& ctx_;
-  const std::chrono::system_clock::time_point statement_time_ = std::chrono::system_clock::now();
+  // The clock at the statement's start, or SET TIMESTAMP's time.
+  const std::chrono::system_clock::time_point statement_time_;
   const std::vector<std::string>* names_ = nullptr;
   const std::vector<std::optional<std::string>>* row_ = nullptr;
   const std::vector<sql::Value>* params_ = nullptr;

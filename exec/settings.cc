@@ -1,6 +1,7 @@
 #include "exec/settings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "exec/session_context.h"
@@ -44,6 +45,12 @@ Settings Settings::Read(const vars::SystemVariables& vars, const vars::SessionVa
   }
   if (auto v = vars.GetFlags("max_execution_time", kSession, session); v.ok()) {
     s.max_execution_time = std::chrono::milliseconds(*v);
+  }
+  if (session != nullptr) {
+    if (std::optional<sql::Value> own = session->OwnValue("timestamp"); own && own->ToDouble() > 0) {
+      const auto micros = static_cast<int64_t>(std::llround(own->ToDouble() * 1e6));
+      s.fixed_time = std::chrono::system_clock::time_point(std::chrono::microseconds(micros));
+    }
   }
   return s;
 }

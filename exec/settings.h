@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "binlog/row_event.h"
 #include "storage/trx/trx_types.h"
@@ -45,6 +46,9 @@ struct Settings {
   binlog::RowImage row_image = binlog::RowImage::kFull;
   // A SELECT's time limit; 0: none.
   std::chrono::milliseconds max_execution_time{0};
+  // SET TIMESTAMP: the time NOW(), CURRENT_TIMESTAMP and the DEFAULT / ON
+  // UPDATE CURRENT_TIMESTAMP columns see (not SYSDATE()); unset: the clock.
+  std::optional<std::chrono::system_clock::time_point> fixed_time;
 
   // STRICT_TRANS_TABLES or STRICT_ALL_TABLES (sluice's tables are all
   // transactional, so either makes bad data an error).

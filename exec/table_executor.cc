@@ -973,12 +973,14 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             if (c == nullptr) return std::nullopt;
             return FromColumnValue(*c, row[c->ordinal]);
           };
+          std::vector<bool> assigned(def.columns.size(), false);
           for (const auto& a : s.on_duplicate) {
             const ColumnDef* c = def.FindColumn(a.column->name);
             if (c == nullptr) {
               r.error = MakeError(er::kBadField, a.column->name, "field list");
               return r;
             }
+            assigned[c->ordinal] = true;
             re.SetRow(&updated);
             Result<sql::Value> v = sql::Value::Null();
             if (a.value->kind != sql::ExprKind::kDefault) {
@@ -994,6 +996,10 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
               return r;
             }
             updated[c->ordinal] = std::move(rv).value();
+          }
+          if (Status on = ApplyOnUpdateNow(def, **old, assigned, &updated, cx, eval_.StatementTime()); !on.ok()) {
+            r.error = on;
+            return r;
           }
           if (updated != **old) {
             Result<bool> up = engine.Update(trx, def.id, pk, updated);
@@ -1075,12 +1081,14 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
       const Row before(old.begin(), old.begin() + def.columns.size());
       Row updated = before;
       AssignContext cx = Assigning(strict, row_number);
+      std::vector<bool> assigned(def.columns.size(), false);
       for (const auto& a : s.set) {
         const ColumnDef* c = def.FindColumn(a.column->name);
         if (c == nullptr) {
           r.error = MakeError(er::kBadField, a.column->name, "field list");
           return r;
         }
+        assigned[c->ordinal] = true;
         // Later assignments see earlier ones (single-table UPDATE).
         re.SetRow(&updated);
         re.set_clause("field list");
@@ -1100,6 +1108,10 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
           return r;
         }
         updated[c->ordinal] = std::move(rv).value();
+      }
+      if (Status on = ApplyOnUpdateNow(def, before, assigned, &updated, cx, eval_.StatementTime()); !on.ok()) {
+        r.error = on;
+        return r;
       }
       if (updated == before) continue;
       Result<bool> up = engine.Update(trx, def.id, PkOf(def, old), updated);
@@ -1287,8 +1299,7 @@ Outcome TableExecutor::ShowColumns(const sql::ShowStmt& s) {
     if (c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp) {
       dflt = c.fsp ? fmt::format("CURRENT_TIMESTAMP({})", c.fsp) : "CURRENT_TIMESTAMP";
     }
-    std::string extra = c.auto_increment ? "auto_increment" : "";
-    if (c.on_update_current_timestamp) extra = "on update CURRENT_TIMESTAMP";
+    const std::string extra = ColumnExtra(c);
     std::vector<std::optional<std::string>> row{c.name, ColumnTypeText(c)};
     if (s.full) {
       row.push_back(IsTextType(c.type) ? std::optional<std::string>(c.collation) : std::nullopt);
