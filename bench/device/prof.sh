@@ -1,0 +1,44 @@
+#!/bin/bash
+# Device, from the repository root with $OUT set: perf profile of sluiced under
+# a mariadb-slap single-row INSERT load at concurrency 16 and 64. For each:
+# perf stat (context switches, migrations, task-clock) and sluiced's CPU ticks
+# over 2 s, then 2 s of perf record with DWARF call graphs, and the slap result.
+# Writes $OUT/flat.C.txt (self time), children.C.txt (inclusive time),
+# graph.C.txt (call graphs) and log.txt (all that is printed).
+set -o pipefail
+: "${OUT:?set OUT to a folder}"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+{
+bash .devbundle/setup.sh >/dev/null 2>&1 || { echo setup failed; exit 1; }
+mkdir -p /opt/perf && tar -xJf .devbundle/perf.tar.xz -C /opt/perf
+# The bundle's sluiced is fully stripped; this one keeps its symbol table.
+python3 -c "import lzma,shutil; shutil.copyfileobj(lzma.open('.devbundle/sluiced-sym.xz'), open('/opt/sb/libexec/sluiced','wb'))"
+chmod +x /opt/sb/libexec/sluiced
+PERF="env LD_LIBRARY_PATH=/opt/perf/lib /opt/perf/perf"
+$PERF --version
+export PATH=/opt/sb/bin:$PATH
+D=$(mktemp -d); P=13306
+sluiced --datadir=$D/data --port=$P --bind-address=127.0.0.1 --log-error=$D/err.log --innodb-buffer-pool-size=256M \
+  --innodb-flush-log-at-trx-commit=2 --sync-binlog=0 --server-id=1 --max-connections=400 &
+SP=$!
+for i in $(seq 100); do mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
+mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'CREATE DATABASE slap; CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)'
+for c in 16 64; do
+  # Enough queries to outlast the 2 s warm-up and 4 s of measuring on 16 cores.
+  mariadb-slap --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl --concurrency=$c --iterations=1 --number-of-queries=600000 \
+    --create-schema=slap --no-drop "--query=INSERT INTO slap.t (v) VALUES (1)" > $D/slap.$c 2>&1 &
+  LP=$!
+  sleep 2
+  t0=$(awk '{print $14+$15}' /proc/$SP/stat)
+  $PERF stat -e context-switches,cpu-migrations,task-clock -p $SP -- sleep 2 2>&1 | grep -E "context|migr|task-clock|elapsed"
+  t1=$(awk '{print $14+$15}' /proc/$SP/stat)
+  echo "c$c sluiced cpu over 2 s: $(( (t1 - t0) )) ticks (100/s)"
+  $PERF record -q -F 400 -e cpu-clock --call-graph dwarf,4096 -p $SP -o $D/perf.$c -- sleep 2 2>&1 | tail -2
+  wait $LP; grep -E "Average|Number of clients" $D/slap.$c
+  $PERF report -i $D/perf.$c --no-children --sort symbol --stdio -g none --percent-limit 0.5 2>/dev/null | grep -v "^$" | sed -E "s/ +/ /g" | cut -c1-220 | head -70 > $OUT/flat.$c.txt
+  $PERF report -i $D/perf.$c --children --sort symbol --stdio -g none --percent-limit 4 2>/dev/null | grep -v "^$" | sed -E "s/ +/ /g" | cut -c1-220 | head -60 > $OUT/children.$c.txt
+  $PERF report -i $D/perf.$c --no-children --sort symbol --stdio -g caller,0.5,callee,function,percent --percent-limit 2 2>/dev/null | sed -E "s/ +/ /g" | cut -c1-220 | head -600 > $OUT/graph.$c.txt
+  head -40 $OUT/flat.$c.txt
+done
+kill $SP; wait $SP
+} 2>&1 | tee $OUT/log.txt
