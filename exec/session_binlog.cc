@@ -20,16 +20,6 @@ uint32_t BinlogTimestamp() {
 
 namespace {
 
-std::string Var(const ExecEnv& env, SessionContext& ctx, std::string_view name, vars::GetScope scope) {
-  auto v = env.sys_vars().Get(name, scope, scope == vars::GetScope::kSession ? ctx.vars.get() : nullptr);
-  return v.ok() ? v->ToString() : std::string();
-}
-
-uint64_t VarUInt(const ExecEnv& env, std::string_view name, uint64_t fallback) {
-  auto v = env.sys_vars().Get(name, vars::GetScope::kGlobal, nullptr);
-  return v.ok() ? v->ToUInt() : fallback;
-}
-
 // SET sql_log_bin = 0: the session's changes stay out of the binlog (and
 // so get no GTID). It cannot change inside a transaction (the executor
 // refuses with 1694), so testing it at the transaction's first event and
@@ -43,13 +33,12 @@ binlog::QueryInfo BaseQuery(const ExecEnv& env, SessionContext& ctx) {
   const Settings& settings = Settings::Of(env.sys_vars(), ctx);
   q.sql_mode = settings.sql_mode;
   if (!settings.autocommit) q.flags2 |= 0x80000;  // OPTION_NOT_AUTOCOMMIT
-  q.charset_client = binlog::CollationId(Var(env, ctx, "collation_connection", vars::GetScope::kSession));
+  q.charset_client = settings.collation_connection;
   if (q.charset_client == 0) q.charset_client = ctx.collation;
   q.collation_connection = q.charset_client;
-  q.collation_server = binlog::CollationId(Var(env, ctx, "collation_server", vars::GetScope::kSession));
+  q.collation_server = settings.collation_server;
   if (q.collation_server == 0) q.collation_server = 255;
-  std::string tz = Var(env, ctx, "time_zone", vars::GetScope::kSession);
-  if (!tz.empty() && !sql::EqualsIgnoreCase(tz, "SYSTEM")) q.time_zone = tz;
+  q.time_zone = settings.time_zone;
   return q;
 }
 
@@ -66,9 +55,7 @@ binlog::RowImage SessionRowImage(const ExecEnv& env, SessionContext& ctx) {
 }
 
 binlog::RowMetadata RowMetadataSetting(const ExecEnv& env, SessionContext& ctx) {
-  return sql::EqualsIgnoreCase(Var(env, ctx, "binlog_row_metadata", vars::GetScope::kGlobal), "FULL")
-             ? binlog::RowMetadata::kFull
-             : binlog::RowMetadata::kMinimal;
+  return Settings::Of(env.sys_vars(), ctx).row_metadata;
 }
 
 }  // namespace
@@ -89,7 +76,8 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
   if (cache_.empty() && builder_ == nullptr) {
     if (SqlLogBinOff(env, ctx)) return Status::OK();
     // The transaction's first event: settings are taken now, and BEGIN.
-    cache_.set_limits(VarUInt(env, "binlog_cache_size", 32768), VarUInt(env, "max_binlog_cache_size", UINT64_MAX));
+    const Settings& settings = Settings::Of(env.sys_vars(), ctx);
+    cache_.set_limits(settings.binlog_cache_size, settings.max_binlog_cache_size);
     cache_.set_temp_files(&bl->file_system(), bl->cache_temp_dir());
     cache_.set_checksum(bl->checksum());
     binlog::QueryInfo q = BaseQuery(env, ctx);

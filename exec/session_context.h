@@ -83,6 +83,7 @@ struct SessionContext {
   // Settings::Of(), not these fields.
   mutable Settings settings;
   mutable uint64_t settings_version = 0;  // vars->version() when `settings` was read
+  mutable uint64_t settings_globals_version = 0;  // SystemVariables::globals_version() then
   std::shared_ptr<vars::SessionStatus> status;
   std::map<std::string, sql::Value> user_vars;  // keys lower-case
   std::vector<Warning> warnings;                // of the last statement

@@ -69,8 +69,7 @@ std::string SessionEval::ServerVersion() {
 
 uint64_t SessionEval::MaxAllowedPacket() {
   // The global value: the session's is read-only and equal to it (MySQL).
-  auto v = env_.sys_vars().Get("max_allowed_packet", vars::GetScope::kGlobal, nullptr);
-  return v.ok() ? v->ToUInt() : sql::EvalContext::MaxAllowedPacket();
+  return Settings::Of(env_.sys_vars(), ctx_).max_allowed_packet;
 }
 
 void SessionEval::AddWarning(uint16_t code, std::string message) {

@@ -46,6 +46,30 @@ Settings Settings::Read(const vars::SystemVariables& vars, const vars::SessionVa
   if (auto v = vars.GetFlags("max_execution_time", kSession, session); v.ok()) {
     s.max_execution_time = std::chrono::milliseconds(*v);
   }
+  auto seconds = [&](std::string_view name, uint64_t* out) {
+    if (auto v = vars.GetFlags(name, kSession, session); v.ok()) *out = std::max<uint64_t>(1, *v);
+  };
+  seconds("net_read_timeout", &s.net_read_timeout);
+  seconds("net_write_timeout", &s.net_write_timeout);
+  seconds("wait_timeout", &s.wait_timeout);
+  seconds("interactive_timeout", &s.interactive_timeout);
+  if (auto v = vars.Get("collation_connection", kSession, session); v.ok()) {
+    s.collation_connection = binlog::CollationId(v->ToString());
+  }
+  if (auto v = vars.Get("collation_server", kSession, session); v.ok()) {
+    s.collation_server = binlog::CollationId(v->ToString());
+  }
+  if (auto v = vars.Get("time_zone", kSession, session); v.ok()) {
+    s.time_zone = v->ToString();
+    if (sql::EqualsIgnoreCase(s.time_zone, "SYSTEM")) s.time_zone.clear();
+  }
+  constexpr auto kGlobal = vars::GetScope::kGlobal;
+  if (auto v = vars.GetFlags("max_allowed_packet", kGlobal, nullptr); v.ok()) s.max_allowed_packet = *v;
+  if (auto v = vars.GetFlags("binlog_cache_size", kGlobal, nullptr); v.ok()) s.binlog_cache_size = *v;
+  if (auto v = vars.GetFlags("max_binlog_cache_size", kGlobal, nullptr); v.ok()) s.max_binlog_cache_size = *v;
+  if (auto v = vars.Get("binlog_row_metadata", kGlobal, nullptr); v.ok() && sql::EqualsIgnoreCase(v->ToString(), "FULL")) {
+    s.row_metadata = binlog::RowMetadata::kFull;
+  }
   if (session != nullptr) {
     if (std::optional<sql::Value> own = session->OwnValue("timestamp"); own && own->ToDouble() > 0) {
       const auto micros = static_cast<int64_t>(std::llround(own->ToDouble() * 1e6));
@@ -57,9 +81,11 @@ Settings Settings::Read(const vars::SystemVariables& vars, const vars::SessionVa
 
 const Settings& Settings::Of(const vars::SystemVariables& vars, const SessionContext& ctx) {
   const uint64_t version = ctx.vars ? ctx.vars->version() : 0;
-  if (version == 0 || version != ctx.settings_version) {
+  const uint64_t globals = vars.globals_version();
+  if (version == 0 || version != ctx.settings_version || globals != ctx.settings_globals_version) {
     ctx.settings = Read(vars, ctx.vars.get());
     ctx.settings_version = version;
+    ctx.settings_globals_version = globals;
   }
   return ctx.settings;
 }

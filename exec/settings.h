@@ -6,9 +6,10 @@
 // tests a field instead of looking a name up at each hop. Session values
 // never follow later global changes, so the copy stays exact.
 //
-// Global-only variables (binlog_cache_size, binlog_row_metadata) are not
-// here: another session may change them at any time; they are read where
-// used, once per transaction.
+// The globals below (max_allowed_packet, the binlog cache limits,
+// binlog_row_metadata) are read again when any global value changed
+// (vars::SystemVariables::globals_version()), so a statement sees a SET
+// GLOBAL that another session made before it asked, as a read by name would.
 //
 // Thread-safety: a Settings is a value; Of() uses the session's context on
 // its statement thread.
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "binlog/row_event.h"
 #include "storage/trx/trx_types.h"
@@ -49,6 +51,22 @@ struct Settings {
   // SET TIMESTAMP: the time NOW(), CURRENT_TIMESTAMP and the DEFAULT / ON
   // UPDATE CURRENT_TIMESTAMP columns see (not SYSDATE()); unset: the clock.
   std::optional<std::chrono::system_clock::time_point> fixed_time;
+  // What binlog Query events record of the session (binlog::CollationId; 0:
+  // unknown), and its time_zone ("" for SYSTEM).
+  uint16_t collation_connection = 0;
+  uint16_t collation_server = 0;
+  std::string time_zone;
+  // Seconds (at least 1).
+  uint64_t net_read_timeout = 30;
+  uint64_t net_write_timeout = 60;
+  uint64_t wait_timeout = 28800;
+  uint64_t interactive_timeout = 28800;
+
+  // Globals.
+  uint64_t max_allowed_packet = 64 << 20;
+  uint64_t binlog_cache_size = 32768;
+  uint64_t max_binlog_cache_size = UINT64_MAX;
+  binlog::RowMetadata row_metadata = binlog::RowMetadata::kMinimal;
 
   // STRICT_TRANS_TABLES or STRICT_ALL_TABLES (sluice's tables are all
   // transactional, so either makes bad data an error).
@@ -59,6 +77,8 @@ struct Settings {
   // The session's settings for the statement it runs: read again only when
   // the session SET something since the last read.
   // (The copy lives in the context, mutable: a cache of its variables.)
+  // A context with no session variables (ctx.vars null) reads them at each
+  // call, as globals.
   static const Settings& Of(const vars::SystemVariables& vars, const SessionContext& ctx);
 };
 

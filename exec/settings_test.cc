@@ -43,6 +43,34 @@ TEST_F(SettingsTest, DefaultsAreMysqls) {
   EXPECT_EQ(s.max_execution_time.count(), 0);
 }
 
+// Globals another session SETs are seen at the next Of(), as a read by
+// name would see them; the session's own values and SET TIMESTAMP too.
+TEST_F(SettingsTest, FollowsGlobalSetsAndTheSessionsTimeAndConnectionValues) {
+  EXPECT_EQ(Settings::Of(vars_, ctx_).max_allowed_packet, 67108864u);
+  EXPECT_EQ(Settings::Of(vars_, ctx_).row_metadata, binlog::RowMetadata::kMinimal);
+  ASSERT_TRUE(vars_.Set("max_allowed_packet", SetScope::kGlobal, Value::Int(1 << 20), nullptr, nullptr).ok());
+  ASSERT_TRUE(vars_.Set("binlog_row_metadata", SetScope::kGlobal, Value::String("FULL"), nullptr, nullptr).ok());
+  ASSERT_TRUE(vars_.Set("binlog_cache_size", SetScope::kGlobal, Value::Int(8192), nullptr, nullptr).ok());
+  const Settings& g = Settings::Of(vars_, ctx_);
+  EXPECT_EQ(g.max_allowed_packet, 1u << 20);
+  EXPECT_EQ(g.row_metadata, binlog::RowMetadata::kFull);
+  EXPECT_EQ(g.binlog_cache_size, 8192u);
+
+  EXPECT_FALSE(Settings::Of(vars_, ctx_).fixed_time.has_value());
+  EXPECT_EQ(Settings::Of(vars_, ctx_).time_zone, "");
+  SetSession("timestamp", Value::Double(1700000000.25));
+  SetSession("time_zone", Value::String("+02:00"));
+  SetSession("net_write_timeout", Value::Int(5));
+  SetSession("collation_connection", Value::String("latin1_swedish_ci"));
+  const Settings& s = Settings::Of(vars_, ctx_);
+  ASSERT_TRUE(s.fixed_time.has_value());
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::microseconds>(s.fixed_time->time_since_epoch()).count(),
+            1700000000250000);
+  EXPECT_EQ(s.time_zone, "+02:00");
+  EXPECT_EQ(s.net_write_timeout, 5u);
+  EXPECT_EQ(s.collation_connection, 8);  // latin1_swedish_ci
+}
+
 // The copy is read again after a session SET, and only then.
 TEST_F(SettingsTest, FollowsTheSessionsSets) {
   EXPECT_TRUE(Settings::Of(vars_, ctx_).autocommit);

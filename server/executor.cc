@@ -93,7 +93,7 @@ uint64_t Executor::GlobalUInt(std::string_view name, uint64_t fallback) const {
 }
 
 size_t Executor::MaxAllowedPacket(const SessionContext& ctx) const {
-  return GlobalUInt("max_allowed_packet", server_.options().max_allowed_packet);
+  return exec::Settings::Of(server_.sys_vars(), ctx).max_allowed_packet;
 }
 uint64_t Executor::ConnectTimeout() const {
   return GlobalUInt("connect_timeout", server_.options().connect_timeout);
@@ -105,19 +105,13 @@ bool Executor::RequireSecureTransport() const {
   return GlobalUInt("require_secure_transport", server_.options().require_secure_transport) != 0;
 }
 uint64_t Executor::IdleTimeout(const SessionState& ctx) const {
-  const char* name = (ctx.capabilities & p::CLIENT_INTERACTIVE) ? "interactive_timeout" : "wait_timeout";
-  if (ctx.vars) {
-    auto v = server_.sys_vars().Get(name, vars::GetScope::kSession, ctx.vars.get());
-    if (v.ok()) return std::max<uint64_t>(1, v->ToUInt());
-  }
-  return server_.options().wait_timeout;
+  const exec::Settings& settings = exec::Settings::Of(server_.sys_vars(), ctx);
+  return (ctx.capabilities & p::CLIENT_INTERACTIVE) ? settings.interactive_timeout : settings.wait_timeout;
 }
 
 uint64_t Executor::NetTimeout(const SessionContext& ctx, bool write) const {
-  const char* name = write ? "net_write_timeout" : "net_read_timeout";
-  auto v = server_.sys_vars().Get(name, ctx.vars ? vars::GetScope::kSession : vars::GetScope::kGlobal,
-                                  ctx.vars.get());
-  return v.ok() ? std::max<uint64_t>(1, v->ToUInt()) : (write ? 60 : 30);
+  const exec::Settings& settings = exec::Settings::Of(server_.sys_vars(), ctx);
+  return write ? settings.net_write_timeout : settings.net_read_timeout;
 }
 
 Status Executor::RegisterVariables() {

@@ -580,6 +580,7 @@ Status SystemVariables::Register(VariableSpec spec) {
     auto globals = std::make_shared<ValueMap>(*globals_);
     (*globals)[def->spec.name] = StoredValue{def->generation, def->default_raw};
     globals_ = std::move(globals);
+    globals_version_.fetch_add(1, std::memory_order_acq_rel);
   }
   ApplyPendingPersisted(*def);
   return Status::OK();
@@ -596,6 +597,7 @@ Status SystemVariables::Unregister(std::string_view name) {
   auto globals = std::make_shared<ValueMap>(*globals_);
   globals->erase(def->spec.name);
   globals_ = std::move(globals);
+  globals_version_.fetch_add(1, std::memory_order_acq_rel);
   return Status::OK();
 }
 
@@ -813,6 +815,7 @@ void SystemVariables::StoreGlobal(const VarDef& def, const StoredValue& stored) 
   auto globals = std::make_shared<ValueMap>(*globals_);
   (*globals)[def.spec.name] = stored;
   globals_ = std::move(globals);
+  globals_version_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 Status SystemVariables::SetStartupValue(std::string_view name, std::string_view text,

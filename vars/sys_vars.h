@@ -31,6 +31,7 @@
 #include <spdlog/logger.h>
 
 #include <cstdint>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -260,6 +261,11 @@ class SystemVariables {
   Result<sql::Value> Get(std::string_view name, GetScope scope,
                          const SessionVariables* session) const;
 
+  // Changes whenever a global value is stored (SET GLOBAL / PERSIST, a
+  // registration, a removal): a typed copy of some globals (exec/settings.h)
+  // is read again only when this changed.
+  uint64_t globals_version() const { return globals_version_.load(std::memory_order_acquire); }
+
   // The stored number behind a kBool (0/1), kEnum (index), kSet (bitmask),
   // kUInt or non-negative kInt value, for hot paths that test flags (the
   // sql_mode bits of core_vars.h). Errors as Get(); InvalidArgument for
@@ -368,6 +374,7 @@ class SystemVariables {
   // session keeps the map of its connect time as its snapshot.
   std::shared_ptr<const ValueMap> globals_ GUARDED_BY(mu_);
   uint64_t next_generation_ GUARDED_BY(mu_) = 1;
+  std::atomic<uint64_t> globals_version_{1};  // bumped after each change of globals_
 };
 
 }  // namespace sluice::vars
