@@ -283,8 +283,11 @@ Result<BTree::Probe> BTree::ProbeKey(std::string_view key, std::string* value) c
   return out;
 }
 
-Status BTree::Insert(std::string_view key, std::string_view value) {
-  auto r = Write(key, value, WriteOp::kInsert, nullptr);
+Status BTree::Insert(std::string_view key, std::string_view value) { return Insert(key, value, nullptr); }
+
+Status BTree::Insert(std::string_view key, std::string_view value, NextAfter* next) {
+  if (next != nullptr) *next = NextAfter();
+  auto r = Write(key, value, WriteOp::kInsert, nullptr, next);
   return r.ok() ? Status::OK() : r.status();
 }
 
@@ -301,14 +304,14 @@ Result<bool> BTree::Update(std::string_view key, std::string_view value, std::st
 }
 
 Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view value, WriteOp op,
-                                        std::string* old_value) {
+                                        std::string* old_value, NextAfter* next) {
   SLUICE_RETURN_IF_ERROR(CheckRecord(key, value));
   assert(!Mtr::InMtr(pool_));  // an enclosing mtr would hold latches across smo_mu_
   {
     // Mtr 1: the leaf alone. An attempt that needs a split changed nothing,
     // so committing it leaves this thread holding no latch before smo_mu_.
     Mtr mtr(pool_);
-    auto r = WriteOptimistic(key, value, op, old_value);
+    auto r = WriteOptimistic(key, value, op, old_value, next);
     Status committed = mtr.Commit();
     if (!r.ok()) return r.status();
     if (r->has_value()) {
@@ -329,7 +332,7 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
 
 Result<std::optional<BTree::WriteResult>> BTree::WriteOptimistic(std::string_view key,
                                                                  std::string_view value, WriteOp op,
-                                                                 std::string* old_value) {
+                                                                 std::string* old_value, NextAfter* next) {
   auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
   if (!leaf.ok()) return leaf.status();
   NodeView node(leaf->data());
@@ -354,6 +357,15 @@ Result<std::optional<BTree::WriteResult>> BTree::WriteOptimistic(std::string_vie
     }
   } else if (node.Fits(need)) {
     NodeWriter(leaf->mutable_data()).Insert(pos, key, value);
+    if (next != nullptr) {
+      NodeView after(leaf->data());
+      if (pos + 1 < after.slot_count()) {
+        next->kind = NextAfter::Kind::kKey;
+        next->key.assign(after.key(pos + 1));
+      } else if (after.next() == kInvalidPageNo) {
+        next->kind = NextAfter::Kind::kNone;
+      }
+    }
     return std::optional<WriteResult>(WriteResult::kInserted);
   }
   return std::optional<WriteResult>();  // needs a split; nothing changed

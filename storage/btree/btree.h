@@ -136,6 +136,16 @@ class BTree {
   // InvalidArgument when the key is longer than kMaxKeySize; NotSupported
   // when key + value exceed kMaxRecordSize.
   Status Insert(std::string_view key, std::string_view value);
+  // The same, and what followed the new key while the insert held its leaf:
+  // the next key, none (the key is the index's last), or unknown (the key
+  // ended its leaf and later leaves exist, or the leaf split): an insert's
+  // next-key check needs no second descent in the common case.
+  struct NextAfter {
+    enum class Kind : uint8_t { kUnknown, kNone, kKey };
+    Kind kind = Kind::kUnknown;
+    std::string key;  // kKey
+  };
+  Status Insert(std::string_view key, std::string_view value, NextAfter* next);
 
   // Inserts or replaces. True when the key was new.
   Result<bool> Upsert(std::string_view key, std::string_view value);
@@ -237,11 +247,11 @@ class BTree {
   Result<PageGuard> DescendToLeaf(std::string_view key, Target target, LatchMode leaf_mode,
                                   Bounds* bounds) const;
   Result<WriteResult> Write(std::string_view key, std::string_view value, WriteOp op,
-                            std::string* old_value);
+                            std::string* old_value, NextAfter* next = nullptr);
   // The change within the leaf, latch-coupled; nullopt (nothing changed)
-  // when the leaf must split.
+  // when the leaf must split. `next`: see Insert.
   Result<std::optional<WriteResult>> WriteOptimistic(std::string_view key, std::string_view value,
-                                                     WriteOp op, std::string* old_value);
+                                                     WriteOp op, std::string* old_value, NextAfter* next);
   // Inside an Mtr that holds nothing yet.
   Result<WriteResult> WritePessimistic(std::string_view key, std::string_view value, WriteOp op,
                                        std::string* old_value) REQUIRES(smo_mu_);

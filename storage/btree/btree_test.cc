@@ -219,6 +219,45 @@ TEST_F(BTreeTest, ProbeKeyFindsTheKeyAndTheNextOneOnAnyLeaf) {
   }
 }
 
+TEST_F(BTreeTest, AnInsertTellsTheNextKeyItSawOrThatItCouldNot) {
+  CreateTree();
+  std::map<std::string, std::string> model;
+  for (int64_t k = 0; k < 4000; k += 4) {
+    const std::string v = ValueFor(k, 0, 300);
+    ASSERT_TRUE(tree_->Insert(IntKey(k), v).ok());
+    model[IntKey(k)] = v;
+  }
+  int known = 0, unknown = 0;
+  // Odd keys between the others, then keys past the end: every answer the
+  // insert gives must be the truth; "unknown" only where it cannot tell.
+  for (int64_t k : {1, 5, 401, 1999, 3997, 3999, 4001, 4003, 4100, 4101}) {
+    const std::string key = IntKey(k);
+    BTree::NextAfter after;
+    ASSERT_TRUE(tree_->Insert(key, ValueFor(k, 0, 300), &after).ok());
+    model[key] = "";
+    const auto next = model.upper_bound(key);
+    switch (after.kind) {
+      case BTree::NextAfter::Kind::kKey:
+        ASSERT_NE(next, model.end()) << k;
+        EXPECT_EQ(after.key, next->first) << k;
+        ++known;
+        break;
+      case BTree::NextAfter::Kind::kNone:
+        EXPECT_EQ(next, model.end()) << k;
+        ++known;
+        break;
+      case BTree::NextAfter::Kind::kUnknown:
+        ++unknown;
+        break;
+    }
+  }
+  EXPECT_GE(known, 5);  // most can tell; a split or a key ending a leaf cannot
+  // A duplicate says nothing.
+  BTree::NextAfter after;
+  EXPECT_EQ(tree_->Insert(IntKey(8), "x", &after).mysql_errno(), 1062);
+  EXPECT_EQ(after.kind, BTree::NextAfter::Kind::kUnknown);
+}
+
 TEST_F(BTreeTest, RangeScansRunBothWaysFromAnyStart) {
   CreateTree();
   for (int64_t k = 0; k < 20000; k += 2) ASSERT_TRUE(tree_->Insert(IntKey(k), ValueFor(k, 0, 40)).ok());

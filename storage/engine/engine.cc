@@ -1195,14 +1195,22 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
     u.type = UndoType::kInsert;
     Result<RollPtr> rp = AppendUndo(trx, std::move(u));
     if (!rp.ok()) return rp.status();
-    SLUICE_RETURN_IF_ERROR(t.clustered->Insert(key, MakeRecord(trx.id(), *rp, false, *enc)));
+    BTree::NextAfter after;
+    SLUICE_RETURN_IF_ERROR(t.clustered->Insert(key, MakeRecord(trx.id(), *rp, false, *enc), &after));
     // A gap lock taken on a key that appeared after our check but before
-    // the insert: ask again on the new successor.
-    for (;;) {
-      Result<std::optional<std::string>> now = NextKey(t, key);
-      if (!now.ok()) return now.status();
-      if (*now == *next) break;
-      *next = std::move(*now);
+    // the insert: ask again on the new successor (the first time as the
+    // insert saw it under its leaf latch, when it could tell).
+    for (bool first = true;; first = false) {
+      std::optional<std::string> now;
+      if (first && after.kind == BTree::NextAfter::Kind::kKey) {
+        now = std::move(after.key);
+      } else if (!(first && after.kind == BTree::NextAfter::Kind::kNone)) {
+        Result<std::optional<std::string>> looked = NextKey(t, key);
+        if (!looked.ok()) return looked.status();
+        now = std::move(*looked);
+      }
+      if (now == *next) break;
+      *next = std::move(now);
       SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
     }
     return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
