@@ -20,11 +20,17 @@ def teardown_module():
         srv.kill()
 
 
-def test_max_connections_keeps_one_slot_for_an_administrator():
-    srv = start("maxconn", extra=["--max-connections=2"])
+def _full_server(name):
+    """A server with max_connections=2 and both slots taken: an
+    administrator's session and an ordinary account's ('plain', 'pw')."""
+    srv = start(name, extra=["--max-connections=2"])
     admin = h.root(port=srv.port)
     h.query(admin, "CREATE USER 'plain'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
-    held = [admin, h.connect("plain", "pw", port=srv.port)]
+    return srv, [admin, h.connect("plain", "pw", port=srv.port)]
+
+
+def test_max_connections_keeps_one_slot_for_an_administrator():
+    srv, held = _full_server("maxconn")
     try:
         # Two sessions are open: a third ordinary one is refused ...
         h.expect_error(1040, h.connect, "plain", "pw", port=srv.port,
@@ -48,10 +54,8 @@ def test_a_refused_connection_frees_its_slot_before_the_client_reads_the_refusal
     # that reconnects at once is not refused for the slot the refused
     # connection still held (the administrator's extra slot here). It was a
     # race: the slot went back only when the session's teardown ran.
-    srv = start("maxconn_race", extra=["--max-connections=2"])
-    admin = h.root(port=srv.port)
-    h.query(admin, "CREATE USER 'plain'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
-    held = [admin, h.connect("plain", "pw", port=srv.port)]
+    srv, held = _full_server("maxconn_race")
+    admin = held[0]
     try:
         for i in range(100):
             h.expect_error(1040, h.connect, "plain", "pw", port=srv.port, what=f"refusal {i}")
