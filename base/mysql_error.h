@@ -204,6 +204,8 @@ inline constexpr Error kUserAlreadyExists{3163, "HY000", "Authorization ID {} al
 inline constexpr Error kResetMasterToValueOutOfRange{3567, "HY000",
     "The requested value '{}' for the next binary log index is out of range. Please use a value between '1' and "
     "'2000000000'."};
+inline constexpr Error kLockNowait{3572, "HY000",
+    "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set."};
 inline constexpr Error kVarDoesNotExist{3615, "HY000", "Variable {} does not exist in persisted config file"};
 inline constexpr Error kIllegalPrivilegeLevel{3619, "HY000", "Illegal privilege level specified for {}"};
 inline constexpr Error kRegexpIllegalArgument{3685, "HY000", "Illegal argument to a regular expression."};

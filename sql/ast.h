@@ -286,6 +286,9 @@ struct SelectStmt : Stmt {
   // FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE (a locking read).
   enum class Lock : uint8_t { kNone, kForUpdate, kForShare };
   Lock lock = Lock::kNone;
+  // FOR UPDATE / FOR SHARE ... NOWAIT or SKIP LOCKED.
+  enum class LockWait : uint8_t { kWait, kNowait, kSkipLocked };
+  LockWait lock_wait = LockWait::kWait;
 };
 
 // ---- SET

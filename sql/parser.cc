@@ -1627,9 +1627,12 @@ Status Parser::Impl::ParseLockingClauses(SelectStmt* s) {
           SLUICE_RETURN_IF_ERROR(ParseTableName(&ignored));
         } while (AcceptPunct(Punct::kComma));
       }
-      if (!AcceptKeyword("NOWAIT") && PeekKeyword("SKIP")) {
+      if (AcceptKeyword("NOWAIT")) {
+        s->lock_wait = SelectStmt::LockWait::kNowait;
+      } else if (PeekKeyword("SKIP")) {
         Take();
         SLUICE_RETURN_IF_ERROR(ExpectKeyword("LOCKED"));
+        s->lock_wait = SelectStmt::LockWait::kSkipLocked;
       }
     } else if (PeekKeyword("LOCK") && PeekKeyword("IN", 1)) {
       Take();

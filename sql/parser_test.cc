@@ -770,23 +770,26 @@ TEST(ParserTest, SelectFromQualifiedAndAliasedTables) {
 }
 
 TEST(ParserTest, SelectLockingClauses) {
+  using W = SelectStmt::LockWait;
   struct Case {
     const char* sql;
     SelectStmt::Lock lock;
+    W wait = W::kWait;
   };
   const Case cases[] = {
       {"SELECT c FROM sbtest1 WHERE id=? FOR UPDATE", SelectStmt::Lock::kForUpdate},
       {"SELECT c FROM t WHERE id = 1 LIMIT 1 FOR SHARE", SelectStmt::Lock::kForShare},
       {"SELECT c FROM t LOCK IN SHARE MODE", SelectStmt::Lock::kForShare},
-      {"SELECT c FROM t FOR UPDATE NOWAIT", SelectStmt::Lock::kForUpdate},
-      {"SELECT c FROM t FOR SHARE SKIP LOCKED", SelectStmt::Lock::kForShare},
-      {"SELECT c FROM t, u FOR SHARE OF t FOR UPDATE OF u NOWAIT", SelectStmt::Lock::kForUpdate},
+      {"SELECT c FROM t FOR UPDATE NOWAIT", SelectStmt::Lock::kForUpdate, W::kNowait},
+      {"SELECT c FROM t FOR SHARE SKIP LOCKED", SelectStmt::Lock::kForShare, W::kSkipLocked},
+      {"SELECT c FROM t, u FOR SHARE OF t FOR UPDATE OF u NOWAIT", SelectStmt::Lock::kForUpdate, W::kNowait},
       {"SELECT c FROM t ORDER BY c LIMIT 2 OFFSET 1 for update", SelectStmt::Lock::kForUpdate},
   };
   for (const Case& c : cases) {
     auto s = ParseOne<SelectStmt>(c.sql, StmtKind::kSelect);
     ASSERT_TRUE(s) << c.sql;
     EXPECT_EQ(s->lock, c.lock) << c.sql;
+    EXPECT_EQ(s->lock_wait, c.wait) << c.sql;
   }
   EXPECT_EQ(ParseError("SELECT c FROM t FOR UPDATE LIMIT 1").message(), Near("LIMIT 1", 1));
   EXPECT_EQ(ParseError("SELECT c FROM t FOR SHARE SKIP").message(), Near("", 1));

@@ -202,6 +202,7 @@ class EngineTrx {
   bool active() const { return trx_->state() == Trx::State::kActive; }
   // This transaction's lock wait timeout; nullopt = the lock manager's.
   void set_lock_wait_timeout(std::optional<std::chrono::milliseconds> t) { lock_wait_timeout_ = t; }
+  std::optional<std::chrono::milliseconds> lock_wait_timeout() const { return lock_wait_timeout_; }
 
  private:
   friend class Engine;
