@@ -1402,10 +1402,13 @@ Result<RowValue> CurrentTimestampValue(const ColumnDef& c, AssignContext& cx,
 Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const std::vector<bool>& assigned,
                         storage::Row* updated, AssignContext& cx,
                         std::chrono::system_clock::time_point statement_time) {
-  const size_t n = def.columns.size();
-  if (std::equal(before.begin(), before.begin() + n, updated->begin())) return Status::OK();
+  // Whether the row changed is asked only of a table with such a column
+  // left unassigned: every other UPDATE pays no extra row comparison.
+  std::optional<bool> changed;
   for (const ColumnDef& c : def.columns) {
     if (!c.on_update_current_timestamp || (c.ordinal < assigned.size() && assigned[c.ordinal])) continue;
+    if (!changed) changed = !std::equal(before.begin(), before.begin() + def.columns.size(), updated->begin());
+    if (!*changed) return Status::OK();
     Result<RowValue> now = CurrentTimestampValue(c, cx, statement_time);
     if (!now.ok()) return now.status();
     (*updated)[c.ordinal] = std::move(now).value();
