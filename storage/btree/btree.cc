@@ -285,10 +285,41 @@ Result<BTree::Probe> BTree::ProbeKey(std::string_view key, std::string* value) c
 
 Status BTree::Insert(std::string_view key, std::string_view value) { return Insert(key, value, nullptr); }
 
-Status BTree::Insert(std::string_view key, std::string_view value, NextAfter* next) {
-  if (next != nullptr) *next = NextAfter();
-  auto r = Write(key, value, WriteOp::kInsert, nullptr, next);
+Status BTree::Insert(std::string_view key, std::string_view value, InsertCheck* check) {
+  auto r = Write(key, value, WriteOp::kInsert, nullptr, check);
   return r.ok() ? Status::OK() : r.status();
+}
+
+Status BTree::RunInsertCheck(InsertCheck* check, const PageGuard& leaf, int pos, const PageGuard* next_leaf) const {
+  NodeView node(leaf.data());
+  NextAfter next;
+  if (pos < node.slot_count()) {
+    next.kind = NextAfter::Kind::kKey;
+    next.key = node.key(pos);
+    return check->BeforeInsert(next);
+  }
+  if (node.next() == kInvalidPageNo) {
+    next.kind = NextAfter::Kind::kNone;
+    return check->BeforeInsert(next);
+  }
+  // The next key heads the next leaf, latched shared after this one: leaves
+  // are latched left to right, as splits and leaf removals do. (A split
+  // holds it already.) An empty next leaf, left by a failed free, is
+  // answered kUnknown rather than walked.
+  PageGuard later;
+  const PageGuard* right = next_leaf;
+  if (right == nullptr || !right->valid()) {
+    auto g = FetchNode(node.next(), LatchMode::kShared);
+    if (!g.ok()) return g.status();
+    later = std::move(*g);
+    right = &later;
+  }
+  NodeView r(right->data());
+  if (r.slot_count() > 0) {
+    next.kind = NextAfter::Kind::kKey;
+    next.key = r.key(0);
+  }
+  return check->BeforeInsert(next);
 }
 
 Result<bool> BTree::Upsert(std::string_view key, std::string_view value) {
@@ -304,14 +335,15 @@ Result<bool> BTree::Update(std::string_view key, std::string_view value, std::st
 }
 
 Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view value, WriteOp op,
-                                        std::string* old_value, NextAfter* next) {
+                                        std::string* old_value, InsertCheck* check) {
+  assert(check == nullptr || op == WriteOp::kInsert);
   SLUICE_RETURN_IF_ERROR(CheckRecord(key, value));
   assert(!Mtr::InMtr(pool_));  // an enclosing mtr would hold latches across smo_mu_
   {
     // Mtr 1: the leaf alone. An attempt that needs a split changed nothing,
     // so committing it leaves this thread holding no latch before smo_mu_.
     Mtr mtr(pool_);
-    auto r = WriteOptimistic(key, value, op, old_value, next);
+    auto r = WriteOptimistic(key, value, op, old_value, check);
     Status committed = mtr.Commit();
     if (!r.ok()) return r.status();
     if (r->has_value()) {
@@ -323,7 +355,7 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
   // and their allocation, the next leaf's back link) is one redo record.
   MutexLock smo(&smo_mu_);
   Mtr mtr(pool_);
-  auto r = WritePessimistic(key, value, op, old_value);
+  auto r = WritePessimistic(key, value, op, old_value, check);
   Status committed = mtr.Commit();
   if (!r.ok()) return r.status();
   if (!committed.ok()) return committed;
@@ -332,7 +364,7 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
 
 Result<std::optional<BTree::WriteResult>> BTree::WriteOptimistic(std::string_view key,
                                                                  std::string_view value, WriteOp op,
-                                                                 std::string* old_value, NextAfter* next) {
+                                                                 std::string* old_value, InsertCheck* check) {
   auto leaf = DescendToLeaf(key, Target::kKey, LatchMode::kExclusive, nullptr);
   if (!leaf.ok()) return leaf.status();
   NodeView node(leaf->data());
@@ -356,23 +388,15 @@ Result<std::optional<BTree::WriteResult>> BTree::WriteOptimistic(std::string_vie
       return std::optional<WriteResult>(WriteResult::kReplaced);
     }
   } else if (node.Fits(need)) {
+    if (check != nullptr) SLUICE_RETURN_IF_ERROR(RunInsertCheck(check, *leaf, pos, nullptr));
     NodeWriter(leaf->mutable_data()).Insert(pos, key, value);
-    if (next != nullptr) {
-      NodeView after(leaf->data());
-      if (pos + 1 < after.slot_count()) {
-        next->kind = NextAfter::Kind::kKey;
-        next->key.assign(after.key(pos + 1));
-      } else if (after.next() == kInvalidPageNo) {
-        next->kind = NextAfter::Kind::kNone;
-      }
-    }
     return std::optional<WriteResult>(WriteResult::kInserted);
   }
   return std::optional<WriteResult>();  // needs a split; nothing changed
 }
 
 Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::string_view value,
-                                                   WriteOp op, std::string* old_value) {
+                                                   WriteOp op, std::string* old_value, InsertCheck* check) {
   const size_t need = EntrySize(key.size(), value.size());
 
   // Descend with exclusive latches, keeping only the part of the path a
@@ -416,6 +440,8 @@ Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::st
       return result;
     }
   } else if (node.Fits(need)) {
+    // (The leaf filled up after the optimistic attempt and emptied again.)
+    if (check != nullptr) SLUICE_RETURN_IF_ERROR(RunInsertCheck(check, leaf.page, pos, nullptr));
     NodeWriter(leaf.page.mutable_data()).Insert(pos, key, value);
     return result;
   }
@@ -473,6 +499,14 @@ Result<BTree::WriteResult> BTree::WritePessimistic(std::string_view key, std::st
       return p.status();
     }
     spare.push_back(std::move(*p));
+  }
+  // Asked last: from here on only corruption can stop the split.
+  if (check != nullptr) {
+    Status ok = RunInsertCheck(check, leaf.page, pos, &next_leaf);
+    if (!ok.ok()) {
+      free_spare();
+      return ok;
+    }
   }
 
   if (found) NodeWriter(leaf.page.mutable_data()).Remove(pos);

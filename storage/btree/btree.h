@@ -136,16 +136,28 @@ class BTree {
   // InvalidArgument when the key is longer than kMaxKeySize; NotSupported
   // when key + value exceed kMaxRecordSize.
   Status Insert(std::string_view key, std::string_view value);
-  // The same, and what followed the new key while the insert held its leaf:
-  // the next key, none (the key is the index's last), or unknown (the key
-  // ended its leaf and later leaves exist, or the leaf split): an insert's
-  // next-key check needs no second descent in the common case.
+  // The same, with a check that decides the insert under the leaf's
+  // exclusive latch (as InnoDB's insert checks its locks under the page
+  // latch), once the key is known to be absent and the record to fit.
+  // `next` is what follows the new key: the next key or none; kUnknown only
+  // past a run of empty leaves. OK lets the insert go ahead, and then only
+  // the mini-transaction's commit can still fail; any other status aborts it
+  // with nothing changed, and Insert returns that status. The check may
+  // rewrite the bytes of `value` (the caller's buffer), never its length. It
+  // runs under page latches: it must not touch this tree, nor wait.
   struct NextAfter {
     enum class Kind : uint8_t { kUnknown, kNone, kKey };
     Kind kind = Kind::kUnknown;
-    std::string key;  // kKey
+    std::string_view key;  // kKey: valid during the check only
   };
-  Status Insert(std::string_view key, std::string_view value, NextAfter* next);
+  class InsertCheck {
+   public:
+    virtual Status BeforeInsert(const NextAfter& next) = 0;
+
+   protected:
+    ~InsertCheck() = default;
+  };
+  Status Insert(std::string_view key, std::string_view value, InsertCheck* check);
 
   // Inserts or replaces. True when the key was new.
   Result<bool> Upsert(std::string_view key, std::string_view value);
@@ -247,14 +259,17 @@ class BTree {
   Result<PageGuard> DescendToLeaf(std::string_view key, Target target, LatchMode leaf_mode,
                                   Bounds* bounds) const;
   Result<WriteResult> Write(std::string_view key, std::string_view value, WriteOp op,
-                            std::string* old_value, NextAfter* next = nullptr);
+                            std::string* old_value, InsertCheck* check = nullptr);
   // The change within the leaf, latch-coupled; nullopt (nothing changed)
-  // when the leaf must split. `next`: see Insert.
+  // when the leaf must split. `check`: see Insert.
   Result<std::optional<WriteResult>> WriteOptimistic(std::string_view key, std::string_view value,
-                                                     WriteOp op, std::string* old_value, NextAfter* next);
+                                                     WriteOp op, std::string* old_value, InsertCheck* check);
   // Inside an Mtr that holds nothing yet.
   Result<WriteResult> WritePessimistic(std::string_view key, std::string_view value, WriteOp op,
-                                       std::string* old_value) REQUIRES(smo_mu_);
+                                       std::string* old_value, InsertCheck* check) REQUIRES(smo_mu_);
+  // Asks `check` about inserting a key absent from `leaf` at `pos`, with
+  // `next_leaf` (latched, or invalid) the leaf after it.
+  Status RunInsertCheck(InsertCheck* check, const PageGuard& leaf, int pos, const PageGuard* next_leaf) const;
   // Inside an Mtr that holds nothing yet.
   Status RemoveEmptyLeaf(std::string_view key) REQUIRES(smo_mu_);
   Status VerifyNode(const PageGuard& node, const std::string_view* lo, const std::string_view* hi,

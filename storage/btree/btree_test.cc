@@ -219,7 +219,24 @@ TEST_F(BTreeTest, ProbeKeyFindsTheKeyAndTheNextOneOnAnyLeaf) {
   }
 }
 
-TEST_F(BTreeTest, AnInsertTellsTheNextKeyItSawOrThatItCouldNot) {
+// Records what an insert's check was told, and answers with `answer`.
+class RecordingCheck final : public BTree::InsertCheck {
+ public:
+  Status BeforeInsert(const BTree::NextAfter& next) override {
+    ++calls;
+    kind = next.kind;
+    key.assign(next.key);
+    if (rewrite != nullptr) (*rewrite)[0] = 'Z';
+    return answer;
+  }
+  int calls = 0;
+  BTree::NextAfter::Kind kind = BTree::NextAfter::Kind::kUnknown;
+  std::string key;
+  Status answer;
+  std::string* rewrite = nullptr;
+};
+
+TEST_F(BTreeTest, AnInsertsCheckIsToldTheTrueNextKey) {
   CreateTree();
   std::map<std::string, std::string> model;
   for (int64_t k = 0; k < 4000; k += 4) {
@@ -227,35 +244,58 @@ TEST_F(BTreeTest, AnInsertTellsTheNextKeyItSawOrThatItCouldNot) {
     ASSERT_TRUE(tree_->Insert(IntKey(k), v).ok());
     model[IntKey(k)] = v;
   }
-  int known = 0, unknown = 0;
-  // Odd keys between the others, then keys past the end: every answer the
-  // insert gives must be the truth; "unknown" only where it cannot tell.
-  for (int64_t k : {1, 5, 401, 1999, 3997, 3999, 4001, 4003, 4100, 4101}) {
+  // Odd keys between the others (some end a leaf, some split one), then
+  // keys past the end: the check always hears the key after the new one.
+  for (int64_t k = 1; k < 4200; k += 6) {
     const std::string key = IntKey(k);
-    BTree::NextAfter after;
-    ASSERT_TRUE(tree_->Insert(key, ValueFor(k, 0, 300), &after).ok());
-    model[key] = "";
+    RecordingCheck check;
+    ASSERT_TRUE(tree_->Insert(key, ValueFor(k, 0, 300), &check).ok());
+    ASSERT_EQ(check.calls, 1);
     const auto next = model.upper_bound(key);
-    switch (after.kind) {
-      case BTree::NextAfter::Kind::kKey:
-        ASSERT_NE(next, model.end()) << k;
-        EXPECT_EQ(after.key, next->first) << k;
-        ++known;
-        break;
-      case BTree::NextAfter::Kind::kNone:
-        EXPECT_EQ(next, model.end()) << k;
-        ++known;
-        break;
-      case BTree::NextAfter::Kind::kUnknown:
-        ++unknown;
-        break;
+    model[key] = ValueFor(k, 0, 300);
+    if (next == model.end()) {
+      EXPECT_EQ(check.kind, BTree::NextAfter::Kind::kNone) << k;
+    } else {
+      ASSERT_EQ(check.kind, BTree::NextAfter::Kind::kKey) << k;
+      EXPECT_EQ(check.key, next->first) << k;
     }
   }
-  EXPECT_GE(known, 5);  // most can tell; a split or a key ending a leaf cannot
-  // A duplicate says nothing.
-  BTree::NextAfter after;
-  EXPECT_EQ(tree_->Insert(IntKey(8), "x", &after).mysql_errno(), 1062);
-  EXPECT_EQ(after.kind, BTree::NextAfter::Kind::kUnknown);
+  // A duplicate is refused before the check is asked.
+  RecordingCheck check;
+  EXPECT_EQ(tree_->Insert(IntKey(8), "x", &check).mysql_errno(), 1062);
+  EXPECT_EQ(check.calls, 0);
+  ExpectTreeEquals(model);
+}
+
+TEST_F(BTreeTest, ARefusingCheckLeavesTheTreeAsItWasAndAnAcceptingOneMayRewriteTheValue) {
+  CreateTree();
+  std::map<std::string, std::string> model;
+  for (int64_t k = 0; k < 3000; k += 2) {
+    const std::string v = ValueFor(k, 0, 200);
+    ASSERT_TRUE(tree_->Insert(IntKey(k), v).ok());
+    model[IntKey(k)] = v;
+  }
+  // Refused inserts, in leaves with room and in full ones (a split's pages
+  // are given back): nothing changes.
+  for (int64_t k = 1; k < 3200; k += 10) {
+    RecordingCheck check;
+    check.answer = Status::InvalidArgument("no");
+    EXPECT_EQ(tree_->Insert(IntKey(k), ValueFor(k, 1, 200), &check).code(), Status::Code::kInvalidArgument);
+    EXPECT_EQ(check.calls, 1);
+  }
+  ExpectTreeEquals(model);
+  ExpectVerified();
+  // Accepted, the value goes in as the check left it.
+  for (int64_t k = 1; k < 3200; k += 10) {
+    std::string value = ValueFor(k, 1, 200);
+    RecordingCheck check;
+    check.rewrite = &value;
+    ASSERT_TRUE(tree_->Insert(IntKey(k), value, &check).ok());
+    model[IntKey(k)] = value;
+    EXPECT_EQ(value[0], 'Z');
+  }
+  ExpectTreeEquals(model);
+  ExpectVerified();
 }
 
 TEST_F(BTreeTest, RangeScansRunBothWaysFromAnyStart) {

@@ -15,6 +15,7 @@
 #include "storage/btree/key_codec.h"
 #include "storage/buffer/tablespace.h"
 #include "storage/engine/engine_internal.h"
+#include "storage/lock/lock_errors.h"
 #include "storage/trx/version_chain.h"
 
 namespace sluice::storage {
@@ -147,6 +148,12 @@ std::string TrxPayload(TrxId id) {
   return p;
 }
 
+void SetRecordRollPtr(std::string* record, RollPtr roll_ptr) {
+  std::string bytes;
+  PutBigEndian(roll_ptr.raw(), kRollPtrBytes, &bytes);
+  record->replace(kTrxIdBytes, kRollPtrBytes, bytes);
+}
+
 std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row) {
   std::string out;
   out.reserve(kRecordHeaderBytes + row.size());
@@ -178,6 +185,7 @@ std::string KeyText(const IndexDef& idx, const Row& row) {
 using engine_internal::KeyHasNull;
 using engine_internal::KeyText;
 using engine_internal::MakeRecord;
+using engine_internal::SetRecordRollPtr;
 using engine_internal::ParseRecord;
 using engine_internal::TrxPayload;
 using engine_internal::kRedoCommit;
@@ -647,6 +655,14 @@ Result<std::string> Engine::KeyFromPk(const TableDef& def, const Row& pk, bool a
   return EncodeClusteredKey(def, sparse, 0);
 }
 
+RecordId Engine::SupremumLockId(const TableHandle& t) {
+  RecordId rid;
+  rid.space_id = t.def->space_id;
+  rid.page_no = 0xffffffffu;
+  rid.heap_no = kSupremumHeapNo;
+  return rid;
+}
+
 RecordId Engine::RowLockId(const TableHandle& t, std::string_view key) const {
   const uint64_t h = HashKey(t.def->space_id, key);
   RecordId rid;
@@ -662,11 +678,7 @@ Status Engine::LockKey(EngineTrx& trx, const TableHandle& t, std::string_view ke
 }
 
 Status Engine::LockSupremum(EngineTrx& trx, const TableHandle& t, LockMode mode, RecLockType type) {
-  RecordId rid;
-  rid.space_id = t.def->space_id;
-  rid.page_no = 0xffffffffu;
-  rid.heap_no = kSupremumHeapNo;
-  return locks_->LockRecord(*trx.lock_trx_, rid, mode, type, trx.lock_wait_timeout_);
+  return locks_->LockRecord(*trx.lock_trx_, SupremumLockId(t), mode, type, trx.lock_wait_timeout_);
 }
 
 Result<std::optional<std::string>> Engine::NextKey(const TableHandle& t, std::string_view key) const {
@@ -823,25 +835,6 @@ Status Engine::PrepareWrite(EngineTrx& trx, const TableHandle& t, std::string_vi
   }
   SLUICE_RETURN_IF_ERROR(locks_->LockTable(*trx.lock_trx_, t.def->id, LockMode::kIX, trx.lock_wait_timeout_));
   return LockKey(trx, t, key);
-}
-
-struct Engine::Probed {
-  std::optional<StoredRecord> latest;
-  std::optional<std::string> next;
-};
-
-Result<Engine::Probed> Engine::ProbeLatest(const TableHandle& t, std::string_view key) const {
-  std::string value;
-  Result<BTree::Probe> p = t.clustered->ProbeKey(key, &value);
-  if (!p.ok()) return p.status();
-  Probed out;
-  out.next = std::move(p->next);
-  if (p->found) {
-    Result<StoredRecord> r = ParseRecord(value);
-    if (!r.ok()) return r.status();
-    out.latest.emplace(std::move(r).value());
-  }
-  return out;
 }
 
 Result<std::optional<Engine::StoredRecord>> Engine::ReadLatest(const TableHandle& t, std::string_view key) const {
@@ -1166,68 +1159,129 @@ Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const 
   return result;
 }
 
+// A new key's insert, decided under its leaf's exclusive latch (as InnoDB's
+// lock_rec_insert_check_and_lock): the insert-intention lock on the key's
+// successor is tried without waiting, and granted it leaves no lock; only
+// then is the undo record written and its roll pointer put in the record.
+// When the lock would wait, the insert is abandoned and the successor kept,
+// for the caller to wait on holding no latch. The lock manager is only
+// tried (TryInsertIntention); undo and redo logs never take page latches,
+// so they may be entered under one.
+class Engine::NewKeyCheck final : public BTree::InsertCheck {
+ public:
+  NewKeyCheck(Engine* engine, EngineTrx* trx, const TableHandle* t, const std::string* key, std::string* record)
+      : engine_(engine), trx_(trx), t_(t), key_(key), record_(record) {}
+
+  Status BeforeInsert(const BTree::NextAfter& next) override {
+    if (next.kind != BTree::NextAfter::Kind::kUnknown) {
+      const RecordId rid = next.kind == BTree::NextAfter::Kind::kKey ? engine_->RowLockId(*t_, next.key)
+                                                                     : SupremumLockId(*t_);
+      if (!engine_->locks_->TryInsertIntention(*trx_->lock_trx_, rid)) {
+        must_wait_ = true;
+        if (next.kind == BTree::NextAfter::Kind::kKey) wait_on_.emplace(next.key);
+        return LockWaitTimeoutError();  // (seen by nobody: InsertLocked waits)
+      }
+    }
+    unknown_next_ = next.kind == BTree::NextAfter::Kind::kUnknown;
+    UndoRecord u;
+    u.type = UndoType::kInsert;
+    u.table_id = t_->def->id;
+    u.primary_key = *key_;
+    Result<RollPtr> rp = engine_->AppendUndo(*trx_, std::move(u));
+    if (!rp.ok()) return rp.status();
+    roll_ptr_ = *rp;
+    SetRecordRollPtr(record_, *rp);
+    return Status::OK();
+  }
+
+  // After an abandoned insert: whether it waits for the lock before the
+  // successor `wait_on()` (nullopt: the supremum).
+  bool must_wait() const { return must_wait_; }
+  const std::optional<std::string>& wait_on() const { return wait_on_; }
+  // After an insert: its undo record, and whether the successor is still
+  // to be locked (it sat past an empty leaf).
+  RollPtr roll_ptr() const { return roll_ptr_; }
+  bool unknown_next() const { return unknown_next_; }
+
+ private:
+  Engine* engine_;
+  EngineTrx* trx_;
+  const TableHandle* t_;
+  const std::string* key_;
+  std::string* record_;
+  bool must_wait_ = false;
+  std::optional<std::string> wait_on_;
+  RollPtr roll_ptr_;
+  bool unknown_next_ = false;
+};
+
 Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row) {
   const TableDef& def = *t.def;
   Result<std::string> enc = EncodeRow(def, row);
   if (!enc.ok()) return enc.status();
-  // The record and the key after it, in one descent: the next key is
-  // where a new key's insert-intention lock goes.
-  Result<Probed> probed = ProbeLatest(t, key);
-  if (!probed.ok()) return probed.status();
-  const std::optional<StoredRecord>* cur = &probed->latest;
-  if (cur->has_value() && !(*cur)->delete_marked) {
+  auto duplicate = [&]() {
     std::string text;
     for (const KeyPart& p : def.clustered().parts) {
       if (!text.empty()) text += "-";
       text += ValueText(row[p.column]);
     }
     return MakeError(er::kDupEntry, text, def.name + "." + def.clustered().name);
+  };
+  // A duplicate primary key is reported before a duplicate unique value,
+  // as InnoDB's clustered insert comes before the secondary ones; the
+  // unique values are locked and checked before the row goes in.
+  bool unique_checked = false;
+  const bool has_unique =
+      std::any_of(def.indexes.begin() + 1, def.indexes.end(), [](const IndexDef& i) { return i.unique; });
+  if (has_unique) {
+    Result<std::optional<StoredRecord>> cur = ReadLatest(t, key);
+    if (!cur.ok()) return cur.status();
+    if (cur->has_value() && !(*cur)->delete_marked) return duplicate();
+    SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, nullptr, &row));
+    unique_checked = true;
   }
-  SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, nullptr, &row));
-  UndoRecord u;
-  u.table_id = def.id;
-  u.primary_key = key;
-  if (!cur->has_value()) {
-    // A new key goes into a gap: wait for gap locks on it (locking reads).
-    // (A key that appeared after the probe is caught by the check below.)
-    std::optional<std::string>* next = &probed->next;
-    SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
-    u.type = UndoType::kInsert;
+  std::string record = MakeRecord(trx.id(), RollPtr(), false, *enc);
+  for (;;) {
+    NewKeyCheck check(this, &trx, &t, &key, &record);
+    Status s = t.clustered->Insert(key, record, &check);
+    if (s.ok()) {
+      if (check.unknown_next()) {
+        // Locked after the insert: the next key lay past an empty leaf.
+        Result<std::optional<std::string>> next = NextKey(t, key);
+        if (!next.ok()) return next.status();
+        SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
+      }
+      return AddSecondaryEntries(trx, t, key, nullptr, row, check.roll_ptr());
+    }
+    if (check.must_wait()) {
+      // A gap lock covers the key: wait for it without latches, then try again.
+      SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, check.wait_on(), LockMode::kX, RecLockType::kInsertIntention));
+      continue;
+    }
+    if (s.mysql_errno() != er::kDupEntry.code) return s;
+    // The key is there. Live, it is a duplicate; delete-marked, the insert
+    // updates it; gone (purged meanwhile), the insert tries again.
+    Result<std::optional<StoredRecord>> cur = ReadLatest(t, key);
+    if (!cur.ok()) return cur.status();
+    if (!cur->has_value()) continue;
+    if (!(*cur)->delete_marked) return duplicate();
+    if (!unique_checked) SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, nullptr, &row));
+    const StoredRecord& old = **cur;
+    UndoRecord u;
+    u.table_id = def.id;
+    u.primary_key = key;
+    u.type = UndoType::kUpdate;
+    u.prev_trx_id = old.trx_id;
+    u.prev_roll_ptr = old.roll_ptr;
+    u.prev_delete_marked = true;
+    u.before_image.push_back(UndoColumn{0, old.row});
     Result<RollPtr> rp = AppendUndo(trx, std::move(u));
     if (!rp.ok()) return rp.status();
-    BTree::NextAfter after;
-    SLUICE_RETURN_IF_ERROR(t.clustered->Insert(key, MakeRecord(trx.id(), *rp, false, *enc), &after));
-    // A gap lock taken on a key that appeared after our check but before
-    // the insert: ask again on the new successor (the first time as the
-    // insert saw it under its leaf latch, when it could tell).
-    for (bool first = true;; first = false) {
-      std::optional<std::string> now;
-      if (first && after.kind == BTree::NextAfter::Kind::kKey) {
-        now = std::move(after.key);
-      } else if (!(first && after.kind == BTree::NextAfter::Kind::kNone)) {
-        Result<std::optional<std::string>> looked = NextKey(t, key);
-        if (!looked.ok()) return looked.status();
-        now = std::move(*looked);
-      }
-      if (now == *next) break;
-      *next = std::move(now);
-      SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, LockMode::kX, RecLockType::kInsertIntention));
-    }
+    Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, false, *enc));
+    if (!updated.ok()) return updated.status();
+    // The delete-marked row's entries were kept; existing ones stay as they are.
     return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
   }
-  // Over a delete-marked record of the same key: an update of it.
-  const StoredRecord& old = **cur;
-  u.type = UndoType::kUpdate;
-  u.prev_trx_id = old.trx_id;
-  u.prev_roll_ptr = old.roll_ptr;
-  u.prev_delete_marked = true;
-  u.before_image.push_back(UndoColumn{0, old.row});
-  Result<RollPtr> rp = AppendUndo(trx, std::move(u));
-  if (!rp.ok()) return rp.status();
-  Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, false, *enc));
-  if (!updated.ok()) return updated.status();
-  // The delete-marked row's entries were kept; existing ones stay as they are.
-  return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
 }
 
 Status Engine::DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const StoredRecord& cur) {

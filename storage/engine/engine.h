@@ -640,14 +640,13 @@ class Engine {
   Status LockBefore(EngineTrx& trx, const TableHandle& t, const std::optional<std::string>& next, LockMode mode,
                     RecLockType type);
   Result<std::optional<StoredRecord>> ReadLatest(const TableHandle& t, std::string_view key) const;
-  // ReadLatest and NextKey in one descent (defined in engine.cc).
-  struct Probed;
-  Result<Probed> ProbeLatest(const TableHandle& t, std::string_view key) const;
   Result<std::optional<Row>> VisibleRow(EngineTrx& trx, const TableHandle& t,
                                         std::string_view record);
   // The version of the row with clustered key `key` that `trx`'s view sees
   // (nullopt: none), re-reading the record after a lost rollback race.
   Result<std::optional<Row>> VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key);
+  class NewKeyCheck;
+  static RecordId SupremumLockId(const TableHandle& t);
   Status InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row);
   Status DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key,
                           const StoredRecord& cur);

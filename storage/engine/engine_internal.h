@@ -46,6 +46,8 @@ std::string TrxPayload(TrxId id);
 
 // A clustered record's value from its parts (see StoredRecord).
 std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row);
+// Rewrites a record's roll pointer in place (its length stays).
+void SetRecordRollPtr(std::string* record, RollPtr roll_ptr);
 
 // Whether `row` has a NULL in a column of `idx`'s key, and the key's values
 // as a 1062 message shows them ("1-abc").

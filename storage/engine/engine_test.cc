@@ -1054,6 +1054,30 @@ TEST_F(LockingReadTest, RangeForUpdateInRepeatableReadLocksTheGaps) {
   EXPECT_EQ(TryInsert(15), 0);
 }
 
+TEST_F(LockingReadTest, AnInsertWaitingForAGapLockGoesInWhenTheLockGoes) {
+  InsertCommitted({R(10, "a", 1), R(20, "b", 2)});
+  auto trx = engine_->Begin();
+  const Row from = Pk(10), to = Pk(20);
+  ASSERT_TRUE(engine_->ScanLocked(*trx, t1_, &from, &to, 0, LockMode::kS, [](const Row&) { return true; }).ok());
+  // One insert into the locked gap, one past the last key (the supremum).
+  auto w = engine_->Begin();
+  std::thread inserter([&] {
+    EXPECT_TRUE(engine_->Insert(*w, t1_, R(15, "w", 0)).ok());
+    EXPECT_TRUE(engine_->Insert(*w, t1_, R(40, "w", 0)).ok());
+    EXPECT_TRUE(engine_->Commit(*w).ok());
+  });
+  std::this_thread::sleep_for(50ms);
+  auto seen = engine_->Begin();
+  EXPECT_FALSE(Get(*seen, 15).has_value());  // still waiting
+  ASSERT_TRUE(engine_->Rollback(*seen).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  inserter.join();
+  auto after = engine_->Begin();
+  EXPECT_EQ(Get(*after, 15), R(15, "w", 0));
+  EXPECT_EQ(Get(*after, 40), R(40, "w", 0));
+  ASSERT_TRUE(engine_->Commit(*after).ok());
+}
+
 TEST_F(LockingReadTest, ReadCommittedLocksOnlyTheRecords) {
   InsertCommitted({R(10, "a", 1), R(20, "b", 2)});
   auto trx = engine_->Begin(IsolationLevel::kReadCommitted);

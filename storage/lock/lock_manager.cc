@@ -538,6 +538,25 @@ Status LockManager::LockRecord(LockTrx& trx, const RecordId& record, LockMode mo
                  RecordBucketHash(page_hash, record.heap_no), mode, bits, timeout);
 }
 
+bool LockManager::TryInsertIntention(LockTrx& trx, const RecordId& record) {
+  const uint64_t page_hash = PageHash(record.space_id, record.page_no);
+  Shard& shard = record_shards_[ShardIndex(page_hash, n_record_shards_)];
+  const LockKey key{record.space_id, record.page_no, record.heap_no};
+  const size_t slot = ShardedRwLatch::ThisThreadSlot();
+  if (!latch_.TryLockShared(slot)) return false;
+  if (!shard.mu.try_lock()) {
+    latch_.UnlockShared(slot);
+    return false;
+  }
+  const Queue* q = shard.Find(key, RecordBucketHash(page_hash, record.heap_no));
+  const bool free = q == nullptr ||
+                    FindBlockerForNew(*q, trx, LockMode::kX, static_cast<uint16_t>(RecLockType::kInsertIntention)) ==
+                        nullptr;
+  shard.mu.unlock();
+  latch_.UnlockShared(slot);
+  return free;
+}
+
 Status LockManager::Acquire(LockTrx& trx, bool is_table, uint32_t shard_index, const LockKey& key,
                             uint64_t hash, LockMode mode, uint16_t bits,
                             std::optional<std::chrono::milliseconds> timeout) {

@@ -147,6 +147,14 @@ class LockManager {
   Status LockRecord(LockTrx& trx, const RecordId& record, LockMode mode, RecLockType type,
                     std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
+  // An insert-intention X lock on `record`, for a caller that holds latches
+  // and so must not wait, even for the lock manager's own latches (purge
+  // holds a shard latch while it takes page latches: RunIfUnlocked). True:
+  // no lock conflicts, and as with LockRecord nothing is left behind.
+  // False: a lock conflicts, or the shard could not be looked at without
+  // waiting; the caller lets go of its latches and calls LockRecord.
+  bool TryInsertIntention(LockTrx& trx, const RecordId& record);
+
   // Releases every lock of `trx` (commit or rollback) and grants what that
   // unblocks. O(locks held). REQUIRES: `trx` is not waiting.
   void ReleaseAll(LockTrx& trx);

@@ -131,6 +131,29 @@ TEST_F(LockManagerTest, InsertIntentionWithoutConflictLeavesNoLock) {
   EXPECT_EQ(Census().granted, 1u);
 }
 
+TEST_F(LockManagerTest, TryInsertIntentionAnswersWithoutWaitingOrLeavingALock) {
+  auto a = lm_->CreateTrx(1);
+  auto b = lm_->CreateTrx(2);
+  EXPECT_TRUE(lm_->TryInsertIntention(*b, Rec(5)));  // no queue
+  ASSERT_TRUE(lm_->LockRecord(*a, Rec(5), LockMode::kX, RecLockType::kRecNotGap).ok());
+  EXPECT_TRUE(lm_->TryInsertIntention(*b, Rec(5)));  // a record lock does not cover the gap
+  ASSERT_TRUE(lm_->LockRecord(*a, Rec(6), LockMode::kS, RecLockType::kGap).ok());
+  EXPECT_FALSE(lm_->TryInsertIntention(*b, Rec(6)));  // a gap lock does
+  EXPECT_TRUE(lm_->TryInsertIntention(*a, Rec(6)));   // but not its own holder's
+  RecordId sup = Rec(7);
+  sup.heap_no = kSupremumHeapNo;
+  ASSERT_TRUE(lm_->LockRecord(*a, sup, LockMode::kS, RecLockType::kNextKey).ok());
+  EXPECT_FALSE(lm_->TryInsertIntention(*b, sup));
+  EXPECT_EQ(b->lock_count(), 0u);
+  EXPECT_EQ(Census().waiting, 0u);
+  // A shard held by purge (RunIfUnlocked) is not waited for: the answer is no.
+  bool answered = false;
+  EXPECT_TRUE(lm_->RunIfUnlocked(Rec(9), [&] { answered = !lm_->TryInsertIntention(*b, Rec(9)); }));
+  EXPECT_TRUE(answered);
+  lm_->ReleaseAll(*a);
+  EXPECT_TRUE(lm_->TryInsertIntention(*b, Rec(6)));
+}
+
 TEST_F(LockManagerTest, RunIfUnlockedRunsOnlyWhenNoLockExistsOnTheRecord) {
   auto a = lm_->CreateTrx(1);
   int runs = 0;

@@ -78,6 +78,8 @@ class ShardedRwLatch {
   bool asymmetric() const { return asymmetric_; }
 
   inline void LockShared(size_t slot);
+  // LockShared unless a writer holds or wants the latch; never waits.
+  inline bool TryLockShared(size_t slot);
   inline void UnlockShared(size_t slot);
   void LockExclusive();
   void UnlockExclusive();
@@ -127,6 +129,21 @@ inline void ShardedRwLatch::LockShared(size_t slot) {
     s.readers.fetch_sub(1, std::memory_order_release);
   }
   LockSharedSlow(slot);
+}
+
+inline bool ShardedRwLatch::TryLockShared(size_t slot) {
+  Slot& s = slots_[slot];
+  if (OwnSlot(slot)) {
+    s.readers.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // compiler only
+    if (writer_.load(std::memory_order_acquire) == 0) [[likely]] return true;
+    s.readers.store(0, std::memory_order_release);
+  } else {
+    s.readers.fetch_add(1, std::memory_order_seq_cst);
+    if (writer_.load(std::memory_order_seq_cst) == 0) [[likely]] return true;
+    s.readers.fetch_sub(1, std::memory_order_release);
+  }
+  return false;
 }
 
 inline void ShardedRwLatch::UnlockShared(size_t slot) {

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/cpu_relax.h"
 #include "base/thread_annotations.h"
 
 namespace sluice::storage {
@@ -32,6 +33,18 @@ class CAPABILITY("mutex") SpinLatch {
     if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
     LockSlow();
   }
+  // Takes the latch if it is free or freed within a short spin; never sleeps.
+  bool try_lock() TRY_ACQUIRE(true) {
+    for (int i = 0;; ++i) {
+      uint32_t expected = 0;
+      if (state_.load(std::memory_order_relaxed) == 0 &&
+          state_.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return true;
+      }
+      if (i == kTrySpins) return false;
+      CpuRelax();
+    }
+  }
   void unlock() RELEASE() {
     if (state_.exchange(0, std::memory_order_release) == 2) state_.notify_one();
   }
@@ -43,6 +56,7 @@ class CAPABILITY("mutex") SpinLatch {
 
  private:
   void LockSlow();
+  static constexpr int kTrySpins = 32;
 
   std::atomic<uint32_t> state_{0};
 };
