@@ -229,6 +229,24 @@ inline constexpr Error kRegexpStackOverflow{3698, "HY000", "Overflow in the regu
 inline constexpr Error kRegexpTimeOut{3699, "HY000", "Timeout exceeded in regular expression match."};
 inline constexpr Error kRegexpPatternTooBig{3700, "HY000",
     "The regular expression pattern exceeds limits on size or complexity."};
+inline constexpr Error kColumnCheckReferencesOtherColumn{3813, "HY000",
+    "Column check constraint '{}' references other column."};
+inline constexpr Error kCheckConstraintNamedFunctionNotAllowed{3814, "HY000",
+    "An expression of a check constraint '{}' contains disallowed function: {}."};
+inline constexpr Error kCheckConstraintFunctionNotAllowed{3815, "HY000",
+    "An expression of a check constraint '{}' contains disallowed function."};
+inline constexpr Error kCheckConstraintVariables{3816, "HY000",
+    "An expression of a check constraint '{}' cannot refer to a user or system variable."};
+inline constexpr Error kCheckConstraintRefersAutoIncrementColumn{3818, "HY000",
+    "Check constraint '{}' cannot refer to an auto-increment column."};
+inline constexpr Error kCheckConstraintViolated{3819, "HY000", "Check constraint '{}' is violated."};
+inline constexpr Error kCheckConstraintRefersUnknownColumn{3820, "HY000",
+    "Check constraint '{}' refers to non-existing column '{}'."};
+inline constexpr Error kCheckConstraintNotFound{3821, "HY000", "Check constraint '{}' is not found in the table."};
+inline constexpr Error kCheckConstraintDupName{3822, "HY000", "Duplicate check constraint name '{}'."};
+inline constexpr Error kConstraintNotFound{3940, "HY000", "Constraint '{}' does not exist."};
+inline constexpr Error kDependentByCheckConstraint{3959, "HY000",
+    "Check constraint '{}' uses column '{}', hence column cannot be dropped or renamed."};
 inline constexpr Error kClientInteractionTimeout{4031, "HY000",
     "The client was disconnected by the server because of inactivity. See wait_timeout and "
     "interactive_timeout for configuring this behavior."};

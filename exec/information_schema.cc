@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "exec/check_constraints.h"
 #include "exec/column_values.h"
 #include "exec/system_schema.h"
 #include "sql/lexer.h"
@@ -265,6 +266,37 @@ VirtualTable KeyColumnUsage(const storage::CatalogSnapshot& cat, const Visible& 
   return v;
 }
 
+VirtualTable TableConstraints(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra) {
+  VirtualTable v;
+  v.def = Def("TABLE_CONSTRAINTS", {Text("CONSTRAINT_CATALOG"), Text("CONSTRAINT_SCHEMA"), Text("CONSTRAINT_NAME"),
+                                    Text("TABLE_SCHEMA"), Text("TABLE_NAME"), Text("CONSTRAINT_TYPE", 11),
+                                    Text("ENFORCED", 3)});
+  for (const auto& [db, t] : VisibleTables(cat, visible, extra)) {
+    for (const IndexDef& idx : t->indexes) {
+      if (!idx.unique || idx.parts.empty()) continue;
+      const bool primary = idx.kind == storage::IndexKind::kClustered;
+      v.rows.push_back({S("def"), S(db), S(idx.name), S(db), S(t->name), S(primary ? "PRIMARY KEY" : "UNIQUE"),
+                        S("YES")});
+    }
+    for (const storage::CheckDef& c : t->checks) {
+      v.rows.push_back({S("def"), S(db), S(c.name), S(db), S(t->name), S("CHECK"), S(c.enforced ? "YES" : "NO")});
+    }
+  }
+  return v;
+}
+
+VirtualTable CheckConstraints(const storage::CatalogSnapshot& cat, const Visible& visible, const Extra& extra) {
+  VirtualTable v;
+  v.def = Def("CHECK_CONSTRAINTS", {Text("CONSTRAINT_CATALOG"), Text("CONSTRAINT_SCHEMA"), Text("CONSTRAINT_NAME"),
+                                    Text("CHECK_CLAUSE", 65535)});
+  for (const auto& [db, t] : VisibleTables(cat, visible, extra)) {
+    for (const storage::CheckDef& c : t->checks) {
+      v.rows.push_back({S("def"), S(db), S(c.name), S(CheckClauseText(c))});
+    }
+  }
+  return v;
+}
+
 }  // namespace
 
 namespace {
@@ -334,8 +366,8 @@ VirtualTable Empty(std::string_view name) {
 }  // namespace
 
 std::vector<std::string> InformationSchemaTableNames() {
-  return {"COLUMNS", "FILES", "KEY_COLUMN_USAGE", "PLUGINS", "REFERENTIAL_CONSTRAINTS", "ROUTINES", "SCHEMATA",
-          "STATISTICS", "TABLES", "TRIGGERS", "VIEWS"};
+  return {"CHECK_CONSTRAINTS", "COLUMNS", "FILES", "KEY_COLUMN_USAGE", "PLUGINS", "REFERENTIAL_CONSTRAINTS",
+          "ROUTINES", "SCHEMATA", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS", "VIEWS"};
 }
 
 VirtualTable InformationSchemaTable(std::string_view name, const storage::CatalogSnapshot& catalog,
@@ -347,6 +379,8 @@ VirtualTable InformationSchemaTable(std::string_view name, const storage::Catalo
   if (n == "COLUMNS") return Columns(catalog, visible, extra);
   if (n == "STATISTICS") return Statistics(catalog, visible, extra);
   if (n == "KEY_COLUMN_USAGE") return KeyColumnUsage(catalog, visible, extra);
+  if (n == "TABLE_CONSTRAINTS") return TableConstraints(catalog, visible, extra);
+  if (n == "CHECK_CONSTRAINTS") return CheckConstraints(catalog, visible, extra);
   return Empty(n);
 }
 

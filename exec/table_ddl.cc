@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "base/mysql_error.h"
+#include "exec/check_constraints.h"
 #include "exec/exec_env.h"
 #include "exec/column_values.h"
 #include "exec/table_executor.h"
@@ -392,6 +393,42 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
   next.options = plan.options;
   for (const NewColumn& c : plan.columns) next.columns.push_back(c.def);
   next.indexes = plan.keys;
+  // CHECKs: the old ones, dropped or (un)enforced by name, then the added
+  // ones; any change copies the table, which checks every row.
+  next.checks = old.checks;
+  for (const sql::AlterSpec& spec : s.specs) {
+    if (spec.kind != Kind::kDropCheck && spec.kind != Kind::kAlterCheck) continue;
+    auto it = std::find_if(next.checks.begin(), next.checks.end(),
+                           [&](const storage::CheckDef& c) { return SameName(c.name, spec.name); });
+    if (it == next.checks.end()) {
+      if (!spec.constraint) {
+        o.error = MakeError(er::kCheckConstraintNotFound, spec.name);
+      } else if (old.FindIndex(spec.name) != nullptr) {
+        o.error = MakeError(er::kNotSupportedYet, "DROP CONSTRAINT or ALTER CONSTRAINT of an index");
+      } else {
+        o.error = MakeError(er::kConstraintNotFound, spec.name);
+      }
+      return o;
+    }
+    if (spec.kind == Kind::kDropCheck) {
+      next.checks.erase(it);
+    } else {
+      it->enforced = spec.enforced;
+    }
+    plan.rebuild = true;
+  }
+  if (!s.checks.empty()) {
+    o.error = AddCheckConstraints(s.checks, *engine.catalog().snapshot(), &next);
+    if (!o.error.ok()) return o;
+    plan.rebuild = true;
+  }
+  o.error = CheckConstraintColumnsExist(next);
+  if (!o.error.ok()) return o;
+  Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(next);
+  if (!checks.ok()) {
+    o.error = checks.status();
+    return o;
+  }
   // Validated before anything changes (1060, 1061, 1068, 1072, 1075, ...);
   // `checked` also has what the catalog derives (PRIMARY KEY columns NOT
   // NULL, ordinals), which the copy below converts to.
@@ -496,6 +533,9 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
       if (!converted.ok()) return converted.status();
       out[i] = std::move(converted).value();
     }
+    // Every copied row meets the enforced CHECKs (3819 stops the copy).
+    Result<bool> ok = EnforceChecks(*checks, checked, out, /*ignore=*/false);
+    if (!ok.ok()) return ok.status();
     return out;
   };
   Result<uint64_t> copied = engine.RebuildTable(t->schema, old.name, std::move(next), convert, plan.auto_increment);

@@ -11,6 +11,7 @@
 #include "base/mysql_error.h"
 #include "exec/access_path.h"
 #include "exec/aggregate.h"
+#include "exec/check_constraints.h"
 #include "exec/column_values.h"
 #include "exec/exec_env.h"
 #include "exec/global_read_lock.h"
@@ -475,6 +476,7 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     def.space_id = 0;
     def.auto_increment_next = 1;
     def.next_row_id = 1;
+    RenameCopiedChecks(&def);
     // The hidden clustered index is the catalog's to add again.
     if (def.has_hidden_row_id()) def.indexes.erase(def.indexes.begin());
     for (auto& idx : def.indexes) {
@@ -556,6 +558,15 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     ctx_.warnings.push_back({Warning::Level::kNote, er::kTableExists.code,
                              fmt::format("Table '{}' already exists", def.name)});
     return o;
+  }
+  // CHECKs last, against the final columns (their names unique in the
+  // schema, which the DDL lock holds still).
+  if (!s.checks.empty()) {
+    o.error = AddCheckConstraints(s.checks, *env_.engine().catalog().snapshot(), &def);
+    if (!o.error.ok()) {
+      EndDdl(o.error);
+      return o;
+    }
   }
   Result<std::shared_ptr<const TableDef>> created = env_.engine().CreateTable(std::move(def));
   o.error = created.status();
@@ -772,6 +783,23 @@ Row PkOf(const TableDef& def, const Row& row) {
 
 }  // namespace
 
+Result<bool> TableExecutor::EnforceChecks(const std::vector<ParsedCheck>& checks, const TableDef& def,
+                                          const Row& row, bool ignore) {
+  if (checks.empty()) return true;
+  RowEval re(*this, eval_, def, def.name);
+  re.SetRow(&row);
+  for (const ParsedCheck& c : checks) {
+    Result<sql::Value> v = sql::Evaluate(*c.expr, re);
+    if (!v.ok()) return v.status();
+    if (v->is_null() || v->ToDouble() != 0) continue;  // NULL passes, as in MySQL
+    Status violated = MakeError(er::kCheckConstraintViolated, c.name);
+    if (!ignore) return violated;
+    ctx_.warnings.push_back({Warning::Level::kWarning, violated.mysql_errno(), violated.message()});
+    return false;
+  }
+  return true;
+}
+
 Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   Outcome o;
   Result<Table> t = ResolveTable(s.table);
@@ -782,6 +810,11 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   o.error = UseTable(*t, s.table, /*write=*/true);
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
+  Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
+  if (!checks.ok()) {
+    o.error = checks.status();
+    return EndOnLockError(o);
+  }
   // Without a key nothing can be a duplicate: REPLACE and ON DUPLICATE KEY
   // UPDATE are plain inserts on a table without a PRIMARY KEY.
   // Target column ordinals, in the statement's order.
@@ -885,6 +918,12 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         }
         row[c.ordinal] = std::move(d).value();
       }
+      // CHECKs before the duplicate-key check, as MySQL; IGNORE skips the row.
+      if (Result<bool> ck = EnforceChecks(*checks, def, row, s.ignore); !ck.ok() || !*ck) {
+        if (ck.ok()) continue;
+        r.error = ck.status();
+        return r;
+      }
       // The binlog gets the row as stored (generated AUTO_INCREMENT filled).
       const bool binlogging = env_.binlog() != nullptr;
       Row stored;
@@ -923,7 +962,10 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
           r.error = old.status();
           return r;
         }
-        if (!old->has_value() || s.ignore) {
+        // IGNORE skips a duplicate, unless ON DUPLICATE KEY UPDATE says
+        // what to do with it (MySQL: the update still happens).
+        const bool skip = s.ignore && s.on_duplicate.empty();
+        if (!old->has_value() || skip) {
           if (s.ignore) {
             ctx_.warnings.push_back({Warning::Level::kWarning, er::kDupEntry.code, id.status().message()});
             ++duplicates;
@@ -1001,6 +1043,14 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             r.error = on;
             return r;
           }
+          if (Result<bool> ck = EnforceChecks(*checks, def, updated, s.ignore); !ck.ok() || !*ck) {
+            if (!ck.ok()) {
+              r.error = ck.status();
+              return r;
+            }
+            handled = true;
+            break;
+          }
           if (updated != **old) {
             Result<bool> up = engine.Update(trx, def.id, pk, updated);
             if (!up.ok()) {
@@ -1047,6 +1097,11 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
   const bool strict = Strict() && !s.ignore;
+  Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
+  if (!checks.ok()) {
+    o.error = checks.status();
+    return EndOnLockError(o);
+  }
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
@@ -1114,6 +1169,11 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
         return r;
       }
       if (updated == before) continue;
+      if (Result<bool> ck = EnforceChecks(*checks, def, updated, s.ignore); !ck.ok() || !*ck) {
+        if (ck.ok()) continue;  // IGNORE: the row stays as it was
+        r.error = ck.status();
+        return r;
+      }
       Result<bool> up = engine.Update(trx, def.id, PkOf(def, old), updated);
       if (!up.ok()) {
         r.error = up.status();
@@ -1353,6 +1413,12 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
     } else {
       text += fmt::format(",\n  {}KEY `{}` ({})", idx.unique ? "UNIQUE " : "", idx.name, parts);
     }
+  }
+  for (const storage::CheckDef& c : def.checks) {
+    std::string name;
+    for (char ch : c.name) name += ch == '`' ? std::string("``") : std::string(1, ch);
+    text += fmt::format(",\n  CONSTRAINT `{}` CHECK ({}){}", name, CheckClauseText(c),
+                        c.enforced ? "" : " /*!80016 NOT ENFORCED */");
   }
   text += "\n) ENGINE=" + EngineOf(def);
   // MySQL shows the counter once it has moved past 1.

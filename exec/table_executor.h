@@ -48,6 +48,8 @@ struct AssignContext;  // column_values.h
 // lock, FLUSH TABLES WITH READ LOCK or LOCK TABLES before 1205.
 std::chrono::milliseconds LockWaitTimeout(const ExecEnv& env, SessionContext& ctx);
 
+struct ParsedCheck;
+
 class TableExecutor {
  public:
   TableExecutor(const ExecEnv& env, SessionContext& ctx, sql::EvalContext& eval)
@@ -147,6 +149,11 @@ class TableExecutor {
   // Releases what BeginDdl took. With `result` OK, first logs the
   // statement to the binlog (while other sessions still wait, so the DDL
   // precedes their transactions there); a logging failure becomes `result`.
+  // The CHECKs of `def` (ParseEnforcedChecks) on a row a statement writes:
+  // 3819 for the first one FALSE (NULL passes); with `ignore`, warning 3819
+  // and false, for the caller to skip the row.
+  Result<bool> EnforceChecks(const std::vector<ParsedCheck>& checks, const storage::TableDef& def,
+                       const storage::Row& row, bool ignore);
   void EndDdl();
   void EndDdl(Status& result);
   Outcome AlterTableLocked(const sql::AlterTableStmt& s);

@@ -611,8 +611,17 @@ struct IndexSpec {
   std::string comment;  // COMMENT 'x'
 };
 
-// FOREIGN KEY and CHECK clauses are parsed and kept only as text (MySQL's
-// InnoDB enforces them; sluice reports them unsupported).
+// FOREIGN KEY clauses are parsed and kept only as text (MySQL's InnoDB
+// enforces them; sluice reports them unsupported).
+
+// CHECK (expr) [[NOT] ENFORCED], of a table or of one column.
+struct CheckSpec {
+  std::string name;      // CONSTRAINT name; "" when not given
+  std::string expr;      // the expression's text as typed, without CHECK's parentheses
+  bool enforced = true;  // NOT ENFORCED: kept and shown, not checked
+  std::string column;    // a column's CHECK: that column; "" for a table's
+};
+
 struct TableOptions {
   std::string engine;     // ENGINE [=] x; "" when absent
   std::string charset;    // [DEFAULT] CHARACTER SET|CHARSET [=] x
@@ -630,7 +639,7 @@ struct CreateTableStmt : Stmt {
   std::vector<ColumnDefinition> columns;
   std::vector<IndexSpec> indexes;  // table-level PRIMARY KEY / UNIQUE / KEY / INDEX
   std::vector<std::string> foreign_keys;  // FOREIGN KEY / CONSTRAINT ... as typed
-  std::vector<std::string> checks;        // CHECK (...) as typed
+  std::vector<CheckSpec> checks;          // table and column CHECKs, in order
   TableOptions options;
   std::optional<TableRef> like;  // CREATE TABLE t LIKE u / (LIKE u)
 };
@@ -664,6 +673,8 @@ struct AlterSpec {
     kDropDefault,    // ALTER [COLUMN] name DROP DEFAULT
     kRenameTable,    // RENAME [TO|AS] new_table
     kForce,          // FORCE (rebuild)
+    kDropCheck,      // DROP {CHECK | CONSTRAINT} name
+    kAlterCheck,     // ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED: enforced
   };
   // Where an added or changed column goes: kLast keeps a changed column in
   // its place and appends an added one.
@@ -678,6 +689,8 @@ struct AlterSpec {
   IndexSpec index;       // kAddIndex
   ExprPtr default_value; // kSetDefault, as DEFAULT in a column definition
   TableRef new_table;    // kRenameTable
+  bool enforced = true;  // kAlterCheck
+  bool constraint = false;  // kDropCheck / kAlterCheck: CONSTRAINT (any kind) rather than CHECK
 };
 
 // ALTER TABLE [db.]t [alter_spec [, alter_spec] ...]. Table options
@@ -690,7 +703,7 @@ struct AlterTableStmt : Stmt {
   std::vector<AlterSpec> specs;  // in statement order
   TableOptions options;
   std::vector<std::string> foreign_keys;  // ADD [CONSTRAINT] FOREIGN KEY ... as typed
-  std::vector<std::string> checks;        // ADD CHECK (...) and column CHECKs as typed
+  std::vector<CheckSpec> checks;          // ADD CHECK (...) and added columns' CHECKs
   bool keys_toggled = false;  // DISABLE KEYS / ENABLE KEYS (a note for InnoDB)
 };
 

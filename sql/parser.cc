@@ -228,7 +228,7 @@ class Parser::Impl {
   Status ParseStringTypeOptions(DataType* type);
   Status ParseColumnDefault(ExprPtr* out);
   Status ParseNowFunction(ExprPtr* out, bool* matched);
-  Status ParseCheckConstraint();
+  Status ParseCheckConstraint(CheckSpec* check);
   Status ParseReferences();
   Status ParseForeignKey();
   Status ParseIndexType();
@@ -1990,8 +1990,10 @@ Status Parser::Impl::ParseTableElement(CreateTableStmt* s) {
     s->foreign_keys.emplace_back(query_.substr(begin, last_end_ - begin));
     return Status::OK();
   } else if (PeekKeyword("CHECK")) {
-    SLUICE_RETURN_IF_ERROR(ParseCheckConstraint());
-    s->checks.emplace_back(query_.substr(begin, last_end_ - begin));
+    CheckSpec check;
+    check.name = symbol;
+    SLUICE_RETURN_IF_ERROR(ParseCheckConstraint(&check));
+    s->checks.push_back(std::move(check));
     return Status::OK();
   } else if (constraint) {
     return Error();
@@ -2077,16 +2079,20 @@ Status Parser::Impl::ParseIndexOptions(IndexSpec* index) {
   }
 }
 
-// CHECK (expr) [[NOT] ENFORCED]; the caller keeps the text.
-Status Parser::Impl::ParseCheckConstraint() {
+// CHECK (expr) [[NOT] ENFORCED]: the expression's text and enforcement.
+Status Parser::Impl::ParseCheckConstraint(CheckSpec* check) {
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("CHECK"));
   SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+  const uint32_t begin = Peek().offset;
   ExprPtr ignored;
   SLUICE_RETURN_IF_ERROR(ParseExpr(&ignored));
+  check->expr = std::string(query_.substr(begin, last_end_ - begin));
   SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  check->enforced = true;
   if (PeekKeyword("NOT") && PeekKeyword("ENFORCED", 1)) {
     Take();
     Take();
+    check->enforced = false;
   } else {
     AcceptKeyword("ENFORCED");
   }
@@ -2156,7 +2162,6 @@ Status Parser::Impl::ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition*
   };
   if (serial) serial_attributes();
   for (;;) {
-    const uint32_t begin = Peek().offset;
     if (PeekKeyword("NOT") && PeekKeyword("NULL", 1)) {
       Take();
       Take();
@@ -2203,12 +2208,13 @@ Status Parser::Impl::ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition*
     } else if (AcceptKeyword("VISIBLE") || AcceptKeyword("INVISIBLE")) {
       // Accepted; ColumnDefinition has no field for an invisible column.
     } else if (PeekKeyword("CHECK") || (PeekKeyword("CONSTRAINT"))) {
+      CheckSpec check;
       if (AcceptKeyword("CONSTRAINT") && !PeekKeyword("CHECK")) {
-        std::string symbol;
-        SLUICE_RETURN_IF_ERROR(ParseIdent(&symbol));
+        SLUICE_RETURN_IF_ERROR(ParseIdent(&check.name));
       }
-      SLUICE_RETURN_IF_ERROR(ParseCheckConstraint());
-      s->checks.emplace_back(query_.substr(begin, last_end_ - begin));
+      SLUICE_RETURN_IF_ERROR(ParseCheckConstraint(&check));
+      check.column = col->name;
+      s->checks.push_back(std::move(check));
     } else if (PeekKeyword("REFERENCES")) {
       // MySQL 8.0 parses and ignores a column-level REFERENCES.
       SLUICE_RETURN_IF_ERROR(ParseReferences());
@@ -2611,6 +2617,10 @@ Status Parser::Impl::ParseAlterSpec(AlterTableStmt* s) {
     } else if (AcceptKeyword("INDEX") || AcceptKeyword("KEY")) {
       spec.kind = AlterSpec::Kind::kDropIndex;
       SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+    } else if (PeekKeyword("CHECK") || PeekKeyword("CONSTRAINT")) {
+      spec.kind = AlterSpec::Kind::kDropCheck;
+      spec.constraint = Take().IsKeyword("CONSTRAINT");
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
     } else {
       AcceptKeyword("COLUMN");
       spec.kind = AlterSpec::Kind::kDropColumn;
@@ -2644,6 +2654,15 @@ Status Parser::Impl::ParseAlterSpec(AlterTableStmt* s) {
       SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.new_name));
     }
   } else if (AcceptKeyword("ALTER")) {
+    if (PeekKeyword("CHECK") || PeekKeyword("CONSTRAINT")) {
+      spec.kind = AlterSpec::Kind::kAlterCheck;
+      spec.constraint = Take().IsKeyword("CONSTRAINT");
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+      spec.enforced = !AcceptKeyword("NOT");
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("ENFORCED"));
+      s->specs.push_back(std::move(spec));
+      return Status::OK();
+    }
     AcceptKeyword("COLUMN");
     SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
     if (AcceptKeyword("SET")) {
@@ -2673,7 +2692,7 @@ Status Parser::Impl::ParseAlterSpec(AlterTableStmt* s) {
     while (matched) SLUICE_RETURN_IF_ERROR(ParseTableOption(&s->options, &matched));
     return Status::OK();
   }
-  for (std::string& c : scratch.checks) s->checks.push_back(std::move(c));
+  for (CheckSpec& c : scratch.checks) s->checks.push_back(std::move(c));
   s->specs.push_back(std::move(spec));
   return Status::OK();
 }
@@ -2711,7 +2730,7 @@ Status Parser::Impl::ParseAlterAdd(AlterTableStmt* s) {
     s->specs.push_back(std::move(spec));
   }
   for (std::string& f : elements.foreign_keys) s->foreign_keys.push_back(std::move(f));
-  for (std::string& c : elements.checks) s->checks.push_back(std::move(c));
+  for (CheckSpec& c : elements.checks) s->checks.push_back(std::move(c));
   return Status::OK();
 }
 

@@ -1099,8 +1099,15 @@ TEST(ParserTest, ColumnAttributesInAnyOrder) {
   EXPECT_TRUE(c[12].default_value->hex_literal);
   EXPECT_EQ(c[13].default_value->kind, ExprKind::kCast);
   EXPECT_EQ(c[14].default_value->kind, ExprKind::kFunction);
-  EXPECT_EQ(s->checks, (std::vector<std::string>{"CHECK (ck > 0)",
-                                                 "CONSTRAINT c1 CHECK (cc < 10) NOT ENFORCED"}));
+  ASSERT_EQ(s->checks.size(), 2u);
+  EXPECT_EQ(s->checks[0].expr, "ck > 0");
+  EXPECT_EQ(s->checks[0].name, "");
+  EXPECT_TRUE(s->checks[0].enforced);
+  EXPECT_EQ(s->checks[1].expr, "cc < 10");
+  EXPECT_EQ(s->checks[1].name, "c1");
+  EXPECT_FALSE(s->checks[1].enforced);
+  EXPECT_EQ(s->checks[0].column, "ck");
+  EXPECT_EQ(s->checks[1].column, "cc");
   EXPECT_TRUE(c[17].auto_increment);  // DEFAULT SERIAL VALUE
   EXPECT_TRUE(c[17].unique);
   EXPECT_EQ(c[17].nullable, false);
@@ -1167,8 +1174,13 @@ TEST(ParserTest, TableLevelIndexesAndConstraints) {
                 "CONSTRAINT `fk` FOREIGN KEY (`x`) REFERENCES `u` (`id`) ON DELETE CASCADE ON "
                 "UPDATE SET NULL",
                 "FOREIGN KEY fk2 (x) REFERENCES db2.u (a, b) MATCH FULL ON DELETE NO ACTION"}));
-  EXPECT_EQ(s->checks, (std::vector<std::string>{"CONSTRAINT `chk` CHECK ((`id` > 0))",
-                                                 "CHECK (x <> 1) ENFORCED"}));
+  ASSERT_EQ(s->checks.size(), 2u);
+  EXPECT_EQ(s->checks[0].name, "chk");
+  EXPECT_EQ(s->checks[0].expr, "(`id` > 0)");
+  EXPECT_EQ(s->checks[0].column, "");
+  EXPECT_EQ(s->checks[1].name, "");
+  EXPECT_EQ(s->checks[1].expr, "x <> 1");
+  EXPECT_TRUE(s->checks[1].enforced);
   EXPECT_EQ(s->options.engine, "InnoDB");
   EXPECT_EQ(s->options.auto_increment, 5u);
   EXPECT_EQ(s->options.charset, "utf8mb4");
@@ -2098,4 +2110,27 @@ TEST(ParserLimitsTest, DeepTreesAreFreedWithoutRecursion) {
 }
 
 }  // namespace
+TEST(ParserTest, AlterTableCheckSpecs) {
+  auto s = ParseOne<AlterTableStmt>(
+      "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0) NOT ENFORCED, DROP CHECK d, DROP CONSTRAINT e, "
+      "ALTER CHECK f ENFORCED, ALTER CONSTRAINT g NOT ENFORCED",
+      StmtKind::kAlterTable);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->checks.size(), 1u);
+  EXPECT_EQ(s->checks[0].name, "c");
+  EXPECT_EQ(s->checks[0].expr, "a > 0");
+  EXPECT_FALSE(s->checks[0].enforced);
+  ASSERT_EQ(s->specs.size(), 4u);
+  EXPECT_EQ(s->specs[0].kind, AlterSpec::Kind::kDropCheck);
+  EXPECT_EQ(s->specs[0].name, "d");
+  EXPECT_FALSE(s->specs[0].constraint);
+  EXPECT_EQ(s->specs[1].kind, AlterSpec::Kind::kDropCheck);
+  EXPECT_TRUE(s->specs[1].constraint);
+  EXPECT_EQ(s->specs[2].kind, AlterSpec::Kind::kAlterCheck);
+  EXPECT_TRUE(s->specs[2].enforced);
+  EXPECT_EQ(s->specs[3].kind, AlterSpec::Kind::kAlterCheck);
+  EXPECT_FALSE(s->specs[3].enforced);
+  EXPECT_TRUE(s->specs[3].constraint);
+}
+
 }  // namespace sluice::sql

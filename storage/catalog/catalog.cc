@@ -124,6 +124,12 @@ struct CatalogCodec {
     p->mutable_options()->set_comment(t.options.comment);
     p->mutable_options()->set_charset(t.options.charset);
     p->mutable_options()->set_collation(t.options.collation);
+    for (const CheckDef& c : t.checks) {
+      catalogpb::Check* pc = p->add_checks();
+      pc->set_name(c.name);
+      pc->set_expr(c.expr);
+      pc->set_not_enforced(!c.enforced);
+    }
   }
 
   static Result<TableDef> FromProto(const catalogpb::Table& p) {
@@ -166,6 +172,7 @@ struct CatalogCodec {
     t.options.comment = p.options().comment();
     t.options.charset = p.options().charset();
     t.options.collation = p.options().collation();
+    for (const catalogpb::Check& pc : p.checks()) t.checks.push_back(CheckDef{pc.name(), pc.expr(), !pc.not_enforced()});
     return t;
   }
 

@@ -80,7 +80,9 @@ TEST_F(CatalogTest, DefinitionsSurviveReopen) {
   {
     auto cat = OpenCatalog();
     ASSERT_TRUE(cat->CreateDatabase({"db1", "latin1", "latin1_swedish_ci"}).ok());
-    auto t = cat->CreateTable(SimpleTable("db1", "t1"));
+    TableDef def = SimpleTable("db1", "t1");
+    def.checks = {CheckDef{"t1_chk_1", "v <> 'z'", true}, CheckDef{"off", "id > 0", false}};
+    auto t = cat->CreateTable(def);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     ASSERT_TRUE(cat->SetIndexRoot((*t)->id, (*t)->indexes[1].id, 42).ok());
     ASSERT_TRUE(cat->SetCounters((*t)->id, 77, 5).ok());
@@ -114,6 +116,7 @@ TEST_F(CatalogTest, DefinitionsSurviveReopen) {
   EXPECT_EQ(t->auto_increment_next, 77u);
   EXPECT_EQ(t->next_row_id, 5u);
   EXPECT_EQ(t->options.comment, "hello");
+  EXPECT_EQ(t->checks, (std::vector<CheckDef>{CheckDef{"t1_chk_1", "v <> 'z'", true}, CheckDef{"off", "id > 0", false}}));
   EXPECT_NE(t->space_id, 0u);
   EXPECT_EQ(cat->ReferencedSpaces(), std::vector<uint32_t>{t->space_id});
   // Ids keep counting after a reopen.

@@ -85,6 +85,15 @@ struct TableOptions {
   std::string collation = "utf8mb4_0900_ai_ci";
 };
 
+// A CHECK constraint: the SQL layer parses and evaluates `expr`; the
+// catalog only keeps it. Names are unique in their schema (3822).
+struct CheckDef {
+  std::string name;
+  std::string expr;  // as typed, without CHECK's parentheses
+  bool enforced = true;
+  friend bool operator==(const CheckDef&, const CheckDef&) = default;
+};
+
 struct TableDef {
   uint64_t id = 0;        // assigned by the catalog
   std::string schema;
@@ -95,6 +104,7 @@ struct TableDef {
   uint64_t auto_increment_next = 1;
   uint64_t next_row_id = 1;
   TableOptions options;
+  std::vector<CheckDef> checks;
 
   // After validation indexes[0] is the clustered index.
   const IndexDef& clustered() const { return indexes.front(); }
