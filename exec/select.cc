@@ -81,20 +81,19 @@ Status TableExecutor::CheckSelectPrivilege(const std::string& schema, const std:
 
 Outcome TableExecutor::Select(const sql::SelectStmt& s) {
   const bool locking = s.lock != sql::SelectStmt::Lock::kNone;
-  if (locking && s.lock_wait == sql::SelectStmt::LockWait::kSkipLocked) {
-    Outcome r;
-    r.error = MakeError(er::kNotSupportedYet, "SKIP LOCKED");
-    return r;
-  }
   const bool nowait = locking && s.lock_wait == sql::SelectStmt::LockWait::kNowait;
+  const bool skip_locked = locking && s.lock_wait == sql::SelectStmt::LockWait::kSkipLocked;
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     // NOWAIT: any row lock that would wait fails at once (a zero lock wait
-    // timeout for this statement), as 3572 instead of 1205.
+    // timeout for this statement), as 3572 instead of 1205. SKIP LOCKED:
+    // the engine leaves such rows out instead.
     const std::optional<std::chrono::milliseconds> timeout = trx.lock_wait_timeout();
-    if (nowait) trx.set_lock_wait_timeout(std::chrono::milliseconds(0));
+    if (nowait || skip_locked) trx.set_lock_wait_timeout(std::chrono::milliseconds(0));
+    trx.set_skip_locked(skip_locked);
     Result<SelectRows> rows = RunSelect(s, trx, eval_, std::numeric_limits<uint64_t>::max(), false);
-    if (nowait) trx.set_lock_wait_timeout(timeout);
+    trx.set_skip_locked(false);
+    if (nowait || skip_locked) trx.set_lock_wait_timeout(timeout);
     if (!rows.ok()) {
       r.error = nowait && rows.status().mysql_errno() == er::kLockWaitTimeout.code ? MakeError(er::kLockNowait)
                                                                                    : rows.status();

@@ -704,13 +704,26 @@ Result<std::optional<Row>> Engine::GetLocked(EngineTrx& trx, uint64_t table_id, 
                                            mode == LockMode::kX ? LockMode::kIX : LockMode::kIS,
                                            trx.lock_wait_timeout_));
   const bool gaps = trx.isolation() >= IsolationLevel::kRepeatableRead;
+  // SKIP LOCKED: a record lock that would wait leaves the row out.
+  auto lock_record = [&]() -> Result<bool> {
+    Status s = LockKey(trx, t, *key, mode, RecLockType::kRecNotGap);
+    if (s.ok()) return true;
+    if (trx.skip_locked_ && IsLockWaitTimeout(s)) return false;
+    return s;
+  };
   for (;;) {
     Result<std::optional<StoredRecord>> cur = ReadLatest(t, *key);
     if (!cur.ok()) return cur.status();
     if (cur->has_value() && !(*cur)->delete_marked) {
-      SLUICE_RETURN_IF_ERROR(LockKey(trx, t, *key, mode, RecLockType::kRecNotGap));
+      Result<bool> locked = lock_record();
+      if (!locked.ok()) return locked.status();
+      if (!*locked) return std::optional<Row>();
     } else {
-      if (cur->has_value()) SLUICE_RETURN_IF_ERROR(LockKey(trx, t, *key, mode, RecLockType::kRecNotGap));
+      if (cur->has_value()) {
+        Result<bool> locked = lock_record();
+        if (!locked.ok()) return locked.status();
+        if (!*locked) return std::optional<Row>();
+      }
       if (gaps) {
         Result<std::optional<std::string>> next = NextKey(t, *key);
         if (!next.ok()) return next.status();
@@ -780,6 +793,11 @@ Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk,
     if (past && !gaps) break;
     Status s = LockBefore(trx, t, *k, mode, rec_type);
     if (!s.ok()) {
+      if (trx.skip_locked_ && IsLockWaitTimeout(s)) {
+        if (past) break;  // the record past the range: its gap stays unlocked
+        last = std::move(*k);  // SKIP LOCKED: leave this record out
+        continue;
+      }
       result = s;
       break;
     }

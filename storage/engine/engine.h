@@ -203,6 +203,11 @@ class EngineTrx {
   // This transaction's lock wait timeout; nullopt = the lock manager's.
   void set_lock_wait_timeout(std::optional<std::chrono::milliseconds> t) { lock_wait_timeout_ = t; }
   std::optional<std::chrono::milliseconds> lock_wait_timeout() const { return lock_wait_timeout_; }
+  // SKIP LOCKED: a locking read leaves out a row whose lock it cannot get
+  // at once (GetLocked: not found; ScanLocked: not visited), instead of
+  // waiting. Gap locks never wait, so they are taken as ever.
+  void set_skip_locked(bool on) { skip_locked_ = on; }
+  bool skip_locked() const { return skip_locked_; }
 
  private:
   friend class Engine;
@@ -213,6 +218,7 @@ class EngineTrx {
   std::unique_ptr<Trx> trx_;
   LockTrxPtr lock_trx_;
   std::unique_ptr<UndoLog> undo_;  // created at the first write
+  bool skip_locked_ = false;
   std::optional<std::chrono::milliseconds> lock_wait_timeout_;
   // Secondary entries added by each of this transaction's undo records
   // (roll pointer -> (index ordinal in TableDef::indexes, entry key)):

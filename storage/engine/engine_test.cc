@@ -1078,6 +1078,29 @@ TEST_F(LockingReadTest, AnInsertWaitingForAGapLockGoesInWhenTheLockGoes) {
   ASSERT_TRUE(engine_->Commit(*after).ok());
 }
 
+TEST_F(LockingReadTest, SkipLockedLeavesOutTheRowsOthersHold) {
+  InsertCommitted({R(10, "a", 1), R(20, "b", 2), R(30, "c", 3)});
+  auto holder = engine_->Begin();
+  ASSERT_TRUE(engine_->GetLocked(*holder, t1_, Pk(20), LockMode::kX).ok());
+  auto trx = engine_->Begin();
+  trx->set_lock_wait_timeout(0ms);
+  trx->set_skip_locked(true);
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(engine_->ScanLocked(*trx, t1_, nullptr, nullptr, 0, LockMode::kX, [&](const Row& r) {
+                        ids.push_back(std::get<int64_t>(r[0]));
+                        return true;
+                      }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{10, 30}));
+  auto held = engine_->GetLocked(*trx, t1_, Pk(20), LockMode::kS);
+  ASSERT_TRUE(held.ok());
+  EXPECT_FALSE(held->has_value());
+  // Without it, the same read fails at once (the zero timeout).
+  trx->set_skip_locked(false);
+  EXPECT_EQ(engine_->GetLocked(*trx, t1_, Pk(20), LockMode::kS).status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  ASSERT_TRUE(engine_->Commit(*holder).ok());
+}
+
 TEST_F(LockingReadTest, ReadCommittedLocksOnlyTheRecords) {
   InsertCommitted({R(10, "a", 1), R(20, "b", 2)});
   auto trx = engine_->Begin(IsolationLevel::kReadCommitted);
