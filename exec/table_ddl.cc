@@ -201,6 +201,13 @@ Status PlanKeys(const TableDef& old, const sql::AlterTableStmt& s, std::vector<b
     const bool primary = idx.kind == storage::IndexKind::kClustered;
     const sql::AlterSpec* drop = TakeSpec(s, used, {Kind::kDropIndex}, idx.name);
     if (drop == nullptr && primary) drop = TakeSpec(s, used, {Kind::kDropPrimaryKey}, "");
+    // DROP CONSTRAINT of a PRIMARY KEY or UNIQUE key drops the key.
+    for (size_t i = 0; drop == nullptr && idx.unique && i < s.specs.size(); ++i) {
+      const sql::AlterSpec& spec = s.specs[i];
+      if (used[i] || spec.kind != Kind::kDropCheck || !spec.constraint || !SameName(spec.name, idx.name)) continue;
+      used[i] = true;
+      drop = &spec;
+    }
     if (drop != nullptr) {
       if (primary) {
         plan->rebuild = true;
@@ -396,15 +403,16 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
   // CHECKs: the old ones, dropped or (un)enforced by name, then the added
   // ones; any change copies the table, which checks every row.
   next.checks = old.checks;
-  for (const sql::AlterSpec& spec : s.specs) {
-    if (spec.kind != Kind::kDropCheck && spec.kind != Kind::kAlterCheck) continue;
+  for (size_t i = 0; i < s.specs.size(); ++i) {
+    const sql::AlterSpec& spec = s.specs[i];
+    if (used[i] || (spec.kind != Kind::kDropCheck && spec.kind != Kind::kAlterCheck)) continue;
     auto it = std::find_if(next.checks.begin(), next.checks.end(),
                            [&](const storage::CheckDef& c) { return SameName(c.name, spec.name); });
     if (it == next.checks.end()) {
       if (!spec.constraint) {
         o.error = MakeError(er::kCheckConstraintNotFound, spec.name);
       } else if (old.FindIndex(spec.name) != nullptr) {
-        o.error = MakeError(er::kNotSupportedYet, "DROP CONSTRAINT or ALTER CONSTRAINT of an index");
+        o.error = MakeError(er::kNotSupportedYet, "ALTER CONSTRAINT of an index");
       } else {
         o.error = MakeError(er::kConstraintNotFound, spec.name);
       }
