@@ -229,6 +229,15 @@ inline constexpr Error kRegexpStackOverflow{3698, "HY000", "Overflow in the regu
 inline constexpr Error kRegexpTimeOut{3699, "HY000", "Timeout exceeded in regular expression match."};
 inline constexpr Error kRegexpPatternTooBig{3700, "HY000",
     "The regular expression pattern exceeds limits on size or complexity."};
+inline constexpr Error kGeneratedColumnFunctionNotAllowed{3102, "HY000",
+    "Expression of generated column '{}' contains a disallowed function."};
+inline constexpr Error kNonDefaultValueForGeneratedColumn{3105, "HY000",
+    "The value specified for generated column '{}' in table '{}' is not allowed."};
+inline constexpr Error kGeneratedColumnNonPrior{3107, "HY000",
+    "Generated column can refer only to generated columns defined prior to it."};
+inline constexpr Error kDependentByGeneratedColumn{3108, "HY000", "Column '{}' has a generated column dependency."};
+inline constexpr Error kGeneratedColumnRefAutoInc{3109, "HY000",
+    "Generated column '{}' cannot refer to auto-increment column."};
 inline constexpr Error kColumnCheckReferencesOtherColumn{3813, "HY000",
     "Column check constraint '{}' references other column."};
 inline constexpr Error kCheckConstraintNamedFunctionNotAllowed{3814, "HY000",

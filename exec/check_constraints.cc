@@ -156,13 +156,73 @@ Result<std::vector<ParsedCheck>> ParseEnforcedChecks(const TableDef& def) {
   return out;
 }
 
-std::string CheckClauseText(const CheckDef& check) {
-  Result<sql::ExprPtr> parsed = sql::ParseExpression(check.expr);
-  if (!parsed.ok()) return "(" + check.expr + ")";
+std::string CheckClauseText(const CheckDef& check) { return ExprClauseText(check.expr); }
+
+std::string ExprClauseText(std::string_view expr) {
+  Result<sql::ExprPtr> parsed = sql::ParseExpression(expr);
+  if (!parsed.ok()) return "(" + std::string(expr) + ")";
   std::string text = sql::ExprToString(**parsed);
   // MySQL prints every clause in parentheses: (`a` > 0), (`a` in (1,2)).
   if (text.empty() || text.front() != '(' || text.back() != ')') text = "(" + text + ")";
   return text;
+}
+
+Status ValidateGeneratedColumns(const TableDef& def, bool altering) {
+  for (const storage::ColumnDef& g : def.columns) {
+    if (!g.generated()) continue;
+    Result<sql::ExprPtr> parsed = sql::ParseExpression(g.generation_expr);
+    if (!parsed.ok()) return parsed.status();
+    std::vector<const sql::Expr*> pending{parsed->get()};
+    while (!pending.empty()) {
+      const sql::Expr& e = *pending.back();
+      pending.pop_back();
+      switch (e.kind) {
+        case sql::ExprKind::kColumn: {
+          const storage::ColumnDef* c = def.FindColumn(e.name);
+          if (c == nullptr) {
+            return altering ? MakeError(er::kDependentByGeneratedColumn, e.name)
+                            : MakeError(er::kBadField, e.name, "generated column function");
+          }
+          // (Positions, not ordinals: a new definition has none yet.)
+          if (c->generated() && c >= &g) return MakeError(er::kGeneratedColumnNonPrior);
+          if (c->auto_increment) return MakeError(er::kGeneratedColumnRefAutoInc, g.name);
+          break;
+        }
+        case sql::ExprKind::kUserVar:
+        case sql::ExprKind::kAssignUserVar:
+        case sql::ExprKind::kSysVar:
+        case sql::ExprKind::kParam:
+        case sql::ExprKind::kSubquery:
+        case sql::ExprKind::kExists:
+        case sql::ExprKind::kDefault:
+          return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
+        case sql::ExprKind::kFunction:
+          if (DisallowedFunction(sql::AsciiLower(e.name))) {
+            return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
+          }
+          break;
+        default:
+          break;
+      }
+      if (e.subquery) return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
+      for (const sql::ExprPtr& a : e.args) {
+        if (a) pending.push_back(a.get());
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ParsedGenerated>> ParseGeneratedColumns(const TableDef& def) {
+  std::vector<ParsedGenerated> out;
+  for (size_t i = 0; i < def.columns.size(); ++i) {
+    const storage::ColumnDef& c = def.columns[i];
+    if (!c.generated()) continue;
+    Result<sql::ExprPtr> parsed = sql::ParseExpression(c.generation_expr);
+    if (!parsed.ok()) return parsed.status();
+    out.push_back(ParsedGenerated{static_cast<uint32_t>(i), std::move(parsed).value()});
+  }
+  return out;
 }
 
 }  // namespace sluice::exec

@@ -1,5 +1,8 @@
 // exec/check_constraints.h
 //
+// Expressions a table definition keeps: CHECK constraints and generated
+// columns.
+//
 // CHECK constraints (MySQL 8.0.16+): naming and validating them when a
 // table is created or altered, and the parsed form a statement that writes
 // rows evaluates on each (TableExecutor::EnforceChecks, 3819). The catalog
@@ -49,5 +52,22 @@ Result<std::vector<ParsedCheck>> ParseEnforcedChecks(const storage::TableDef& de
 // The expression as MySQL shows it in SHOW CREATE TABLE and
 // INFORMATION_SCHEMA.CHECK_CONSTRAINTS: (`a` > 0).
 std::string CheckClauseText(const storage::CheckDef& check);
+// The same for any stored expression text (generated columns).
+std::string ExprClauseText(std::string_view expr);
+
+// Generated columns ([GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]), kept
+// in the row and computed by the SQL layer on every write, in column order.
+// Their expressions against `def`'s columns: 1054 an unknown column (3108
+// naming it when `altering`: a column an ALTER dropped or renamed), 3107 a
+// generated column not defined before, 3109 an AUTO_INCREMENT column, 3102
+// a variable, subquery, parameter or disallowed function.
+Status ValidateGeneratedColumns(const storage::TableDef& def, bool altering);
+
+struct ParsedGenerated {
+  uint32_t column = 0;
+  sql::ExprPtr expr;
+};
+// `def`'s generated columns, parsed, in column order.
+Result<std::vector<ParsedGenerated>> ParseGeneratedColumns(const storage::TableDef& def);
 
 }  // namespace sluice::exec

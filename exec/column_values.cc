@@ -1017,6 +1017,8 @@ Result<ColumnDef> ColumnFromDefinition(const sql::ColumnDefinition& def, std::st
   ColumnDef c;
   c.name = def.name;
   c.comment = def.comment;
+  c.generation_expr = def.generated_expr;
+  c.generated_stored = def.generated_stored;
   const sql::DataType& t = def.type;
   std::string name = t.name;
   for (char& ch : name) {
@@ -1376,6 +1378,7 @@ std::string ColumnDefaultClause(const ColumnDef& c) {
 }
 
 std::string ColumnExtra(const ColumnDef& c) {
+  if (c.generated()) return c.generated_stored ? "STORED GENERATED" : "VIRTUAL GENERATED";
   std::string extra = c.auto_increment ? "auto_increment" : "";
   if (c.default_kind == ColumnDef::DefaultKind::kCurrentTimestamp) extra = "DEFAULT_GENERATED";
   if (c.on_update_current_timestamp) {

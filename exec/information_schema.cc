@@ -215,8 +215,8 @@ VirtualTable Columns(const storage::CatalogSnapshot& cat, const Visible& visible
                         S(c.nullable ? "YES" : "NO"), S(DataType(c)), opt(chars), opt(octets),
                         opt(NumericPrecision(c)), opt(scale), opt(dt_precision),
                         text ? S(c.charset) : Null(), text ? S(c.collation) : Null(), S(ColumnTypeText(c)),
-                        S(ColumnKey(*t, c)), S(extra), S("select,insert,update,references"), S(c.comment), S(""),
-                        Null()});
+                        S(ColumnKey(*t, c)), S(extra), S("select,insert,update,references"), S(c.comment),
+                        S(c.generated() ? ExprClauseText(c.generation_expr) : ""), Null()});
       (void)IsTemporal;
     }
   }

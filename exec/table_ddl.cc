@@ -431,10 +431,12 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
     plan.rebuild = true;
   }
   o.error = CheckConstraintColumnsExist(next);
+  if (o.error.ok()) o.error = ValidateGeneratedColumns(next, /*altering=*/true);
   if (!o.error.ok()) return o;
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(next);
-  if (!checks.ok()) {
-    o.error = checks.status();
+  Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(next);
+  if (!checks.ok() || !generated.ok()) {
+    o.error = checks.ok() ? generated.status() : checks.status();
     return o;
   }
   // Validated before anything changes (1060, 1061, 1068, 1072, 1075, ...);
@@ -540,6 +542,11 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
       Result<RowValue> converted = ToColumnValue(to, FromColumnValue(from, v), cx);
       if (!converted.ok()) return converted.status();
       out[i] = std::move(converted).value();
+    }
+    // Generated columns are computed again, from the new definition.
+    if (!generated->empty()) {
+      AssignContext cx = Assigning(strict, n);
+      SLUICE_RETURN_IF_ERROR(ComputeGenerated(*generated, checked, &out, cx));
     }
     // Every copied row meets the enforced CHECKs (3819 stops the copy).
     Result<bool> ok = EnforceChecks(*checks, checked, out, /*ignore=*/false);

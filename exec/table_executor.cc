@@ -559,6 +559,11 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
                              fmt::format("Table '{}' already exists", def.name)});
     return o;
   }
+  o.error = ValidateGeneratedColumns(def, /*altering=*/false);
+  if (!o.error.ok()) {
+    EndDdl(o.error);
+    return o;
+  }
   // CHECKs last, against the final columns (their names unique in the
   // schema, which the DDL lock holds still).
   if (!s.checks.empty()) {
@@ -783,6 +788,21 @@ Row PkOf(const TableDef& def, const Row& row) {
 
 }  // namespace
 
+Status TableExecutor::ComputeGenerated(const std::vector<ParsedGenerated>& generated, const TableDef& def, Row* row,
+                                       AssignContext& cx) {
+  if (generated.empty()) return Status::OK();
+  RowEval re(*this, eval_, def, def.name);
+  re.SetRow(row);
+  for (const ParsedGenerated& g : generated) {
+    Result<sql::Value> v = sql::Evaluate(*g.expr, re);
+    if (!v.ok()) return v.status();
+    Result<RowValue> rv = ToColumnValue(def.columns[g.column], *v, cx);
+    if (!rv.ok()) return rv.status();
+    (*row)[g.column] = std::move(rv).value();
+  }
+  return Status::OK();
+}
+
 Result<bool> TableExecutor::EnforceChecks(const std::vector<ParsedCheck>& checks, const TableDef& def,
                                           const Row& row, bool ignore) {
   if (checks.empty()) return true;
@@ -811,8 +831,9 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
-  if (!checks.ok()) {
-    o.error = checks.status();
+  Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(def);
+  if (!checks.ok() || !generated.ok()) {
+    o.error = checks.ok() ? generated.status() : checks.status();
     return EndOnLockError(o);
   }
   // Without a key nothing can be a duplicate: REPLACE and ON DUPLICATE KEY
@@ -887,6 +908,12 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
       for (size_t i = 0; i < width; ++i) {
         const ColumnDef& c = *targets[i];
         given[c.ordinal] = true;
+        if (c.generated()) {
+          // Computed below; only DEFAULT may be given for it.
+          if (!s.select && s.rows[n][i]->kind == sql::ExprKind::kDefault) continue;
+          r.error = MakeError(er::kNonDefaultValueForGeneratedColumn, c.name, def.name);
+          return r;
+        }
         if (!s.select && s.rows[n][i]->kind == sql::ExprKind::kDefault) {
           Result<RowValue> d = ColumnDefault(c, cx, eval_.StatementTime());
           if (!d.ok()) {
@@ -910,13 +937,17 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         row[c.ordinal] = std::move(rv).value();
       }
       for (const auto& c : def.columns) {
-        if (given[c.ordinal] || c.auto_increment) continue;
+        if (given[c.ordinal] || c.auto_increment || c.generated()) continue;
         Result<RowValue> d = ColumnDefault(c, cx, eval_.StatementTime());
         if (!d.ok()) {
           r.error = d.status();
           return r;
         }
         row[c.ordinal] = std::move(d).value();
+      }
+      if (Status g = ComputeGenerated(*generated, def, &row, cx); !g.ok()) {
+        r.error = g;
+        return r;
       }
       // CHECKs before the duplicate-key check, as MySQL; IGNORE skips the row.
       if (Result<bool> ck = EnforceChecks(*checks, def, row, s.ignore); !ck.ok() || !*ck) {
@@ -1023,6 +1054,11 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
               return r;
             }
             assigned[c->ordinal] = true;
+            if (c->generated()) {
+              if (a.value->kind == sql::ExprKind::kDefault) continue;
+              r.error = MakeError(er::kNonDefaultValueForGeneratedColumn, c->name, def.name);
+              return r;
+            }
             re.SetRow(&updated);
             Result<sql::Value> v = sql::Value::Null();
             if (a.value->kind != sql::ExprKind::kDefault) {
@@ -1041,6 +1077,10 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
           }
           if (Status on = ApplyOnUpdateNow(def, **old, assigned, &updated, cx, eval_.StatementTime()); !on.ok()) {
             r.error = on;
+            return r;
+          }
+          if (Status g = ComputeGenerated(*generated, def, &updated, cx); !g.ok()) {
+            r.error = g;
             return r;
           }
           if (Result<bool> ck = EnforceChecks(*checks, def, updated, s.ignore); !ck.ok() || !*ck) {
@@ -1098,8 +1138,9 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
   const TableDef& def = *t->def;
   const bool strict = Strict() && !s.ignore;
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
-  if (!checks.ok()) {
-    o.error = checks.status();
+  Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(def);
+  if (!checks.ok() || !generated.ok()) {
+    o.error = checks.ok() ? generated.status() : checks.status();
     return EndOnLockError(o);
   }
   return RunDml([&](EngineTrx& trx) -> Outcome {
@@ -1144,6 +1185,11 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
           return r;
         }
         assigned[c->ordinal] = true;
+        if (c->generated()) {
+          if (a.value->kind == sql::ExprKind::kDefault) continue;  // recomputed below
+          r.error = MakeError(er::kNonDefaultValueForGeneratedColumn, c->name, def.name);
+          return r;
+        }
         // Later assignments see earlier ones (single-table UPDATE).
         re.SetRow(&updated);
         re.set_clause("field list");
@@ -1166,6 +1212,10 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
       }
       if (Status on = ApplyOnUpdateNow(def, before, assigned, &updated, cx, eval_.StatementTime()); !on.ok()) {
         r.error = on;
+        return r;
+      }
+      if (Status g = ComputeGenerated(*generated, def, &updated, cx); !g.ok()) {
+        r.error = g;
         return r;
       }
       if (updated == before) continue;
@@ -1389,6 +1439,13 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
     if (IsTextType(c.type) && (c.charset != def.options.charset || c.collation != def.options.collation)) {
       if (c.charset != def.options.charset) text += " CHARACTER SET " + c.charset;
       if (!c.collation.empty()) text += " COLLATE " + c.collation;
+    }
+    if (c.generated()) {
+      text += fmt::format(" GENERATED ALWAYS AS ({}) {}", ExprClauseText(c.generation_expr),
+                          c.generated_stored ? "STORED" : "VIRTUAL");
+      if (!c.nullable) text += " NOT NULL";
+      if (!c.comment.empty()) text += " COMMENT " + Quoted(c.comment);
+      continue;
     }
     if (!c.nullable) text += " NOT NULL";
     std::string d = ColumnDefaultClause(c);

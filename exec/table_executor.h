@@ -49,6 +49,7 @@ struct AssignContext;  // column_values.h
 std::chrono::milliseconds LockWaitTimeout(const ExecEnv& env, SessionContext& ctx);
 
 struct ParsedCheck;
+struct ParsedGenerated;
 
 class TableExecutor {
  public:
@@ -152,6 +153,10 @@ class TableExecutor {
   // The CHECKs of `def` (ParseEnforcedChecks) on a row a statement writes:
   // 3819 for the first one FALSE (NULL passes); with `ignore`, warning 3819
   // and false, for the caller to skip the row.
+  // Fills `row`'s generated columns (ParseGeneratedColumns) from its other
+  // values, in column order, by the assignment rules of `cx`.
+  Status ComputeGenerated(const std::vector<ParsedGenerated>& generated, const storage::TableDef& def,
+                          storage::Row* row, AssignContext& cx);
   Result<bool> EnforceChecks(const std::vector<ParsedCheck>& checks, const storage::TableDef& def,
                        const storage::Row& row, bool ignore);
   void EndDdl();

@@ -446,6 +446,12 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(Stat("Rpl_semi_sync_source_wait_sessions"), "1");
+  // The semisync reader has sent it and asked for an ack (else, on a busy
+  // machine, it could read both transactions below as one batch).
+  for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(semi.flushes_for_ack.load(), 1);
   // ... and meanwhile transaction 2 is written, synced and published.
   binlog::Binlog::CommitResult w2 = commit(2);
   EXPECT_GT(w2.end, w1.end);

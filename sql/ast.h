@@ -595,6 +595,10 @@ struct ColumnDefinition {
   bool primary_key = false;      // [PRIMARY] KEY on the column
   bool unique = false;           // UNIQUE [KEY] on the column
   std::string comment;           // COMMENT 'x'
+  // [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]: the expression's text
+  // as typed ("" for an ordinary column).
+  std::string generated_expr;
+  bool generated_stored = false;
 };
 
 struct IndexPartSpec {

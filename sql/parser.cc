@@ -2218,9 +2218,23 @@ Status Parser::Impl::ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition*
     } else if (PeekKeyword("REFERENCES")) {
       // MySQL 8.0 parses and ignores a column-level REFERENCES.
       SLUICE_RETURN_IF_ERROR(ParseReferences());
+    } else if ((PeekKeyword("GENERATED") && PeekKeyword("ALWAYS", 1)) || PeekKeyword("AS")) {
+      if (AcceptKeyword("GENERATED")) SLUICE_RETURN_IF_ERROR(ExpectKeyword("ALWAYS"));
+      SLUICE_RETURN_IF_ERROR(ExpectKeyword("AS"));
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
+      const uint32_t expr_begin = Peek().offset;
+      ExprPtr ignored;
+      SLUICE_RETURN_IF_ERROR(ParseExpr(&ignored));
+      col->generated_expr = std::string(query_.substr(expr_begin, last_end_ - expr_begin));
+      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+      if (AcceptKeyword("STORED")) {
+        col->generated_stored = true;
+      } else {
+        AcceptKeyword("VIRTUAL");
+      }
     } else {
-      // GENERATED ALWAYS AS (expr) / AS (expr) and anything else: the caller
-      // reports 1064 here unless a ',' or ')' follows.
+      // Anything else: the caller reports 1064 here unless a ',' or ')'
+      // follows.
       return Status::OK();
     }
   }

@@ -1221,11 +1221,10 @@ TEST(ParserTest, CreateTableErrors) {
   EXPECT_EQ(ParseError("CREATE TABLE t (a INT, select INT)").message(), Near("select INT)", 1));
   EXPECT_EQ(ParseError("CREATE TABLE t (a INT, PRIMARY KEY (a)) ENGINE=InnoDB FOO=1").message(),
             Near("FOO=1", 1));
-  // Generated columns are not supported yet.
-  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS (a + 1) STORED)")
-                .message(),
-            Near("GENERATED ALWAYS AS (a + 1) STORED)", 1));
-  EXPECT_EQ(ParseError("CREATE TABLE t (a INT AS (1))").mysql_errno(), 1064);
+  // A generated column's expression is in parentheses; GENERATED needs ALWAYS.
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS a + 1 STORED)").message(),
+            Near("a + 1 STORED)", 1));
+  EXPECT_EQ(ParseError("CREATE TABLE t (a INT GENERATED AS (1))").mysql_errno(), 1064);
   EXPECT_EQ(ParseError("CREATE TABLE t ()").message(), Near(")", 1));
   EXPECT_EQ(ParseError("CREATE TABLE t (a VARCHAR)").message(), Near(")", 1));
   EXPECT_EQ(ParseError("CREATE TABLE t (a DOUBLE(5))").message(), Near("))", 1));
@@ -2110,6 +2109,22 @@ TEST(ParserLimitsTest, DeepTreesAreFreedWithoutRecursion) {
 }
 
 }  // namespace
+TEST(ParserTest, GeneratedColumns) {
+  auto s = ParseOne<CreateTableStmt>(
+      "CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS (a + 1) STORED NOT NULL, c INT AS (b * 2) VIRTUAL, "
+      "d INT AS (1))",
+      StmtKind::kCreateTable);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->columns.size(), 4u);
+  EXPECT_EQ(s->columns[0].generated_expr, "");
+  EXPECT_EQ(s->columns[1].generated_expr, "a + 1");
+  EXPECT_TRUE(s->columns[1].generated_stored);
+  EXPECT_EQ(s->columns[1].nullable, std::optional<bool>(false));
+  EXPECT_EQ(s->columns[2].generated_expr, "b * 2");
+  EXPECT_FALSE(s->columns[2].generated_stored);
+  EXPECT_EQ(s->columns[3].generated_expr, "1");
+}
+
 TEST(ParserTest, AlterTableCheckSpecs) {
   auto s = ParseOne<AlterTableStmt>(
       "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0) NOT ENFORCED, DROP CHECK d, DROP CONSTRAINT e, "

@@ -65,6 +65,8 @@ struct CatalogCodec {
     p->set_collation(c.collation);
     for (const std::string& v : c.enum_values) p->add_enum_values(v);
     p->set_comment(c.comment);
+    p->set_generation_expr(c.generation_expr);
+    p->set_generated_stored(c.generated_stored);
   }
 
   static Result<ColumnDef> FromProto(const catalogpb::Column& p) {
@@ -96,6 +98,8 @@ struct CatalogCodec {
     c.collation = p.collation();
     c.enum_values.assign(p.enum_values().begin(), p.enum_values().end());
     c.comment = p.comment();
+    c.generation_expr = p.generation_expr();
+    c.generated_stored = p.generated_stored();
     return c;
   }
 

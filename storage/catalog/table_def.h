@@ -54,6 +54,12 @@ struct ColumnDef {
   std::string collation;  // empty: the charset's default
   std::vector<std::string> enum_values;
   std::string comment;    // COMMENT 'x'
+  // A generated column: its expression as typed ("" for an ordinary one).
+  // VIRTUAL and STORED ones are both kept in the row: the SQL layer
+  // computes them on every write.
+  std::string generation_expr;
+  bool generated_stored = false;
+  bool generated() const { return !generation_expr.empty(); }
 };
 
 struct KeyPart {
