@@ -229,6 +229,8 @@ class Parser::Impl {
   Status ParseColumnDefault(ExprPtr* out);
   Status ParseNowFunction(ExprPtr* out, bool* matched);
   Status ParseCheckConstraint(CheckSpec* check);
+  // (expr): the expression's text as typed, without the parentheses.
+  Status ParseParenthesizedExprText(std::string* text);
   Status ParseReferences();
   Status ParseForeignKey();
   Status ParseIndexType();
@@ -2079,15 +2081,19 @@ Status Parser::Impl::ParseIndexOptions(IndexSpec* index) {
   }
 }
 
-// CHECK (expr) [[NOT] ENFORCED]: the expression's text and enforcement.
-Status Parser::Impl::ParseCheckConstraint(CheckSpec* check) {
-  SLUICE_RETURN_IF_ERROR(ExpectKeyword("CHECK"));
+Status Parser::Impl::ParseParenthesizedExprText(std::string* text) {
   SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
   const uint32_t begin = Peek().offset;
   ExprPtr ignored;
   SLUICE_RETURN_IF_ERROR(ParseExpr(&ignored));
-  check->expr = std::string(query_.substr(begin, last_end_ - begin));
-  SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+  *text = std::string(query_.substr(begin, last_end_ - begin));
+  return ExpectPunct(Punct::kRParen);
+}
+
+// CHECK (expr) [[NOT] ENFORCED]: the expression's text and enforcement.
+Status Parser::Impl::ParseCheckConstraint(CheckSpec* check) {
+  SLUICE_RETURN_IF_ERROR(ExpectKeyword("CHECK"));
+  SLUICE_RETURN_IF_ERROR(ParseParenthesizedExprText(&check->expr));
   check->enforced = true;
   if (PeekKeyword("NOT") && PeekKeyword("ENFORCED", 1)) {
     Take();
@@ -2221,12 +2227,7 @@ Status Parser::Impl::ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition*
     } else if ((PeekKeyword("GENERATED") && PeekKeyword("ALWAYS", 1)) || PeekKeyword("AS")) {
       if (AcceptKeyword("GENERATED")) SLUICE_RETURN_IF_ERROR(ExpectKeyword("ALWAYS"));
       SLUICE_RETURN_IF_ERROR(ExpectKeyword("AS"));
-      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
-      const uint32_t expr_begin = Peek().offset;
-      ExprPtr ignored;
-      SLUICE_RETURN_IF_ERROR(ParseExpr(&ignored));
-      col->generated_expr = std::string(query_.substr(expr_begin, last_end_ - expr_begin));
-      SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
+      SLUICE_RETURN_IF_ERROR(ParseParenthesizedExprText(&col->generated_expr));
       if (AcceptKeyword("STORED")) {
         col->generated_stored = true;
       } else {
