@@ -83,6 +83,7 @@ Session::Peer Session::UnixPeer() {
 Session::Session(Server& server, StreamSocket socket, Peer peer, uint32_t connection_id)
     : server_(server),
       socket_(std::move(socket)),
+      fd_(socket_.native_handle()),
       timer_(socket_.get_executor()),
       watch_timer_(socket_.get_executor()) {
   ctx_.connection_id = connection_id;
@@ -95,7 +96,9 @@ Session::Session(Server& server, StreamSocket socket, Peer peer, uint32_t connec
   ctx_.SetProcessIdentity("unauthenticated user", ctx_.peer, "");
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  if (released_) ::close(fd_);  // the coroutine ended while a worker held it
+}
 
 void Session::Start() {
   auto self = shared_from_this();
@@ -125,8 +128,7 @@ void Session::Kill(bool connection) {
     MutexLock l(&socket_mu_);
     if (socket_holder_ == SocketHolder::kDumpThread ||
         (socket_holder_ == SocketHolder::kWorker && connection)) {
-      StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
-      ::shutdown(s.native_handle(), SHUT_RDWR);
+      ::shutdown(fd_, SHUT_RDWR);
       return;
     }
     if (socket_holder_ != SocketHolder::kStrand) return;  // KILL QUERY: the statement sees the flag
@@ -170,12 +172,32 @@ constexpr auto kClientWatchInterval = std::chrono::milliseconds(50);
 
 bool Session::ClientHungUp() {
   StreamSocket& s = tls_ ? tls_->next_layer() : socket_;
-  if (!s.is_open()) return false;  // closed by KILL or shutdown: already killed
+  if (!released_ && !s.is_open()) return false;  // closed by KILL or shutdown: already killed
   // POLLRDHUP: the peer shut its side down, even with unread bytes queued
   // (a pipelined command, or a TLS close_notify) in front of the FIN.
-  pollfd p{s.native_handle(), POLLRDHUP, 0};
+  pollfd p{fd_, POLLRDHUP, 0};
   if (::poll(&p, 1, 0) != 1) return false;
   return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+void Session::ReleaseToWorker() {
+  if (tls_ || released_) return;
+  error_code ec;
+  const auto local = socket_.local_endpoint(ec);
+  if (ec) return;
+  protocol_ = local.protocol();
+  socket_.release(ec);
+  released_ = !ec;
+}
+
+bool Session::ReclaimFromWorker() {
+  if (!released_) return true;
+  released_ = false;
+  error_code ec;
+  socket_.assign(protocol_, fd_, ec);
+  if (!ec) return true;
+  ::close(fd_);  // not asio's any more: nobody else would close it
+  return false;
 }
 
 void Session::StartClientWatch() {
@@ -620,9 +642,15 @@ asio::awaitable<void> Session::CommandLoop() {
     }
     StartClientWatch();
     HoldSocket(SocketHolder::kWorker);
+    ReleaseToWorker();
     auto serve = [this, &pkt] { return ServeOnWorker(pkt); };
     Served served = co_await RunOnWorker(server_.workers(), std::move(serve));
+    const bool reclaimed = ReclaimFromWorker();
     HoldSocket(SocketHolder::kStrand);
+    if (!reclaimed) {
+      StopClientWatch();
+      co_return;
+    }
     StopClientWatch();
     if (served.over) co_return;
     if (!served.written) {
@@ -684,7 +712,7 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
 
 bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
   const std::string out = Frame(payloads, &next_seq_);
-  const int fd = socket_.native_handle();
+  const int fd = fd_;
   // net_write_timeout: a client that stops reading does not hold the
   // session (and its reply) forever.
   const int timeout_ms =
@@ -711,7 +739,7 @@ bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
 }
 
 std::optional<std::string> Session::NextCommandOnWorker() {
-  const int fd = socket_.native_handle();
+  const int fd = fd_;
   pollfd pfd{fd, POLLIN | POLLRDHUP, 0};
   idle_on_worker_.store(true, std::memory_order_relaxed);
   int rc;

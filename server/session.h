@@ -132,9 +132,22 @@ class Session : public std::enable_shared_from_this<Session> {
   enum class SocketHolder { kStrand, kDumpThread, kWorker };
   void HoldSocket(SocketHolder h) EXCLUDES(socket_mu_);
   bool SocketHeldByThread() EXCLUDES(socket_mu_);
+  // While a worker serves a plain connection the socket is taken out of the
+  // I/O threads' epoll set (asio registers every socket edge-triggered, so
+  // each command the client sends would otherwise wake an I/O thread that
+  // has nothing to do with it), and put back when the coroutine takes over
+  // again. On the strand; `fd_` stays the descriptor throughout.
+  void ReleaseToWorker();
+  bool ReclaimFromWorker();
+  // The socket's descriptor, for the threads that use it directly (the
+  // worker, the dump thread, KILL, the client watch).
+  int Fd() const { return fd_; }
 
   Server& server_;
   StreamSocket socket_;
+  const int fd_;
+  bool released_ = false;  // on the strand: ReleaseToWorker .. ReclaimFromWorker
+  asio::generic::stream_protocol protocol_{AF_INET, 0};  // for ReclaimFromWorker
   std::optional<asio::ssl::stream<StreamSocket>> tls_;
   asio::steady_timer timer_;
   asio::steady_timer watch_timer_;
