@@ -90,19 +90,9 @@ size_t ClaimSlot() {
 ShardedRwLatch::ShardedRwLatch(bool asymmetric) : asymmetric_(asymmetric && MembarrierAvailable()) {}
 
 void ShardedRwLatch::LockSharedSlow(size_t slot) {
-  Slot& s = slots_[slot];
   for (;;) {
     ParkUntilNoWriter();
-    if (OwnSlot(slot)) {
-      s.readers.store(1, std::memory_order_relaxed);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      if (writer_.load(std::memory_order_acquire) == 0) return;
-      s.readers.store(0, std::memory_order_release);
-    } else {
-      s.readers.fetch_add(1, std::memory_order_seq_cst);
-      if (writer_.load(std::memory_order_seq_cst) == 0) return;
-      s.readers.fetch_sub(1, std::memory_order_release);
-    }
+    if (TryLockShared(slot)) return;
   }
 }
 
@@ -156,14 +146,7 @@ void ShardedRwLatch::UnlockExclusive() {
 
 void SpinLatch::LockSlow() {
   // Spin while the holder is likely running its few dozen nanoseconds.
-  for (int i = 0; i < 32; ++i) {
-    CpuRelax();
-    uint32_t expected = 0;
-    if (state_.load(std::memory_order_relaxed) == 0 &&
-        state_.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) {
-      return;
-    }
-  }
+  if (try_lock()) return;
   // Then sleep, marking the latch "contended" so that unlock wakes us.
   uint32_t c = state_.exchange(2, std::memory_order_acquire);
   while (c != 0) {

@@ -116,24 +116,14 @@ inline size_t ShardedRwLatch::ThisThreadSlot() {
 }
 
 inline void ShardedRwLatch::LockShared(size_t slot) {
-  Slot& s = slots_[slot];
-  if (OwnSlot(slot)) {
-    // Plain store and load: the writer's membarrier() orders them for us.
-    s.readers.store(1, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);  // compiler only
-    if (writer_.load(std::memory_order_acquire) == 0) [[likely]] return;
-    s.readers.store(0, std::memory_order_release);
-  } else {
-    s.readers.fetch_add(1, std::memory_order_seq_cst);
-    if (writer_.load(std::memory_order_seq_cst) == 0) [[likely]] return;
-    s.readers.fetch_sub(1, std::memory_order_release);
-  }
+  if (TryLockShared(slot)) [[likely]] return;
   LockSharedSlow(slot);
 }
 
 inline bool ShardedRwLatch::TryLockShared(size_t slot) {
   Slot& s = slots_[slot];
   if (OwnSlot(slot)) {
+    // Plain store and load: the writer's membarrier() orders them for us.
     s.readers.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // compiler only
     if (writer_.load(std::memory_order_acquire) == 0) [[likely]] return true;
