@@ -30,54 +30,77 @@ bool DisallowedFunction(std::string_view lower) {
   return kNames.count(lower) != 0;
 }
 
-std::string GeneratedName(std::string_view table, int n) { return std::string(table) + "_chk_" + std::to_string(n); }
+std::string GeneratedName(std::string_view table, int n) {
+  return storage::GeneratedCheckName(table, std::to_string(n));
+}
 
 // n of a generated name <table>_chk_<n>; 0 when `name` is not one.
 int GeneratedNumber(std::string_view table, std::string_view name) {
-  const std::string prefix = std::string(table) + "_chk_";
-  if (name.size() <= prefix.size() || !sql::EqualsIgnoreCase(name.substr(0, prefix.size()), prefix)) return 0;
-  std::string_view digits = name.substr(prefix.size());
-  if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return 0;
+  std::optional<std::string_view> digits = storage::GeneratedCheckDigits(table, name);
+  if (!digits || digits->size() > 9) return 0;
+  return std::atoi(std::string(*digits).c_str());
+}
+
+// Calls `fn` on `e` and on each expression under it, left to right, until
+// one returns an error.
+template <typename Fn>
+Status ForEachNode(const sql::Expr& e, Fn fn) {
+  std::vector<const sql::Expr*> pending{&e};
+  while (!pending.empty()) {
+    const sql::Expr& x = *pending.back();
+    pending.pop_back();
+    SLUICE_RETURN_IF_ERROR(fn(x));
+    for (auto a = x.args.rbegin(); a != x.args.rend(); ++a) {
+      if (*a) pending.push_back(a->get());
+    }
   }
-  return std::atoi(std::string(digits).c_str());
+  return Status::OK();
+}
+
+// What a stored expression (CHECK, generated column) may not hold, in one
+// node: a variable, a construct (subquery, parameter, DEFAULT), or a
+// disallowed function.
+enum class Forbidden : uint8_t { kNone, kVariable, kConstruct, kFunction };
+Forbidden ForbiddenIn(const sql::Expr& e) {
+  switch (e.kind) {
+    case sql::ExprKind::kUserVar:
+    case sql::ExprKind::kAssignUserVar:
+    case sql::ExprKind::kSysVar:
+      return Forbidden::kVariable;
+    case sql::ExprKind::kParam:
+    case sql::ExprKind::kSubquery:
+    case sql::ExprKind::kExists:
+    case sql::ExprKind::kDefault:
+      return Forbidden::kConstruct;
+    case sql::ExprKind::kFunction:
+      if (DisallowedFunction(sql::AsciiLower(e.name))) return Forbidden::kFunction;
+      break;
+    default:
+      break;
+  }
+  return e.subquery ? Forbidden::kConstruct : Forbidden::kNone;
 }
 
 // The first problem with `e` as the expression of CHECK `name` over `def`
 // (`column`: a column CHECK's column, else empty).
 Status ValidateExpr(const sql::Expr& e, const TableDef& def, const std::string& name, const std::string& column) {
-  switch (e.kind) {
-    case sql::ExprKind::kColumn: {
-      const storage::ColumnDef* c = def.FindColumn(e.name);
-      if (c == nullptr) return MakeError(er::kCheckConstraintRefersUnknownColumn, name, e.name);
-      if (!column.empty() && !sql::EqualsIgnoreCase(column, e.name)) {
-        return MakeError(er::kColumnCheckReferencesOtherColumn, name);
-      }
-      if (c->auto_increment) return MakeError(er::kCheckConstraintRefersAutoIncrementColumn, name);
-      break;
+  return ForEachNode(e, [&](const sql::Expr& x) -> Status {
+    switch (ForbiddenIn(x)) {
+      case Forbidden::kVariable: return MakeError(er::kCheckConstraintVariables, name);
+      case Forbidden::kConstruct: return MakeError(er::kCheckConstraintFunctionNotAllowed, name);
+      case Forbidden::kFunction:
+        return MakeError(er::kCheckConstraintNamedFunctionNotAllowed, name, sql::AsciiLower(x.name));
+      case Forbidden::kNone: break;
     }
-    case sql::ExprKind::kUserVar:
-    case sql::ExprKind::kAssignUserVar:
-    case sql::ExprKind::kSysVar:
-      return MakeError(er::kCheckConstraintVariables, name);
-    case sql::ExprKind::kParam:
-    case sql::ExprKind::kSubquery:
-    case sql::ExprKind::kExists:
-    case sql::ExprKind::kDefault:
-      return MakeError(er::kCheckConstraintFunctionNotAllowed, name);
-    case sql::ExprKind::kFunction: {
-      const std::string lower = sql::AsciiLower(e.name);
-      if (DisallowedFunction(lower)) return MakeError(er::kCheckConstraintNamedFunctionNotAllowed, name, lower);
-      break;
+    if (x.kind != sql::ExprKind::kColumn) return Status::OK();
+    const storage::ColumnDef* c = def.FindColumn(x.name);
+    if (c == nullptr) return MakeError(er::kCheckConstraintRefersUnknownColumn, name, x.name);
+    if (!column.empty() && !sql::EqualsIgnoreCase(column, x.name)) {
+      return MakeError(er::kColumnCheckReferencesOtherColumn, name);
     }
-    default:
-      break;
-  }
-  if (e.subquery) return MakeError(er::kCheckConstraintFunctionNotAllowed, name);
-  for (const sql::ExprPtr& a : e.args) {
-    if (a) SLUICE_RETURN_IF_ERROR(ValidateExpr(*a, def, name, column));
-  }
-  return Status::OK();
+    if (c->auto_increment) return MakeError(er::kCheckConstraintRefersAutoIncrementColumn, name);
+    return Status::OK();
+  });
 }
 
 bool TableHasCheck(const TableDef& def, std::string_view name) {
@@ -121,21 +144,10 @@ Status CheckConstraintColumnsExist(const TableDef& def) {
   for (const CheckDef& c : def.checks) {
     Result<sql::ExprPtr> parsed = sql::ParseExpression(c.expr);
     if (!parsed.ok()) return parsed.status();
-    Status s = ValidateExpr(**parsed, def, c.name, "");
-    if (s.mysql_errno() == er::kCheckConstraintRefersUnknownColumn.code) {
-      // The column the message names: find it again for 3959.
-      std::string missing;
-      std::vector<const sql::Expr*> pending{parsed->get()};
-      while (!pending.empty() && missing.empty()) {
-        const sql::Expr* e = pending.back();
-        pending.pop_back();
-        if (e->kind == sql::ExprKind::kColumn && def.FindColumn(e->name) == nullptr) missing = e->name;
-        for (const sql::ExprPtr& a : e->args) {
-          if (a) pending.push_back(a.get());
-        }
-      }
-      return MakeError(er::kDependentByCheckConstraint, c.name, missing);
-    }
+    SLUICE_RETURN_IF_ERROR(ForEachNode(**parsed, [&](const sql::Expr& x) {
+      if (x.kind != sql::ExprKind::kColumn || def.FindColumn(x.name) != nullptr) return Status::OK();
+      return MakeError(er::kDependentByCheckConstraint, c.name, x.name);
+    }));
   }
   return Status::OK();
 }
@@ -172,43 +184,19 @@ Status ValidateGeneratedColumns(const TableDef& def, bool altering) {
     if (!g.generated()) continue;
     Result<sql::ExprPtr> parsed = sql::ParseExpression(g.generation_expr);
     if (!parsed.ok()) return parsed.status();
-    std::vector<const sql::Expr*> pending{parsed->get()};
-    while (!pending.empty()) {
-      const sql::Expr& e = *pending.back();
-      pending.pop_back();
-      switch (e.kind) {
-        case sql::ExprKind::kColumn: {
-          const storage::ColumnDef* c = def.FindColumn(e.name);
-          if (c == nullptr) {
-            return altering ? MakeError(er::kDependentByGeneratedColumn, e.name)
-                            : MakeError(er::kBadField, e.name, "generated column function");
-          }
-          // (Positions, not ordinals: a new definition has none yet.)
-          if (c->generated() && c >= &g) return MakeError(er::kGeneratedColumnNonPrior);
-          if (c->auto_increment) return MakeError(er::kGeneratedColumnRefAutoInc, g.name);
-          break;
-        }
-        case sql::ExprKind::kUserVar:
-        case sql::ExprKind::kAssignUserVar:
-        case sql::ExprKind::kSysVar:
-        case sql::ExprKind::kParam:
-        case sql::ExprKind::kSubquery:
-        case sql::ExprKind::kExists:
-        case sql::ExprKind::kDefault:
-          return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
-        case sql::ExprKind::kFunction:
-          if (DisallowedFunction(sql::AsciiLower(e.name))) {
-            return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
-          }
-          break;
-        default:
-          break;
+    SLUICE_RETURN_IF_ERROR(ForEachNode(**parsed, [&](const sql::Expr& x) -> Status {
+      if (ForbiddenIn(x) != Forbidden::kNone) return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
+      if (x.kind != sql::ExprKind::kColumn) return Status::OK();
+      const storage::ColumnDef* c = def.FindColumn(x.name);
+      if (c == nullptr) {
+        return altering ? MakeError(er::kDependentByGeneratedColumn, x.name)
+                        : MakeError(er::kBadField, x.name, "generated column function");
       }
-      if (e.subquery) return MakeError(er::kGeneratedColumnFunctionNotAllowed, g.name);
-      for (const sql::ExprPtr& a : e.args) {
-        if (a) pending.push_back(a.get());
-      }
-    }
+      // (Positions, not ordinals: a new definition has none yet.)
+      if (c->generated() && c >= &g) return MakeError(er::kGeneratedColumnNonPrior);
+      if (c->auto_increment) return MakeError(er::kGeneratedColumnRefAutoInc, g.name);
+      return Status::OK();
+    }));
   }
   return Status::OK();
 }

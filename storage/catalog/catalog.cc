@@ -7,7 +7,6 @@
 
 #include "base/io/write_file_atomically.h"
 #include "base/mysql_error.h"
-#include "base/strings.h"
 #include "catalog.pb.h"  // generated from catalog.proto; private to this file
 
 namespace sluice::storage {
@@ -461,11 +460,9 @@ Result<CatalogSnapshot::TablePtr> Catalog::MoveTable(CatalogSnapshot* next, cons
   renamed->schema = std::string(to_schema);
   renamed->name = std::string(to_name);
   // CHECK names generated from the table's name follow it (MySQL 8.0).
-  const std::string prefix = t->name + "_chk_";
   for (CheckDef& c : renamed->checks) {
-    if (c.name.size() > prefix.size() && base::EqualsIgnoreCase(std::string_view(c.name).substr(0, prefix.size()), prefix) &&
-        c.name.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
-      c.name = std::string(to_name) + "_chk_" + c.name.substr(prefix.size());
+    if (std::optional<std::string_view> digits = GeneratedCheckDigits(t->name, c.name)) {
+      c.name = GeneratedCheckName(to_name, *digits);
     }
   }
   next->by_name_.erase({t->schema, t->name});

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/mysql_error.h"
+#include "base/strings.h"
 #include "base/utf8.h"
 
 namespace sluice::storage {
@@ -71,6 +72,20 @@ uint32_t MaxBytesPerChar(std::string_view charset) {
 }
 
 }  // namespace
+
+std::optional<std::string_view> GeneratedCheckDigits(std::string_view table, std::string_view name) {
+  const std::string prefix = std::string(table) + "_chk_";
+  if (name.size() <= prefix.size() || !base::EqualsIgnoreCase(name.substr(0, prefix.size()), prefix)) {
+    return std::nullopt;
+  }
+  const std::string_view digits = name.substr(prefix.size());
+  if (digits.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  return digits;
+}
+
+std::string GeneratedCheckName(std::string_view table, std::string_view digits) {
+  return std::string(table) + "_chk_" + std::string(digits);
+}
 
 const ColumnDef* TableDef::FindColumn(std::string_view name) const {
   for (const ColumnDef& c : columns) {

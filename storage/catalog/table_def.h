@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,12 @@ struct CheckDef {
   bool enforced = true;
   friend bool operator==(const CheckDef&, const CheckDef&) = default;
 };
+
+// MySQL's name for a table's unnamed CHECKs, <table>_chk_<digits>: the
+// digits of `name` when it is one for `table` (the table name compared
+// ignoring case), else nullopt.
+std::optional<std::string_view> GeneratedCheckDigits(std::string_view table, std::string_view name);
+std::string GeneratedCheckName(std::string_view table, std::string_view digits);
 
 struct TableDef {
   uint64_t id = 0;        // assigned by the catalog
