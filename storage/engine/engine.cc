@@ -705,34 +705,27 @@ Result<std::optional<Row>> Engine::GetLocked(EngineTrx& trx, uint64_t table_id, 
                                            trx.lock_wait_timeout_));
   const bool gaps = trx.isolation() >= IsolationLevel::kRepeatableRead;
   // SKIP LOCKED: a record lock that would wait leaves the row out.
-  auto lock_record = [&]() -> Result<bool> {
-    Status s = LockKey(trx, t, *key, mode, RecLockType::kRecNotGap);
-    if (s.ok()) return true;
-    if (trx.skip_locked_ && IsLockWaitTimeout(s)) return false;
-    return s;
-  };
   for (;;) {
     Result<std::optional<StoredRecord>> cur = ReadLatest(t, *key);
     if (!cur.ok()) return cur.status();
-    if (cur->has_value() && !(*cur)->delete_marked) {
-      Result<bool> locked = lock_record();
-      if (!locked.ok()) return locked.status();
-      if (!*locked) return std::optional<Row>();
-    } else {
-      if (cur->has_value()) {
-        Result<bool> locked = lock_record();
-        if (!locked.ok()) return locked.status();
-        if (!*locked) return std::optional<Row>();
+    // A record, live or delete-marked, is locked as a record (SKIP LOCKED:
+    // one whose lock would wait leaves the row out); a missing or
+    // delete-marked one also has its gap locked.
+    if (cur->has_value()) {
+      Status s = LockKey(trx, t, *key, mode, RecLockType::kRecNotGap);
+      if (!s.ok()) {
+        if (trx.skip_locked_ && IsLockWaitTimeout(s)) return std::optional<Row>();
+        return s;
       }
-      if (gaps) {
-        Result<std::optional<std::string>> next = NextKey(t, *key);
-        if (!next.ok()) return next.status();
-        SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, mode, RecLockType::kGap));
-        // A key that appeared in that gap before the lock: lock again.
-        Result<std::optional<std::string>> again = NextKey(t, *key);
-        if (!again.ok()) return again.status();
-        if (*again != *next) continue;
-      }
+    }
+    if (gaps && (!cur->has_value() || (*cur)->delete_marked)) {
+      Result<std::optional<std::string>> next = NextKey(t, *key);
+      if (!next.ok()) return next.status();
+      SLUICE_RETURN_IF_ERROR(LockBefore(trx, t, *next, mode, RecLockType::kGap));
+      // A key that appeared in that gap before the lock: lock again.
+      Result<std::optional<std::string>> again = NextKey(t, *key);
+      if (!again.ok()) return again.status();
+      if (*again != *next) continue;
     }
     // Read again under the lock (it may have waited for a writer).
     Result<std::optional<StoredRecord>> locked = ReadLatest(t, *key);
