@@ -13,7 +13,8 @@
 // splits go up to the root; a leaf emptied by deletes is unlinked and freed,
 // its parent shrinks, and a root left with one child absorbs it. Records
 // are at most kMaxRecordSize bytes (key + value, at least 4 per page);
-// larger ones are NotSupported until overflow pages exist.
+// larger ones are NotSupported: the engine stores a larger row's bytes in
+// an overflow chain (overflow.h) and only a reference in the record.
 //
 // Thread-safety: every method may be called concurrently from any thread;
 // a Cursor is used by one thread at a time.

@@ -40,6 +40,7 @@ enum class PageType : uint16_t {
   kSpaceHeader = 1,   // page 0 of every tablespace (and its first allocation bitmap)
   kSpaceBitmap = 2,   // allocation bitmap of a later group of pages
   kBTreeNode = 3,     // storage/btree
+  kOverflow = 4,      // storage/btree/overflow.h: part of a value stored off its record's page
 };
 
 inline constexpr size_t kPageChecksumOffset = 0;

@@ -13,7 +13,11 @@
 //   - CheckTable: every B+tree verifies and the secondary index has every
 //     row's entry; lookups through it return exactly the model's rows;
 //   - after the after-crash sweep and a purge, no delete-marked record and
-//     no stale secondary entry is left (CheckLevel::kPurged).
+//     no stale secondary entry is left (CheckLevel::kPurged);
+//   - every eighth upsert writes a pad of 4 KB to 40 KB, a row stored off
+//     the page (engine.h, "Off-page rows"); every pad read back has the
+//     bytes its (v, length) give, so a chain freed too early, reused or
+//     half recovered shows.
 // The transactions are generated from per-(round, thread) seeds, so the
 // parent regenerates the child's work.
 #include <fcntl.h>
@@ -55,16 +59,14 @@ constexpr int64_t kCounterRow = 1000000;
 constexpr char kChildDirEnv[] = "SLUICE_CRASH_CHILD_DIR";
 constexpr char kChildRoundEnv[] = "SLUICE_CRASH_CHILD_ROUND";
 
-// t(id BIGINT PRIMARY KEY, v BIGINT NOT NULL, pad VARCHAR(300), KEY(v))
+// t(id BIGINT PRIMARY KEY, v BIGINT NOT NULL, pad MEDIUMBLOB, KEY(v))
 TableDef Table() {
   TableDef t;
   t.schema = "db";
   t.name = "t";
   t.columns.push_back(Col("id", ColumnType::kBigInt, false));
   t.columns.push_back(Col("v", ColumnType::kBigInt, false));
-  ColumnDef pad = Col("pad", ColumnType::kVarChar, true);
-  pad.length = 300;
-  t.columns.push_back(pad);
+  t.columns.push_back(Col("pad", ColumnType::kMediumBlob, true));
   t.indexes.push_back(Idx("PRIMARY", {"id"}, true));
   t.indexes.push_back(Idx("v_idx", {"v"}, false));
   return t;
@@ -90,7 +92,7 @@ Txn MakeTxn(std::mt19937_64& rng, int k) {
     op.id = k * kRangePerThread + static_cast<int64_t>(rng() % kRowsPerThread);
     op.erase = rng() % 4 == 0;
     op.v = k * 1000000 + static_cast<int64_t>(rng() % 40);
-    op.pad = rng() % 300;
+    op.pad = rng() % 8 == 0 ? 4000 + rng() % 36000 : rng() % 300;
     t.ops.push_back(op);
   }
   t.bump_counter = rng() % 4 == 0;
@@ -112,7 +114,14 @@ void ApplyToModel(const Txn& t, int k, int64_t seq, Model* m) {
   (*m)[k * kRangePerThread + kProgressRow] = {seq, 0};
 }
 
-Row MakeRow(int64_t id, int64_t v, size_t pad) { return Row{id, v, std::string(pad, 'p')}; }
+// The pad a row with `v` has: its bytes depend on v and on the offset.
+std::string Pad(int64_t v, size_t len) {
+  std::string p(len, '\0');
+  for (size_t i = 0; i < len; ++i) p[i] = static_cast<char>('a' + (static_cast<uint64_t>(v) + i / 7) % 26);
+  return p;
+}
+
+Row MakeRow(int64_t id, int64_t v, size_t pad) { return Row{id, v, Pad(v, pad)}; }
 
 Engine::Options EngineOptions(int round) {
   Engine::Options o;
@@ -314,7 +323,9 @@ TEST_F(CrashTest, FiftyRoundsOfSigkillLoseNoCommitAndKeepNoUncommittedChange) {
                           if (id == kCounterRow) {
                             found_counter = v;
                           } else {
-                            found[id] = {v, std::get<std::string>(r[2]).size()};
+                            const std::string& pad = std::get<std::string>(r[2]);
+                            // A pad with the wrong bytes counts as a wrong length.
+                            found[id] = {v, pad == Pad(v, pad.size()) ? pad.size() : SIZE_MAX};
                           }
                           return true;
                         }).ok());

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdio>
+#include <random>
 #include <unordered_set>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "base/mysql_error.h"
 #include "base/utf8.h"
 #include "storage/btree/key_codec.h"
+#include "storage/btree/overflow.h"
 #include "storage/buffer/tablespace.h"
 #include "storage/engine/engine_internal.h"
 #include "storage/lock/lock_errors.h"
@@ -31,6 +33,9 @@ void PutU64(std::string* out, uint64_t v) {
 constexpr size_t kTrxIdBytes = 6;
 constexpr size_t kRollPtrBytes = 8;
 constexpr size_t kRecordHeaderBytes = kTrxIdBytes + kRollPtrBytes + 1;
+// The record's flags byte (engine.h).
+constexpr uint8_t kDeleteMarkFlag = 1;
+constexpr uint8_t kExternalFlag = 2;
 // A consistent read can lose a race with a concurrent rollback that drops
 // the undo record it was about to follow; it re-reads the record this many
 // times.
@@ -127,18 +132,22 @@ Result<StoredRecord> ParseRecord(std::string_view v) {
   engine_internal::StoredRecord r;
   r.trx_id = GetBigEndian(v.data(), kTrxIdBytes);
   r.roll_ptr = RollPtr(GetBigEndian(v.data() + kTrxIdBytes, kRollPtrBytes));
-  const char dm = v[kTrxIdBytes + kRollPtrBytes];
-  if (dm != 0 && dm != 1) return Status::Corruption("engine: bad delete mark");
-  r.delete_marked = dm == 1;
+  const uint8_t flags = static_cast<uint8_t>(v[kTrxIdBytes + kRollPtrBytes]);
+  if ((flags & ~(kDeleteMarkFlag | kExternalFlag)) != 0) return Status::Corruption("engine: bad record flags");
+  r.delete_marked = (flags & kDeleteMarkFlag) != 0;
+  r.external = (flags & kExternalFlag) != 0;
   r.row.assign(v.substr(kRecordHeaderBytes));
   return r;
 }
 
-Status BeforeRow(const UndoRecord& rec, std::string* row) {
-  if (rec.before_image.size() != 1 || rec.before_image[0].column_id != 0 || !rec.before_image[0].before) {
+UndoColumn RowImage(std::string row, bool external) { return UndoColumn{external ? 1u : 0u, std::move(row)}; }
+
+Status BeforeRow(const UndoRecord& rec, std::string* row, bool* external) {
+  if (rec.before_image.size() != 1 || rec.before_image[0].column_id > 1 || !rec.before_image[0].before) {
     return Status::Corruption("engine: undo record without a whole-row before-image");
   }
   *row = *rec.before_image[0].before;
+  *external = rec.before_image[0].column_id == 1;
   return Status::OK();
 }
 
@@ -154,12 +163,12 @@ void SetRecordRollPtr(std::string* record, RollPtr roll_ptr) {
   record->replace(kTrxIdBytes, kRollPtrBytes, bytes);
 }
 
-std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row) {
+std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, bool external, std::string_view row) {
   std::string out;
   out.reserve(kRecordHeaderBytes + row.size());
   PutBigEndian(trx_id, kTrxIdBytes, &out);
   PutBigEndian(roll_ptr.raw(), kRollPtrBytes, &out);
-  out.push_back(delete_marked ? 1 : 0);
+  out.push_back(static_cast<char>((delete_marked ? kDeleteMarkFlag : 0) | (external ? kExternalFlag : 0)));
   out.append(row);
   return out;
 }
@@ -201,8 +210,8 @@ class Engine::Accessor final : public VersionAccessor {
  public:
   explicit Accessor(const UndoStore* store) : store_(store) {}
   Result<UndoRecord> FetchUndo(RollPtr roll_ptr) override { return store_->Fetch(roll_ptr); }
-  Status ApplyBeforeImage(const UndoRecord& rec, std::string* row) override {
-    return engine_internal::BeforeRow(rec, row);
+  Status ApplyBeforeImage(const UndoRecord& rec, RecordVersion* version) override {
+    return engine_internal::BeforeRow(rec, &version->row, &version->external);
   }
 
  private:
@@ -238,6 +247,11 @@ std::string Engine::SpacePath(uint32_t space_id) const {
 Result<std::unique_ptr<Engine>> Engine::Open(io::FileSystem* fs, std::string datadir, Options options) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(datadir));
   std::unique_ptr<Engine> e(new Engine(fs, datadir, options));
+  {
+    // Chains written before a restart keep their tags: start far from them.
+    std::random_device rd;
+    e->next_overflow_tag_.store((uint64_t{rd()} << 32) ^ rd());
+  }
   Result<std::unique_ptr<Catalog>> catalog = Catalog::Open(fs, datadir);
   if (!catalog.ok()) return catalog.status();
   e->catalog_ = std::move(catalog).value();
@@ -613,16 +627,32 @@ Status Engine::ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr
     }
     trx.sec_added_.erase(added);
   }
+  return UndoRecordChange(**t, rec);
+}
+
+Status Engine::UndoRecordChange(const TableHandle& t, const UndoRecord& rec) {
+  // The record being undone owns its overflow chain unless the version it
+  // goes back to has the same one (a delete mark changes no row bytes).
+  Result<std::optional<StoredRecord>> cur = ReadLatest(t, rec.primary_key);
+  if (!cur.ok()) return cur.status();
   if (rec.type == UndoType::kInsert) {
-    Result<bool> gone = (*t)->clustered->Delete(rec.primary_key);
-    return gone.status();  // absent is fine: the insert itself failed
+    if (!cur->has_value()) return Status::OK();  // the insert itself failed
+    Result<bool> gone = t.clustered->Delete(rec.primary_key);
+    if (!gone.ok()) return gone.status();
+    return FreeStored(t, (*cur)->row, (*cur)->external);
   }
   std::string before_row;
-  SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row));
-  Result<bool> updated = (*t)->clustered->Update(
-      rec.primary_key, MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_row));
+  bool before_external = false;
+  SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row, &before_external));
+  if (!cur->has_value()) return Status::Corruption("engine: undo of an update finds no record");
+  Result<bool> updated = t.clustered->Update(
+      rec.primary_key,
+      MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_external, before_row));
   if (!updated.ok()) return updated.status();
   if (!*updated) return Status::Corruption("engine: undo of an update finds no record");
+  if ((*cur)->external && (!before_external || (*cur)->row != before_row)) {
+    return FreeStored(t, (*cur)->row, true);
+  }
   return Status::OK();
 }
 
@@ -735,7 +765,7 @@ Result<std::optional<Row>> Engine::GetLocked(EngineTrx& trx, uint64_t table_id, 
       return std::optional<Row>();
     }
     if (!cur->has_value() || (*cur)->delete_marked) continue;  // it came back: REC_NOT_GAP it
-    Result<Row> row = DecodeRow(*t.def, (*locked)->row);
+    Result<Row> row = DecodeStored(t, **locked);
     if (!row.ok()) return row.status();
     Count(kRowsRead);
     return std::optional<Row>(std::move(row).value());
@@ -810,7 +840,7 @@ Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk,
     }
     last = std::move(*k);
     if (!cur->has_value() || (*cur)->delete_marked) continue;
-    Result<Row> row = DecodeRow(*t.def, (*cur)->row);
+    Result<Row> row = DecodeStored(t, **cur);
     if (!row.ok()) {
       result = row.status();
       break;
@@ -858,6 +888,35 @@ Result<std::optional<Engine::StoredRecord>> Engine::ReadLatest(const TableHandle
   return std::optional<StoredRecord>(std::move(r).value());
 }
 
+Result<std::string> Engine::StoreRow(const TableHandle& t, std::string_view key, std::string enc, bool* external) {
+  *external = key.size() + kRecordHeaderBytes + enc.size() > BTree::kMaxRecordSize;
+  if (!*external) return enc;
+  const uint64_t tag = next_overflow_tag_.fetch_add(1, std::memory_order_relaxed);
+  Result<OverflowRef> ref = WriteOverflow(pool_.get(), t.def->space_id, enc, tag);
+  if (!ref.ok()) return ref.status();
+  return EncodeOverflowRef(*ref);
+}
+
+Result<Row> Engine::DecodeStored(const TableHandle& t, std::string_view row, bool external) const {
+  if (!external) return DecodeRow(*t.def, row);
+  Result<OverflowRef> ref = DecodeOverflowRef(row);
+  if (!ref.ok()) return ref.status();
+  Result<std::string> bytes = ReadOverflow(pool_.get(), t.def->space_id, *ref);
+  if (!bytes.ok()) return bytes.status();
+  return DecodeRow(*t.def, *bytes);
+}
+
+Result<Row> Engine::DecodeStored(const TableHandle& t, const StoredRecord& r) const {
+  return DecodeStored(t, r.row, r.external);
+}
+
+Status Engine::FreeStored(const TableHandle& t, std::string_view row, bool external) {
+  if (!external) return Status::OK();
+  Result<OverflowRef> ref = DecodeOverflowRef(row);
+  if (!ref.ok()) return ref.status();
+  return FreeOverflow(pool_.get(), t.def->space_id, *ref);
+}
+
 // `record` is the latest version, read after the view was taken. A
 // Corruption may mean a lost race with a rollback that dropped the undo
 // record being followed; callers re-read the record and retry.
@@ -866,11 +925,11 @@ Result<std::optional<Row>> Engine::VisibleRow(EngineTrx& trx, const TableHandle&
   Accessor accessor(undo_store_.get());
   Result<StoredRecord> r = ParseRecord(record);
   if (!r.ok()) return r.status();
-  RecordVersion v{r->trx_id, r->roll_ptr, r->delete_marked, std::move(r->row)};
+  RecordVersion v{r->trx_id, r->roll_ptr, r->delete_marked, std::move(r->row), r->external};
   Result<std::optional<RecordVersion>> visible = BuildVisibleVersion(v, view, accessor);
   if (!visible.ok()) return visible.status();
   if (!visible->has_value()) return std::optional<Row>();
-  Result<Row> row = DecodeRow(*t.def, (*visible)->row);
+  Result<Row> row = DecodeStored(t, (*visible)->row, (*visible)->external);
   if (!row.ok()) return row.status();
   return std::optional<Row>(std::move(row).value());
 }
@@ -987,7 +1046,7 @@ Status Engine::LockAndCheckUnique(EngineTrx& trx, const TableHandle& t, const st
         Result<std::optional<StoredRecord>> cur = ReadLatest(t, other);
         if (!cur.ok()) return cur.status();
         if (cur->has_value() && !(*cur)->delete_marked) {
-          Result<Row> row = DecodeRow(def, (*cur)->row);
+          Result<Row> row = DecodeStored(t, **cur);
           if (!row.ok()) return row.status();
           Result<std::string> k = EncodeIndexKey(def, idx, *row);
           if (!k.ok()) return k.status();
@@ -1251,11 +1310,25 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
     SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, nullptr, &row));
     unique_checked = true;
   }
-  std::string record = MakeRecord(trx.id(), RollPtr(), false, *enc);
+  bool external = false;
+  Result<std::string> stored = StoreRow(t, key, std::move(enc).value(), &external);
+  if (!stored.ok()) return stored.status();
+  // Until a record refers to it, the chain is this call's to free.
+  struct ChainOwner {
+    Engine* engine;
+    const TableHandle& t;
+    const std::string& row;
+    bool owned;
+    ~ChainOwner() {
+      if (owned) (void)engine->FreeStored(t, row, true);
+    }
+  } chain{this, t, *stored, external};
+  std::string record = MakeRecord(trx.id(), RollPtr(), false, external, *stored);
   for (;;) {
     NewKeyCheck check(this, &trx, &t, &key, &record);
     Status s = t.clustered->Insert(key, record, &check);
     if (s.ok()) {
+      chain.owned = false;
       if (check.unknown_next()) {
         // Locked after the insert: the next key lay past an empty leaf.
         Result<std::optional<std::string>> next = NextKey(t, key);
@@ -1285,11 +1358,14 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
     u.prev_trx_id = old.trx_id;
     u.prev_roll_ptr = old.roll_ptr;
     u.prev_delete_marked = true;
-    u.before_image.push_back(UndoColumn{0, old.row});
+    u.before_image.push_back(engine_internal::RowImage(old.row, old.external));
     Result<RollPtr> rp = AppendUndo(trx, std::move(u));
     if (!rp.ok()) return rp.status();
-    Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, false, *enc));
+    Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, false, external, *stored));
     if (!updated.ok()) return updated.status();
+    // The undo record holds the row it replaced (its chain goes at purge);
+    // this version's chain is the record's now.
+    chain.owned = false;
     // The delete-marked row's entries were kept; existing ones stay as they are.
     return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
   }
@@ -1297,7 +1373,7 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
 
 Status Engine::DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const StoredRecord& cur) {
   // The secondary entries stay (see engine.h); the unique values are locked.
-  Result<Row> old_row = DecodeRow(*t.def, cur.row);
+  Result<Row> old_row = DecodeStored(t, cur);
   if (!old_row.ok()) return old_row.status();
   SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, key, &*old_row, nullptr));
   UndoRecord u;
@@ -1307,10 +1383,11 @@ Status Engine::DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::strin
   u.prev_trx_id = cur.trx_id;
   u.prev_roll_ptr = cur.roll_ptr;
   u.prev_delete_marked = cur.delete_marked;
-  u.before_image.push_back(UndoColumn{0, cur.row});
+  u.before_image.push_back(engine_internal::RowImage(cur.row, cur.external));
   Result<RollPtr> rp = AppendUndo(trx, std::move(u));
   if (!rp.ok()) return rp.status();
-  Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, true, cur.row));
+  // The delete-marked record keeps the row, and its chain, until purge.
+  Result<bool> updated = t.clustered->Update(key, MakeRecord(trx.id(), *rp, true, cur.external, cur.row));
   return updated.status();
 }
 
@@ -1386,9 +1463,13 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   }
   Result<std::string> enc = EncodeRow(def, new_row);
   if (!enc.ok()) return enc.status();
-  Result<Row> old_row = DecodeRow(def, (*cur)->row);
+  Result<Row> old_row = DecodeStored(t, **cur);
   if (!old_row.ok()) return old_row.status();
   SLUICE_RETURN_IF_ERROR(LockAndCheckUnique(trx, t, *key, &*old_row, &new_row));
+  // A new version always gets a chain of its own: every chain has one owner.
+  bool external = false;
+  Result<std::string> stored = StoreRow(t, *key, std::move(enc).value(), &external);
+  if (!stored.ok()) return stored.status();
   UndoRecord u;
   u.type = UndoType::kUpdate;
   u.table_id = def.id;
@@ -1396,11 +1477,15 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   u.prev_trx_id = (*cur)->trx_id;
   u.prev_roll_ptr = (*cur)->roll_ptr;
   u.prev_delete_marked = false;
-  u.before_image.push_back(UndoColumn{0, (*cur)->row});
+  u.before_image.push_back(engine_internal::RowImage((*cur)->row, (*cur)->external));
   const UndoPos sp = trx.undo_->position();
   Result<RollPtr> rp = AppendUndo(trx, std::move(u));
-  if (!rp.ok()) return rp.status();
-  Result<bool> updated = t.clustered->Update(*key, MakeRecord(trx.id(), *rp, false, *enc));
+  if (!rp.ok()) {
+    (void)FreeStored(t, *stored, external);
+    return rp.status();
+  }
+  Result<bool> updated = t.clustered->Update(*key, MakeRecord(trx.id(), *rp, false, external, *stored));
+  if (!updated.ok()) (void)FreeStored(t, *stored, external);  // no record refers to it
   Status s = updated.status();
   // Only the indexes whose key changed get a new entry; the old entry stays.
   if (s.ok()) s = AddSecondaryEntries(trx, t, *key, &*old_row, new_row, *rp);
@@ -1477,7 +1562,7 @@ Status Engine::CheckTable(uint64_t table_id, CheckLevel level) {
     if (r->delete_marked && purged) {
       return Status::Corruption(fmt::format("engine: {} has a delete-marked record purge left", def.name));
     }
-    Result<Row> row = r->delete_marked ? Result<Row>(Row{}) : DecodeRow(def, r->row);
+    Result<Row> row = r->delete_marked ? Result<Row>(Row{}) : DecodeStored(t, *r);
     if (!row.ok()) return row.status();
     for (size_t i = 1; !r->delete_marked && i < def.indexes.size(); ++i) {
       BTree* tree = t.secondary[i - 1].get();
@@ -1506,7 +1591,7 @@ Status Engine::CheckTable(uint64_t table_id, CheckLevel level) {
       if (!cur.ok()) return cur.status();
       Result<std::string> k = Status::Corruption("no row");
       if (cur->has_value() && !(*cur)->delete_marked) {
-        Result<Row> row = DecodeRow(def, (*cur)->row);
+        Result<Row> row = DecodeStored(t, **cur);
         if (!row.ok()) return row.status();
         k = EncodeIndexKey(def, def.indexes[i], *row);
       }

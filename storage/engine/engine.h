@@ -32,15 +32,47 @@
 //
 // Clustered record (the B+tree value under the clustered key):
 //   [DB_TRX_ID 6 bytes big-endian][DB_ROLL_PTR 8 bytes big-endian]
-//   [delete mark 1 byte: 0 or 1][EncodeRow() bytes (row_codec.h)]
-// The clustered key is EncodeClusteredKey(): the PRIMARY KEY parts, or the
-// 6-byte hidden row id for a GEN_CLUST_INDEX table.
+//   [flags 1 byte: bit 0 delete mark, bit 1 external][stored row]
+// The stored row is the EncodeRow() bytes (row_codec.h), or, with the
+// external flag, an overflow reference to them (below). The clustered key
+// is EncodeClusteredKey(): the PRIMARY KEY parts, or the 6-byte hidden row
+// id for a GEN_CLUST_INDEX table.
+//
+// Off-page rows: a row whose record (key + header + bytes) would exceed
+// BTree::kMaxRecordSize is written whole to an overflow chain in the
+// table's tablespace (storage/btree/overflow.h) and the record keeps the
+// 21-byte reference. Readers get the bytes back wherever a row is decoded
+// (DecodeStored); secondary keys are built from the decoded row as always.
+// Every chain has exactly one owner, and is freed by whoever ends it:
+//   - a record version owns the chain it was written with. Insert and
+//     Update write a new chain for every new version, even one equal to the
+//     last, so no two versions share one; a delete mark keeps the row bytes
+//     and so the chain (the delete-marked record owns it);
+//   - the undo record of an update (kUpdate) carries the replaced version's
+//     reference as its before-image (UndoColumn column_id 1 instead of 0);
+//     purge frees that chain once the undo log goes, because then no read
+//     view can build that version;
+//   - purge frees the chain of a delete-marked record it removes;
+//   - rollback (and statement rollback, and recovery's rollback of an
+//     unfinished transaction) frees the chain of each version it undoes,
+//     unless the version it restores has the same one (a delete mark);
+//   - a chain written for a row that never got its record (1062, a failed
+//     update) is freed at once.
+// Readers protected by a read view or a row lock never see a chain freed:
+// purge waits for the views, rollback for nobody but holds the row's lock.
+// A READ UNCOMMITTED read, or a lookup of an unlocked row, can lose that
+// race; overflow.h makes such a read fail with Corruption (never wrong
+// bytes), and Get/Scan/IndexScan re-read the record on Corruption. A crash
+// between writing a chain and logging its record, or while freeing one,
+// leaves its pages allocated and unreferenced: lost space, not data (no
+// sweep reclaims them yet).
 //
 // Undo: one UndoRecord per change. kInsert (undo = remove the record);
 // kUpdate and kDeleteMark keep the previous (trx id, roll ptr, delete mark)
-// and the whole previous encoded row as a single before-image column with
-// column_id 0 (whole-row images, not per-column). An insert over a
-// delete-marked record with the same key is logged as kUpdate.
+// and the whole previous stored row as a single before-image column,
+// column_id 0 for EncodeRow bytes and 1 for an overflow reference
+// (whole-row images, not per-column). An insert over a delete-marked
+// record with the same key is logged as kUpdate.
 //
 // Row locks: every write takes IX on the table and an X REC_NOT_GAP lock
 // on the clustered record. The B+tree does not expose page/heap numbers, so
@@ -258,6 +290,7 @@ class Engine {
     uint64_t undo_logs_freed = 0;
     uint64_t rows_removed = 0;     // delete-marked clustered records
     uint64_t entries_removed = 0;  // secondary entries
+    uint64_t chains_freed = 0;     // overflow chains of versions no view needs
     uint64_t waiting = 0;          // rows left for a later pass (locked now)
     bool sweep_pending = false;    // the after-crash sweep has not finished
   };
@@ -609,13 +642,16 @@ class Engine {
     std::string key;  // clustered key
     TrxId trx = kNoTrxId;
     bool delete_mark = false;
-    std::string before_row;  // EncodeRow bytes; empty for a sweep entry
+    std::string before_row;  // stored row (EncodeRow bytes or a reference); empty for a sweep entry
+    bool before_external = false;
     uint64_t index_id = 0;   // != 0: a sweep entry of the index with this id
     std::string index_key;
   };
   enum class PurgeOutcome { kDone, kLater };
   Status PurgePass(bool sweep);
   Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) REQUIRES(purge_mu_);
+  // Queues the chain of a version purge is done with (freed by PurgePass).
+  Status FreeChain(std::string_view ref) REQUIRES(purge_mu_);
   // Whether some version of the row `cur` that a read view may still build
   // (from the latest back to the first one every view sees) has `ikey` in
   // index def->indexes[index].
@@ -646,6 +682,18 @@ class Engine {
   Status LockBefore(EngineTrx& trx, const TableHandle& t, const std::optional<std::string>& next, LockMode mode,
                     RecLockType type);
   Result<std::optional<StoredRecord>> ReadLatest(const TableHandle& t, std::string_view key) const;
+  // Off-page rows (see "Off-page rows" above). StoreRow: what the record
+  // under `key` keeps of the EncodeRow bytes `enc`: `enc` when the record
+  // fits in a B+tree record, else (*external = true) the reference to a new
+  // overflow chain holding them, which the caller's record then owns.
+  Result<std::string> StoreRow(const TableHandle& t, std::string_view key, std::string enc, bool* external);
+  // The row a stored row (bytes or reference) holds. Corruption when a
+  // reference's chain was freed meanwhile (see overflow.h): readers that
+  // no lock or view protects re-read the record.
+  Result<Row> DecodeStored(const TableHandle& t, std::string_view row, bool external) const;
+  Result<Row> DecodeStored(const TableHandle& t, const StoredRecord& r) const;
+  // Frees the chain of a stored row that is a reference (else nothing).
+  Status FreeStored(const TableHandle& t, std::string_view row, bool external);
   Result<std::optional<Row>> VisibleRow(EngineTrx& trx, const TableHandle& t,
                                         std::string_view record);
   // The version of the row with clustered key `key` that `trx`'s view sees
@@ -666,6 +714,10 @@ class Engine {
   Status AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const std::string& key,
                              const Row* old_row, const Row& new_row, RollPtr roll_ptr);
   Status ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr);
+  // The clustered half of undoing `rec` (secondary entries are the
+  // caller's): removes an insert's record, puts an update's before-image
+  // back, and frees the overflow chain of the version that goes.
+  Status UndoRecordChange(const TableHandle& t, const UndoRecord& rec);
   // Scan / ScanRange: from the first key >= `start` (nullptr: the first
   // key), at most `limit` rows (0: all).
   Status ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* start, uint64_t limit,
@@ -709,6 +761,8 @@ class Engine {
   mutable Mutex purge_mu_ ACQUIRED_BEFORE(purge_queue_mu_);
   std::vector<PurgeItem> purge_waiting_ GUARDED_BY(purge_mu_);
   PurgeStats purge_stats_ GUARDED_BY(purge_mu_);
+  // Overflow references PurgeRow left for PurgePass to free (FreeChain).
+  std::vector<std::string> chains_to_free_ GUARDED_BY(purge_mu_);
   bool sweep_pending_ GUARDED_BY(purge_mu_) = false;
   RecoveryInfo recovery_info_;
   mutable Mutex xa_mu_;
@@ -716,6 +770,9 @@ class Engine {
   std::map<std::string, TrxId, std::less<>> xids_in_use_ GUARDED_BY(xa_mu_);
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BufferPool> pool_;
+  // The tag of the next overflow chain (overflow.h: no two chains of a space
+  // may share one); starts at a random value at every Open.
+  std::atomic<uint64_t> next_overflow_tag_{0};
   std::unique_ptr<TrxSys> trx_sys_;
   std::unique_ptr<MemUndoStore> undo_store_;
   std::unique_ptr<LockManager> owned_locks_;

@@ -180,7 +180,7 @@ Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDe
     Result<StoredRecord> r = ParseRecord(c.value());
     if (!r.ok()) return undo(r.status());
     if (!r->delete_marked) {
-      Result<Row> row = DecodeRow(*stored, r->row);
+      Result<Row> row = DecodeStored(**th, *r);
       if (!row.ok()) return undo(row.status());
       Result<std::string> ikey = EncodeIndexKey(*stored, *idx, *row);
       if (!ikey.ok()) return undo(ikey.status());

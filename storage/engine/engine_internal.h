@@ -28,6 +28,10 @@ struct StoredRecord {
   TrxId trx_id = kNoTrxId;
   RollPtr roll_ptr;
   bool delete_marked = false;
+  // `row` is an overflow reference (storage/btree/overflow.h) to the
+  // EncodeRow bytes, which did not fit in the record (engine.h, "Off-page
+  // rows"); else it is those bytes.
+  bool external = false;
   std::string row;
 };
 
@@ -45,7 +49,7 @@ inline constexpr uint8_t kRedoShutdown = 8;
 std::string TrxPayload(TrxId id);
 
 // A clustered record's value from its parts (see StoredRecord).
-std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, std::string_view row);
+std::string MakeRecord(TrxId trx_id, RollPtr roll_ptr, bool delete_marked, bool external, std::string_view row);
 // Rewrites a record's roll pointer in place (its length stays).
 void SetRecordRollPtr(std::string* record, RollPtr roll_ptr);
 
@@ -54,12 +58,15 @@ void SetRecordRollPtr(std::string* record, RollPtr roll_ptr);
 bool KeyHasNull(const IndexDef& idx, const Row& row);
 std::string KeyText(const IndexDef& idx, const Row& row);
 
-// Corruption when `value` is too short or its delete mark is not 0 or 1.
+// Corruption when `value` is too short or its flags byte is not valid.
 Result<StoredRecord> ParseRecord(std::string_view value);
 
-// The row before the change `rec` describes: its whole-row before-image
-// (engine.h: one UndoColumn with column_id 0). Corruption otherwise.
-Status BeforeRow(const UndoRecord& rec, std::string* row);
+// The whole-row before-image of a stored row (engine.h): column_id 0 for
+// EncodeRow bytes, 1 for an overflow reference.
+UndoColumn RowImage(std::string row, bool external);
+// The row before the change `rec` describes: its whole-row before-image,
+// and whether that is an overflow reference. Corruption otherwise.
+Status BeforeRow(const UndoRecord& rec, std::string* row, bool* external);
 
 // Sync points for tests that force an interleaving: each, when set, runs on
 // the engine's thread at the step it names. Never set outside tests; set

@@ -48,13 +48,15 @@ Result<bool> Engine::FreeUndo() {
       // An update or a delete leaves the row before it (its one whole-row
       // before-image); the store leaves inserts out.
       std::string before;
-      if (!engine_internal::BeforeRow(rec, &before).ok()) continue;
+      bool before_external = false;
+      if (!engine_internal::BeforeRow(rec, &before, &before_external).ok()) continue;
       PurgeItem item;
       item.table_id = rec.table_id;
       item.key = std::move(rec.primary_key);
       item.trx = log.trx;
       item.delete_mark = rec.type == UndoType::kDeleteMark;
       item.before_row = std::move(before);
+      item.before_external = before_external;
       items.push_back(std::move(item));
     }
   }
@@ -102,6 +104,15 @@ Status Engine::PurgePass(bool sweep) {
       // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
       const bool ran = locks_->RunIfUnlocked(RowLockId(t, item.key),
                                              [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit); });
+      for (const std::string& ref : chains_to_free_) {
+        Status freed_chain = FreeStored(t, ref, /*external=*/true);
+        if (freed_chain.ok()) {
+          ++purge_stats_.chains_freed;
+        } else if (status.ok()) {
+          status = freed_chain;
+        }
+      }
+      chains_to_free_.clear();
       if (!outcome.ok()) {
         if (status.ok()) status = outcome.status();
         continue;
@@ -116,16 +127,23 @@ Status Engine::PurgePass(bool sweep) {
 Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) {
   const TableDef& def = *t.def;
   const bool has_secondary = def.indexes.size() > 1;
-  // An update of a table without secondary indexes leaves nothing.
-  if (!item.delete_mark && !has_secondary) return PurgeOutcome::kDone;
+  // The version an update replaced owned its overflow chain (engine.h,
+  // "Off-page rows"); no view builds it any more: its writer's log is gone.
+  const bool frees_chain = !item.delete_mark && item.before_external;
+  // An update of a table without secondary indexes leaves nothing else.
+  if (!item.delete_mark && !has_secondary) {
+    if (frees_chain) SLUICE_RETURN_IF_ERROR(FreeChain(item.before_row));
+    return PurgeOutcome::kDone;
+  }
   Result<std::optional<StoredRecord>> cur = ReadLatest(t, item.key);
   if (!cur.ok()) return cur.status();
   if (item.delete_mark && cur->has_value() && (*cur)->delete_marked && (*cur)->trx_id == item.trx) {
     // Still the record this delete left. Once every view sees the delete,
     // no view can build any version of the row: it goes, with every entry
-    // of its keys (older versions' other keys went with their own changes).
+    // of its keys (older versions' other keys went with their own changes)
+    // and its chain.
     if (!undo_store_->SeenByAll(item.trx, limit)) return PurgeOutcome::kLater;
-    Result<Row> row = DecodeRow(def, (*cur)->row);
+    Result<Row> row = DecodeStored(t, **cur);
     if (!row.ok()) return row.status();
     for (size_t i = 1; i < def.indexes.size(); ++i) {
       BTree* tree = t.secondary[i - 1].get();
@@ -139,6 +157,7 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     Result<bool> gone = t.clustered->Delete(item.key);
     if (!gone.ok()) return gone.status();
     purge_stats_.rows_removed += *gone ? 1 : 0;
+    if ((*cur)->external) SLUICE_RETURN_IF_ERROR(FreeChain((*cur)->row));
     return PurgeOutcome::kDone;
   }
   // The row changed since (or this was an update): the older version's
@@ -149,8 +168,16 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
       if (def.indexes[i].id == item.index_id) candidates.emplace_back(i, item.index_key);
     }
   } else if (has_secondary) {
-    Result<Row> before = DecodeRow(def, item.before_row);
-    if (!before.ok()) return before.status();
+    Result<Row> before = DecodeStored(t, item.before_row, item.before_external);
+    if (!before.ok()) {
+      // A deleted row's chain, freed already by the purge of the insert
+      // that reused its key: that item had the same row, so the same keys,
+      // and took care of them.
+      if (item.delete_mark && item.before_external && before.status().code() == Status::Code::kCorruption) {
+        return PurgeOutcome::kDone;
+      }
+      return before.status();
+    }
     for (size_t i = 1; i < def.indexes.size(); ++i) {
       Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *before);
       if (!k.ok()) return k.status();
@@ -167,7 +194,15 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     if (!gone.ok()) return gone.status();
     purge_stats_.entries_removed += *gone ? 1 : 0;
   }
+  if (frees_chain) SLUICE_RETURN_IF_ERROR(FreeChain(item.before_row));
   return PurgeOutcome::kDone;
+}
+
+Status Engine::FreeChain(std::string_view ref) {
+  // Freed by PurgePass once RunIfUnlocked has returned: a long chain's
+  // pages are not walked while the lock manager's shard is held.
+  chains_to_free_.emplace_back(ref);
+  return Status::OK();
 }
 
 Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<StoredRecord>& cur, size_t index,
@@ -178,12 +213,13 @@ Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<Store
   RollPtr roll_ptr = cur->roll_ptr;
   bool delete_marked = cur->delete_marked;
   std::string row = cur->row;
+  bool external = cur->external;
   for (int hop = 0; hop < kMaxChainHops; ++hop) {
     // A version every view sees is the oldest any view builds; if it is a
     // delete, no view builds any.
     const bool seen_by_all = undo_store_->SeenByAll(trx_id, limit);
     if (seen_by_all && delete_marked) return false;
-    Result<Row> decoded = DecodeRow(def, row);
+    Result<Row> decoded = DecodeStored(t, row, external);
     if (!decoded.ok()) return decoded.status();
     Result<std::string> k = EncodeIndexKey(def, def.indexes[index], *decoded);
     if (!k.ok()) return k.status();
@@ -202,7 +238,7 @@ Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<Store
       if (undo_store_->SeenByAll(trx_id, limit)) return false;
       return rec.status();
     }
-    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(*rec, &row));
+    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(*rec, &row, &external));
     trx_id = rec->prev_trx_id;
     roll_ptr = rec->prev_roll_ptr;
     delete_marked = rec->prev_delete_marked;
@@ -248,6 +284,7 @@ Status Engine::Sweep(std::vector<PurgeItem>* items) {
       item.trx = r->trx_id;
       item.delete_mark = true;
       item.before_row = std::move(r->row);
+      item.before_external = r->external;
       items->push_back(std::move(item));
       return Status::OK();
     }));
@@ -262,7 +299,7 @@ Status Engine::Sweep(std::vector<PurgeItem>* items) {
         Result<std::optional<StoredRecord>> cur = ReadLatest(t, pk);
         if (!cur.ok()) return cur.status();
         if (cur->has_value() && !(*cur)->delete_marked) {
-          Result<Row> row = DecodeRow(def, (*cur)->row);
+          Result<Row> row = DecodeStored(t, **cur);
           if (!row.ok()) return row.status();
           Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
           if (!k.ok()) return k.status();

@@ -246,7 +246,7 @@ Status Engine::ResurrectPrepared(TrxId id, RecoveredTrx& rt) {
     if (!cur.ok()) return cur.status();
     if (!cur->has_value() || (*cur)->trx_id != id) continue;
     Result<bool> fixed =
-        (*t)->clustered->Update(row.second, MakeRecord(id, rp, (*cur)->delete_marked, (*cur)->row));
+        (*t)->clustered->Update(row.second, MakeRecord(id, rp, (*cur)->delete_marked, (*cur)->external, (*cur)->row));
     if (!fixed.ok()) return fixed.status();
   }
   et->first_lsn_ = rt.first_lsn;
@@ -273,22 +273,18 @@ Status Engine::RecoveryUndo(TrxId trx_id, const UndoRecord& rec) {
   // Not this transaction's version: the change never reached the tree (or
   // a statement rollback already undid it).
   if (!cur->has_value() || (*cur)->trx_id != trx_id) return Status::OK();
-  Result<Row> cur_row = DecodeRow(def, (*cur)->row);
+  Result<Row> cur_row = DecodeStored(t, **cur);
   if (!cur_row.ok()) return cur_row.status();
   std::optional<Row> restored;
-  if (rec.type == UndoType::kInsert) {
-    Result<bool> gone = t.clustered->Delete(rec.primary_key);
-    if (!gone.ok()) return gone.status();
-  } else {
+  if (rec.type != UndoType::kInsert) {
     std::string before_row;
-    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row));
-    Result<Row> before = DecodeRow(def, before_row);
+    bool before_external = false;
+    SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row, &before_external));
+    Result<Row> before = DecodeStored(t, before_row, before_external);
     if (!before.ok()) return before.status();
     restored = std::move(before).value();
-    Result<bool> updated = t.clustered->Update(
-        rec.primary_key, MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_row));
-    if (!updated.ok()) return updated.status();
   }
+  SLUICE_RETURN_IF_ERROR(UndoRecordChange(t, rec));
   // Secondary entries: which ones this change added is not logged, so the
   // entry of the undone version goes when the restored version does not
   // have it, and the restored version's entry is (re)made. After a crash no

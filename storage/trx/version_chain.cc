@@ -22,7 +22,7 @@ Result<std::optional<RecordVersion>> BuildVisibleVersion(const RecordVersion& cu
     Result<UndoRecord> rec = accessor.FetchUndo(v.roll_ptr);
     if (!rec.ok()) return rec.status();
     if (rec->type == UndoType::kInsert) return Out();
-    SLUICE_RETURN_IF_ERROR(accessor.ApplyBeforeImage(*rec, &v.row));
+    SLUICE_RETURN_IF_ERROR(accessor.ApplyBeforeImage(*rec, &v));
     v.trx_id = rec->prev_trx_id;
     v.roll_ptr = rec->prev_roll_ptr;
     v.delete_marked = rec->prev_delete_marked;

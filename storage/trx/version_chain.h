@@ -24,6 +24,7 @@ struct RecordVersion {
   RollPtr roll_ptr;
   bool delete_marked = false;
   std::string row;
+  bool external = false;  // the engine's: `row` refers to bytes stored off the page
   friend bool operator==(const RecordVersion&, const RecordVersion&) = default;
 };
 
@@ -32,9 +33,10 @@ class VersionAccessor {
   virtual ~VersionAccessor() = default;
   // Usually UndoStore::Fetch.
   virtual Result<UndoRecord> FetchUndo(RollPtr roll_ptr) = 0;
-  // Rewrites `row` to the version before the change `rec` describes
-  // (puts back `rec.before_image`'s columns).
-  virtual Status ApplyBeforeImage(const UndoRecord& rec, std::string* row) = 0;
+  // Rewrites `version`'s row (and `external`) to the version before the
+  // change `rec` describes (puts back `rec.before_image`'s columns); the
+  // caller sets the system columns.
+  virtual Status ApplyBeforeImage(const UndoRecord& rec, RecordVersion* version) = 0;
 };
 
 // The version of `current` that `view` sees; nullopt when none exists for it

@@ -106,7 +106,7 @@ class MiniTable : public VersionAccessor {
                                      return Status::OK();
                                    }
                                    RecordVersion& cur = rows_.at(r.primary_key);
-                                   SLUICE_RETURN_IF_ERROR(ApplyBeforeImage(r, &cur.row));
+                                   SLUICE_RETURN_IF_ERROR(ApplyBeforeImage(r, &cur));
                                    cur.trx_id = r.prev_trx_id;
                                    cur.roll_ptr = r.prev_roll_ptr;
                                    cur.delete_marked = r.prev_delete_marked;
@@ -121,7 +121,8 @@ class MiniTable : public VersionAccessor {
   }
 
   Result<UndoRecord> FetchUndo(RollPtr p) override { return store_.Fetch(p); }
-  Status ApplyBeforeImage(const UndoRecord& rec, std::string* row) override {
+  Status ApplyBeforeImage(const UndoRecord& rec, RecordVersion* version) override {
+    std::string* row = &version->row;
     auto cols = Split(*row);
     for (const UndoColumn& c : rec.before_image) {
       if (c.column_id >= cols.size()) cols.resize(c.column_id + 1);

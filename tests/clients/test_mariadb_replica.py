@@ -153,9 +153,9 @@ def pwd_name():
 S = {}  # "primary": h.Server, "replica": MariaDB, "first_file": str
 
 
-def primary():
+def primary(**kw):
     """A root connection to sluiced whose writes MariaDB can apply."""
-    c = h.root(port=S["primary"].port)
+    c = h.root(port=S["primary"].port, **kw)
     h.query(c, f"SET NAMES utf8mb4 COLLATE {COLLATION}")
     return c
 
@@ -411,6 +411,36 @@ def test_checks_and_generated_columns_replicate():
         h.close_quietly(m)
     assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
     assert [r[0] for r in by_index] == [3], by_index
+
+
+def test_large_values_replicate():
+    """Rows stored off the page (issue 18): a 16 MiB LONGBLOB inserted and
+    then grown by one byte, a 300 KB one and a deleted one reach the
+    replica intact (its IO thread takes events up to slave_max_allowed_packet,
+    1 GiB by default)."""
+    unit = bytes(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[(i * 11) % 62]
+                 for i in range(4093))
+    v1 = (unit * ((16 << 20) // len(unit) + 1))[:16 << 20]
+    c = primary(max_allowed_packet=64 << 20, read_timeout=120, write_timeout=120)
+    try:
+        h.query(c, "CREATE DATABASE lv")
+        h.query(c, "CREATE TABLE lv.t (id INT PRIMARY KEY, b LONGBLOB)")
+        h.query(c, "INSERT INTO lv.t VALUES (1, %s)", (v1,))
+        h.query(c, "INSERT INTO lv.t VALUES (2, REPEAT('x', 300000)), (3, REPEAT('y', 100000))")
+        h.query(c, "UPDATE lv.t SET b = CONCAT(b, '!') WHERE id = 1")
+        h.query(c, "DELETE FROM lv.t WHERE id = 3")
+        want = h.query(c, "SELECT id, LENGTH(b), MD5(b) FROM lv.t ORDER BY id")
+    finally:
+        h.close_quietly(c)
+    assert [tuple(r) for r in want] == [(1, (16 << 20) + 1, hashlib.md5(v1 + b"!").hexdigest()),
+                                        (2, 300000, hashlib.md5(b"x" * 300000).hexdigest())], want
+    wait_caught_up("large values")
+    m = S["replica"].connect()
+    try:
+        got = h.query(m, "SELECT id, LENGTH(b), MD5(b) FROM lv.t ORDER BY id")
+    finally:
+        h.close_quietly(m)
+    assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
 
 
 def sysbench(command, *extra):
