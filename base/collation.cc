@@ -1,4 +1,4 @@
-#include "sql/collation.h"
+#include "base/collation.h"
 
 #include <unicode/uchar.h>
 #include <unicode/ucol.h>
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <vector>
 
-#include "sql/lexer.h"
+#include "base/strings.h"
 
-namespace sluice::sql {
+namespace sluice::base {
 
 namespace {
 
@@ -373,4 +373,4 @@ bool CharsEqual(std::string_view a, std::string_view b, Collation c) {
 std::string Utf8ToUpper(std::string_view s) { return ChangeCase(s, true); }
 std::string Utf8ToLower(std::string_view s) { return ChangeCase(s, false); }
 
-}  // namespace sluice::sql
+}  // namespace sluice::base

@@ -1,4 +1,4 @@
-#include "sql/collation.h"
+#include "base/collation.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace sluice::sql {
+namespace sluice::base {
 namespace {
 
 // UTF-8 spellings used below.
@@ -169,4 +169,4 @@ TEST(CollationTest, ConcurrentUseIsSafe) {
 }
 
 }  // namespace
-}  // namespace sluice::sql
+}  // namespace sluice::base
