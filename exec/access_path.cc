@@ -42,12 +42,18 @@ bool BinaryCollation(const ColumnDef& c) {
 // What a key part can do for a path (see the top of the header):
 // kRange columns key in their SQL order (ranges, ORDER BY, equality);
 // kEquality columns only compare exactly (equality).
+// Text keys: exact under a binary collation, and in an index of the
+// collation key format (row_codec.h) under the column's own collation,
+// which ToKey checks is the comparison's.
 enum class KeyUse : uint8_t { kNone, kEquality, kRange };
-KeyUse UseOf(const ColumnDef& c) {
+KeyUse UseOf(const ColumnDef& c, const IndexDef& idx) {
   if (storage::IsIntegerType(c.type) || c.type == ColumnType::kDate || c.type == ColumnType::kDateTime) {
     return KeyUse::kRange;
   }
-  if (storage::IsBinaryType(c.type) || (storage::IsTextType(c.type) && BinaryCollation(c))) return KeyUse::kEquality;
+  if (storage::IsBinaryType(c.type)) return KeyUse::kEquality;
+  if (storage::IsTextType(c.type) && (BinaryCollation(c) || idx.key_format >= storage::kKeyFormatCollation)) {
+    return KeyUse::kEquality;
+  }
   return KeyUse::kNone;
 }
 
@@ -114,6 +120,14 @@ std::optional<Equality> EqualityOn(const sql::Expr& e, const BoundTable& t, uint
   return std::nullopt;
 }
 
+bool HasCollate(const sql::Expr& e) {
+  if (e.kind == sql::ExprKind::kCollate) return true;
+  for (const auto& a : e.args) {
+    if (a && HasCollate(*a)) return true;
+  }
+  return false;
+}
+
 // What the conjuncts give one index: equalities on its leading parts, then
 // range bounds on the next part.
 struct IndexMatch {
@@ -131,7 +145,7 @@ IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const std::vecto
   IndexMatch m;
   for (const KeyPart& part : idx.parts) {
     const ColumnDef& c = ColumnOf(*t.def, part);
-    const KeyUse use = UseOf(c);
+    const KeyUse use = UseOf(c, idx);
     if (use == KeyUse::kNone) break;
     std::optional<Equality> eq;
     const sql::Expr* eq_conjunct = nullptr;
@@ -141,6 +155,10 @@ IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const std::vecto
         break;
       }
     }
+    // A value under an explicit COLLATE compares under that collation: a
+    // text key in the column's may miss rows (ToKey checks again at read
+    // time, for collations that come from elsewhere).
+    if (eq && storage::IsTextType(c.type) && !BinaryCollation(c) && HasCollate(*eq->value)) break;
     if (eq) {
       m.key.push_back(eq->value);
       m.null_safe.push_back(eq->null_safe);
@@ -211,7 +229,7 @@ std::optional<bool> OrderOf(const BoundTable& t, size_t index, size_t fixed,
     if (c == nullptr) return std::nullopt;
     while (pos < fixed && parts[pos].column != c->ordinal) ++pos;  // equal parts: constants
     if (pos < parts.size() && parts[pos].column == c->ordinal && parts[pos].prefix_length == 0 &&
-        UseOf(*c) == KeyUse::kRange) {
+        UseOf(*c, def.indexes[index]) == KeyUse::kRange) {
       const bool backwards = item.desc != parts[pos].desc;
       if (reverse && *reverse != backwards) return std::nullopt;
       reverse = backwards;
@@ -233,12 +251,18 @@ std::optional<bool> OrderOf(const BoundTable& t, size_t index, size_t fixed,
 // the column holds: rounded, truncated).
 std::optional<RowValue> ToKey(const ColumnDef& c, const sql::Value& v, bool* exact) {
   *exact = false;
-  if (UseOf(c) == KeyUse::kEquality && !v.is_string()) return std::nullopt;
+  const bool string_key = storage::IsBinaryType(c.type) || storage::IsTextType(c.type);
+  if (string_key && !v.is_string()) return std::nullopt;
   AssignContext cx;
   cx.strict = true;
   Result<RowValue> rv = ToColumnValue(c, v, cx);
   if (!rv.ok()) return std::nullopt;
-  *exact = CompareValues(FromColumnValue(c, *rv), v) == 0;
+  const sql::Value as_column = FromColumnValue(c, *rv);
+  // Text keys follow the column's collation: a comparison under another
+  // one (x = 'a' COLLATE utf8mb4_bin, a column of another collation) may
+  // match rows the key lookup would not find.
+  if (string_key && sql::ComparisonCollation(as_column, v) != as_column.collation()) return std::nullopt;
+  *exact = CompareValues(as_column, v) == 0;
   return std::move(rv).value();
 }
 

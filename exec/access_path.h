@@ -28,10 +28,11 @@
 //   kAll    the whole clustered index
 // Which key columns a path may use: ranges and ORDER BY only integer, DATE
 // and DATETIME columns (their key order is their SQL order); equality also
-// strings whose comparison is exact, i.e. BINARY/VARBINARY/BLOB columns and
-// text columns with a binary (`*_bin`, `binary`) collation. Keys are stored
-// in binary order, so a text column under a case-insensitive collation
-// (the default utf8mb4_0900_ai_ci) is never used for lookups. FLOAT,
+// strings: BINARY/VARBINARY/BLOB columns, and text columns whose keys
+// follow their collation (storage/catalog/row_codec.h: every index made
+// since collation keys; an older one only under a binary collation), when
+// the comparison's collation is the column's (`s = 'a' COLLATE
+// utf8mb4_bin` on a utf8mb4_0900_ai_ci column reads without the key). FLOAT,
 // DOUBLE, DECIMAL, TIME, TIMESTAMP, YEAR and ENUM key parts are not used
 // yet. A bound value that the key column cannot hold exactly widens the
 // read (to the whole table for an equality, to no bound for a range end),

@@ -199,9 +199,23 @@ TEST_F(AccessPathTest, RefTakesTheIndexWithTheMostEqualParts) {
   EXPECT_EQ(Ids("k = '5abc'"), (V{4, 6, 2, 1, 3, 7, 5}));  // still in k's order
 }
 
-TEST_F(AccessPathTest, OnlyExactStringKeysAreUsed) {
-  EXPECT_EQ(Plan("s = 'a'").type, Type::kAll);  // utf8mb4_0900_ai_ci: 'a' = 'A'
-  AccessPath p = Plan("b = 'ba'");
+TEST_F(AccessPathTest, StringKeysAreUsedForEqualityUnderTheirCollation) {
+  // utf8mb4_0900_ai_ci: 'a' = 'A', and so are their keys.
+  AccessPath p = Plan("s = 'a'");
+  EXPECT_EQ(p.type, Type::kRef);
+  EXPECT_EQ(IndexName(p), "s");
+  EXPECT_EQ(Ids("s = 'a'"), (V{1, 4, 6}));
+  EXPECT_EQ(Ids("s = 'b'"), (V{2}));
+  // Compared under another collation, the key is not used (the whole
+  // index is read, and the caller's check keeps what matches).
+  EXPECT_EQ(Ids("s = 'a' COLLATE utf8mb4_bin").size(), 7u);
+  // An index made before collation keys compares bytes: not used.
+  storage::IndexDef old_format = def_->indexes[3];
+  old_format.key_format = storage::kKeyFormatBytes;
+  auto old_def = std::make_shared<storage::TableDef>(*def_);
+  old_def->indexes[3] = old_format;
+  EXPECT_EQ(PlanAccess(BoundTable{old_def.get(), "t"}, Parse("s = 'a'"), nullptr, false).type, Type::kAll);
+  p = Plan("b = 'ba'");
   EXPECT_EQ(p.type, Type::kRef);
   EXPECT_EQ(IndexName(p), "b");
   EXPECT_EQ(Ids("b = 'ba'"), (V{1, 4}));

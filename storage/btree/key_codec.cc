@@ -41,12 +41,7 @@ KeyEncoder& KeyEncoder::Double(double v) {
   return *this;
 }
 
-KeyEncoder& KeyEncoder::String(std::string_view s, const SortKeyMaker* collation) {
-  std::string weights;
-  if (collation != nullptr) {
-    collation->AppendSortKey(s, &weights);
-    s = weights;
-  }
+KeyEncoder& KeyEncoder::String(std::string_view s) {
   for (char c : s) {
     key_.push_back(c);
     if (c == kEscape) key_.push_back(kEscapedZero);

@@ -17,11 +17,9 @@
 //   NULL       a nullable column starts with 0x00 (NULL; nothing follows)
 //              or 0x01 (a value follows): NULL sorts first, as in MySQL
 //
-// Collations: String() with a SortKeyMaker appends the collation's sort
-// key (weights) instead of the raw bytes; binary strings pass nullptr.
-// TODO(storage): sort keys for utf8mb4_0900_ai_ci and the other collations
-// the server supports, PAD SPACE handling (#4).
-// TODO(storage): DESC key parts (invert the component's bytes) (#4).
+// Collations: a text key part is String() of its collation's sort key
+// (storage/catalog/row_codec.h), so keys compare as the collation does;
+// DESC key parts complement their component's bytes (row_codec.h too).
 //
 // Unique secondary indexes: an entry (key, pk) is unique as a whole even
 // when the key repeats, so a unique index stores key -> pk (the pk as the
@@ -41,13 +39,6 @@
 
 namespace sluice::storage {
 
-// A collation's sort key: bytes whose memcmp order is the collation's order.
-class SortKeyMaker {
- public:
-  virtual ~SortKeyMaker() = default;
-  virtual void AppendSortKey(std::string_view text, std::string* out) const = 0;
-};
-
 class KeyEncoder {
  public:
   KeyEncoder() = default;
@@ -60,9 +51,8 @@ class KeyEncoder {
   // The hidden 6-byte row id. REQUIRES: row_id < 2^48.
   KeyEncoder& RowId(uint64_t row_id) { return Uint(row_id, 6); }
   KeyEncoder& Double(double v);
-  // A binary string (VARBINARY, BLOB prefix, or any string with a binary
-  // collation) when `collation` is null; otherwise its sort key.
-  KeyEncoder& String(std::string_view s, const SortKeyMaker* collation = nullptr);
+  // A byte string: a binary string's bytes, or a text value's sort key.
+  KeyEncoder& String(std::string_view s);
   // Nullable columns: Null() alone, or NotNull() followed by the value.
   KeyEncoder& Null();
   KeyEncoder& NotNull();

@@ -98,17 +98,6 @@ TEST(KeyCodecTest, NullSortsBeforeEveryValue) {
   EXPECT_EQ(*d.Int(), INT64_MIN);
 }
 
-TEST(KeyCodecTest, CollationHookSuppliesTheSortKey) {
-  class CaseFolding : public SortKeyMaker {
-   public:
-    void AppendSortKey(std::string_view text, std::string* out) const override {
-      for (char c : text) out->push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    }
-  } ci;
-  EXPECT_EQ(KeyEncoder().String("ABC", &ci).key(), KeyEncoder().String("abc", &ci).key());
-  EXPECT_LT(KeyEncoder().String("abc", &ci).key(), KeyEncoder().String("ABD", &ci).key());
-}
-
 TEST(KeyCodecTest, TruncatedKeysAreCorruption) {
   EXPECT_TRUE(KeyDecoder("ab").Int(4).status().IsCorruption());
   EXPECT_TRUE(KeyDecoder("abc").String().status().IsCorruption());

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "base/io/write_file_atomically.h"
 #include "base/mysql_error.h"
 #include "catalog.pb.h"  // generated from catalog.proto; private to this file
@@ -115,6 +117,7 @@ struct CatalogCodec {
       pi->set_kind(i.kind == IndexKind::kClustered ? catalogpb::Index::CLUSTERED
                                                    : catalogpb::Index::SECONDARY);
       pi->set_root_page(i.root_page);
+      pi->set_key_format(i.key_format);
       for (const KeyPart& k : i.parts) {
         catalogpb::KeyPart* pk = pi->add_parts();
         pk->set_column_ordinal(k.column);
@@ -154,6 +157,11 @@ struct CatalogCodec {
       i.unique = pi.unique();
       i.kind = pi.kind() == catalogpb::Index::CLUSTERED ? IndexKind::kClustered : IndexKind::kSecondary;
       i.root_page = pi.root_page();
+      i.key_format = pi.key_format();
+      if (i.key_format > kCurrentKeyFormat) {
+        return Status::Corruption(fmt::format("catalog: index {}.{} has key format {}, newer than this server's {}",
+                                              t.name, i.name, i.key_format, kCurrentKeyFormat));
+      }
       for (const catalogpb::KeyPart& pk : pi.parts()) {
         if (pk.column_ordinal() >= t.columns.size()) {
           return Status::Corruption("catalog: key part out of range in " + t.name + "." + i.name);
@@ -414,6 +422,7 @@ Result<std::shared_ptr<const TableDef>> Catalog::CreateTable(TableDef table) {
   for (IndexDef& i : table.indexes) {
     i.id = next->next_index_id_++;
     i.root_page = 0;
+    i.key_format = kCurrentKeyFormat;
   }
   auto ptr = std::make_shared<const TableDef>(std::move(table));
   next->by_name_[{ptr->schema, ptr->name}] = ptr;
@@ -551,9 +560,11 @@ Result<std::shared_ptr<const TableDef>> Catalog::AlterTable(std::string_view sch
     if (kept != nullptr && same_parts(*kept, i)) {
       i.id = kept->id;
       i.root_page = kept->root_page;
+      i.key_format = kept->key_format;  // the tree's keys are as they were
     } else {
       i.id = next->next_index_id_++;
       i.root_page = 0;
+      i.key_format = kCurrentKeyFormat;
     }
   }
   auto ptr = std::make_shared<const TableDef>(std::move(new_def));

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "base/collation.h"
 #include "base/mysql_error.h"
 #include "storage/btree/key_codec.h"
 
@@ -142,7 +143,18 @@ int64_t TruncateMicros(int64_t micros_field, uint32_t fsp) {
 }
 
 // Appends one key part's component (with the NULL marker when nullable).
-Status AppendKeyPart(const ColumnDef& c, const KeyPart& part, const RowValue& v, std::string* key) {
+// The collation a text column's key parts sort by (its own, else its
+// charset's default); binary strings and unknown names: bytes.
+base::Collation KeyCollation(const ColumnDef& c) {
+  if (!IsTextType(c.type)) return base::Collation::kBinary;
+  if (!c.collation.empty()) return base::CollationFromName(c.collation).value_or(base::Collation::kBinary);
+  if (c.charset.empty() || c.charset == "utf8mb4") return base::kDefaultCollation;
+  if (c.charset == "binary") return base::Collation::kBinary;
+  return base::Collation::kGeneralCi;  // latin1_swedish_ci, ascii_general_ci, utf8mb3_general_ci, ...
+}
+
+Status AppendKeyPart(const ColumnDef& c, const KeyPart& part, uint32_t key_format, const RowValue& v,
+                     std::string* key) {
   KeyEncoder e;
   std::string raw;  // DECIMAL bytes, appended after the encoder's
   if (c.nullable) {
@@ -207,9 +219,18 @@ Status AppendKeyPart(const ColumnDef& c, const KeyPart& part, const RowValue& v,
         auto* s = std::get_if<std::string>(&v);
         if (s == nullptr) return WrongKind(c);
         std::string_view sv = *s;
-        if (c.type == ColumnType::kChar || c.type == ColumnType::kVarChar) sv = StripTrailingSpaces(sv);
+        if (key_format == kKeyFormatBytes) {
+          if (c.type == ColumnType::kChar || c.type == ColumnType::kVarChar) sv = StripTrailingSpaces(sv);
+          if (part.prefix_length != 0) sv = CharPrefix(c, sv, part.prefix_length);
+          e.String(sv);
+          break;
+        }
+        // The prefix first (a prefix index keeps characters), then the
+        // collation's sort key: equal under the collation is equal as keys,
+        // and PAD SPACE collations drop trailing spaces inside SortKey.
         if (part.prefix_length != 0) sv = CharPrefix(c, sv, part.prefix_length);
-        e.String(sv);
+        if (c.type == ColumnType::kChar) sv = StripTrailingSpaces(sv);  // CHAR never keeps them
+        e.String(base::SortKey(sv, KeyCollation(c)));
         break;
       }
     }
@@ -698,7 +719,8 @@ Result<std::string> EncodeIndexKey(const TableDef& table, const IndexDef& index,
   }
   std::string key;
   for (const KeyPart& part : index.parts) {
-    SLUICE_RETURN_IF_ERROR(AppendKeyPart(table.columns[part.column], part, row[part.column], &key));
+    SLUICE_RETURN_IF_ERROR(
+        AppendKeyPart(table.columns[part.column], part, index.key_format, row[part.column], &key));
   }
   return key;
 }

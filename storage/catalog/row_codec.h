@@ -33,15 +33,24 @@
 //
 // Index keys (storage/btree/key_codec.h): per key part, nullable columns get
 // the NULL marker; integers in their width, FLOAT/DOUBLE as doubles, DECIMAL
-// as above, strings (prefix-truncated, in characters for text) as binary
-// strings, temporals as 8-byte signed ints, YEAR 1 byte, ENUM 2 bytes (by
-// index, as MySQL sorts ENUM). A DESC part's bytes are complemented (each
-// component is prefix-free, so this reverses its order).
+// as above, strings as KeyEncoder strings (escaped, prefix-free), temporals
+// as 8-byte signed ints, YEAR 1 byte, ENUM 2 bytes (by index, as MySQL
+// sorts ENUM). A DESC part's bytes are complemented (each component is
+// prefix-free, so this reverses its order). What a string's bytes are
+// depends on the index's key_format (table_def.h):
+//   kKeyFormatCollation  a text column's value (prefix-truncated in
+//     characters, CHAR without trailing spaces) as its collation's
+//     base::SortKey: values equal under the collation ('Bob' and 'bob'
+//     under utf8mb4_0900_ai_ci; 'a' and 'a ' under a PAD SPACE one) have
+//     one key, so PRIMARY KEY and UNIQUE refuse the second with 1062, a
+//     lookup by either finds the row, and keys sort in the collation's
+//     order. Binary strings (BINARY, VARBINARY, BLOB, binary collation):
+//     their bytes.
+//   kKeyFormatBytes (indexes made before) every string as its bytes,
+//     CHAR/VARCHAR without trailing spaces.
 // The clustered key is the PRIMARY KEY's parts, or the 6-byte row id for a
 // GEN_CLUST_INDEX table. A secondary entry's key is its key parts followed
 // by the clustered key.
-// TODO(storage, #4): collation sort keys (strings compare as binary today;
-// CHAR/VARCHAR trailing spaces are stripped for PAD SPACE).
 //
 // Strict-mode checks: the SQL layer calls CheckRow (or CheckColumnValue)
 // on every row it inserts or updates before encoding. Encode* assume

@@ -334,6 +334,60 @@ TEST(KeyOrderTest, TextPrefixCountsCharacters) {
   EXPECT_EQ(*EncodeIndexKey(t, t.indexes[1], a), *EncodeIndexKey(t, t.indexes[1], b));
 }
 
+ColumnDef TextCol(ColumnType type, std::string collation) {
+  ColumnDef c = Col("k", type);
+  c.length = 50;
+  c.charset = "utf8mb4";
+  c.collation = std::move(collation);
+  return c;
+}
+
+std::string KeyOf(const TableDef& t, std::string v) {
+  Row row = {std::move(v), int64_t{1}};
+  auto k = EncodeIndexKey(t, t.indexes[1], row);
+  EXPECT_TRUE(k.ok()) << k.status().ToString();
+  return k.ok() ? *k : std::string();
+}
+
+TEST(KeyOrderTest, TextKeysCompareByTheColumnsCollation) {
+  // utf8mb4_0900_ai_ci: case- and accent-insensitive, NO PAD.
+  const TableDef ai = OneKeyTable(TextCol(ColumnType::kVarChar, "utf8mb4_0900_ai_ci"));
+  EXPECT_EQ(KeyOf(ai, "Bob"), KeyOf(ai, "bob"));
+  EXPECT_EQ(KeyOf(ai, "XYZ"), KeyOf(ai, "xyz"));
+  EXPECT_EQ(KeyOf(ai, "r\xc3\xa9sum\xc3\xa9"), KeyOf(ai, "RESUME"));  // résumé
+  EXPECT_NE(KeyOf(ai, "xyz "), KeyOf(ai, "xyz"));
+  ExpectKeysSorted(ai, {std::string(""), std::string("a"), std::string("B"), std::string("b c"),
+                        std::string("bc"), std::string("\xc3\xa9t\xc3\xa9"), std::string("Z")});
+  // PAD SPACE: trailing spaces do not count.
+  const TableDef general = OneKeyTable(TextCol(ColumnType::kVarChar, "utf8mb4_general_ci"));
+  EXPECT_EQ(KeyOf(general, "xyz "), KeyOf(general, "XYZ"));
+  const TableDef bin = OneKeyTable(TextCol(ColumnType::kVarChar, "utf8mb4_bin"));
+  EXPECT_EQ(KeyOf(bin, "xyz  "), KeyOf(bin, "xyz"));
+  EXPECT_NE(KeyOf(bin, "XYZ"), KeyOf(bin, "xyz"));
+  // Case-sensitive and binary: distinct.
+  const TableDef cs = OneKeyTable(TextCol(ColumnType::kVarChar, "utf8mb4_0900_as_cs"));
+  EXPECT_NE(KeyOf(cs, "Bob"), KeyOf(cs, "bob"));
+  ColumnDef vb = Col("k", ColumnType::kVarBinary);
+  vb.length = 10;
+  const TableDef binary = OneKeyTable(vb);
+  EXPECT_NE(KeyOf(binary, "Bob"), KeyOf(binary, "bob"));
+  EXPECT_NE(KeyOf(binary, "a "), KeyOf(binary, "a"));
+  // A prefix index keeps characters, then collates; DESC reverses the order.
+  const TableDef prefix = OneKeyTable(TextCol(ColumnType::kText, "utf8mb4_0900_ai_ci"), false, 3);
+  EXPECT_EQ(KeyOf(prefix, "ABCdef"), KeyOf(prefix, "abcxyz"));
+  ExpectKeysSorted(OneKeyTable(TextCol(ColumnType::kVarChar, ""), true),
+                   {std::string("a"), std::string("B"), std::string("c")}, true);
+}
+
+TEST(KeyOrderTest, IndexesOfTheOldKeyFormatKeepStringBytes) {
+  TableDef t = OneKeyTable(TextCol(ColumnType::kVarChar, "utf8mb4_0900_ai_ci"));
+  t.indexes[1].key_format = kKeyFormatBytes;
+  EXPECT_NE(KeyOf(t, "Bob"), KeyOf(t, "bob"));
+  EXPECT_EQ(KeyOf(t, "xyz "), KeyOf(t, "xyz"));
+  Row row = {std::string("xyz"), int64_t{1}};
+  EXPECT_EQ(*EncodeIndexKey(t, t.indexes[1], row), KeyEncoder().NotNull().String("xyz").Release());
+}
+
 TEST(KeyTest, SecondaryEntryIsKeyThenPrimaryKey) {
   TableDef t = OneKeyTable(Col("k", ColumnType::kInt));
   Row row = {int64_t{7}, int64_t{42}};

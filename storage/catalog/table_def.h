@@ -75,6 +75,15 @@ enum class IndexKind : uint8_t { kClustered = 1, kSecondary = 2 };
 inline constexpr std::string_view kPrimaryKeyName = "PRIMARY";
 inline constexpr std::string_view kHiddenClusteredName = "GEN_CLUST_INDEX";
 
+// IndexDef::key_format values. Stored on disk: never renumber.
+//   0  strings as their bytes (CHAR/VARCHAR without trailing spaces): the
+//      format of every index made before collation-aware keys
+//   1  text by its collation's sort key (base/collation.h), binary strings
+//      as their bytes
+inline constexpr uint32_t kKeyFormatBytes = 0;
+inline constexpr uint32_t kKeyFormatCollation = 1;
+inline constexpr uint32_t kCurrentKeyFormat = kKeyFormatCollation;
+
 struct IndexDef {
   uint64_t id = 0;  // assigned by the catalog, unique in the catalog
   std::string name;
@@ -84,6 +93,11 @@ struct IndexDef {
   IndexKind kind = IndexKind::kSecondary;
   std::vector<KeyPart> parts;
   uint32_t root_page = 0;  // 0 = not built yet (set by Catalog::SetIndexRoot)
+  // How the index's keys encode strings (row_codec.h, "Index keys"). Kept
+  // with the tree: an index built by an older version keeps its format
+  // until a rebuild (ALTER TABLE ... FORCE, or any copying ALTER) makes it
+  // anew; the catalog gives every new index kCurrentKeyFormat.
+  uint32_t key_format = kCurrentKeyFormat;
 };
 
 struct TableOptions {

@@ -88,6 +88,7 @@ std::string UniqueLockKey(const IndexDef& idx, std::string_view ikey) {
 // idx.parts.size().
 Result<std::string> EncodeKeyPrefix(const TableDef& def, const IndexDef& idx, const Row& values) {
   IndexDef prefix;
+  prefix.key_format = idx.key_format;
   prefix.parts.assign(idx.parts.begin(), idx.parts.begin() + static_cast<std::ptrdiff_t>(values.size()));
   Row sparse(def.columns.size());
   for (size_t i = 0; i < values.size(); ++i) {
@@ -184,7 +185,16 @@ std::string KeyText(const IndexDef& idx, const Row& row) {
   std::string text;
   for (const KeyPart& p : idx.parts) {
     if (!text.empty()) text += "-";
-    text += ValueText(row[p.column]);
+    std::string v = ValueText(row[p.column]);
+    if (p.prefix_length != 0 && std::holds_alternative<std::string>(row[p.column])) {
+      // A prefix key's entry holds its first characters: MySQL shows those.
+      size_t chars = 0, i = 0;
+      for (; i < v.size(); ++i) {
+        if ((static_cast<unsigned char>(v[i]) & 0xC0) != 0x80 && chars++ == p.prefix_length) break;
+      }
+      v.resize(i);
+    }
+    text += v;
   }
   return text;
 }

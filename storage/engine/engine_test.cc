@@ -1400,5 +1400,48 @@ TEST_F(IndexScanTest, ScanLockedTakesPrimaryKeyPrefixes) {
   ASSERT_TRUE(engine_->Commit(*trx).ok());
 }
 
+// Keys on text compare under the column's collation (row_codec.h): a
+// case-insensitive PRIMARY KEY or UNIQUE refuses 'bob' after 'Bob', and a
+// lookup by either spelling finds the row as it was written.
+TEST_F(EngineTest, TextKeysFollowTheColumnsCollation) {
+  TableDef def;
+  def.schema = "db";
+  def.name = "people";
+  ColumnDef name = Col("name", ColumnType::kVarChar, false);
+  name.length = 50;  // the table's default collation: utf8mb4_0900_ai_ci
+  def.columns.push_back(name);
+  ColumnDef email = Col("email", ColumnType::kVarChar);
+  email.length = 50;
+  email.collation = "utf8mb4_general_ci";  // PAD SPACE
+  def.columns.push_back(email);
+  def.indexes.push_back(Idx("PRIMARY", {"name"}, true));
+  IndexDef u = Idx("email", {"email"}, false);
+  u.unique = true;
+  def.indexes.push_back(u);
+  auto created = engine_->CreateTable(def);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const uint64_t id = (*created)->id;
+  EXPECT_EQ((*created)->indexes[0].key_format, kCurrentKeyFormat);
+  auto trx = engine_->Begin();
+  ASSERT_TRUE(engine_->Insert(*trx, id, Row{std::string("Bob"), std::string("bob@x")}).ok());
+  EXPECT_EQ(engine_->Insert(*trx, id, Row{std::string("bob"), std::string("other@x")}).status().mysql_errno(), 1062);
+  EXPECT_EQ(engine_->Insert(*trx, id, Row{std::string("Ann"), std::string("BOB@X  ")}).status().mysql_errno(),
+            1062);
+  // NO PAD: a trailing space makes another key.
+  ASSERT_TRUE(engine_->Insert(*trx, id, Row{std::string("bob "), std::string("b2@x")}).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  auto reader = engine_->Begin();
+  auto got = engine_->Get(*reader, id, Row{std::string("BOB")});
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, (Row{std::string("Bob"), std::string("bob@x")}));
+  std::vector<std::string> names;
+  ASSERT_TRUE(engine_->IndexLookup(*reader, id, "email", Row{std::string("BOB@x ")}, [&](const Row& r) {
+    names.push_back(std::get<std::string>(r[0]));
+    return true;
+  }).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"Bob"});
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+}
+
 }  // namespace
 }  // namespace sluice::storage

@@ -413,6 +413,36 @@ def test_checks_and_generated_columns_replicate():
     assert [r[0] for r in by_index] == [3], by_index
 
 
+def test_case_insensitive_keys_stay_in_sync():
+    """Keys compare under the column's collation (issue 18): a
+    case-insensitive PRIMARY KEY refuses 'bob' after 'Bob' with 1062, a PAD
+    SPACE UNIQUE key refuses 'xyz ' after 'xyz', and the replica, which
+    compares the same way, applies every row the primary took and stays
+    running."""
+    c = primary()
+    try:
+        h.query(c, "CREATE DATABASE ck")
+        h.query(c, f"CREATE TABLE ck.u (e VARCHAR(50) COLLATE {COLLATION} PRIMARY KEY, "
+                   f"m VARCHAR(50) COLLATE {COLLATION}, UNIQUE KEY (m))")
+        h.query(c, "INSERT INTO ck.u VALUES ('Bob', 'xyz')")
+        h.expect_error([1062], h.query, c, "INSERT INTO ck.u VALUES ('bob', 'other')")
+        h.expect_error([1062], h.query, c, "INSERT INTO ck.u VALUES ('Ann', 'XYZ ')")
+        h.query(c, "INSERT INTO ck.u VALUES ('Ann', 'abc')")
+        h.query(c, "REPLACE INTO ck.u VALUES ('BOB', 'XYZ')")
+        h.query(c, "UPDATE ck.u SET m = 'ABC!' WHERE e = 'ann'")
+        want = h.query(c, "SELECT e, m FROM ck.u ORDER BY e")
+    finally:
+        h.close_quietly(c)
+    assert [tuple(r) for r in want] == [("Ann", "ABC!"), ("BOB", "XYZ")], want
+    wait_caught_up("case-insensitive keys")
+    m = S["replica"].connect()
+    try:
+        got = h.query(m, "SELECT e, m FROM ck.u ORDER BY e")
+    finally:
+        h.close_quietly(m)
+    assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
+
+
 def test_large_values_replicate():
     """Rows stored off the page (issue 18): a 16 MiB LONGBLOB inserted and
     then grown by one byte, a 300 KB one and a deleted one reach the
