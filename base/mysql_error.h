@@ -197,6 +197,23 @@ inline constexpr Error kPluginCannotBeUninstalled{1883, "HY000", "Plugin '{}' ca
 inline constexpr Error kQueryTimeout{3024, "HY000",
     "Query execution was interrupted, maximum statement execution time exceeded"};
 inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for user '{}'@'{}'. Account is locked."};
+// JSON (sql/json.h).
+inline constexpr Error kInvalidJsonText{3140, "22032", "Invalid JSON text: \"{}\" at position {} in value for column '{}'."};
+inline constexpr Error kInvalidJsonTextInParam{3141, "22032",
+                                               "Invalid JSON text in argument {} to function {}: \"{}\" at position {}."};
+inline constexpr Error kInvalidJsonPath{3143, "42000", "Invalid JSON path expression. The error is around character position {}."};
+inline constexpr Error kInvalidJsonCharset{3144, "22032", "Cannot create a JSON value from a string with CHARACTER SET '{}'."};
+inline constexpr Error kInvalidTypeForJson{
+    3146, "22032", "Invalid data type for JSON data in argument {} to function {}; a JSON string or JSON type is required."};
+inline constexpr Error kInvalidJsonPathWildcard{
+    3149, "42000", "In this situation, path expressions may not contain the * and ** tokens or an array range."};
+inline constexpr Error kJsonValueTooBig{3150, "22032", "The JSON value is too big to be stored in a JSON column."};
+inline constexpr Error kJsonUsedAsKey{
+    3152, "42000", "JSON column '{}' supports indexing only via generated columns on a specified JSON path."};
+inline constexpr Error kJsonVacuousPath{3153, "42000", "The path expression '$' is not allowed in this context."};
+inline constexpr Error kJsonBadOneOrAllArg{3154, "42000", "The oneOrAll argument to {} may take these values: 'one' or 'all'."};
+inline constexpr Error kJsonDocumentTooDeep{3157, "22032", "The JSON document exceeds the maximum depth."};
+inline constexpr Error kJsonDocumentNullKey{3158, "22032", "JSON documents may not contain NULL member names."};
 inline constexpr Error kSecureTransportRequired{3159, "HY000",
     "Connections using insecure transport are prohibited while --require_secure_transport=ON."};
 inline constexpr Error kUserDoesNotExist{3162, "HY000", "Authorization ID {} does not exist."};

@@ -160,6 +160,7 @@ uint8_t BinlogType(ColumnType t) {
     case ColumnType::kDateTime: return kMysqlDateTime2;
     case ColumnType::kTimestamp: return kMysqlTimestamp2;
     case ColumnType::kYear: return kMysqlYear;
+    case ColumnType::kJson: return kMysqlJson;
     default: return kMysqlBlob;  // *TEXT, *BLOB
   }
 }
@@ -188,6 +189,9 @@ void AppendColumnMeta(std::string& out, const TableDef& t, const ColumnDef& c) {
       break;
     case ColumnType::kTime: case ColumnType::kDateTime: case ColumnType::kTimestamp:
       out.push_back(static_cast<char>(c.fsp));
+      break;
+    case ColumnType::kJson:
+      out.push_back(4);  // the length prefix's width, as MySQL always writes it
       break;
     default:
       if (storage::IsBlobOrText(c.type)) out.push_back(static_cast<char>(BlobPackLength(c.type)));
@@ -515,7 +519,7 @@ Status AppendValue(std::string& out, const TableDef& t, const ColumnDef& c, cons
   const auto* s = std::get_if<std::string>(&v);
   if (s == nullptr) return ValueError(c, "string column without a string value");
   std::string_view bytes = *s;
-  if (storage::IsBlobOrText(c.type)) {
+  if (storage::IsBlobOrText(c.type) || c.type == ColumnType::kJson) {  // JSON: the binary document
     const int pack = BlobPackLength(c.type);
     if (pack < 4 && bytes.size() >= (uint64_t{1} << (8 * pack))) return ValueError(c, "value too long");
     if (bytes.size() > 0xffffffffULL) return ValueError(c, "value too long");
@@ -536,7 +540,7 @@ Status AppendValue(std::string& out, const TableDef& t, const ColumnDef& c, cons
   return Status::OK();
 }
 
-bool IsBlob(const ColumnDef& c) { return storage::IsBlobOrText(c.type); }
+bool IsBlob(const ColumnDef& c) { return storage::IsBlobOrText(c.type) || c.type == ColumnType::kJson; }
 
 // LSB-first bitmap of `bits`.
 std::string LsbBitmap(const std::vector<bool>& bits) {

@@ -14,6 +14,7 @@
 #include "base/utf8.h"
 #include "protocol/constants.h"
 #include "sql/collation.h"
+#include "sql/json.h"
 #include "sql/lexer.h"
 #include "sql/temporal.h"
 #include "sql/number.h"
@@ -724,6 +725,23 @@ std::string Quoted(std::string_view s) {
 
 // ---------------------------------------------------------------- assignment
 
+// JSON columns store the binary form: text is parsed (3140 when it is not
+// JSON), other values become JSON scalars (a number, a string).
+Result<RowValue> ToJsonColumn(const ColumnDef& c, const sql::Value& v) {
+  std::string text;
+  if (v.string_type() == sql::StringType::kJson || (v.is_string() && !v.is_binary() && !v.is_temporal())) {
+    text = v.string_value();
+  } else {
+    if (v.is_binary()) return MakeError(er::kInvalidJsonCharset, "binary");
+    Result<sql::Value> j = sql::json::FromSql(v);
+    if (!j.ok()) return j.status();
+    text = j->string_value();
+  }
+  Result<std::string> bin = sql::json::TextToBinary(text, c.name);
+  if (!bin.ok()) return bin.status();
+  return RowValue(std::move(bin).value());
+}
+
 Result<RowValue> ToColumnValue(const ColumnDef& c, const sql::Value& v, AssignContext& cx) {
   if (v.is_null()) {
     if (c.nullable) return RowValue();
@@ -749,6 +767,8 @@ Result<RowValue> ToColumnValue(const ColumnDef& c, const sql::Value& v, AssignCo
       return ToYear(c, v, cx);
     case ColumnType::kEnum:
       return ToEnum(c, v, cx);
+    case ColumnType::kJson:
+      return ToJsonColumn(c, v);
     default:
       return ToStringColumn(c, v, cx);
   }
@@ -779,6 +799,10 @@ sql::Value FromColumnValue(const ColumnDef& c, const RowValue& v) {
     return sql::Value::Double(*d);
   } else {
     const std::string& s = std::get<std::string>(v);
+    if (c.type == ColumnType::kJson) {
+      Result<std::string> text = sql::json::BinaryToText(s);
+      return sql::Value::Typed(text.ok() ? std::move(text).value() : std::string("null"), sql::StringType::kJson);
+    }
     if (c.type == ColumnType::kDecimal) {
       if (auto dec = sql::Decimal::Parse(s)) return sql::Value::Dec(*dec);
       return sql::Value::Double(std::strtod(s.c_str(), nullptr));  // beyond 38 digits
@@ -953,6 +977,11 @@ protocol::ColumnDefinition ColumnMetadata(const storage::TableDef& table, const 
       flags |= p::ENUM_FLAG;
       break;
     }
+    case ColumnType::kJson:
+      m.type = p::MYSQL_TYPE_JSON;
+      m.length = 4294967295u;
+      flags |= p::BLOB_FLAG | p::BINARY_FLAG;
+      break;
   }
   if (storage::IsIntegerType(c.type) && c.length != 0) m.length = c.length;  // TINYINT(1)
   if (c.is_unsigned && (storage::IsIntegerType(c.type) || c.type == ColumnType::kDecimal ||
@@ -1166,6 +1195,8 @@ Result<ColumnDef> ColumnFromDefinition(const sql::ColumnDefinition& def, std::st
                : name == "MEDIUMBLOB" ? ColumnType::kMediumBlob
                                       : ColumnType::kLongBlob;
     }
+  } else if (name == "JSON") {
+    c.type = ColumnType::kJson;
   } else if (name == "DATE") {
     c.type = ColumnType::kDate;
   } else if (name == "TIME" || name == "DATETIME" || name == "TIMESTAMP") {
@@ -1184,7 +1215,7 @@ Result<ColumnDef> ColumnFromDefinition(const sql::ColumnDefinition& def, std::st
       c.enum_values.push_back(std::move(member));
     }
   } else {
-    // SET, BIT, JSON, GEOMETRY and the spatial types have no engine type.
+    // SET, BIT, GEOMETRY and the spatial types have no engine type.
     return MakeError(er::kNotSupportedYet, name);
   }
   if (storage::IsBinaryType(c.type)) {
@@ -1241,7 +1272,7 @@ Status SetColumnDefault(ColumnDef* c, const sql::Expr& e,
     c->default_value.clear();
     return Status::OK();
   }
-  if (storage::IsBlobOrText(c->type) && e.kind == sql::ExprKind::kLiteral) {
+  if ((storage::IsBlobOrText(c->type) || c->type == ColumnType::kJson) && e.kind == sql::ExprKind::kLiteral) {
     return MakeError(kBlobCantHaveDefault, c->name);
   }
   AssignContext strict;
@@ -1340,6 +1371,7 @@ std::string ColumnTypeText(const ColumnDef& c) {
     case ColumnType::kDateTime: out = "datetime"; break;
     case ColumnType::kTimestamp: out = "timestamp"; break;
     case ColumnType::kYear: out = "year"; break;
+    case ColumnType::kJson: out = "json"; break;
     case ColumnType::kEnum: {
       out = "enum(";
       for (size_t i = 0; i < c.enum_values.size(); ++i) {
@@ -1371,7 +1403,7 @@ std::string ColumnDefaultClause(const ColumnDef& c) {
     case ColumnDef::DefaultKind::kNone:
       // A nullable column defaults to NULL (not printed for BLOB/TEXT, nor
       // for AUTO_INCREMENT).
-      if (!c.nullable || c.auto_increment || storage::IsBlobOrText(c.type)) return "";
+      if (!c.nullable || c.auto_increment || storage::IsBlobOrText(c.type) || c.type == ColumnType::kJson) return "";
       return "DEFAULT NULL";
   }
   return "";

@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential cmake ninja-build ccache pkg-config
       libboost-dev libboost-program-options-dev libssl-dev libspdlog-dev libfmt-dev
       libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev zlib1g-dev libcrypt-dev libicu-dev
+      nlohmann-json3-dev
       mariadb-client mariadb-test mariadb-server-core sysbench python3 python3-venv python3-pip openssl procps
       clang-14 libclang-rt-14-dev llvm-14)
 

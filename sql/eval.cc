@@ -1,3 +1,4 @@
+#include "sql/json.h"
 #include "sql/eval.h"
 
 #include <algorithm>
@@ -959,9 +960,17 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
       DateTime r = RoundFraction(*t, fsp, true);
       return Value::Typed(FormatTime(r, fsp), StringType::kTime);
     }
-    case CastType::kJson:
-      // Parsed so statements using it fail cleanly; needs a JSON value type.
-      return MakeError(er::kNotSupportedYet, "CAST to JSON");
+    case CastType::kJson: {
+      // Text is parsed as JSON; other values become JSON scalars.
+      if (in.is_null()) return Value::Null();
+      if (in.string_type() == StringType::kJson) return in;
+      if (in.is_string() && !in.is_binary() && !in.is_temporal()) {
+        Result<std::string> text = json::Canonical(in.string_value(), 1, "cast_as_json");
+        if (!text.ok()) return text.status();
+        return Value::Typed(std::move(text).value(), StringType::kJson);
+      }
+      return json::FromSql(in);
+    }
   }
   return Value::Null();
 }

@@ -550,7 +550,7 @@ TEST_F(EvalTest, CastToStringsAndDecimal) {
   EXPECT_TRUE(u->is_binary());
   EXPECT_EQ(Text("CONVERT('x' USING nosuch)"), "ERROR 1115");
   EXPECT_EQ(Text("'a' COLLATE nosuch_ci"), "ERROR 1273");
-  EXPECT_EQ(Text("CAST('{}' AS JSON)"), "ERROR 1235");
+  EXPECT_EQ(Text("CAST('{\"b\": 1, \"a\": [2]}' AS JSON)"), "{\"a\": [2], \"b\": 1}");
 }
 
 TEST_F(EvalTest, CastToTemporalTypes) {

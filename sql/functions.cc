@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sql/json.h"
 #include "base/mysql_error.h"
 #include "sql/eval_internal.h"
 #include "sql/temporal.h"
@@ -1585,6 +1586,16 @@ const std::unordered_map<std::string_view, FunctionDef>& Registry() {
 
 Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   const std::string upper = AsciiUpper(call.name);
+  if (json::IsFunction(upper)) {
+    std::vector<Value> args;
+    args.reserve(call.args.size());
+    for (const ExprPtr& arg : call.args) {
+      Result<Value> v = Evaluate(*arg, ctx);
+      if (!v.ok()) return v;
+      args.push_back(std::move(v).value());
+    }
+    return json::Call(upper, args, ctx);
+  }
   const auto& registry = Registry();
   auto it = registry.find(upper);
   if (it == registry.end()) {

@@ -476,7 +476,14 @@ Token Lexer::LexPunct(size_t start) {
     case '^': p = Punct::kCaret; break;
     case '~': p = Punct::kTilde; break;
     case '+': p = Punct::kPlus; break;
-    case '-': p = Punct::kMinus; break;
+    case '-':
+      if (n == '>') {  // col->'path', col->>'path'
+        p = Peek(2) == '>' ? Punct::kJsonUnquotedExtract : Punct::kJsonExtract;
+        len = Peek(2) == '>' ? 3 : 2;
+      } else {
+        p = Punct::kMinus;
+      }
+      break;
     case '*': p = Punct::kStar; break;
     case '/': p = Punct::kSlash; break;
     case '%': p = Punct::kPercent; break;

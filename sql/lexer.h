@@ -82,6 +82,8 @@ enum class Punct : uint8_t {
   kSemicolon,
   kLBrace,
   kRBrace,
+  kJsonExtract,          // ->
+  kJsonUnquotedExtract,  // ->>
 };
 
 struct Token {

@@ -3481,6 +3481,28 @@ Status Parser::Impl::ParseColumnRef(Token first, ExprPtr* out) {
   e->name = parts.back().text;
   if (parts.size() >= 2) e->table = parts[parts.size() - 2].text;
   if (parts.size() == 3) e->schema = parts[0].text;
+  // col->'path' is JSON_EXTRACT(col, 'path'); col->>'path' unquotes it too.
+  if (PeekPunct(Punct::kJsonExtract) || PeekPunct(Punct::kJsonUnquotedExtract)) {
+    const bool unquote = Take().punct == Punct::kJsonUnquotedExtract;
+    const Token& path = Peek();
+    if (path.kind != TokenKind::kString) return Error();
+    Token p = Take();
+    auto lit = MakeExpr(ExprKind::kLiteral, p.offset, p.end);
+    lit->value = Value::String(p.text);
+    auto extract = MakeExpr(ExprKind::kFunction, e->begin, p.end);
+    extract->name = "JSON_EXTRACT";
+    extract->args.push_back(std::move(e));
+    extract->args.push_back(std::move(lit));
+    if (unquote) {
+      auto u = MakeExpr(ExprKind::kFunction, extract->begin, p.end);
+      u->name = "JSON_UNQUOTE";
+      u->args.push_back(std::move(extract));
+      *out = std::move(u);
+    } else {
+      *out = std::move(extract);
+    }
+    return Status::OK();
+  }
   *out = std::move(e);
   return Status::OK();
 }

@@ -27,7 +27,7 @@ uint64_t MaxBytes(const ColumnDef& c) {
     case ColumnType::kTinyText: case ColumnType::kTinyBlob: return 255;
     case ColumnType::kText: case ColumnType::kBlob: return 65535;
     case ColumnType::kMediumText: case ColumnType::kMediumBlob: return (1u << 24) - 1;
-    case ColumnType::kLongText: case ColumnType::kLongBlob: return 0xFFFFFFFFull;
+    case ColumnType::kLongText: case ColumnType::kLongBlob: case ColumnType::kJson: return 0xFFFFFFFFull;
     default: return c.length;  // BINARY/VARBINARY
   }
 }

@@ -54,6 +54,7 @@ std::string_view ColumnTypeName(ColumnType t) {
     case ColumnType::kTimestamp: return "TIMESTAMP";
     case ColumnType::kYear: return "YEAR";
     case ColumnType::kEnum: return "ENUM";
+    case ColumnType::kJson: return "JSON";
   }
   return "?";
 }
@@ -246,6 +247,7 @@ Status NormalizeTableDef(TableDef* t) {
       if (c == nullptr) return MakeError(er::kKeyColumnDoesNotExist, part.column_name);
       part.column = c->ordinal;
       part.column_name = c->name;
+      if (c->type == ColumnType::kJson) return MakeError(er::kJsonUsedAsKey, c->name);
       if (IsBlobOrText(c->type) && part.prefix_length == 0) {
         return MakeError(er::kBlobKeyWithoutLength, c->name);
       }

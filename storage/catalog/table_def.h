@@ -27,6 +27,7 @@ enum class ColumnType : uint8_t {
   kTinyText = 13, kText = 14, kMediumText = 15, kLongText = 16,
   kTinyBlob = 17, kBlob = 18, kMediumBlob = 19, kLongBlob = 20,
   kDate = 21, kTime = 22, kDateTime = 23, kTimestamp = 24, kYear = 25, kEnum = 26,
+  kJson = 27,  // MySQL's binary JSON (sql/json.h), stored as a LONGBLOB is
 };
 
 bool IsIntegerType(ColumnType t);
