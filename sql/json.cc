@@ -776,9 +776,20 @@ Dom* Locate(Dom& d, const std::vector<Leg>& legs, size_t n) {
   return cur;
 }
 
-enum class Mode { kSet, kInsert, kReplace };
+enum class Mode { kSet, kInsert, kReplace, kAppend };
 
 void Modify(Dom& doc, const Path& p, const Dom& value, Mode mode) {
+  if (mode == Mode::kAppend) {  // JSON_ARRAY_APPEND: an array grows, anything else is wrapped
+    Dom* target = Locate(doc, p.legs, p.legs.size());
+    if (target == nullptr) return;
+    if (target->is_array()) {
+      target->push_back(value);
+    } else {
+      Dom wrapped = Dom::array({*target, value});
+      *target = std::move(wrapped);
+    }
+    return;
+  }
   if (p.legs.empty()) {
     if (mode != Mode::kInsert) doc = value;
     return;
@@ -1021,28 +1032,8 @@ Result<Value> FnRemove(std::string_view name, const std::vector<Value>& a, EvalC
   return JsonResult(*doc);
 }
 
-Result<Value> FnArrayAppend(std::string_view name, const std::vector<Value>& a, EvalContext&) {
-  if (a.size() % 2 != 1) return MakeError(er::kWrongParamcountToNativeFct, FnName(name));
-  if (a[0].is_null()) return Value::Null();
-  Result<Dom> doc = DocArg(a[0], 1, name);
-  if (!doc.ok()) return doc.status();
-  for (size_t i = 1; i < a.size(); i += 2) {
-    if (a[i].is_null()) return Value::Null();
-    Result<Path> p = PathArg(a[i]);
-    if (!p.ok()) return p.status();
-    if (p->wild()) return MakeError(er::kInvalidJsonPathWildcard);
-    Result<Dom> v = ValueArg(a[i + 1], static_cast<int>(i + 2), name);
-    if (!v.ok()) return v.status();
-    Dom* target = Locate(*doc, p->legs, p->legs.size());
-    if (target == nullptr) continue;
-    if (target->is_array()) {
-      target->push_back(std::move(v).value());
-    } else {
-      Dom wrapped = Dom::array({*target, std::move(v).value()});
-      *target = std::move(wrapped);
-    }
-  }
-  return JsonResult(*doc);
+Result<Value> FnArrayAppend(std::string_view n, const std::vector<Value>& a, EvalContext&) {
+  return Modifier(n, a, Mode::kAppend);
 }
 
 Result<Value> FnMergePatch(std::string_view name, const std::vector<Value>& a, EvalContext&) {
