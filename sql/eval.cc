@@ -742,12 +742,14 @@ std::optional<int> CompareNonStrings(const Value& a, const Value& b) {
 
 std::optional<int> CompareValues(const Value& a, const Value& b) {
   if (a.is_null() || b.is_null()) return std::nullopt;
+  if (a.string_type() == StringType::kJson || b.string_type() == StringType::kJson) return json::Compare(a, b);
   if (a.is_string() && b.is_string()) return CompareValues(a, b, ComparisonCollation(a, b));
   return CompareNonStrings(a, b);
 }
 
 std::optional<int> CompareValues(const Value& a, const Value& b, Collation collation) {
   if (a.is_null() || b.is_null()) return std::nullopt;
+  if (a.string_type() == StringType::kJson || b.string_type() == StringType::kJson) return json::Compare(a, b);
   if (!a.is_string() || !b.is_string()) return CompareNonStrings(a, b);
   if ((a.is_temporal() || b.is_temporal()) && !a.is_binary() && !b.is_binary()) {
     // Two DATEs or two DATETIMEs are in canonical text form, which sorts as
@@ -784,6 +786,7 @@ std::string GroupingKey(const Value& v) {
       return "F" + FormatDouble(v.double_value() == 0 ? 0.0 : v.double_value());
     case ValueKind::kString:
       if (v.is_temporal()) return "T" + v.string_value();
+      if (v.string_type() == StringType::kJson) return "J" + v.string_value();  // canonical text
       return "S" + SortKey(v.string_value(), v.collation());
   }
   return std::string("N");

@@ -753,6 +753,63 @@ void MergePatch(Dom* target, const Dom& patch) {
   }
 }
 
+// MySQL's order of JSON values (json-binary.md §5.3): first by type
+// precedence, then within the type.
+int Rank(const Dom& d) {
+  switch (d.type()) {
+    case Dom::value_t::boolean: return 7;
+    case Dom::value_t::array: return 6;
+    case Dom::value_t::object: return 5;
+    case Dom::value_t::string: return 4;
+    case Dom::value_t::number_integer: case Dom::value_t::number_unsigned: case Dom::value_t::number_float:
+      return 3;
+    default: return 1;  // null
+  }
+}
+
+int Sign(int c) { return c < 0 ? -1 : c > 0 ? 1 : 0; }
+
+int CompareNumbers(const Dom& a, const Dom& b) {
+  if (ScalarEqual(a, b)) return 0;
+  if (!a.is_number_float() && !b.is_number_float()) {
+    // Integers: exactly, across signed and unsigned.
+    auto wide = [](const Dom& d) {
+      return d.is_number_unsigned() ? static_cast<__int128>(d.get<uint64_t>()) : static_cast<__int128>(d.get<int64_t>());
+    };
+    return wide(a) < wide(b) ? -1 : 1;
+  }
+  return a.get<double>() < b.get<double>() ? -1 : 1;
+}
+
+int CompareDoms(const Dom& a, const Dom& b) {
+  const int ra = Rank(a), rb = Rank(b);
+  if (ra != rb) return ra < rb ? -1 : 1;
+  switch (a.type()) {
+    case Dom::value_t::boolean: return Sign(static_cast<int>(a.get<bool>()) - static_cast<int>(b.get<bool>()));
+    case Dom::value_t::string: {
+      const auto& x = a.get_ref<const std::string&>();
+      const auto& y = b.get_ref<const std::string&>();
+      return Sign(x.compare(y));  // bytes (utf8mb4_bin), a prefix first
+    }
+    case Dom::value_t::array: {
+      for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        if (int c = CompareDoms(a[i], b[i])) return c;
+      }
+      return a.size() == b.size() ? 0 : a.size() < b.size() ? -1 : 1;
+    }
+    case Dom::value_t::object: {
+      if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+      for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+        if (int c = Sign(x.key().compare(y.key()))) return c;
+        if (int c = CompareDoms(x.value(), y.value())) return c;
+      }
+      return 0;
+    }
+    case Dom::value_t::null: return 0;
+    default: return CompareNumbers(a, b);
+  }
+}
+
 // The value at `legs` (no wildcards) for modification; null when absent.
 Dom* Locate(Dom& d, const std::vector<Leg>& legs, size_t n) {
   Dom* cur = &d;
@@ -1125,6 +1182,18 @@ Result<Value> FromSql(const Value& v) try {
   return JsonResult(*d);
 } catch (const std::exception& e) {
   return Status::MySQL(1105, "HY000", std::string("JSON: ") + e.what());
+}
+
+std::optional<int> Compare(const Value& a, const Value& b) try {
+  if (a.is_null() || b.is_null()) return std::nullopt;
+  // The non-JSON side becomes a JSON scalar; SQL text is a JSON string,
+  // not parsed (JSON_EXTRACT('{"a": 1}', '$.a') = '1' is false).
+  Result<Dom> x = ValueArg(a, 1, "compare");
+  Result<Dom> y = ValueArg(b, 2, "compare");
+  if (!x.ok() || !y.ok()) return std::nullopt;
+  return CompareDoms(*x, *y);
+} catch (const std::exception&) {
+  return std::nullopt;
 }
 
 bool IsFunction(std::string_view upper_name) { return Lookup(upper_name) != nullptr; }

@@ -20,8 +20,8 @@
 // `[last]`, `[last-N]`, `[*]`, `[M to N]` and `**` (the modifying functions
 // refuse wildcards and ranges: 3149).
 //
-// Not yet (docs/sql.md, "JSON"): comparing and ordering JSON values by
-// MySQL's JSON rules (they compare as their text), DECIMAL and temporal
+// Comparisons (=, <, ORDER BY, ...) with a JSON operand follow MySQL's JSON
+// rules (Compare). Not yet (docs/sql.md, "JSON"): DECIMAL and temporal
 // scalars inside documents (a DECIMAL becomes a DOUBLE, a temporal its
 // text), JSON_TABLE, JSON_SEARCH, JSON_MERGE_PRESERVE and the aggregates.
 //
@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,13 @@ Result<std::string> Canonical(std::string_view text, int arg, std::string_view f
 // An SQL value as a JSON value (what JSON_ARRAY makes of an argument):
 // numbers as numbers, strings as JSON strings, JSON as itself.
 Result<Value> FromSql(const Value& v);
+
+// -1, 0 or 1 by MySQL's JSON comparison rules (type precedence BOOLEAN >
+// ARRAY > OBJECT > STRING > numbers > null, then within the type: numbers
+// by value, strings by bytes, arrays element-wise, objects by size then
+// members), for a JSON value against a JSON value or an SQL scalar (an SQL
+// string is a JSON string, not parsed). nullopt when either is NULL.
+std::optional<int> Compare(const Value& a, const Value& b);
 
 // True when `upper_name` is one of the functions above.
 bool IsFunction(std::string_view upper_name);
