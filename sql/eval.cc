@@ -786,7 +786,7 @@ std::string GroupingKey(const Value& v) {
       return "F" + FormatDouble(v.double_value() == 0 ? 0.0 : v.double_value());
     case ValueKind::kString:
       if (v.is_temporal()) return "T" + v.string_value();
-      if (v.string_type() == StringType::kJson) return "J" + v.string_value();  // canonical text
+      if (v.string_type() == StringType::kJson) return "J" + json::GroupingKey(v);
       return "S" + SortKey(v.string_value(), v.collation());
   }
   return std::string("N");

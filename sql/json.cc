@@ -1196,6 +1196,56 @@ std::optional<int> Compare(const Value& a, const Value& b) try {
   return std::nullopt;
 }
 
+// Numbers equal by value print alike: an integral double as an integer.
+void AppendGroupingText(const Dom& d, std::string* out) {
+  if (d.is_number_float()) {
+    const double v = d.get<double>();
+    if (v == 0) {
+      *out += "0";
+      return;
+    }
+    if (std::trunc(v) == v && std::fabs(v) < 1.8e19) {
+      if (v < 0) {
+        *out += std::to_string(static_cast<int64_t>(v));
+      } else {
+        *out += std::to_string(static_cast<uint64_t>(v));
+      }
+      return;
+    }
+  }
+  if (d.is_array()) {
+    out->push_back('[');
+    for (const Dom& e : d) {
+      AppendGroupingText(e, out);
+      out->push_back(',');
+    }
+    out->push_back(']');
+    return;
+  }
+  if (d.is_object()) {
+    out->push_back('{');
+    for (auto it = d.begin(); it != d.end(); ++it) {
+      AppendQuoted(it.key(), out);
+      out->push_back(':');
+      AppendGroupingText(it.value(), out);
+      out->push_back(',');
+    }
+    out->push_back('}');
+    return;
+  }
+  AppendText(d, out);
+}
+
+std::string GroupingKey(const Value& v) try {
+  Result<Dom> d = ValueArg(v, 1, "group");
+  if (!d.ok()) return v.string_value();
+  std::string out;
+  AppendGroupingText(*d, &out);
+  return out;
+} catch (const std::exception&) {
+  return v.string_value();
+}
+
 bool IsFunction(std::string_view upper_name) { return Lookup(upper_name) != nullptr; }
 
 // Every nlohmann call that could throw is guarded; the catch keeps a missed

@@ -74,6 +74,10 @@ Result<Value> FromSql(const Value& v);
 // string is a JSON string, not parsed). nullopt when either is NULL.
 std::optional<int> Compare(const Value& a, const Value& b);
 
+// The GROUP BY / DISTINCT key of a JSON value: equal exactly when Compare
+// says so (1 and 1.0 are one group).
+std::string GroupingKey(const Value& v);
+
 // True when `upper_name` is one of the functions above.
 bool IsFunction(std::string_view upper_name);
 
