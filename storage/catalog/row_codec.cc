@@ -44,7 +44,8 @@ size_t CharCount(const ColumnDef& c, std::string_view s) {
   return n;
 }
 
-// The first `chars` characters of `s`.
+}  // namespace
+
 std::string_view CharPrefix(const ColumnDef& c, std::string_view s, size_t chars) {
   if (SingleByteCharset(c.charset) || IsBinaryType(c.type)) return s.substr(0, std::min(s.size(), chars));
   size_t seen = 0;
@@ -56,6 +57,8 @@ std::string_view CharPrefix(const ColumnDef& c, std::string_view s, size_t chars
   }
   return s;
 }
+
+namespace {
 
 std::string_view StripTrailingSpaces(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -142,7 +145,6 @@ int64_t TruncateMicros(int64_t micros_field, uint32_t fsp) {
   return micros_field - micros_field % unit;
 }
 
-// Appends one key part's component (with the NULL marker when nullable).
 // The collation a text column's key parts sort by (its own, else its
 // charset's default); binary strings and unknown names: bytes.
 base::Collation KeyCollation(const ColumnDef& c) {
@@ -153,6 +155,7 @@ base::Collation KeyCollation(const ColumnDef& c) {
   return base::Collation::kGeneralCi;  // latin1_swedish_ci, ascii_general_ci, utf8mb3_general_ci, ...
 }
 
+// Appends one key part's component (with the NULL marker when nullable).
 Status AppendKeyPart(const ColumnDef& c, const KeyPart& part, uint32_t key_format, const RowValue& v,
                      std::string* key) {
   KeyEncoder e;

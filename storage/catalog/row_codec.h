@@ -98,6 +98,10 @@ DateTimeParts UnpackTime(int64_t packed);
 //   1406 "Data too long for column '%s' at row %lu"
 //   InvalidArgument                               wrong RowValue alternative
 Status CheckColumnValue(const ColumnDef& column, RowValue* value, uint64_t row_number);
+
+// The first `chars` characters of `s`, a value of column `c` (bytes for
+// binary strings and single-byte charsets): what a prefix key part keeps.
+std::string_view CharPrefix(const ColumnDef& c, std::string_view s, size_t chars);
 // All columns; `row` must have one value per column.
 Status CheckRow(const TableDef& table, Row* row, uint64_t row_number);
 

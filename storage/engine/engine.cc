@@ -181,20 +181,14 @@ bool KeyHasNull(const IndexDef& idx, const Row& row) {
   return false;
 }
 
-std::string KeyText(const IndexDef& idx, const Row& row) {
+std::string KeyText(const TableDef& def, const IndexDef& idx, const Row& row) {
   std::string text;
   for (const KeyPart& p : idx.parts) {
     if (!text.empty()) text += "-";
-    std::string v = ValueText(row[p.column]);
-    if (p.prefix_length != 0 && std::holds_alternative<std::string>(row[p.column])) {
-      // A prefix key's entry holds its first characters: MySQL shows those.
-      size_t chars = 0, i = 0;
-      for (; i < v.size(); ++i) {
-        if ((static_cast<unsigned char>(v[i]) & 0xC0) != 0x80 && chars++ == p.prefix_length) break;
-      }
-      v.resize(i);
-    }
-    text += v;
+    const std::string v = ValueText(row[p.column]);
+    // A prefix key's entry holds its first characters: MySQL shows those.
+    const bool prefix = p.prefix_length != 0 && std::holds_alternative<std::string>(row[p.column]);
+    text += prefix ? CharPrefix(def.columns[p.column], v, p.prefix_length) : std::string_view(v);
   }
   return text;
 }
@@ -637,32 +631,30 @@ Status Engine::ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr
     }
     trx.sec_added_.erase(added);
   }
-  return UndoRecordChange(**t, rec);
+  Result<std::optional<StoredRecord>> cur = ReadLatest(**t, rec.primary_key);
+  if (!cur.ok()) return cur.status();
+  return UndoRecordChange(**t, rec, *cur);
 }
 
-Status Engine::UndoRecordChange(const TableHandle& t, const UndoRecord& rec) {
+Status Engine::UndoRecordChange(const TableHandle& t, const UndoRecord& rec, const std::optional<StoredRecord>& cur) {
   // The record being undone owns its overflow chain unless the version it
   // goes back to has the same one (a delete mark changes no row bytes).
-  Result<std::optional<StoredRecord>> cur = ReadLatest(t, rec.primary_key);
-  if (!cur.ok()) return cur.status();
   if (rec.type == UndoType::kInsert) {
-    if (!cur->has_value()) return Status::OK();  // the insert itself failed
+    if (!cur.has_value()) return Status::OK();  // the insert itself failed
     Result<bool> gone = t.clustered->Delete(rec.primary_key);
     if (!gone.ok()) return gone.status();
-    return FreeStored(t, (*cur)->row, (*cur)->external);
+    return FreeStored(t, cur->row, cur->external);
   }
   std::string before_row;
   bool before_external = false;
   SLUICE_RETURN_IF_ERROR(engine_internal::BeforeRow(rec, &before_row, &before_external));
-  if (!cur->has_value()) return Status::Corruption("engine: undo of an update finds no record");
+  if (!cur.has_value()) return Status::Corruption("engine: undo of an update finds no record");
   Result<bool> updated = t.clustered->Update(
       rec.primary_key,
       MakeRecord(rec.prev_trx_id, rec.prev_roll_ptr, rec.prev_delete_marked, before_external, before_row));
   if (!updated.ok()) return updated.status();
   if (!*updated) return Status::Corruption("engine: undo of an update finds no record");
-  if ((*cur)->external && (!before_external || (*cur)->row != before_row)) {
-    return FreeStored(t, (*cur)->row, true);
-  }
+  if (cur->external && (!before_external || cur->row != before_row)) return FreeStored(t, cur->row, true);
   return Status::OK();
 }
 
@@ -1061,7 +1053,7 @@ Status Engine::LockAndCheckUnique(EngineTrx& trx, const TableHandle& t, const st
           Result<std::string> k = EncodeIndexKey(def, idx, *row);
           if (!k.ok()) return k.status();
           if (*k == *new_ikey) {
-            return MakeError(er::kDupEntry, KeyText(idx, *new_row), def.name + "." + idx.name);
+            return MakeError(er::kDupEntry, KeyText(def, idx, *new_row), def.name + "." + idx.name);
           }
         }
       }
@@ -1295,17 +1287,32 @@ class Engine::NewKeyCheck final : public BTree::InsertCheck {
   bool unknown_next_ = false;
 };
 
+// A chain StoreRow wrote for a new version that no record refers to yet:
+// freed when the guard goes, unless Keep() says a record took it.
+class Engine::PendingChain {
+ public:
+  PendingChain(Engine* engine, const TableHandle& t, const std::string& row, bool external)
+      : engine_(engine), t_(t), row_(row), owned_(external) {}
+  PendingChain(const PendingChain&) = delete;
+  PendingChain& operator=(const PendingChain&) = delete;
+  ~PendingChain() {
+    if (owned_) (void)engine_->FreeStored(t_, row_, /*external=*/true);
+  }
+  void Keep() { owned_ = false; }
+
+ private:
+  Engine* engine_;
+  const TableHandle& t_;
+  const std::string& row_;
+  bool owned_;
+};
+
 Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row) {
   const TableDef& def = *t.def;
   Result<std::string> enc = EncodeRow(def, row);
   if (!enc.ok()) return enc.status();
   auto duplicate = [&]() {
-    std::string text;
-    for (const KeyPart& p : def.clustered().parts) {
-      if (!text.empty()) text += "-";
-      text += ValueText(row[p.column]);
-    }
-    return MakeError(er::kDupEntry, text, def.name + "." + def.clustered().name);
+    return MakeError(er::kDupEntry, KeyText(def, def.clustered(), row), def.name + "." + def.clustered().name);
   };
   // A duplicate primary key is reported before a duplicate unique value,
   // as InnoDB's clustered insert comes before the secondary ones; the
@@ -1323,22 +1330,13 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
   bool external = false;
   Result<std::string> stored = StoreRow(t, key, std::move(enc).value(), &external);
   if (!stored.ok()) return stored.status();
-  // Until a record refers to it, the chain is this call's to free.
-  struct ChainOwner {
-    Engine* engine;
-    const TableHandle& t;
-    const std::string& row;
-    bool owned;
-    ~ChainOwner() {
-      if (owned) (void)engine->FreeStored(t, row, true);
-    }
-  } chain{this, t, *stored, external};
+  PendingChain chain(this, t, *stored, external);
   std::string record = MakeRecord(trx.id(), RollPtr(), false, external, *stored);
   for (;;) {
     NewKeyCheck check(this, &trx, &t, &key, &record);
     Status s = t.clustered->Insert(key, record, &check);
     if (s.ok()) {
-      chain.owned = false;
+      chain.Keep();
       if (check.unknown_next()) {
         // Locked after the insert: the next key lay past an empty leaf.
         Result<std::optional<std::string>> next = NextKey(t, key);
@@ -1375,7 +1373,7 @@ Status Engine::InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& k
     if (!updated.ok()) return updated.status();
     // The undo record holds the row it replaced (its chain goes at purge);
     // this version's chain is the record's now.
-    chain.owned = false;
+    chain.Keep();
     // The delete-marked row's entries were kept; existing ones stay as they are.
     return AddSecondaryEntries(trx, t, key, nullptr, row, *rp);
   }
@@ -1490,12 +1488,10 @@ Result<bool> Engine::Update(EngineTrx& trx, uint64_t table_id, const Row& pk, Ro
   u.before_image.push_back(engine_internal::RowImage((*cur)->row, (*cur)->external));
   const UndoPos sp = trx.undo_->position();
   Result<RollPtr> rp = AppendUndo(trx, std::move(u));
-  if (!rp.ok()) {
-    (void)FreeStored(t, *stored, external);
-    return rp.status();
-  }
+  PendingChain chain(this, t, *stored, external);
+  if (!rp.ok()) return rp.status();
   Result<bool> updated = t.clustered->Update(*key, MakeRecord(trx.id(), *rp, false, external, *stored));
-  if (!updated.ok()) (void)FreeStored(t, *stored, external);  // no record refers to it
+  if (updated.ok() && *updated) chain.Keep();  // the record's now; undoing the statement frees it
   Status s = updated.status();
   // Only the indexes whose key changed get a new entry; the old entry stays.
   if (s.ok()) s = AddSecondaryEntries(trx, t, *key, &*old_row, new_row, *rp);

@@ -651,7 +651,7 @@ class Engine {
   Status PurgePass(bool sweep);
   Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) REQUIRES(purge_mu_);
   // Queues the chain of a version purge is done with (freed by PurgePass).
-  Status FreeChain(std::string_view ref) REQUIRES(purge_mu_);
+  void FreeChain(std::string_view ref) REQUIRES(purge_mu_);
   // Whether some version of the row `cur` that a read view may still build
   // (from the latest back to the first one every view sees) has `ikey` in
   // index def->indexes[index].
@@ -700,6 +700,7 @@ class Engine {
   // (nullopt: none), re-reading the record after a lost rollback race.
   Result<std::optional<Row>> VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key);
   class NewKeyCheck;
+  class PendingChain;
   static RecordId SupremumLockId(const TableHandle& t);
   Status InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row);
   Status DeleteMarkLocked(EngineTrx& trx, TableHandle& t, const std::string& key,
@@ -717,7 +718,8 @@ class Engine {
   // The clustered half of undoing `rec` (secondary entries are the
   // caller's): removes an insert's record, puts an update's before-image
   // back, and frees the overflow chain of the version that goes.
-  Status UndoRecordChange(const TableHandle& t, const UndoRecord& rec);
+  // `cur` is the record as it is now (read by the caller).
+  Status UndoRecordChange(const TableHandle& t, const UndoRecord& rec, const std::optional<StoredRecord>& cur);
   // Scan / ScanRange: from the first key >= `start` (nullptr: the first
   // key), at most `limit` rows (0: all).
   Status ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* start, uint64_t limit,

@@ -188,7 +188,7 @@ Status Engine::AddIndex(std::string_view schema, std::string_view table, IndexDe
         BTree::Cursor d = (*tree)->NewCursor();
         s = d.Seek(*ikey);
         if (s.ok() && d.Valid() && d.key().starts_with(*ikey)) {
-          return undo(MakeError(er::kDupEntry, KeyText(*idx, *row), stored->name + "." + idx->name));
+          return undo(MakeError(er::kDupEntry, KeyText(*stored, *idx, *row), stored->name + "." + idx->name));
         }
       }
       Result<bool> added = (*tree)->Upsert(*ikey + std::string(c.key()), "");

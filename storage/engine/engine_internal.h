@@ -56,7 +56,7 @@ void SetRecordRollPtr(std::string* record, RollPtr roll_ptr);
 // Whether `row` has a NULL in a column of `idx`'s key, and the key's values
 // as a 1062 message shows them ("1-abc").
 bool KeyHasNull(const IndexDef& idx, const Row& row);
-std::string KeyText(const IndexDef& idx, const Row& row);
+std::string KeyText(const TableDef& def, const IndexDef& idx, const Row& row);
 
 // Corruption when `value` is too short or its flags byte is not valid.
 Result<StoredRecord> ParseRecord(std::string_view value);

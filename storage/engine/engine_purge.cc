@@ -132,7 +132,7 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
   const bool frees_chain = !item.delete_mark && item.before_external;
   // An update of a table without secondary indexes leaves nothing else.
   if (!item.delete_mark && !has_secondary) {
-    if (frees_chain) SLUICE_RETURN_IF_ERROR(FreeChain(item.before_row));
+    if (frees_chain) FreeChain(item.before_row);
     return PurgeOutcome::kDone;
   }
   Result<std::optional<StoredRecord>> cur = ReadLatest(t, item.key);
@@ -157,7 +157,7 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     Result<bool> gone = t.clustered->Delete(item.key);
     if (!gone.ok()) return gone.status();
     purge_stats_.rows_removed += *gone ? 1 : 0;
-    if ((*cur)->external) SLUICE_RETURN_IF_ERROR(FreeChain((*cur)->row));
+    if ((*cur)->external) FreeChain((*cur)->row);
     return PurgeOutcome::kDone;
   }
   // The row changed since (or this was an update): the older version's
@@ -194,15 +194,14 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     if (!gone.ok()) return gone.status();
     purge_stats_.entries_removed += *gone ? 1 : 0;
   }
-  if (frees_chain) SLUICE_RETURN_IF_ERROR(FreeChain(item.before_row));
+  if (frees_chain) FreeChain(item.before_row);
   return PurgeOutcome::kDone;
 }
 
-Status Engine::FreeChain(std::string_view ref) {
+void Engine::FreeChain(std::string_view ref) {
   // Freed by PurgePass once RunIfUnlocked has returned: a long chain's
   // pages are not walked while the lock manager's shard is held.
   chains_to_free_.emplace_back(ref);
-  return Status::OK();
 }
 
 Result<bool> Engine::EntryNeeded(const TableHandle& t, const std::optional<StoredRecord>& cur, size_t index,

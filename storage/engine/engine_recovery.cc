@@ -284,7 +284,7 @@ Status Engine::RecoveryUndo(TrxId trx_id, const UndoRecord& rec) {
     if (!before.ok()) return before.status();
     restored = std::move(before).value();
   }
-  SLUICE_RETURN_IF_ERROR(UndoRecordChange(t, rec));
+  SLUICE_RETURN_IF_ERROR(UndoRecordChange(t, rec, *cur));
   // Secondary entries: which ones this change added is not logged, so the
   // entry of the undone version goes when the restored version does not
   // have it, and the restored version's entry is (re)made. After a crash no
