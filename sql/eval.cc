@@ -1,4 +1,3 @@
-#include "sql/json.h"
 #include "sql/eval.h"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include "base/stack_guard.h"
 #include "sql/charset_internal.h"
 #include "sql/eval_internal.h"
+#include "sql/json.h"
 #include "sql/like.h"
 #include "sql/regexp.h"
 #include "sql/temporal.h"

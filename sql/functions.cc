@@ -32,9 +32,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sql/json.h"
 #include "base/mysql_error.h"
 #include "sql/eval_internal.h"
+#include "sql/json.h"
 #include "sql/temporal.h"
 #include "sql/number.h"
 
@@ -1586,14 +1586,18 @@ const std::unordered_map<std::string_view, FunctionDef>& Registry() {
 
 Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   const std::string upper = AsciiUpper(call.name);
-  if (json::IsFunction(upper)) {
-    std::vector<Value> args;
-    args.reserve(call.args.size());
+  auto evaluate_args = [&](std::vector<Value>* args) -> Status {
+    args->reserve(call.args.size());
     for (const ExprPtr& arg : call.args) {
       Result<Value> v = Evaluate(*arg, ctx);
-      if (!v.ok()) return v;
-      args.push_back(std::move(v).value());
+      if (!v.ok()) return v.status();
+      args->push_back(std::move(v).value());
     }
+    return Status::OK();
+  };
+  if (json::IsFunction(upper)) {  // sql/json.h checks its own argument counts
+    std::vector<Value> args;
+    SLUICE_RETURN_IF_ERROR(evaluate_args(&args));
     return json::Call(upper, args, ctx);
   }
   const auto& registry = Registry();
@@ -1608,14 +1612,7 @@ Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
     return MakeError(er::kWrongParamcountToNativeFct, call.name);
   }
   Call c{call, ctx, {}, upper};
-  if (!def.lazy) {
-    c.args.reserve(call.args.size());
-    for (const ExprPtr& arg : call.args) {
-      Result<Value> v = Evaluate(*arg, ctx);
-      if (!v.ok()) return v;
-      c.args.push_back(std::move(v).value());
-    }
-  }
+  if (!def.lazy) SLUICE_RETURN_IF_ERROR(evaluate_args(&c.args));
   return def.fn(c);
 }
 

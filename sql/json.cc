@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "base/mysql_error.h"
+#include "base/strings.h"
 #include "sql/eval.h"
 
 namespace sluice::sql::json {
@@ -632,11 +633,8 @@ std::vector<const Dom*> Find(const Dom& d, const Path& p) {
 
 // ------------------------------------------------------------ arguments
 
-std::string FnName(std::string_view upper) {
-  std::string s(upper);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+// MySQL names functions in lower case in its messages.
+std::string FnName(std::string_view upper) { return base::AsciiLower(upper); }
 
 // A JSON document argument (1-based `arg`): a JSON value, or text parsed.
 Result<Dom> DocArg(const Value& v, int arg, std::string_view fn) {
@@ -1037,8 +1035,7 @@ Result<Value> FnContainsPath(std::string_view name, const std::vector<Value>& a,
   if (AnyNull(a)) return Value::Null();
   Result<Dom> doc = DocArg(a[0], 1, name);
   if (!doc.ok()) return doc.status();
-  std::string mode = a[1].ToString();
-  for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string mode = base::AsciiLower(a[1].ToString());
   if (mode != "one" && mode != "all") return MakeError(er::kJsonBadOneOrAllArg, FnName(name));
   for (size_t i = 2; i < a.size(); ++i) {
     Result<Path> p = PathArg(a[i]);
