@@ -107,6 +107,7 @@ inline constexpr Error kUnknownSystemVariable{1193, "HY000", "Unknown system var
 inline constexpr Error kLockWaitTimeout{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"};
 inline constexpr Error kWrongArguments{1210, "HY000", "Incorrect arguments to {}"};
 inline constexpr Error kLockDeadlock{1213, "40001", "Deadlock found when trying to get lock; try restarting transaction"};
+inline constexpr Error kCannotAddForeign{1215, "HY000", "Cannot add foreign key constraint"};
 inline constexpr Error kErrorWhenExecutingCommand{1220, "HY000", "Error when executing command {}: {}"};
 inline constexpr Error kWrongUsage{1221, "HY000", "Incorrect usage of {} and {}"};
 inline constexpr Error kCantUpdateWithReadlock{1223, "HY000", "Can't execute the query because you have a conflicting read lock"};
@@ -121,6 +122,7 @@ inline constexpr Error kVarCantBeRead{1233, "HY000", "Variable '{}' can only be 
 inline constexpr Error kNotSupportedYet{1235, "42000", "This version of MySQL doesn't yet support '{}'"};
 inline constexpr Error kMasterFatalReadingBinlog{1236, "HY000", "{}"};
 inline constexpr Error kIncorrectGlobalLocalVar{1238, "HY000", "Variable '{}' is a {} variable"};
+inline constexpr Error kWrongFkDef{1239, "42000", "Incorrect foreign key definition for '{}': {}"};
 inline constexpr Error kOperandColumns{1241, "21000", "Operand should contain {} column(s)"};
 inline constexpr Error kSubqueryNo1Row{1242, "21000", "Subquery returns more than 1 row"};
 inline constexpr Error kErrUnknownStmtHandler{1243, "HY000", "Unknown prepared statement handler ({}) given to {}"};
@@ -168,9 +170,14 @@ inline constexpr Error kStackOverrunNeedMore{1436, "HY000",
     "Thread stack overrun:  {} bytes used of a {} byte stack, and {} bytes needed.  Use 'mysqld "
     "--thread_stack=#' to specify a bigger stack."};
 inline constexpr Error kXaerDupid{1440, "XAE08", "XAER_DUPID: The XID already exists"};
+inline constexpr Error kRowIsReferenced2{1451, "23000",
+    "Cannot delete or update a parent row: a foreign key constraint fails ({})"};
+inline constexpr Error kNoReferencedRow2{1452, "23000",
+    "Cannot add or update a child row: a foreign key constraint fails ({})"};
 inline constexpr Error kErrMaxPreparedStmtCountReached{1461, "42000", "Can't create more than max_prepared_stmt_count statements (current value: {})"};
 inline constexpr Error kWrongStringLength{1470, "HY000", "String '{}' is too long for {} (should be no longer than {})"};
 inline constexpr Error kPluginIsNotLoaded{1524, "HY000", "Plugin '{}' is not loaded"};
+inline constexpr Error kDropIndexFk{1553, "HY000", "Cannot drop index '{}': needed in a foreign key constraint"};
 inline constexpr Error kWrongParamcountToNativeFct{1582, "42000", "Incorrect parameter count in the call to native function '{}'"};
 inline constexpr Error kPluginDeleteBuiltin{1619, "HY000", "Built-in plugins cannot be deleted"};
 inline constexpr Error kWarnPluginBusy{1620, "HY000", "Plugin is busy and will be uninstalled on shutdown"};
@@ -179,6 +186,8 @@ inline constexpr Error kTooLongTableComment{1628, "HY000", "Comment for table '{
 inline constexpr Error kTooLongFieldComment{1629, "HY000", "Comment for field '{}' is too long (max = {})"};
 inline constexpr Error kUnknownLocale{1649, "HY000", "Unknown locale: '{}'"};
 inline constexpr Error kDataOutOfRange{1690, "22003", "{} value is out of range in '{}'"};
+inline constexpr Error kTruncateIllegalFk{1701, "42000",
+    "Cannot truncate a table referenced in a foreign key constraint ({})"};
 inline constexpr Error kPluginNoUninstall{1720, "HY000",
     "Plugin '{}' is marked as not dynamically uninstallable. You have to stop the server to uninstall it."};
 inline constexpr Error kPluginNoInstall{1721, "HY000",
@@ -186,7 +195,21 @@ inline constexpr Error kPluginNoInstall{1721, "HY000",
 inline constexpr Error kCantExecuteInReadOnlyTransaction{1792, "25006", "Cannot execute statement in a READ ONLY transaction."};
 inline constexpr Error kMustChangePassword{1820, "HY000",
     "You must reset your password using ALTER USER statement before executing this statement."};
+inline constexpr Error kFkNoIndexParent{1822, "HY000",
+    "Failed to add the foreign key constraint. Missing index for constraint '{}' in the referenced table '{}'"};
+inline constexpr Error kFkCannotOpenParent{1824, "HY000", "Failed to open the referenced table '{}'"};
+inline constexpr Error kFkDupName{1826, "HY000", "Duplicate foreign key constraint name '{}'"};
 inline constexpr Error kPasswordFormat{1827, "HY000", "The password hash doesn't have the expected format."};
+inline constexpr Error kFkColumnCannotDrop{1828, "HY000",
+    "Cannot drop column '{}': needed in a foreign key constraint '{}'"};
+inline constexpr Error kFkColumnCannotDropChild{1829, "HY000",
+    "Cannot drop column '{}': needed in a foreign key constraint '{}' of table '{}'"};
+inline constexpr Error kFkColumnNotNull{1830, "HY000",
+    "Column '{}' cannot be NOT NULL: needed in a foreign key constraint '{}' SET NULL"};
+inline constexpr Error kFkColumnCannotChange{1832, "HY000",
+    "Cannot change column '{}': used in a foreign key constraint '{}'"};
+inline constexpr Error kFkColumnCannotChangeChild{1833, "HY000",
+    "Cannot change column '{}': used in a foreign key constraint '{}' of table '{}'"};
 inline constexpr Error kMalformedPacket{1835, "HY000", "Malformed communication packet."};
 inline constexpr Error kTableCorrupt{1877, "HY000",
     "Operation cannot be performed. The table '{}.{}' is missing, corrupt or contains bad data."};
@@ -194,6 +217,7 @@ inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
     "Your password has expired. To log in you must change it using a client that supports expired "
     "passwords."};
 inline constexpr Error kPluginCannotBeUninstalled{1883, "HY000", "Plugin '{}' cannot be uninstalled now. {}"};
+inline constexpr Error kFkDepthExceeded{3008, "HY000", "Foreign key cascade delete/update exceeds max depth of {}."};
 inline constexpr Error kQueryTimeout{3024, "HY000",
     "Query execution was interrupted, maximum statement execution time exceeded"};
 inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for user '{}'@'{}'. Account is locked."};
@@ -255,6 +279,12 @@ inline constexpr Error kGeneratedColumnNonPrior{3107, "HY000",
 inline constexpr Error kDependentByGeneratedColumn{3108, "HY000", "Column '{}' has a generated column dependency."};
 inline constexpr Error kGeneratedColumnRefAutoInc{3109, "HY000",
     "Generated column '{}' cannot refer to auto-increment column."};
+inline constexpr Error kFkCannotDropParent{3730, "HY000",
+    "Cannot drop table '{}' referenced by a foreign key constraint '{}' on table '{}'."};
+inline constexpr Error kFkNoColumnParent{3734, "HY000",
+    "Failed to add the foreign key constraint. Missing column '{}' for constraint '{}' in the referenced table '{}'"};
+inline constexpr Error kFkIncompatibleColumns{3780, "HY000",
+    "Referencing column '{}' and referenced column '{}' in foreign key constraint '{}' are incompatible."};
 inline constexpr Error kColumnCheckReferencesOtherColumn{3813, "HY000",
     "Column check constraint '{}' references other column."};
 inline constexpr Error kCheckConstraintNamedFunctionNotAllowed{3814, "HY000",

@@ -58,6 +58,7 @@ inline constexpr uint16_t kLogEventIgnorable = 0x80;
 
 // Rows event flags.
 inline constexpr uint16_t kStmtEndF = 0x1;
+inline constexpr uint16_t kNoForeignKeyChecksF = 0x2;  // rows events: foreign_key_checks was off
 
 enum class Checksum : uint8_t { kOff = 0, kCrc32 = 1, kUndef = 255 };
 

@@ -633,7 +633,7 @@ void RowsEventBuilder::FinishPending(bool stmt_end) {
   if (pending_count_ == 0) return;
   std::string p;
   PutLE(p, table_id_, 6);
-  PutLE(p, stmt_end ? kStmtEndF : 0, 2);
+  PutLE(p, (stmt_end ? kStmtEndF : 0) | (no_foreign_key_checks_ ? kNoForeignKeyChecksF : 0), 2);
   PutLE(p, 2, 2);  // extra_data_len: no extra data
   PutLenenc(p, table_->columns.size());
   if (type_ == kWriteRowsEvent) {

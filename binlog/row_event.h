@@ -99,6 +99,9 @@ class RowsEventBuilder {
   bool empty() const;
   uint8_t type() const { return type_; }
   uint64_t table_id() const { return table_id_; }
+  // NO_FOREIGN_KEY_CHECKS_F on the events (the session's
+  // foreign_key_checks is off): the replica applies them unchecked.
+  void set_no_foreign_key_checks(bool on) { no_foreign_key_checks_ = on; }
 
  private:
   // Size of the pending event with `extra_row_bytes` more row bytes.
@@ -109,6 +112,7 @@ class RowsEventBuilder {
   EventHeader h_;
   uint8_t type_;
   uint64_t table_id_;
+  bool no_foreign_key_checks_ = false;
   const storage::TableDef* table_;
   RowImage image_;
   Checksum checksum_;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "exec/check_constraints.h"
+#include "exec/foreign_keys.h"
 #include "exec/column_values.h"
 #include "exec/system_schema.h"
 #include "sql/lexer.h"
@@ -263,6 +264,36 @@ VirtualTable KeyColumnUsage(const storage::CatalogSnapshot& cat, const Visible& 
     v.rows.push_back({S("def"), S(db), S(idx.name), S("def"), S(db), S(t.name),
                       S(t.columns[idx.parts[i].column].name), U(i + 1), Null(), Null(), Null(), Null()});
   });
+  for (const auto& [db, t] : VisibleTables(cat, visible, extra)) {
+    for (const storage::ForeignKeyDef& fk : t->foreign_keys) {
+      for (size_t i = 0; i < fk.columns.size(); ++i) {
+        v.rows.push_back({S("def"), S(db), S(fk.name), S("def"), S(db), S(t->name), S(fk.columns[i]), U(i + 1),
+                          U(i + 1), S(fk.ref_schema), S(fk.ref_table), S(fk.ref_columns[i])});
+      }
+    }
+  }
+  return v;
+}
+
+VirtualTable ReferentialConstraints(const storage::CatalogSnapshot& cat, const Visible& visible,
+                                    const Extra& extra) {
+  VirtualTable v;
+  v.def = Def("REFERENTIAL_CONSTRAINTS",
+              {Text("CONSTRAINT_CATALOG"), Text("CONSTRAINT_SCHEMA"), Text("CONSTRAINT_NAME"),
+               Text("UNIQUE_CONSTRAINT_CATALOG"), Text("UNIQUE_CONSTRAINT_SCHEMA"),
+               Text("UNIQUE_CONSTRAINT_NAME", 64, true), Text("MATCH_OPTION", 7), Text("UPDATE_RULE", 11),
+               Text("DELETE_RULE", 11), Text("TABLE_NAME"), Text("REFERENCED_TABLE_NAME")});
+  for (const auto& [db, t] : VisibleTables(cat, visible, extra)) {
+    for (const storage::ForeignKeyDef& fk : t->foreign_keys) {
+      // The parent's index the key uses (none while the parent is missing).
+      storage::CatalogSnapshot::TablePtr parent = cat.FindTable(fk.ref_schema, fk.ref_table);
+      const int index = parent != nullptr ? IndexLeadingWith(*parent, fk.ref_columns) : -1;
+      v.rows.push_back({S("def"), S(db), S(fk.name), S("def"), S(fk.ref_schema),
+                        index >= 0 ? S(parent->indexes[index].name) : Null(), S("NONE"),
+                        S(std::string(storage::ForeignKeyActionName(fk.on_update))),
+                        S(std::string(storage::ForeignKeyActionName(fk.on_delete))), S(t->name), S(fk.ref_table)});
+    }
+  }
   return v;
 }
 
@@ -277,6 +308,9 @@ VirtualTable TableConstraints(const storage::CatalogSnapshot& cat, const Visible
       const bool primary = idx.kind == storage::IndexKind::kClustered;
       v.rows.push_back({S("def"), S(db), S(idx.name), S(db), S(t->name), S(primary ? "PRIMARY KEY" : "UNIQUE"),
                         S("YES")});
+    }
+    for (const storage::ForeignKeyDef& fk : t->foreign_keys) {
+      v.rows.push_back({S("def"), S(db), S(fk.name), S(db), S(t->name), S("FOREIGN KEY"), S("YES")});
     }
     for (const storage::CheckDef& c : t->checks) {
       v.rows.push_back({S("def"), S(db), S(c.name), S(db), S(t->name), S("CHECK"), S(c.enforced ? "YES" : "NO")});
@@ -302,7 +336,7 @@ VirtualTable CheckConstraints(const storage::CatalogSnapshot& cat, const Visible
 namespace {
 
 // Tables sluice has nothing to put in (no tablespaces files, triggers,
-// routines, views or foreign keys), with MySQL 8.0's columns, so that dump
+// routines or views), with MySQL 8.0's columns, so that dump
 // and CDC tools that query them get an empty answer instead of 1109.
 VirtualTable Empty(std::string_view name) {
   auto texts = [](std::initializer_list<const char*> names) {
@@ -354,11 +388,6 @@ VirtualTable Empty(std::string_view name) {
     vt.def = Def("VIEWS", texts({"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION", "CHECK_OPTION",
                                  "IS_UPDATABLE", "DEFINER", "SECURITY_TYPE", "CHARACTER_SET_CLIENT",
                                  "COLLATION_CONNECTION"}));
-  } else if (name == "REFERENTIAL_CONSTRAINTS") {
-    vt.def = Def("REFERENTIAL_CONSTRAINTS",
-                 texts({"CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "UNIQUE_CONSTRAINT_CATALOG",
-                        "UNIQUE_CONSTRAINT_SCHEMA", "UNIQUE_CONSTRAINT_NAME", "MATCH_OPTION", "UPDATE_RULE",
-                        "DELETE_RULE", "TABLE_NAME", "REFERENCED_TABLE_NAME"}));
   }
   return vt;
 }
@@ -381,6 +410,7 @@ VirtualTable InformationSchemaTable(std::string_view name, const storage::Catalo
   if (n == "KEY_COLUMN_USAGE") return KeyColumnUsage(catalog, visible, extra);
   if (n == "TABLE_CONSTRAINTS") return TableConstraints(catalog, visible, extra);
   if (n == "CHECK_CONSTRAINTS") return CheckConstraints(catalog, visible, extra);
+  if (n == "REFERENTIAL_CONSTRAINTS") return ReferentialConstraints(catalog, visible, extra);
   return Empty(n);
 }
 

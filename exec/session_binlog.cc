@@ -33,6 +33,7 @@ binlog::QueryInfo BaseQuery(const ExecEnv& env, SessionContext& ctx) {
   const Settings& settings = Settings::Of(env.sys_vars(), ctx);
   q.sql_mode = settings.sql_mode;
   if (!settings.autocommit) q.flags2 |= 0x80000;  // OPTION_NOT_AUTOCOMMIT
+  if (!settings.foreign_key_checks) q.flags2 |= 0x4000000;  // OPTION_NO_FOREIGN_KEY_CHECKS
   q.charset_client = settings.collation_connection;
   if (q.charset_client == 0) q.charset_client = ctx.collation;
   q.collation_connection = q.charset_client;
@@ -99,6 +100,7 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
     }
     builder_ = std::make_unique<binlog::RowsEventBuilder>(Header(env, type), type, table.id, table,
                                                           SessionRowImage(env, ctx), cache_.checksum());
+    builder_->set_no_foreign_key_checks(!Settings::Of(env.sys_vars(), ctx).foreign_key_checks);
   }
   // Only the table's own columns (a hidden row id may trail).
   const size_t n = table.columns.size();

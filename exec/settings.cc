@@ -38,6 +38,7 @@ Settings Settings::Read(const vars::SystemVariables& vars, const vars::SessionVa
     s.innodb_lock_wait_timeout = std::chrono::milliseconds(*v * 1000);
   }
   if (auto v = vars.GetFlags("sql_log_bin", kSession, session); v.ok()) s.sql_log_bin = *v != 0;
+  if (auto v = vars.GetFlags("foreign_key_checks", kSession, session); v.ok()) s.foreign_key_checks = *v != 0;
   if (auto v = vars.Get("binlog_row_image", kSession, session); v.ok()) {
     const std::string image = v->ToString();
     if (sql::EqualsIgnoreCase(image, "MINIMAL")) s.row_image = binlog::RowImage::kMinimal;

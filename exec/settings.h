@@ -45,6 +45,8 @@ struct Settings {
   bool has_innodb_lock_wait_timeout = false;
   std::chrono::milliseconds innodb_lock_wait_timeout{0};
   bool sql_log_bin = true;
+  // foreign_key_checks (exec/foreign_keys.h); binlog events carry it too.
+  bool foreign_key_checks = true;
   binlog::RowImage row_image = binlog::RowImage::kFull;
   // A SELECT's time limit; 0: none.
   std::chrono::milliseconds max_execution_time{0};

@@ -39,6 +39,8 @@
 #include "exec/check_constraints.h"
 #include "exec/exec_env.h"
 #include "exec/column_values.h"
+#include "exec/foreign_keys.h"
+#include "exec/settings.h"
 #include "exec/table_executor.h"
 #include "sql/lexer.h"
 #include "storage/engine/engine.h"
@@ -329,16 +331,18 @@ bool SameStoredType(const ColumnDef& a, const ColumnDef& b) {
 
 Outcome TableExecutor::AlterTable(const sql::AlterTableStmt& s) {
   Outcome o;
-  if (!s.foreign_keys.empty()) {
-    o.error = MakeError(er::kNotSupportedYet, "FOREIGN KEY");
-    return o;
-  }
-  // The table, and the new name of a RENAME [TO].
-  std::vector<std::pair<std::string, std::string>> names{{s.table.schema.empty() ? ctx_.db : s.table.schema,
-                                                          s.table.name}};
+  // The table, the new name of a RENAME [TO], and the parents of added
+  // foreign keys.
+  const std::string schema = s.table.schema.empty() ? ctx_.db : s.table.schema;
+  std::vector<std::pair<std::string, std::string>> names{{schema, s.table.name}};
   for (const sql::AlterSpec& spec : s.specs) {
     if (spec.kind != sql::AlterSpec::Kind::kRenameTable) continue;
     names.emplace_back(spec.new_table.schema.empty() ? ctx_.db : spec.new_table.schema, spec.new_table.name);
+  }
+  for (const sql::ForeignKeySpec& fk : s.foreign_keys) {
+    std::pair<std::string, std::string> parent{fk.ref_table.schema.empty() ? schema : fk.ref_table.schema,
+                                               fk.ref_table.name};
+    if (std::find(names.begin(), names.end(), parent) == names.end()) names.push_back(std::move(parent));
   }
   o.error = BeginDdl(DdlLocks(names));
   if (!o.error.ok()) return o;
@@ -430,6 +434,35 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
     if (!o.error.ok()) return o;
     plan.rebuild = true;
   }
+  // FOREIGN KEYs: the old ones, minus those dropped, following their
+  // columns; then the added ones. A change copies the table.
+  next.foreign_keys = old.foreign_keys;
+  for (size_t i = 0; i < s.specs.size(); ++i) {
+    const sql::AlterSpec& spec = s.specs[i];
+    if (spec.kind != Kind::kDropForeignKey) continue;
+    used[i] = true;
+    auto it = std::find_if(next.foreign_keys.begin(), next.foreign_keys.end(),
+                           [&](const storage::ForeignKeyDef& f) { return SameName(f.name, spec.name); });
+    if (it == next.foreign_keys.end()) {
+      o.error = MakeError(er::kCantDropFieldOrKey, spec.name);
+      return o;
+    }
+    next.foreign_keys.erase(it);
+    plan.rebuild = true;
+  }
+  const bool fk_checks = ForeignKeyChecks();
+  {
+    std::vector<std::string> renamed_from;
+    for (const NewColumn& c : plan.columns) renamed_from.push_back(c.source >= 0 ? old.columns[c.source].name : "");
+    o.error = AlterForeignKeys(old, renamed_from, *engine.catalog().snapshot(), fk_checks, &next);
+    if (!o.error.ok()) return o;
+  }
+  const size_t kept_foreign_keys = next.foreign_keys.size();
+  if (!s.foreign_keys.empty()) {
+    o.error = AddForeignKeys(s.foreign_keys, *engine.catalog().snapshot(), fk_checks, &next);
+    if (!o.error.ok()) return o;
+    plan.rebuild = true;
+  }
   o.error = CheckConstraintColumnsExist(next);
   if (o.error.ok()) o.error = ValidateGeneratedColumns(next, /*altering=*/true);
   if (!o.error.ok()) return o;
@@ -487,6 +520,20 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
   // 2c. A copy. Each new column's value: the old column's, converted by the
   // assignment rules when its type changed; an added column's default.
   const bool strict = Strict();
+  // With foreign_key_checks, every row must have its parent under each
+  // added key (1452). The parents are read, and locked shared, in a
+  // transaction of the ALTER's own, held until the copy is in place.
+  TableDef added_keys = checked;
+  added_keys.foreign_keys.erase(added_keys.foreign_keys.begin(),
+                                added_keys.foreign_keys.begin() + static_cast<long>(kept_foreign_keys));
+  std::unique_ptr<storage::EngineTrx> fk_trx;
+  std::optional<ForeignKeyEnforcer> fks;
+  if (fk_checks && !added_keys.foreign_keys.empty()) {
+    fk_trx = engine.Begin(storage::IsolationLevel::kReadCommitted);
+    const Settings& settings = Settings::Of(env_.sys_vars(), ctx_);
+    if (settings.has_innodb_lock_wait_timeout) fk_trx->set_lock_wait_timeout(settings.innodb_lock_wait_timeout);
+    fks.emplace(engine, *fk_trx, engine.catalog().snapshot());
+  }
   const bool mysql_copies = MySqlCopies(old, checked, plan.columns, strict);
   const auto now = eval_.StatementTime();
   std::vector<std::optional<RowValue>> added(checked.columns.size());
@@ -551,9 +598,11 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
     // Every copied row meets the enforced CHECKs (3819 stops the copy).
     Result<bool> ok = EnforceChecks(*checks, checked, out, /*ignore=*/false);
     if (!ok.ok()) return ok.status();
+    if (fks) SLUICE_RETURN_IF_ERROR(fks->CheckParents(added_keys, nullptr, out));
     return out;
   };
   Result<uint64_t> copied = engine.RebuildTable(t->schema, old.name, std::move(next), convert, plan.auto_increment);
+  if (fk_trx) (void)engine.Rollback(*fk_trx);  // it only read and locked
   if (!copied.ok()) {
     o.error = copied.status();
     return o;
@@ -592,7 +641,12 @@ Outcome TableExecutor::Truncate(const sql::TruncateStmt& s) {
   o.error = BeginDdl(DdlLocks({{s.table.schema.empty() ? ctx_.db : s.table.schema, s.table.name}}));
   if (!o.error.ok()) return o;
   Result<Table> t = ResolveTable(s.table);
-  o.error = t.ok() ? env_.engine().TruncateTable(t->schema, t->def->name) : t.status();
+  o.error = t.status();
+  // A table another one's foreign key references is not truncated (1701).
+  if (o.error.ok() && ForeignKeyChecks()) {
+    o.error = CheckTruncateReferenced(*env_.engine().catalog().snapshot(), *t->def);
+  }
+  if (o.error.ok()) o.error = env_.engine().TruncateTable(t->schema, t->def->name);
   EndDdl(o.error);
   return o;
 }

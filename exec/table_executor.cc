@@ -14,6 +14,7 @@
 #include "exec/check_constraints.h"
 #include "exec/column_values.h"
 #include "exec/exec_env.h"
+#include "exec/foreign_keys.h"
 #include "exec/global_read_lock.h"
 #include "exec/read_only.h"
 #include "exec/table_locks.h"
@@ -69,6 +70,8 @@ Status TableExecutor::LogRow(const TableDef& def, SessionBinlog::RowKind kind, c
 bool TableExecutor::Autocommit() { return Settings::Of(env_.sys_vars(), ctx_).autocommit; }
 
 bool TableExecutor::Strict() { return Settings::Of(env_.sys_vars(), ctx_).strict(); }
+
+bool TableExecutor::ForeignKeyChecks() { return Settings::Of(env_.sys_vars(), ctx_).foreign_key_checks; }
 
 Result<EngineTrx*> TableExecutor::Trx() { return Txn().Open(); }
 
@@ -426,10 +429,6 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     o.error = MakeError(er::kNotSupportedYet, "CREATE TEMPORARY TABLE");
     return o;
   }
-  if (!s.foreign_keys.empty()) {
-    o.error = MakeError(er::kNotSupportedYet, "FOREIGN KEY");
-    return o;
-  }
   TableDef def;
   def.schema = s.table.schema.empty() ? ctx_.db : s.table.schema;
   if (def.schema.empty()) {
@@ -477,6 +476,7 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     def.auto_increment_next = 1;
     def.next_row_id = 1;
     RenameCopiedChecks(&def);
+    def.foreign_keys.clear();  // LIKE copies no foreign keys (MySQL)
     // The hidden clustered index is the catalog's to add again.
     if (def.has_hidden_row_id()) def.indexes.erase(def.indexes.begin());
     for (auto& idx : def.indexes) {
@@ -546,7 +546,15 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     for (auto& k : keys) def.indexes.push_back(std::move(k));
     if (s.options.auto_increment) def.auto_increment_next = std::max<uint64_t>(*s.options.auto_increment, 1);
   }
-  std::vector<MetadataLocks::Request> locks = DdlLocks({{def.schema, def.name}});
+  // The parents of its foreign keys are locked as the table is (MySQL):
+  // their writers' statements end before the keys apply to them.
+  std::vector<std::pair<std::string, std::string>> locked{{def.schema, def.name}};
+  for (const sql::ForeignKeySpec& fk : s.foreign_keys) {
+    std::pair<std::string, std::string> parent{fk.ref_table.schema.empty() ? def.schema : fk.ref_table.schema,
+                                               fk.ref_table.name};
+    if (std::find(locked.begin(), locked.end(), parent) == locked.end()) locked.push_back(std::move(parent));
+  }
+  std::vector<MetadataLocks::Request> locks = DdlLocks(locked);
   if (s.like) {
     locks.push_back({MetadataLocks::TableKey(s.like->schema.empty() ? ctx_.db : s.like->schema, s.like->name),
                      MetadataLocks::Mode::kShared});
@@ -564,14 +572,15 @@ Outcome TableExecutor::CreateTable(const sql::CreateTableStmt& s) {
     EndDdl(o.error);
     return o;
   }
-  // CHECKs last, against the final columns (their names unique in the
-  // schema, which the DDL lock holds still).
-  if (!s.checks.empty()) {
-    o.error = AddCheckConstraints(s.checks, *env_.engine().catalog().snapshot(), &def);
-    if (!o.error.ok()) {
-      EndDdl(o.error);
-      return o;
-    }
+  // CHECKs and FOREIGN KEYs last, against the final columns (their names
+  // unique in the schema, which the DDL lock holds still).
+  if (!s.checks.empty()) o.error = AddCheckConstraints(s.checks, *env_.engine().catalog().snapshot(), &def);
+  if (o.error.ok() && !s.foreign_keys.empty()) {
+    o.error = AddForeignKeys(s.foreign_keys, *env_.engine().catalog().snapshot(), ForeignKeyChecks(), &def);
+  }
+  if (!o.error.ok()) {
+    EndDdl(o.error);
+    return o;
   }
   Result<std::shared_ptr<const TableDef>> created = env_.engine().CreateTable(std::move(def));
   o.error = created.status();
@@ -585,6 +594,13 @@ Outcome TableExecutor::DropTable(const sql::DropTableStmt& s) {
   for (const sql::TableRef& ref : s.tables) names.emplace_back(ref.schema.empty() ? ctx_.db : ref.schema, ref.name);
   o.error = BeginDdl(DdlLocks(names));
   if (!o.error.ok()) return o;
+  // A table another one's foreign key references stays (3730), unless
+  // that one goes too or foreign_key_checks is off.
+  if (ForeignKeyChecks()) o.error = CheckDropReferenced(*env_.engine().catalog().snapshot(), names);
+  if (!o.error.ok()) {
+    EndDdl();
+    return o;
+  }
   std::vector<std::string> missing;
   for (const sql::TableRef& ref : s.tables) {
     std::string schema = ref.schema.empty() ? ctx_.db : ref.schema;
@@ -656,7 +672,13 @@ Outcome TableExecutor::DropIndex(const sql::DropIndexStmt& s) {
   }
   o.error = BeginDdl(DdlLocks({{t->schema, t->def->name}}));
   if (!o.error.ok()) return o;
-  o.error = env_.engine().DropIndex(t->schema, t->def->name, s.name);
+  // An index a foreign key needs stays (1553).
+  TableDef without = *t->def;
+  std::erase_if(without.indexes, [&](const storage::IndexDef& i) { return sql::EqualsIgnoreCase(i.name, s.name); });
+  std::vector<std::string> same_columns;
+  for (const ColumnDef& c : without.columns) same_columns.push_back(c.name);
+  o.error = AlterForeignKeys(*t->def, same_columns, *env_.engine().catalog().snapshot(), ForeignKeyChecks(), &without);
+  if (o.error.ok()) o.error = env_.engine().DropIndex(t->schema, t->def->name, s.name);
   EndDdl(o.error);
   return o;
 }
@@ -773,19 +795,6 @@ Result<std::optional<Row>> UniqueKeyHolder(Engine& engine, EngineTrx& trx, const
   return std::optional<Row>();
 }
 
-// The clustered-key values of `row` (Get/Update/Delete's `pk`): for a
-// table without PRIMARY KEY, the hidden row id a locking read (ScanLocked)
-// puts after the columns.
-Row PkOf(const TableDef& def, const Row& row) {
-  Row pk;
-  if (def.has_hidden_row_id()) {
-    pk.push_back(row.size() > def.columns.size() ? row[def.columns.size()] : RowValue(uint64_t{0}));
-    return pk;
-  }
-  for (const auto& p : def.clustered().parts) pk.push_back(row[p.column]);
-  return pk;
-}
-
 }  // namespace
 
 Status TableExecutor::ComputeGenerated(const std::vector<ParsedGenerated>& generated, const TableDef& def, Row* row,
@@ -853,9 +862,13 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
     }
   }
   const bool strict = Strict() && !s.ignore;
+  const bool fk_checks = ForeignKeyChecks();
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
+    ForeignKeyEnforcer fks(engine, trx, engine.catalog().snapshot());
+    const bool is_child = fk_checks && fks.HasChildKeys(def);
+    const bool is_parent = fk_checks && fks.IsReferenced(def);
     uint64_t first_id = 0;
     uint64_t row_number = 0, duplicates = 0;
     // INSERT ... SELECT: the SELECT's rows are read first (so a table may
@@ -955,11 +968,14 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         r.error = ck.status();
         return r;
       }
-      // The binlog gets the row as stored (generated AUTO_INCREMENT filled).
+      // The binlog and the foreign keys get the row as stored (generated
+      // AUTO_INCREMENT filled).
       const bool binlogging = env_.binlog() != nullptr;
       Row stored;
-      Result<uint64_t> id = engine.Insert(trx, def.id, row, binlogging ? &stored : nullptr);
+      Result<uint64_t> id = engine.Insert(trx, def.id, row, binlogging || is_child ? &stored : nullptr);
+      // Checked once the row is in: a row may reference itself.
       auto log_insert = [&]() -> Status {
+        if (is_child) SLUICE_RETURN_IF_ERROR(fks.CheckParents(def, nullptr, stored));
         return binlogging ? LogRow(def, SessionBinlog::RowKind::kWrite, nullptr, &stored) : Status::OK();
       };
       if (id.ok()) {
@@ -978,14 +994,14 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
            ++round) {
         // The row holding the duplicate key: the PRIMARY KEY's, else a
         // UNIQUE index's (found in the read view, then locked and re-read).
-        Row pk = PkOf(def, row);
+        Row pk = ClusteredKeyOf(def, row);
         Result<std::optional<Row>> old = engine.GetLocked(trx, def.id, pk, storage::LockMode::kX);
         if (old.ok() && !old->has_value()) {
           Result<std::optional<Row>> holder = UniqueKeyHolder(engine, trx, def, row);
           if (!holder.ok()) {
             old = holder.status();
           } else if (holder->has_value()) {
-            pk = PkOf(def, **holder);
+            pk = ClusteredKeyOf(def, **holder);
             old = engine.GetLocked(trx, def.id, pk, storage::LockMode::kX);
           }
         }
@@ -1008,6 +1024,12 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
         }
         ++duplicates;
         if (s.replace) {
+          if (is_parent) {
+            if (Status fk = fks.ParentChanging(def, **old, nullptr); !fk.ok()) {
+              r.error = fk;
+              return r;
+            }
+          }
           Result<bool> del = engine.Delete(trx, def.id, pk);
           if (!del.ok()) {
             r.error = del.status();
@@ -1017,7 +1039,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             r.error = ls;
             return r;
           }
-          id = engine.Insert(trx, def.id, row, binlogging ? &stored : nullptr);
+          id = engine.Insert(trx, def.id, row, binlogging || is_child ? &stored : nullptr);
           if (id.ok()) {
             if (Status ls = log_insert(); !ls.ok()) {
               r.error = ls;
@@ -1092,10 +1114,22 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             break;
           }
           if (updated != **old) {
+            if (is_parent) {
+              if (Status fk = fks.ParentChanging(def, **old, &updated); !fk.ok()) {
+                r.error = fk;
+                return r;
+              }
+            }
             Result<bool> up = engine.Update(trx, def.id, pk, updated);
             if (!up.ok()) {
               r.error = up.status();
               return r;
+            }
+            if (is_child) {
+              if (Status fk = fks.CheckParents(def, &**old, updated); !fk.ok()) {
+                r.error = fk;
+                return r;
+              }
             }
             if (Status ls = LogRow(def, SessionBinlog::RowKind::kUpdate, &**old, &updated); !ls.ok()) {
               r.error = ls;
@@ -1143,9 +1177,13 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     o.error = checks.ok() ? generated.status() : checks.status();
     return EndOnLockError(o);
   }
+  const bool fk_checks = ForeignKeyChecks();
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
+    ForeignKeyEnforcer fks(engine, trx, engine.catalog().snapshot());
+    const bool is_child = fk_checks && fks.HasChildKeys(def);
+    const bool is_parent = fk_checks && fks.IsReferenced(def);
     RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
     if (!row_limit.ok()) {
@@ -1224,10 +1262,22 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
         r.error = ck.status();
         return r;
       }
-      Result<bool> up = engine.Update(trx, def.id, PkOf(def, old), updated);
+      if (is_parent) {
+        if (Status fk = fks.ParentChanging(def, before, &updated); !fk.ok()) {
+          r.error = fk;
+          return r;
+        }
+      }
+      Result<bool> up = engine.Update(trx, def.id, ClusteredKeyOf(def, old), updated);
       if (!up.ok()) {
         r.error = up.status();
         return r;
+      }
+      if (is_child && *up) {
+        if (Status fk = fks.CheckParents(def, &before, updated); !fk.ok()) {
+          r.error = fk;
+          return r;
+        }
       }
       if (*up) {
         ++changed;
@@ -1254,9 +1304,12 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
   o.error = UseTable(*t, s.table, /*write=*/true);
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
+  const bool fk_checks = ForeignKeyChecks();
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
+    ForeignKeyEnforcer fks(engine, trx, engine.catalog().snapshot());
+    const bool is_parent = fk_checks && fks.IsReferenced(def);
     RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
     if (!row_limit.ok()) {
@@ -1280,7 +1333,21 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
         r.error = interrupted;
         return r;
       }
-      const Row pk = PkOf(def, row);
+      const Row pk = ClusteredKeyOf(def, row);
+      if (is_parent) {
+        // A row a cascade already deleted is left alone.
+        Result<std::optional<Row>> still = engine.GetLocked(trx, def.id, pk, storage::LockMode::kX);
+        if (!still.ok()) {
+          r.error = still.status();
+          return r;
+        }
+        if (!still->has_value()) continue;
+        const Row columns(still->value().begin(), still->value().begin() + def.columns.size());
+        if (Status fk = fks.ParentChanging(def, columns, nullptr); !fk.ok()) {
+          r.error = fk;
+          return r;
+        }
+      }
       Result<bool> del = engine.Delete(trx, def.id, pk);
       if (!del.ok()) {
         r.error = del.status();
@@ -1471,6 +1538,7 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
       text += fmt::format(",\n  {}KEY `{}` ({})", idx.unique ? "UNIQUE " : "", idx.name, parts);
     }
   }
+  for (const storage::ForeignKeyDef& fk : def.foreign_keys) text += ",\n  " + ForeignKeyClause(def.schema, fk);
   for (const storage::CheckDef& c : def.checks) {
     std::string name;
     for (char ch : c.name) name += ch == '`' ? std::string("``") : std::string(1, ch);

@@ -211,6 +211,8 @@ class TableExecutor {
   // denied account learns nothing of what exists).
   Result<Table> ResolveShowTable(const sql::TableRef& ref, const char* command);
   bool Autocommit();
+  // The session's foreign_key_checks (exec/foreign_keys.h).
+  bool ForeignKeyChecks();
   // Assignments of row `row_number`: their warnings go to the session.
   AssignContext Assigning(bool strict, uint64_t row_number);
   bool Strict();

@@ -626,6 +626,19 @@ struct CheckSpec {
   std::string column;    // a column's CHECK: that column; "" for a table's
 };
 
+// [CONSTRAINT [name]] FOREIGN KEY [index_name] (col, ...) REFERENCES
+// [db.]t (col, ...) [MATCH ...] [ON DELETE action] [ON UPDATE action].
+struct ForeignKeySpec {
+  enum class Action : uint8_t { kNoAction, kRestrict, kCascade, kSetNull, kSetDefault };
+  std::string name;        // CONSTRAINT name; "" when not given
+  std::string index_name;  // FOREIGN KEY index_name; "" when not given
+  std::vector<std::string> columns;
+  TableRef ref_table;
+  std::vector<std::string> ref_columns;
+  Action on_delete = Action::kNoAction;
+  Action on_update = Action::kNoAction;
+};
+
 struct TableOptions {
   std::string engine;     // ENGINE [=] x; "" when absent
   std::string charset;    // [DEFAULT] CHARACTER SET|CHARSET [=] x
@@ -642,7 +655,7 @@ struct CreateTableStmt : Stmt {
   TableRef table;
   std::vector<ColumnDefinition> columns;
   std::vector<IndexSpec> indexes;  // table-level PRIMARY KEY / UNIQUE / KEY / INDEX
-  std::vector<std::string> foreign_keys;  // FOREIGN KEY / CONSTRAINT ... as typed
+  std::vector<ForeignKeySpec> foreign_keys;
   std::vector<CheckSpec> checks;          // table and column CHECKs, in order
   TableOptions options;
   std::optional<TableRef> like;  // CREATE TABLE t LIKE u / (LIKE u)
@@ -679,6 +692,7 @@ struct AlterSpec {
     kForce,          // FORCE (rebuild)
     kDropCheck,      // DROP {CHECK | CONSTRAINT} name
     kAlterCheck,     // ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED: enforced
+    kDropForeignKey, // DROP FOREIGN KEY name
   };
   // Where an added or changed column goes: kLast keeps a changed column in
   // its place and appends an added one.
@@ -706,7 +720,7 @@ struct AlterTableStmt : Stmt {
   TableRef table;
   std::vector<AlterSpec> specs;  // in statement order
   TableOptions options;
-  std::vector<std::string> foreign_keys;  // ADD [CONSTRAINT] FOREIGN KEY ... as typed
+  std::vector<ForeignKeySpec> foreign_keys;  // ADD [CONSTRAINT] FOREIGN KEY ...
   std::vector<CheckSpec> checks;          // ADD CHECK (...) and added columns' CHECKs
   bool keys_toggled = false;  // DISABLE KEYS / ENABLE KEYS (a note for InnoDB)
 };

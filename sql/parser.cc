@@ -231,8 +231,8 @@ class Parser::Impl {
   Status ParseCheckConstraint(CheckSpec* check);
   // (expr): the expression's text as typed, without the parentheses.
   Status ParseParenthesizedExprText(std::string* text);
-  Status ParseReferences();
-  Status ParseForeignKey();
+  Status ParseReferences(ForeignKeySpec* fk);
+  Status ParseForeignKey(ForeignKeySpec* fk);
   Status ParseIndexType();
   Status ParseIndexAfterKind(IndexSpec* index);
   Status ParseKeyParts(std::vector<IndexPartSpec>* parts);
@@ -1969,7 +1969,6 @@ Status Parser::Impl::ParseAlterAlgorithmAndLock() {
 
 // One create_definition: a column, an index, a FOREIGN KEY or a CHECK.
 Status Parser::Impl::ParseTableElement(CreateTableStmt* s) {
-  const uint32_t begin = Peek().offset;
   std::string symbol;  // CONSTRAINT symbol
   const bool constraint = AcceptKeyword("CONSTRAINT");
   if (constraint && !PeekKeyword("PRIMARY") && !PeekKeyword("UNIQUE") && !PeekKeyword("FOREIGN") &&
@@ -1988,8 +1987,10 @@ Status Parser::Impl::ParseTableElement(CreateTableStmt* s) {
     SLUICE_RETURN_IF_ERROR(ParseIndexAfterKind(&index));
     if (index.name.empty()) index.name = symbol;
   } else if (PeekKeyword("FOREIGN")) {
-    SLUICE_RETURN_IF_ERROR(ParseForeignKey());
-    s->foreign_keys.emplace_back(query_.substr(begin, last_end_ - begin));
+    ForeignKeySpec fk;
+    fk.name = symbol;
+    SLUICE_RETURN_IF_ERROR(ParseForeignKey(&fk));
+    s->foreign_keys.push_back(std::move(fk));
     return Status::OK();
   } else if (PeekKeyword("CHECK")) {
     CheckSpec check;
@@ -2107,14 +2108,14 @@ Status Parser::Impl::ParseCheckConstraint(CheckSpec* check) {
 
 // REFERENCES [db.]t [(col, ...)] [MATCH FULL|PARTIAL|SIMPLE]
 //   [ON DELETE action] [ON UPDATE action]
-Status Parser::Impl::ParseReferences() {
+Status Parser::Impl::ParseReferences(ForeignKeySpec* fk) {
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("REFERENCES"));
-  TableRef table;
-  SLUICE_RETURN_IF_ERROR(ParseTableName(&table));
+  SLUICE_RETURN_IF_ERROR(ParseTableName(&fk->ref_table));
   if (AcceptPunct(Punct::kLParen)) {
     do {
       std::string col;
       SLUICE_RETURN_IF_ERROR(ParseIdent(&col));
+      fk->ref_columns.push_back(std::move(col));
     } while (AcceptPunct(Punct::kComma));
     SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
   }
@@ -2125,34 +2126,40 @@ Status Parser::Impl::ParseReferences() {
   }
   while (PeekKeyword("ON") && (PeekKeyword("DELETE", 1) || PeekKeyword("UPDATE", 1))) {
     Take();
-    Take();
-    if (AcceptKeyword("RESTRICT") || AcceptKeyword("CASCADE")) continue;
-    if (AcceptKeyword("SET")) {
-      if (!AcceptKeyword("NULL") && !AcceptKeyword("DEFAULT")) return Error();
-      continue;
-    }
-    if (AcceptKeyword("NO")) {
+    ForeignKeySpec::Action* action = Take().IsKeyword("DELETE") ? &fk->on_delete : &fk->on_update;
+    if (AcceptKeyword("RESTRICT")) {
+      *action = ForeignKeySpec::Action::kRestrict;
+    } else if (AcceptKeyword("CASCADE")) {
+      *action = ForeignKeySpec::Action::kCascade;
+    } else if (AcceptKeyword("SET")) {
+      if (AcceptKeyword("NULL")) {
+        *action = ForeignKeySpec::Action::kSetNull;
+      } else if (AcceptKeyword("DEFAULT")) {
+        *action = ForeignKeySpec::Action::kSetDefault;
+      } else {
+        return Error();
+      }
+    } else if (AcceptKeyword("NO")) {
       SLUICE_RETURN_IF_ERROR(ExpectKeyword("ACTION"));
-      continue;
+      *action = ForeignKeySpec::Action::kNoAction;
+    } else {
+      return Error();
     }
-    return Error();
   }
   return Status::OK();
 }
 
-// FOREIGN KEY [name] (col, ...) REFERENCES ...; the caller keeps the text.
-Status Parser::Impl::ParseForeignKey() {
+// FOREIGN KEY [index_name] (col, ...) REFERENCES ...
+Status Parser::Impl::ParseForeignKey(ForeignKeySpec* fk) {
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("FOREIGN"));
   SLUICE_RETURN_IF_ERROR(ExpectKeyword("KEY"));
-  if (!PeekPunct(Punct::kLParen)) {
-    std::string name;
-    SLUICE_RETURN_IF_ERROR(ParseIdent(&name));
-  }
+  if (!PeekPunct(Punct::kLParen)) SLUICE_RETURN_IF_ERROR(ParseIdent(&fk->index_name));
   SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kLParen));
   std::vector<IndexPartSpec> parts;
   SLUICE_RETURN_IF_ERROR(ParseKeyParts(&parts));
   SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kRParen));
-  return ParseReferences();
+  for (IndexPartSpec& p : parts) fk->columns.push_back(std::move(p.column));
+  return ParseReferences(fk);
 }
 
 // name data_type [column_attribute ...]
@@ -2223,7 +2230,8 @@ Status Parser::Impl::ParseColumnDefinition(CreateTableStmt* s, ColumnDefinition*
       s->checks.push_back(std::move(check));
     } else if (PeekKeyword("REFERENCES")) {
       // MySQL 8.0 parses and ignores a column-level REFERENCES.
-      SLUICE_RETURN_IF_ERROR(ParseReferences());
+      ForeignKeySpec ignored;
+      SLUICE_RETURN_IF_ERROR(ParseReferences(&ignored));
     } else if ((PeekKeyword("GENERATED") && PeekKeyword("ALWAYS", 1)) || PeekKeyword("AS")) {
       if (AcceptKeyword("GENERATED")) SLUICE_RETURN_IF_ERROR(ExpectKeyword("ALWAYS"));
       SLUICE_RETURN_IF_ERROR(ExpectKeyword("AS"));
@@ -2632,6 +2640,11 @@ Status Parser::Impl::ParseAlterSpec(AlterTableStmt* s) {
     } else if (AcceptKeyword("INDEX") || AcceptKeyword("KEY")) {
       spec.kind = AlterSpec::Kind::kDropIndex;
       SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
+    } else if (PeekKeyword("FOREIGN") && PeekKeyword("KEY", 1)) {
+      Take();
+      Take();
+      spec.kind = AlterSpec::Kind::kDropForeignKey;
+      SLUICE_RETURN_IF_ERROR(ParseIdent(&spec.name));
     } else if (PeekKeyword("CHECK") || PeekKeyword("CONSTRAINT")) {
       spec.kind = AlterSpec::Kind::kDropCheck;
       spec.constraint = Take().IsKeyword("CONSTRAINT");
@@ -2744,7 +2757,7 @@ Status Parser::Impl::ParseAlterAdd(AlterTableStmt* s) {
     spec.index = std::move(index);
     s->specs.push_back(std::move(spec));
   }
-  for (std::string& f : elements.foreign_keys) s->foreign_keys.push_back(std::move(f));
+  for (ForeignKeySpec& f : elements.foreign_keys) s->foreign_keys.push_back(std::move(f));
   for (CheckSpec& c : elements.checks) s->checks.push_back(std::move(c));
   return Status::OK();
 }

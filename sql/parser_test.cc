@@ -1169,11 +1169,20 @@ TEST(ParserTest, TableLevelIndexesAndConstraints) {
   EXPECT_EQ(s->indexes[4].parts.size(), 2u);
   EXPECT_EQ(s->indexes[5].kind, IndexSpec::Kind::kFulltext);
   EXPECT_EQ(s->indexes[6].kind, IndexSpec::Kind::kSpatial);
-  EXPECT_EQ(s->foreign_keys,
-            (std::vector<std::string>{
-                "CONSTRAINT `fk` FOREIGN KEY (`x`) REFERENCES `u` (`id`) ON DELETE CASCADE ON "
-                "UPDATE SET NULL",
-                "FOREIGN KEY fk2 (x) REFERENCES db2.u (a, b) MATCH FULL ON DELETE NO ACTION"}));
+  ASSERT_EQ(s->foreign_keys.size(), 2u);
+  EXPECT_EQ(s->foreign_keys[0].name, "fk");
+  EXPECT_EQ(s->foreign_keys[0].index_name, "");
+  EXPECT_EQ(s->foreign_keys[0].columns, std::vector<std::string>{"x"});
+  EXPECT_EQ(s->foreign_keys[0].ref_table.name, "u");
+  EXPECT_EQ(s->foreign_keys[0].ref_columns, std::vector<std::string>{"id"});
+  EXPECT_EQ(s->foreign_keys[0].on_delete, ForeignKeySpec::Action::kCascade);
+  EXPECT_EQ(s->foreign_keys[0].on_update, ForeignKeySpec::Action::kSetNull);
+  EXPECT_EQ(s->foreign_keys[1].name, "");
+  EXPECT_EQ(s->foreign_keys[1].index_name, "fk2");
+  EXPECT_EQ(s->foreign_keys[1].ref_table.schema, "db2");
+  EXPECT_EQ(s->foreign_keys[1].ref_columns, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(s->foreign_keys[1].on_delete, ForeignKeySpec::Action::kNoAction);
+  EXPECT_EQ(s->foreign_keys[1].on_update, ForeignKeySpec::Action::kNoAction);
   ASSERT_EQ(s->checks.size(), 2u);
   EXPECT_EQ(s->checks[0].name, "chk");
   EXPECT_EQ(s->checks[0].expr, "(`id` > 0)");
@@ -1406,7 +1415,15 @@ TEST(ParserTest, AlterTableIndexRenameAndOptionSpecs) {
   auto fk = ParseOne<AlterTableStmt>("ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (b)",
                                      StmtKind::kAlterTable);
   ASSERT_TRUE(fk);
-  EXPECT_EQ(fk->foreign_keys.size(), 1u);
+  ASSERT_EQ(fk->foreign_keys.size(), 1u);
+  EXPECT_EQ(fk->foreign_keys[0].name, "f");
+  EXPECT_EQ(fk->foreign_keys[0].on_delete, ForeignKeySpec::Action::kNoAction);
+  auto drop = ParseOne<AlterTableStmt>("ALTER TABLE t DROP FOREIGN KEY f, DROP KEY f", StmtKind::kAlterTable);
+  ASSERT_TRUE(drop);
+  ASSERT_EQ(drop->specs.size(), 2u);
+  EXPECT_EQ(drop->specs[0].kind, AlterSpec::Kind::kDropForeignKey);
+  EXPECT_EQ(drop->specs[0].name, "f");
+  EXPECT_EQ(drop->specs[1].kind, AlterSpec::Kind::kDropIndex);
 }
 
 TEST(ParserTest, RenameTableAndAlterErrors) {

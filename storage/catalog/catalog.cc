@@ -137,6 +137,16 @@ struct CatalogCodec {
       pc->set_expr(c.expr);
       pc->set_not_enforced(!c.enforced);
     }
+    for (const ForeignKeyDef& f : t.foreign_keys) {
+      catalogpb::ForeignKey* pf = p->add_foreign_keys();
+      pf->set_name(f.name);
+      for (const std::string& c : f.columns) pf->add_columns(c);
+      pf->set_ref_schema(f.ref_schema);
+      pf->set_ref_table(f.ref_table);
+      for (const std::string& c : f.ref_columns) pf->add_ref_columns(c);
+      pf->set_on_delete(static_cast<catalogpb::ForeignKey::Action>(f.on_delete));
+      pf->set_on_update(static_cast<catalogpb::ForeignKey::Action>(f.on_update));
+    }
   }
 
   static Result<TableDef> FromProto(const catalogpb::Table& p) {
@@ -185,6 +195,22 @@ struct CatalogCodec {
     t.options.charset = p.options().charset();
     t.options.collation = p.options().collation();
     for (const catalogpb::Check& pc : p.checks()) t.checks.push_back(CheckDef{pc.name(), pc.expr(), !pc.not_enforced()});
+    for (const catalogpb::ForeignKey& pf : p.foreign_keys()) {
+      ForeignKeyDef f;
+      f.name = pf.name();
+      f.columns.assign(pf.columns().begin(), pf.columns().end());
+      f.ref_schema = pf.ref_schema();
+      f.ref_table = pf.ref_table();
+      f.ref_columns.assign(pf.ref_columns().begin(), pf.ref_columns().end());
+      if (f.columns.empty() || f.columns.size() != f.ref_columns.size() ||
+          pf.on_delete() > catalogpb::ForeignKey::SET_DEFAULT || pf.on_update() > catalogpb::ForeignKey::SET_DEFAULT ||
+          pf.on_delete() < 0 || pf.on_update() < 0) {
+        return Status::Corruption("catalog: bad foreign key " + f.name + " in " + t.name);
+      }
+      f.on_delete = static_cast<ForeignKeyAction>(pf.on_delete());
+      f.on_update = static_cast<ForeignKeyAction>(pf.on_update());
+      t.foreign_keys.push_back(std::move(f));
+    }
     return t;
   }
 
@@ -297,6 +323,24 @@ CatalogSnapshot::TablePtr CatalogSnapshot::FindTableById(uint64_t id) const {
   return it == by_id_.end() ? nullptr : it->second;
 }
 
+void CatalogSnapshot::IndexForeignKeys() {
+  referenced_by_.clear();
+  for (const auto& [id, table] : by_id_) {
+    for (size_t i = 0; i < table->foreign_keys.size(); ++i) {
+      const ForeignKeyDef& f = table->foreign_keys[i];
+      referenced_by_.emplace(std::pair{f.ref_schema, f.ref_table}, ForeignKeyRef{table, i});
+    }
+  }
+}
+
+std::vector<CatalogSnapshot::ForeignKeyRef> CatalogSnapshot::ReferencingForeignKeys(std::string_view schema,
+                                                                                     std::string_view name) const {
+  std::vector<ForeignKeyRef> out;
+  auto [lo, hi] = referenced_by_.equal_range({std::string(schema), std::string(name)});
+  for (auto it = lo; it != hi; ++it) out.push_back(it->second);
+  return out;
+}
+
 std::vector<CatalogSnapshot::TablePtr> CatalogSnapshot::TablesIn(std::string_view schema) const {
   std::vector<TablePtr> out = AllTablesIn(schema);
   std::erase_if(out, [](const TablePtr& t) { return IsTempTableName(t->name); });
@@ -350,6 +394,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(io::FileSystem* fs, std::string d
   bytes.resize(*n);
   Result<std::shared_ptr<CatalogSnapshot>> snap = CatalogCodec::Parse(bytes);
   if (!snap.ok()) return snap.status();
+  (*snap)->IndexForeignKeys();
   cat->Publish(std::move(*snap));
   return cat;
 }
@@ -370,6 +415,7 @@ Status Catalog::CommitLocked(std::shared_ptr<CatalogSnapshot> next) {
     if (renamed) sticky_error_ = st;
     return st;
   }
+  next->IndexForeignKeys();
   Publish(std::move(next));
   return Status::OK();
 }
@@ -468,16 +514,46 @@ Result<CatalogSnapshot::TablePtr> Catalog::MoveTable(CatalogSnapshot* next, cons
   auto renamed = std::make_shared<TableDef>(*t);
   renamed->schema = std::string(to_schema);
   renamed->name = std::string(to_name);
-  // CHECK names generated from the table's name follow it (MySQL 8.0).
+  // CHECK and FOREIGN KEY names generated from the table's name follow it
+  // (MySQL 8.0).
   for (CheckDef& c : renamed->checks) {
     if (std::optional<std::string_view> digits = GeneratedCheckDigits(t->name, c.name)) {
       c.name = GeneratedCheckName(to_name, *digits);
     }
   }
+  for (ForeignKeyDef& f : renamed->foreign_keys) {
+    if (std::optional<std::string_view> digits = GeneratedForeignKeyDigits(t->name, f.name)) {
+      f.name = GeneratedForeignKeyName(to_name, *digits);
+    }
+  }
   next->by_name_.erase({t->schema, t->name});
   next->by_name_[{renamed->schema, renamed->name}] = renamed;
   next->by_id_[renamed->id] = renamed;
-  return CatalogSnapshot::TablePtr(std::move(renamed));
+  RetargetForeignKeys(next, t->schema, t->name, to_schema, to_name);
+  return next->FindTable(to_schema, to_name);
+}
+
+void Catalog::RetargetForeignKeys(CatalogSnapshot* next, std::string_view from_schema, std::string_view from_name,
+                                  std::string_view to_schema, std::string_view to_name) {
+  std::vector<std::shared_ptr<TableDef>> changed;
+  for (const auto& [id, table] : next->by_id_) {
+    bool refers = false;
+    for (const ForeignKeyDef& f : table->foreign_keys) {
+      refers = refers || (f.ref_schema == from_schema && f.ref_table == from_name);
+    }
+    if (!refers) continue;
+    auto copy = std::make_shared<TableDef>(*table);
+    for (ForeignKeyDef& f : copy->foreign_keys) {
+      if (f.ref_schema != from_schema || f.ref_table != from_name) continue;
+      f.ref_schema = std::string(to_schema);
+      f.ref_table = std::string(to_name);
+    }
+    changed.push_back(std::move(copy));
+  }
+  for (std::shared_ptr<TableDef>& c : changed) {
+    next->by_name_[{c->schema, c->name}] = c;
+    next->by_id_[c->id] = c;
+  }
 }
 
 Status Catalog::RenameTables(const std::vector<TableRename>& renames,
@@ -518,6 +594,9 @@ Result<std::shared_ptr<const TableDef>> Catalog::ReplaceTable(std::string_view s
   next->by_id_.erase(old->id);
   Result<CatalogSnapshot::TablePtr> m = MoveTable(next.get(), temp, new_schema, new_name);
   if (!m.ok()) return m.status();
+  // Keys that referenced the old table now reference the new one.
+  if (new_schema != schema || new_name != name) RetargetForeignKeys(next.get(), schema, name, new_schema, new_name);
+  m = next->FindTable(new_schema, new_name);
   SLUICE_RETURN_IF_ERROR(CommitLocked(std::move(next)));
   if (old_space_id != nullptr) *old_space_id = old->space_id;
   return *m;

@@ -108,6 +108,17 @@ class CatalogSnapshot {
   const BrokenTable* FindBrokenTable(std::string_view schema, std::string_view name) const;
   const std::vector<BrokenTable>& broken_tables() const { return broken_; }
 
+  // A FOREIGN KEY as seen from the table it references: the table that
+  // holds it (the child) and its position in the child's foreign_keys.
+  struct ForeignKeyRef {
+    TablePtr child;
+    size_t index = 0;
+    const ForeignKeyDef& def() const { return child->foreign_keys[index]; }
+  };
+  // The keys that reference `schema`.`name` (its children, itself included
+  // when it references itself), in child table id order.
+  std::vector<ForeignKeyRef> ReferencingForeignKeys(std::string_view schema, std::string_view name) const;
+
   uint64_t next_table_id() const { return next_table_id_; }
   uint32_t next_space_id() const { return next_space_id_; }
   uint64_t next_index_id() const { return next_index_id_; }
@@ -120,6 +131,10 @@ class CatalogSnapshot {
   std::map<std::pair<std::string, std::string>, TablePtr> by_name_;
   std::map<uint64_t, TablePtr> by_id_;
   std::vector<BrokenTable> broken_;
+  // ReferencingForeignKeys' answers, by referenced {schema, name}: built by
+  // IndexForeignKeys once a snapshot is complete, before it is published.
+  std::multimap<std::pair<std::string, std::string>, ForeignKeyRef> referenced_by_;
+  void IndexForeignKeys();
   uint64_t next_table_id_ = 1;
   uint32_t next_space_id_ = 1;
   uint64_t next_index_id_ = 1;
@@ -204,6 +219,10 @@ class Catalog {
   std::shared_ptr<CatalogSnapshot> CopyCurrent() const;
   // Renames table `t` of `next` (a snapshot being built) to (to_schema,
   // to_name): 1049 / 1050 as RenameTable. Returns the new definition.
+  // Every foreign key of `next` that references `from_schema`.`from_name`
+  // references `to_schema`.`to_name` instead (RENAME TABLE of a parent).
+  static void RetargetForeignKeys(CatalogSnapshot* next, std::string_view from_schema, std::string_view from_name,
+                                  std::string_view to_schema, std::string_view to_name);
   static Result<CatalogSnapshot::TablePtr> MoveTable(CatalogSnapshot* next, const CatalogSnapshot::TablePtr& t,
                                                      std::string_view to_schema, std::string_view to_name);
   // The old snapshot is released outside the mutex (it may be the last

@@ -226,6 +226,66 @@ TEST_F(CatalogTest, RenameTablesIsAllOrNothingAndCanSwap) {
   EXPECT_EQ(cat->snapshot()->FindTable("db", "c"), nullptr);
 }
 
+TEST_F(CatalogTest, ForeignKeysSurviveReopenAndFollowTheirParent) {
+  auto child_def = [](std::string name, std::string parent_schema, std::string parent) {
+    TableDef t = SimpleTable("db", std::move(name));
+    ForeignKeyDef fk;
+    fk.name = t.name + "_ibfk_1";
+    fk.columns = {"v"};
+    fk.ref_schema = std::move(parent_schema);
+    fk.ref_table = std::move(parent);
+    fk.ref_columns = {"v"};
+    fk.on_delete = ForeignKeyAction::kCascade;
+    fk.on_update = ForeignKeyAction::kSetNull;
+    t.foreign_keys.push_back(fk);
+    return t;
+  };
+  {
+    auto cat = OpenCatalog();
+    ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());
+    ASSERT_TRUE(cat->CreateDatabase({"db2"}).ok());
+    ASSERT_TRUE(cat->CreateTable(SimpleTable("db", "p")).ok());
+    ASSERT_TRUE(cat->CreateTable(child_def("c", "db", "p")).ok());
+    ASSERT_TRUE(cat->CreateTable(child_def("self", "db", "self")).ok());
+    ASSERT_TRUE(cat->CreateTable(child_def("orphan", "db", "later")).ok());  // foreign_key_checks=0
+  }
+  fs_.DropUnsyncedData();
+  auto cat = OpenCatalog();
+  auto snap = cat->snapshot();
+  auto c = snap->FindTable("db", "c");
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->foreign_keys.size(), 1u);
+  EXPECT_EQ(c->foreign_keys[0].name, "c_ibfk_1");
+  EXPECT_EQ(c->foreign_keys[0].on_delete, ForeignKeyAction::kCascade);
+  EXPECT_EQ(c->foreign_keys[0].on_update, ForeignKeyAction::kSetNull);
+  auto refs = snap->ReferencingForeignKeys("db", "p");
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(refs[0].child->name, "c");
+  EXPECT_EQ(refs[0].def().name, "c_ibfk_1");
+  ASSERT_EQ(snap->ReferencingForeignKeys("db", "self").size(), 1u);
+  EXPECT_EQ(snap->ReferencingForeignKeys("db", "later").size(), 1u);
+  EXPECT_TRUE(snap->ReferencingForeignKeys("db", "c").empty());
+
+  // RENAME TABLE of a parent: the keys that reference it follow, and a
+  // generated key name follows its own table.
+  ASSERT_TRUE(cat->RenameTable("db", "p", "db2", "p2").ok());
+  ASSERT_TRUE(cat->RenameTable("db", "self", "db", "mine").ok());
+  snap = cat->snapshot();
+  EXPECT_EQ(snap->FindTable("db", "c")->foreign_keys[0].ref_schema, "db2");
+  EXPECT_EQ(snap->FindTable("db", "c")->foreign_keys[0].ref_table, "p2");
+  EXPECT_TRUE(snap->ReferencingForeignKeys("db", "p").empty());
+  EXPECT_EQ(snap->ReferencingForeignKeys("db2", "p2").size(), 1u);
+  auto mine = snap->FindTable("db", "mine");
+  EXPECT_EQ(mine->foreign_keys[0].name, "mine_ibfk_1");
+  EXPECT_EQ(mine->foreign_keys[0].ref_table, "mine");
+  // A rebuild under a new name (ALTER TABLE ... RENAME TO with a copy).
+  ASSERT_TRUE(cat->CreateTable(SimpleTable("db2", "#sql-9")).ok());
+  uint32_t space = 0;
+  ASSERT_TRUE(cat->ReplaceTable("db2", "p2", "#sql-9", "db", "p3", &space).ok());
+  EXPECT_EQ(cat->snapshot()->FindTable("db", "c")->foreign_keys[0].ref_table, "p3");
+  EXPECT_EQ(cat->snapshot()->ReferencingForeignKeys("db", "p3").size(), 1u);
+}
+
 TEST_F(CatalogTest, ReplaceTableSwapsInTheTemporaryTableInOneWrite) {
   auto cat = OpenCatalog();
   ASSERT_TRUE(cat->CreateDatabase({"db"}).ok());

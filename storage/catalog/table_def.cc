@@ -74,8 +74,13 @@ uint32_t MaxBytesPerChar(std::string_view charset) {
 
 }  // namespace
 
-std::optional<std::string_view> GeneratedCheckDigits(std::string_view table, std::string_view name) {
-  const std::string prefix = std::string(table) + "_chk_";
+namespace {
+
+// The digits of `name` when it is <table><infix><digits> (the table name
+// compared ignoring case), else nullopt.
+std::optional<std::string_view> GeneratedDigits(std::string_view table, std::string_view infix,
+                                                std::string_view name) {
+  const std::string prefix = std::string(table) + std::string(infix);
   if (name.size() <= prefix.size() || !base::EqualsIgnoreCase(name.substr(0, prefix.size()), prefix)) {
     return std::nullopt;
   }
@@ -84,8 +89,33 @@ std::optional<std::string_view> GeneratedCheckDigits(std::string_view table, std
   return digits;
 }
 
+}  // namespace
+
+std::optional<std::string_view> GeneratedCheckDigits(std::string_view table, std::string_view name) {
+  return GeneratedDigits(table, "_chk_", name);
+}
+
 std::string GeneratedCheckName(std::string_view table, std::string_view digits) {
   return std::string(table) + "_chk_" + std::string(digits);
+}
+
+std::optional<std::string_view> GeneratedForeignKeyDigits(std::string_view table, std::string_view name) {
+  return GeneratedDigits(table, "_ibfk_", name);
+}
+
+std::string GeneratedForeignKeyName(std::string_view table, std::string_view digits) {
+  return std::string(table) + "_ibfk_" + std::string(digits);
+}
+
+std::string_view ForeignKeyActionName(ForeignKeyAction a) {
+  switch (a) {
+    case ForeignKeyAction::kNoAction: return "NO ACTION";
+    case ForeignKeyAction::kRestrict: return "RESTRICT";
+    case ForeignKeyAction::kCascade: return "CASCADE";
+    case ForeignKeyAction::kSetNull: return "SET NULL";
+    case ForeignKeyAction::kSetDefault: return "SET DEFAULT";
+  }
+  return "NO ACTION";
 }
 
 const ColumnDef* TableDef::FindColumn(std::string_view name) const {

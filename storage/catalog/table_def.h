@@ -122,6 +122,39 @@ struct CheckDef {
 std::optional<std::string_view> GeneratedCheckDigits(std::string_view table, std::string_view name);
 std::string GeneratedCheckName(std::string_view table, std::string_view digits);
 
+// What a foreign key does to the child rows when its parent row is deleted
+// or its referenced columns change. Stored: never renumber.
+enum class ForeignKeyAction : uint8_t {
+  kNoAction = 0,  // what an omitted clause means (checked as RESTRICT)
+  kRestrict = 1,
+  kCascade = 2,
+  kSetNull = 3,
+  kSetDefault = 4,  // parsed; refused at CREATE, as InnoDB refuses it
+};
+std::string_view ForeignKeyActionName(ForeignKeyAction a);  // "NO ACTION", "CASCADE", ...
+
+// A FOREIGN KEY of the table that holds it (the child). Columns are kept by
+// name (case-insensitive, as column names), the parent by its schema and
+// table name (case-sensitive): the parent may not exist yet when it was
+// created with foreign_key_checks=0, as dumps do. The SQL layer checks and
+// enforces it (exec/foreign_keys.h); RENAME TABLE of the parent updates
+// `ref_schema` and `ref_table` of every key that references it.
+struct ForeignKeyDef {
+  std::string name;  // unique in the schema; unnamed ones get <table>_ibfk_<n>
+  std::vector<std::string> columns;
+  std::string ref_schema;
+  std::string ref_table;
+  std::vector<std::string> ref_columns;  // as many as `columns`
+  ForeignKeyAction on_delete = ForeignKeyAction::kNoAction;
+  ForeignKeyAction on_update = ForeignKeyAction::kNoAction;
+  friend bool operator==(const ForeignKeyDef&, const ForeignKeyDef&) = default;
+};
+
+// MySQL's names for unnamed foreign keys, <table>_ibfk_<digits>, as
+// GeneratedCheckDigits / GeneratedCheckName for CHECKs.
+std::optional<std::string_view> GeneratedForeignKeyDigits(std::string_view table, std::string_view name);
+std::string GeneratedForeignKeyName(std::string_view table, std::string_view digits);
+
 struct TableDef {
   uint64_t id = 0;        // assigned by the catalog
   std::string schema;
@@ -133,6 +166,7 @@ struct TableDef {
   uint64_t next_row_id = 1;
   TableOptions options;
   std::vector<CheckDef> checks;
+  std::vector<ForeignKeyDef> foreign_keys;
 
   // After validation indexes[0] is the clustered index.
   const IndexDef& clustered() const { return indexes.front(); }

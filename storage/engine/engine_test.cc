@@ -1036,6 +1036,49 @@ TEST_F(LockingReadTest, ForUpdateRowBlocksWritersAndReadsTheLatestVersion) {
   ASSERT_TRUE(engine_->Commit(*reader).ok());
 }
 
+// What a foreign key check reads: the latest versions through a secondary
+// index, each row once, its record locked, no gap.
+TEST_F(LockingReadTest, IndexLookupLockedReadsLatestVersionsAndLocksTheRecords) {
+  InsertCommitted({R(1, "a", 1), R(2, "a", 2), R(3, "b", 3), R(6, "z", 6)});
+  auto reader = engine_->Begin();
+  EXPECT_EQ(LookupIds(*engine_, *reader, t1_, "v_idx", {std::string("a")}), (Ids{1, 2}));  // the snapshot
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(engine_->Insert(*trx, t1_, R(4, "a", 4)).ok());
+    ASSERT_TRUE(*engine_->Update(*trx, t1_, Pk(1), R(1, "c", 1)));  // its "a" entry is now stale
+    ASSERT_TRUE(*engine_->Update(*trx, t1_, Pk(3), R(3, "a", 3)));
+    ASSERT_TRUE(*engine_->Update(*trx, t1_, Pk(3), R(3, "b", 3)));  // and back: two entries, one "a"
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(engine_->IndexLookupLocked(*reader, t1_, 1, {std::string("a")}, LockMode::kX, [&](const Row& r) {
+                        ids.push_back(std::get<int64_t>(r[0]));
+                        return true;
+                      }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{2, 4}));  // latest, each once; 1 and 3 are not "a" now
+  EXPECT_EQ(LookupIds(*engine_, *reader, t1_, "v_idx", {std::string("a")}), (Ids{1, 2}));  // still the snapshot
+  auto w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(4), R(4, "a", 40)).status().mysql_errno(), 1205);  // locked
+  // A row whose stale entry was examined is locked too, as InnoDB locks
+  // what it examines; a row with no entry under "a" is not.
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(3), R(3, "b", 30)).status().mysql_errno(), 1205);
+  EXPECT_TRUE(engine_->Update(*w, t1_, Pk(6), R(6, "z", 60)).ok());
+  EXPECT_TRUE(engine_->Insert(*w, t1_, R(5, "a", 5)).ok());  // no gap locks
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  // The clustered index: a prefix of the PRIMARY KEY, as ScanLocked.
+  ids.clear();
+  ASSERT_TRUE(engine_->IndexLookupLocked(*reader, t1_, 0, Pk(3), LockMode::kS, [&](const Row& r) {
+                        ids.push_back(std::get<int64_t>(r[0]));
+                        return true;
+                      }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{3}));
+  EXPECT_FALSE(engine_->IndexLookupLocked(*reader, t1_, 1, {}, LockMode::kS, [](const Row&) { return true; }).ok());
+  EXPECT_FALSE(engine_->IndexLookupLocked(*reader, t1_, 9, {std::string("a")}, LockMode::kS,
+                                          [](const Row&) { return true; }).ok());
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+}
+
 TEST_F(LockingReadTest, RangeForUpdateInRepeatableReadLocksTheGaps) {
   InsertCommitted({R(10, "a", 1), R(20, "b", 2), R(30, "c", 3)});
   auto trx = engine_->Begin();
