@@ -430,6 +430,7 @@ Status ForeignKeyEnforcer::ParentChanging(const TableDef& def, const Row& before
         }
       }
       if (updated == columns) continue;
+      if (finish_) SLUICE_RETURN_IF_ERROR(finish_(child, &updated));
       SLUICE_RETURN_IF_ERROR(ParentChanging(child, columns, &updated, depth + 1));
       Result<bool> up = engine_.Update(trx_, child.id, pk, updated);
       if (!up.ok()) return up.status();

@@ -32,6 +32,7 @@
 // ForeignKeyEnforcer belongs to one statement on its thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -116,6 +117,12 @@ class ForeignKeyEnforcer {
   bool HasChildKeys(const storage::TableDef& def) const { return !def.foreign_keys.empty(); }
   bool IsReferenced(const storage::TableDef& def) const;
 
+  // Called on each child row a cascade changes (CASCADE or SET NULL on
+  // UPDATE or DELETE), before it is written: the SQL layer computes the
+  // child's generated columns again from the new key values.
+  using RowFinisher = std::function<Status(const storage::TableDef&, storage::Row*)>;
+  void set_row_finisher(RowFinisher f) { finish_ = std::move(f); }
+
  private:
   Status ParentChanging(const storage::TableDef& def, const storage::Row& before, const storage::Row* after,
                         int depth);
@@ -128,6 +135,7 @@ class ForeignKeyEnforcer {
   storage::Engine& engine_;
   storage::EngineTrx& trx_;
   std::shared_ptr<const storage::CatalogSnapshot> snapshot_;
+  RowFinisher finish_;
 };
 
 }  // namespace sluice::exec

@@ -829,6 +829,20 @@ Result<bool> TableExecutor::EnforceChecks(const std::vector<ParsedCheck>& checks
   return true;
 }
 
+ForeignKeyEnforcer TableExecutor::Enforcer(EngineTrx& trx) {
+  ForeignKeyEnforcer fks(env_.engine(), trx, env_.engine().catalog().snapshot());
+  fks.set_row_finisher([this](const TableDef& def, Row* row) -> Status {
+    const bool generated =
+        std::any_of(def.columns.begin(), def.columns.end(), [](const ColumnDef& c) { return c.generated(); });
+    if (!generated) return Status::OK();
+    Result<std::vector<ParsedGenerated>> parsed = ParseGeneratedColumns(def);
+    if (!parsed.ok()) return parsed.status();
+    AssignContext cx = Assigning(Strict(), 0);
+    return ComputeGenerated(*parsed, def, row, cx);
+  });
+  return fks;
+}
+
 Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   Outcome o;
   Result<Table> t = ResolveTable(s.table);
@@ -866,7 +880,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
-    ForeignKeyEnforcer fks(engine, trx, engine.catalog().snapshot());
+    ForeignKeyEnforcer fks = Enforcer(trx);
     const bool is_child = fk_checks && fks.HasChildKeys(def);
     const bool is_parent = fk_checks && fks.IsReferenced(def);
     uint64_t first_id = 0;
@@ -1181,7 +1195,7 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
-    ForeignKeyEnforcer fks(engine, trx, engine.catalog().snapshot());
+    ForeignKeyEnforcer fks = Enforcer(trx);
     const bool is_child = fk_checks && fks.HasChildKeys(def);
     const bool is_parent = fk_checks && fks.IsReferenced(def);
     RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
@@ -1308,7 +1322,7 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
-    ForeignKeyEnforcer fks(engine, trx, engine.catalog().snapshot());
+    ForeignKeyEnforcer fks = Enforcer(trx);
     const bool is_parent = fk_checks && fks.IsReferenced(def);
     RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);

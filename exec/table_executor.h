@@ -50,6 +50,7 @@ std::chrono::milliseconds LockWaitTimeout(const ExecEnv& env, SessionContext& ct
 
 struct ParsedCheck;
 struct ParsedGenerated;
+class ForeignKeyEnforcer;
 
 class TableExecutor {
  public:
@@ -157,6 +158,9 @@ class TableExecutor {
   // values, in column order, by the assignment rules of `cx`.
   Status ComputeGenerated(const std::vector<ParsedGenerated>& generated, const storage::TableDef& def,
                           storage::Row* row, AssignContext& cx);
+  // The statement's foreign key enforcement in `trx`, computing the
+  // generated columns of the child rows its cascades change.
+  ForeignKeyEnforcer Enforcer(storage::EngineTrx& trx);
   Result<bool> EnforceChecks(const std::vector<ParsedCheck>& checks, const storage::TableDef& def,
                        const storage::Row& row, bool ignore);
   void EndDdl();
