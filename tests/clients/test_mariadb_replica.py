@@ -473,6 +473,80 @@ def test_large_values_replicate():
     assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
 
 
+FK_TABLES = {"p": "id", "cc": "id", "gc": "id", "sn": "id", "rs": "id"}
+
+
+def test_foreign_keys_replicate():
+    """FOREIGN KEYs (issue 18): the replica creates the keys from the logged
+    CREATE TABLEs and, since sluiced logs only the parent's row changes (as
+    MySQL 8.0 does), cascades ON DELETE / ON UPDATE CASCADE (two levels) and
+    SET NULL itself; a statement RESTRICT refuses (1451) never reaches it;
+    rows written with foreign_key_checks=0 (an orphan child, a parent delete
+    that cascades nothing) carry NO_FOREIGN_KEY_CHECKS_F and are applied
+    unchecked. Both sides end with the same rows and the SQL thread runs."""
+    c = primary()
+    try:
+        h.query(c, "CREATE DATABASE fkr")
+        h.query(c, "CREATE TABLE fkr.p (id INT PRIMARY KEY, name VARCHAR(20))")
+        h.query(c, "CREATE TABLE fkr.cc (id INT PRIMARY KEY, pid INT, "
+                   "FOREIGN KEY (pid) REFERENCES fkr.p (id) ON DELETE CASCADE ON UPDATE CASCADE)")
+        h.query(c, "CREATE TABLE fkr.gc (id INT PRIMARY KEY, cid INT, "
+                   "FOREIGN KEY (cid) REFERENCES fkr.cc (id) ON DELETE CASCADE)")
+        h.query(c, "CREATE TABLE fkr.sn (id INT PRIMARY KEY, pid INT, "
+                   "FOREIGN KEY (pid) REFERENCES fkr.p (id) ON DELETE SET NULL ON UPDATE SET NULL)")
+        h.query(c, "CREATE TABLE fkr.rs (id INT PRIMARY KEY, pid INT, "
+                   "CONSTRAINT rs_fk FOREIGN KEY (pid) REFERENCES fkr.p (id) ON DELETE RESTRICT ON UPDATE RESTRICT)")
+        h.query(c, "INSERT INTO fkr.p VALUES (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four'), (5, 'five')")
+        h.query(c, "INSERT INTO fkr.cc VALUES (10, 1), (11, 1), (20, 2), (30, 3)")
+        h.query(c, "INSERT INTO fkr.gc VALUES (100, 10), (200, 20)")
+        h.query(c, "INSERT INTO fkr.sn VALUES (1, 1), (2, 2), (4, 4)")
+        h.query(c, "INSERT INTO fkr.rs VALUES (1, 5)")
+        # Cascades: cc 10, 11 and gc 100 go, sn 1 is set NULL; then a key
+        # update moves cc 20 to 22 and sets sn 2 NULL.
+        h.query(c, "DELETE FROM fkr.p WHERE id = 1")
+        h.query(c, "UPDATE fkr.p SET id = 22 WHERE id = 2")
+        # RESTRICT: refused whole, nothing logged.
+        h.expect_error([1451], h.query, c, "DELETE FROM fkr.p WHERE id = 5")
+        h.expect_error([1451], h.query, c, "UPDATE fkr.p SET id = 55 WHERE id = 5")
+        # Unchecked: an orphan child, and a parent delete that cascades
+        # nothing (cc 30 keeps its pid 3); the replica must not cascade it.
+        h.query(c, "SET foreign_key_checks = 0")
+        h.query(c, "INSERT INTO fkr.cc VALUES (90, 999)")
+        h.query(c, "DELETE FROM fkr.p WHERE id = 3")
+        h.query(c, "SET foreign_key_checks = 1")
+        # A transaction mixing a SET NULL cascade with new rows.
+        h.query(c, "BEGIN")
+        h.query(c, "DELETE FROM fkr.p WHERE id = 4")
+        h.query(c, "INSERT INTO fkr.p VALUES (7, 'seven')")
+        h.query(c, "INSERT INTO fkr.cc VALUES (70, 7)")
+        h.query(c, "INSERT INTO fkr.gc VALUES (700, 70)")
+        h.query(c, "COMMIT")
+        want = {t: h.query(c, f"SELECT * FROM fkr.{t} ORDER BY {k}") for t, k in FK_TABLES.items()}
+    finally:
+        h.close_quietly(c)
+    assert [tuple(r) for r in want["p"]] == [(5, "five"), (7, "seven"), (22, "two")], want["p"]
+    assert [tuple(r) for r in want["cc"]] == [(20, 22), (30, 3), (70, 7), (90, 999)], want["cc"]
+    assert [tuple(r) for r in want["gc"]] == [(200, 20), (700, 70)], want["gc"]
+    assert [tuple(r) for r in want["sn"]] == [(1, None), (2, None), (4, None)], want["sn"]
+    assert [tuple(r) for r in want["rs"]] == [(1, 5)], want["rs"]
+    wait_caught_up("foreign keys")
+    m = S["replica"].connect()
+    try:
+        st = slave_status(m)
+        assert replica_errors(st) is None and st["Slave_SQL_Running"] == "Yes", describe(st)
+        got = {t: h.query(m, f"SELECT * FROM fkr.{t} ORDER BY {k}") for t, k in FK_TABLES.items()}
+        # The replica has the keys itself (it cascades with them).
+        keys = h.query(m, "SELECT TABLE_NAME, DELETE_RULE, UPDATE_RULE FROM INFORMATION_SCHEMA.REFERENTIAL_CONSTRAINTS "
+                          "WHERE CONSTRAINT_SCHEMA = 'fkr' ORDER BY TABLE_NAME")
+    finally:
+        h.close_quietly(m)
+    for t in FK_TABLES:
+        assert [tuple(r) for r in got[t]] == [tuple(r) for r in want[t]], \
+            f"fkr.{t}: sluiced {want[t]}, replica {got[t]}"
+    assert [tuple(r) for r in keys] == [("cc", "CASCADE", "CASCADE"), ("gc", "CASCADE", "RESTRICT"),
+                                        ("rs", "RESTRICT", "RESTRICT"), ("sn", "SET NULL", "SET NULL")], keys
+
+
 def sysbench(command, *extra):
     cmd = [SYSBENCH, "oltp_read_write", "--db-driver=mysql", f"--mysql-host={h.HOST}",
            f"--mysql-port={S['primary'].port}", "--mysql-user=root", "--mysql-password=",
