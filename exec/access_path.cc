@@ -437,11 +437,28 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
   return engine.IndexScan(trx, def.id, index, lo ? &*lo : nullptr, hi ? &*hi : nullptr, path.reverse, fn);
 }
 
-// Locking reads: the clustered index with the PRIMARY KEY bounds.
+// Locking reads: through a secondary index the path looks up by equality,
+// its entries and the rows they lead to (Engine::IndexScanLocked); else the
+// clustered index with the PRIMARY KEY bounds.
 Status ReadLocked(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                   sql::EvalContext& eval, storage::LockMode lock, const std::function<bool(const Row&)>& fn) {
   const TableDef& def = *table.def;
   const IndexDef& pk = def.clustered();
+  const bool by_secondary = path.index > 0 && path.in_list.empty() &&
+                            (path.type == AccessPath::Type::kRef || path.type == AccessPath::Type::kEqRef ||
+                             path.type == AccessPath::Type::kConst);
+  if (by_secondary) {
+    const size_t index = static_cast<size_t>(path.index);
+    Row key;
+    Result<KeyOutcome> k = EvalKey(def, def.indexes[index], path.key, path.key_null_safe, eval, &key);
+    if (!k.ok()) return k.status();
+    if (*k == KeyOutcome::kKey && !key.empty()) {
+      const storage::Engine::KeyBound b{std::move(key), true};
+      return engine.IndexScanLocked(trx, def.id, index, &b, &b, lock, fn);
+    }
+    // No rows (a NULL looked up by =) or no usable key: the clustered read
+    // below decides, as before.
+  }
   Row key;
   Result<KeyOutcome> k = EvalKey(def, pk, path.pk_key, {}, eval, &key);
   if (!k.ok()) return k.status();

@@ -124,6 +124,40 @@ bool IsZeroOrNull(const RowValue& v) {
   return false;
 }
 
+
+// The encoded ends of an IndexScan / IndexScanLocked range over `idx`
+// (each left empty when its bound is null).
+Status EncodeBounds(const TableDef& def, const IndexDef& idx, const Engine::KeyBound* lo,
+                    const Engine::KeyBound* hi, std::string* lo_key, std::string* hi_key) {
+  for (auto [bound, out] : {std::pair{lo, lo_key}, std::pair{hi, hi_key}}) {
+    if (bound == nullptr) continue;
+    if (bound->key.empty() || bound->key.size() > idx.parts.size()) {
+      return Status::InvalidArgument("engine: wrong number of index key values");
+    }
+    Result<std::string> k = EncodeKeyPrefix(def, idx, bound->key);
+    if (!k.ok()) return k.status();
+    *out = std::move(k).value();
+  }
+  return Status::OK();
+}
+
+// Positions `c` on the first key of a forward range from `lo` (encoded
+// `lo_key`; null: the index's start). Past an inclusive bound means past
+// every key starting with it: its prefix successor. False when no key can
+// follow the bound.
+Result<bool> SeekRangeStart(BTree::Cursor& c, const Engine::KeyBound* lo, const std::string& lo_key) {
+  if (lo == nullptr) {
+    SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
+  } else if (lo->inclusive) {
+    SLUICE_RETURN_IF_ERROR(c.Seek(lo_key));
+  } else if (std::optional<std::string> next = PrefixSuccessor(lo_key)) {
+    SLUICE_RETURN_IF_ERROR(c.Seek(*next));
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 namespace engine_internal {
@@ -704,6 +738,26 @@ RecordId Engine::RowLockId(const TableHandle& t, std::string_view key) const {
   return rid;
 }
 
+RecordId Engine::EntryLockId(const TableHandle& t, size_t index, std::string_view entry) const {
+  // The index's id mixed in: an entry never shares a lock with a clustered
+  // key or another index's entry (but for hash collisions, which only make
+  // a lock wait that did not have to).
+  const uint64_t h = HashKey(t.def->space_id, entry) ^ (t.def->indexes[index].id * 0x9e3779b97f4a7c15ull);
+  RecordId rid;
+  rid.space_id = t.def->space_id;
+  rid.page_no = h >> 32;
+  rid.heap_no = 2 + (h & 0xffff);
+  return rid;
+}
+
+RecordId Engine::IndexSupremumLockId(const TableHandle& t, size_t index) {
+  RecordId rid;
+  rid.space_id = t.def->space_id;
+  rid.page_no = 0xffffffffu - static_cast<uint32_t>(index);
+  rid.heap_no = kSupremumHeapNo;
+  return rid;
+}
+
 Status Engine::LockKey(EngineTrx& trx, const TableHandle& t, std::string_view key, LockMode mode,
                        RecLockType type) {
   return locks_->LockRecord(*trx.lock_trx_, RowLockId(t, key), mode, type, trx.lock_wait_timeout_);
@@ -1063,6 +1117,42 @@ Status Engine::LockAndCheckUnique(EngineTrx& trx, const TableHandle& t, const st
   return Status::OK();
 }
 
+// A secondary entry's insert, decided under its leaf's exclusive latch as
+// NewKeyCheck decides a clustered one: an insert-intention lock on the
+// next entry (or the index's supremum), tried without waiting.
+class Engine::EntryCheck final : public BTree::InsertCheck {
+ public:
+  EntryCheck(Engine* engine, EngineTrx* trx, const TableHandle* t, size_t index)
+      : engine_(engine), trx_(trx), t_(t), index_(index) {}
+
+  Status BeforeInsert(const BTree::NextAfter& next) override {
+    if (next.kind == BTree::NextAfter::Kind::kUnknown) {
+      unknown_next_ = true;
+      return Status::OK();
+    }
+    const RecordId rid = next.kind == BTree::NextAfter::Kind::kKey
+                             ? engine_->EntryLockId(*t_, index_, next.key)
+                             : IndexSupremumLockId(*t_, index_);
+    if (engine_->locks_->TryInsertIntention(*trx_->lock_trx_, rid)) return Status::OK();
+    must_wait_ = true;
+    wait_on_ = rid;
+    return LockWaitTimeoutError();  // (seen by nobody: AddSecondaryEntries waits)
+  }
+
+  bool must_wait() const { return must_wait_; }
+  const RecordId& wait_on() const { return wait_on_; }
+  bool unknown_next() const { return unknown_next_; }
+
+ private:
+  Engine* engine_;
+  EngineTrx* trx_;
+  const TableHandle* t_;
+  size_t index_;
+  bool must_wait_ = false;
+  RecordId wait_on_;
+  bool unknown_next_ = false;
+};
+
 Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const std::string& key,
                                    const Row* old_row, const Row& new_row, RollPtr roll_ptr) {
   const TableDef& def = *t.def;
@@ -1078,9 +1168,33 @@ Status Engine::AddSecondaryEntries(EngineTrx& trx, const TableHandle& t, const s
       if (*old_ikey == *ikey) continue;  // this index's key did not change
     }
     std::string entry = std::move(ikey).value() + key;
-    Result<bool> added = tree->Upsert(entry, "");
-    if (!added.ok()) return added.status();
-    if (*added) trx.sec_added_[roll_ptr.raw()].emplace_back(i, std::move(entry));
+    // The entry goes in only when no other transaction's gap lock covers
+    // its place (IndexScanLocked): an insert-intention lock on the entry
+    // after it, decided under the leaf latch; when it would wait, the
+    // insert waits for it holding no latch and tries again.
+    for (;;) {
+      EntryCheck check(this, &trx, &t, i);
+      Status st = tree->Insert(entry, "", &check);
+      if (st.ok()) {
+        if (check.unknown_next()) {
+          // The next entry lay past an empty leaf: locked after the insert.
+          Result<BTree::Probe> p = tree->ProbeKey(entry, nullptr);
+          if (!p.ok()) return p.status();
+          const RecordId rid = p->next ? EntryLockId(t, i, *p->next) : IndexSupremumLockId(t, i);
+          SLUICE_RETURN_IF_ERROR(locks_->LockRecord(*trx.lock_trx_, rid, LockMode::kX,
+                                                    RecLockType::kInsertIntention, trx.lock_wait_timeout_));
+        }
+        trx.sec_added_[roll_ptr.raw()].emplace_back(i, std::move(entry));
+        break;
+      }
+      if (check.must_wait()) {
+        SLUICE_RETURN_IF_ERROR(locks_->LockRecord(*trx.lock_trx_, check.wait_on(), LockMode::kX,
+                                                  RecLockType::kInsertIntention, trx.lock_wait_timeout_));
+        continue;
+      }
+      if (st.mysql_errno() == er::kDupEntry.code) break;  // the entry is there already (kept since)
+      return st;
+    }
   }
   return Status::OK();
 }
@@ -1184,6 +1298,100 @@ Status Engine::IndexLookupLocked(EngineTrx& trx, uint64_t table_id, size_t index
   return Status::OK();
 }
 
+Status Engine::IndexScanLocked(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo,
+                               const KeyBound* hi, LockMode mode, const std::function<bool(const Row&)>& fn) {
+  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
+  if (mode != LockMode::kS && mode != LockMode::kX) return Status::InvalidArgument("engine: lock mode S or X");
+  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
+  if (!th.ok()) return th.status();
+  const TableHandle& t = **th;
+  const TableDef& def = *t.def;
+  if (index == 0 || index >= def.indexes.size() || t.secondary[index - 1] == nullptr) {
+    return Status::InvalidArgument(fmt::format("engine: no secondary index #{} on {}", index, def.name));
+  }
+  const IndexDef& idx = def.indexes[index];
+  const BTree& tree = *t.secondary[index - 1];
+  std::string lo_key, hi_key;
+  SLUICE_RETURN_IF_ERROR(EncodeBounds(def, idx, lo, hi, &lo_key, &hi_key));
+  auto after_hi = [&](std::string_view key) {
+    if (hi == nullptr) return false;
+    const int c = ComparePrefix(key, hi_key);
+    return c > 0 || (c == 0 && !hi->inclusive);
+  };
+  SLUICE_RETURN_IF_ERROR(locks_->LockTable(*trx.lock_trx_, def.id,
+                                           mode == LockMode::kX ? LockMode::kIX : LockMode::kIS,
+                                           trx.lock_wait_timeout_));
+  const bool gaps = trx.isolation() >= IsolationLevel::kRepeatableRead;
+  // The entry after `last`, or the first in the range when nothing is
+  // processed yet; nullopt past the index's end.
+  std::optional<std::string> last;
+  auto candidate = [&]() -> Result<std::optional<std::string>> {
+    BTree::Cursor c = tree.NewCursor();
+    if (last) {
+      SLUICE_RETURN_IF_ERROR(c.Seek(*last));
+      if (c.Valid() && c.key() == *last) SLUICE_RETURN_IF_ERROR(c.Next());
+    } else {
+      Result<bool> positioned = SeekRangeStart(c, lo, lo_key);
+      if (!positioned.ok()) return positioned.status();
+      if (!*positioned) return std::optional<std::string>();
+    }
+    if (!c.Valid()) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(c.key()));
+  };
+  uint64_t returned = 0;
+  for (;;) {
+    Result<std::optional<std::string>> k = candidate();
+    if (!k.ok()) return k.status();
+    const bool past = !k->has_value() || after_hi(**k);
+    if (past && !gaps) break;
+    // The entry (with the gap before it), or for the first one past the
+    // range only the gap.
+    const RecordId rid = k->has_value() ? EntryLockId(t, index, **k) : IndexSupremumLockId(t, index);
+    const RecLockType type = past ? RecLockType::kGap : gaps ? RecLockType::kNextKey : RecLockType::kRecNotGap;
+    Status s = locks_->LockRecord(*trx.lock_trx_, rid, mode, type, trx.lock_wait_timeout_);
+    if (!s.ok()) {
+      if (!(trx.skip_locked_ && IsLockWaitTimeout(s))) return s;
+      if (past) break;
+      last = std::move(*k);  // SKIP LOCKED: leave this entry out
+      continue;
+    }
+    // An entry may have come in before the locked one meanwhile: it lies in
+    // the locked gap's range, so take it first.
+    Result<std::optional<std::string>> again = candidate();
+    if (!again.ok()) return again.status();
+    if (*again != *k) continue;
+    if (past) break;
+    last = std::move(*k);
+    Result<size_t> klen = IndexKeyLength(def, idx, *last);
+    if (!klen.ok()) return klen.status();
+    const std::string pk = last->substr(*klen);
+    s = LockKey(trx, t, pk, mode, RecLockType::kRecNotGap);
+    if (!s.ok()) {
+      if (trx.skip_locked_ && IsLockWaitTimeout(s)) continue;
+      return s;
+    }
+    Result<std::optional<StoredRecord>> cur = ReadLatest(t, pk);
+    if (!cur.ok()) return cur.status();
+    if (!cur->has_value() || (*cur)->delete_marked) continue;
+    Result<Row> row = DecodeStored(t, **cur);
+    if (!row.ok()) return row.status();
+    // Entries are not versioned: the latest version must still have this
+    // entry's key (else the row comes under its own key's entry).
+    Result<std::string> ik = EncodeIndexKey(def, idx, *row);
+    if (!ik.ok()) return ik.status();
+    if (*ik != std::string_view(*last).substr(0, *klen)) continue;
+    if (def.has_hidden_row_id()) {
+      Result<uint64_t> id = KeyDecoder(pk).RowId();
+      if (!id.ok()) return id.status();
+      row->push_back(*id);
+    }
+    ++returned;
+    if (!fn(*row)) break;
+  }
+  Count(kRowsRead, returned);
+  return Status::OK();
+}
+
 Result<std::optional<Row>> Engine::VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key) {
   Result<std::optional<Row>> row = std::optional<Row>();
   for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
@@ -1210,15 +1418,7 @@ Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const 
   const IndexDef& idx = def.indexes[index];
   const BTree& tree = index == 0 ? *t.clustered : *t.secondary[index - 1];
   std::string lo_key, hi_key;
-  for (auto [bound, out] : {std::pair{lo, &lo_key}, std::pair{hi, &hi_key}}) {
-    if (bound == nullptr) continue;
-    if (bound->key.empty() || bound->key.size() > idx.parts.size()) {
-      return Status::InvalidArgument("engine: wrong number of index key values");
-    }
-    Result<std::string> k = EncodeKeyPrefix(def, idx, bound->key);
-    if (!k.ok()) return k.status();
-    *out = std::move(k).value();
-  }
+  SLUICE_RETURN_IF_ERROR(EncodeBounds(def, idx, lo, hi, &lo_key, &hi_key));
   // Whether `key` lies before the lower / after the upper bound.
   auto before_lo = [&](std::string_view key) {
     if (lo == nullptr) return false;
@@ -1236,15 +1436,9 @@ Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const 
   // an inclusive bound means past every key starting with it: its prefix
   // successor.
   if (!reverse) {
-    if (lo == nullptr) {
-      SLUICE_RETURN_IF_ERROR(c.SeekToFirst());
-    } else if (lo->inclusive) {
-      SLUICE_RETURN_IF_ERROR(c.Seek(lo_key));
-    } else if (std::optional<std::string> next = PrefixSuccessor(lo_key)) {
-      SLUICE_RETURN_IF_ERROR(c.Seek(*next));
-    } else {
-      return Status::OK();  // nothing sorts after the bound
-    }
+    Result<bool> positioned = SeekRangeStart(c, lo, lo_key);
+    if (!positioned.ok()) return positioned.status();
+    if (!*positioned) return Status::OK();  // nothing sorts after the bound
   } else {
     std::optional<std::string> end;  // the first key past the range
     if (hi != nullptr) end = hi->inclusive ? PrefixSuccessor(hi_key) : std::optional<std::string>(hi_key);

@@ -568,6 +568,24 @@ class Engine {
   Status IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo, const KeyBound* hi,
                    bool reverse, const std::function<bool(const Row&)>& fn);
 
+  // A locking read (FOR UPDATE / FOR SHARE, UPDATE / DELETE) through
+  // secondary index `index` (> 0), forwards over the entries between `lo`
+  // and `hi` (as IndexScan's bounds; null: none), as InnoDB's: each entry
+  // gets a next-key lock in REPEATABLE READ and SERIALIZABLE (a record lock
+  // in READ COMMITTED and READ UNCOMMITTED), and so does, as a gap lock,
+  // the first entry past the range (or the index's supremum), so no entry
+  // can appear in the range; the clustered record an entry leads to gets a
+  // record lock, and its latest version comes to `fn` when it still has the
+  // entry's key. Inserts of secondary entries wait for those gap locks (an
+  // insert-intention lock on the next entry, decided under the leaf latch),
+  // and purge leaves a locked entry in place until its locks go, so the gap
+  // it bounds stays protected. Other rows are not locked. Each row comes
+  // with its hidden row id after the columns when the table has no PRIMARY
+  // KEY, as from ScanLocked. SKIP LOCKED leaves out an entry or row whose
+  // lock would wait. InvalidArgument as IndexScan.
+  Status IndexScanLocked(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo, const KeyBound* hi,
+                         LockMode mode, const std::function<bool(const Row&)>& fn);
+
   // The row counters summed over all shards (a racy but monotonic snapshot
   // while other threads work).
   EngineCounters Counters() const;
@@ -675,6 +693,14 @@ class Engine {
   Status Sweep(std::vector<PurgeItem>* items);
   // The RecordId row locks use for clustered key `key`.
   RecordId RowLockId(const TableHandle& t, std::string_view key) const;
+  // The RecordIds of secondary index `index`'s entry `entry` (index key
+  // plus clustered key) and of the index's supremum.
+  RecordId EntryLockId(const TableHandle& t, size_t index, std::string_view entry) const;
+  static RecordId IndexSupremumLockId(const TableHandle& t, size_t index);
+  // Purge: removes secondary entries PurgeRow queued (`purge_entries_`),
+  // each only while no transaction holds a lock on it; the others come
+  // back as items for a later pass.
+  void RemoveQueuedEntries(TableHandle& t, const PurgeItem& item) REQUIRES(purge_mu_);
   Result<std::shared_ptr<TableHandle>> FindHandle(uint64_t table_id) const;
   std::string SpacePath(uint32_t space_id) const;
   // Detaches a dropped table's tablespace from the pool and deletes its file.
@@ -713,6 +739,7 @@ class Engine {
   // (nullopt: none), re-reading the record after a lost rollback race.
   Result<std::optional<Row>> VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key);
   class NewKeyCheck;
+  class EntryCheck;
   class PendingChain;
   static RecordId SupremumLockId(const TableHandle& t);
   Status InsertLocked(EngineTrx& trx, TableHandle& t, const std::string& key, const Row& row);
@@ -778,6 +805,8 @@ class Engine {
   PurgeStats purge_stats_ GUARDED_BY(purge_mu_);
   // Overflow references PurgeRow left for PurgePass to free (FreeChain).
   std::vector<std::string> chains_to_free_ GUARDED_BY(purge_mu_);
+  // Secondary entries PurgeRow found unneeded: {index position, entry}.
+  std::vector<std::pair<size_t, std::string>> purge_entries_ GUARDED_BY(purge_mu_);
   bool sweep_pending_ GUARDED_BY(purge_mu_) = false;
   RecoveryInfo recovery_info_;
   mutable Mutex xa_mu_;

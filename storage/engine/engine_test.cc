@@ -1079,6 +1079,68 @@ TEST_F(LockingReadTest, IndexLookupLockedReadsLatestVersionsAndLocksTheRecords) 
   ASSERT_TRUE(engine_->Commit(*reader).ok());
 }
 
+// A locking read by a secondary key locks those entries, the gaps around
+// them and their rows, not the table (issue 18's UPDATE ... WHERE k = 1).
+TEST_F(LockingReadTest, IndexScanLockedLocksTheEntriesTheirGapsAndTheirRowsOnly) {
+  InsertCommitted({R(1, "a", 1), R(2, "b", 2), R(3, "b", 3), R(4, "d", 4)});
+  auto trx = engine_->Begin();
+  const Engine::KeyBound b{{std::string("b")}, true};
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(engine_->IndexScanLocked(*trx, t1_, 1, &b, &b, LockMode::kX, [&](const Row& r) {
+                        ids.push_back(std::get<int64_t>(r[0]));
+                        return true;
+                      }).ok());
+  EXPECT_EQ(ids, (std::vector<int64_t>{2, 3}));
+  auto w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(2), R(2, "b", 20)).status().mysql_errno(), 1205);  // its row
+  EXPECT_TRUE(engine_->Update(*w, t1_, Pk(1), R(1, "a", 10)).ok());  // other rows are free
+  EXPECT_TRUE(engine_->Update(*w, t1_, Pk(4), R(4, "d", 40)).ok());
+  EXPECT_EQ(engine_->Insert(*w, t1_, R(5, "b", 5)).status().mysql_errno(), 1205);  // a phantom "b"
+  EXPECT_EQ(engine_->Insert(*w, t1_, R(6, "c", 6)).status().mysql_errno(), 1205);  // the gap up to "d"
+  EXPECT_EQ(engine_->Insert(*w, t1_, R(0, "az", 0)).status().mysql_errno(), 1205);  // the gap before "b"
+  EXPECT_TRUE(engine_->Insert(*w, t1_, R(7, "e", 7)).ok());  // past the locked gaps
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  ASSERT_TRUE(engine_->Commit(*trx).ok());
+  // READ COMMITTED: the entries and rows, no gaps.
+  auto rc = engine_->Begin(IsolationLevel::kReadCommitted);
+  ASSERT_TRUE(engine_->IndexScanLocked(*rc, t1_, 1, &b, &b, LockMode::kX, [](const Row&) { return true; }).ok());
+  w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_TRUE(engine_->Insert(*w, t1_, R(5, "b", 5)).ok());
+  EXPECT_EQ(engine_->Update(*w, t1_, Pk(3), R(3, "b", 30)).status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  ASSERT_TRUE(engine_->Commit(*rc).ok());
+}
+
+// Purge leaves an entry whose gap a transaction locked: removing it would
+// widen the next entry's unlocked gap over the locked one.
+TEST_F(LockingReadTest, PurgeKeepsALockedSecondaryEntry) {
+  InsertCommitted({R(20, "p", 1), R(21, "r", 2)});
+  {
+    auto trx = engine_->Begin();
+    ASSERT_TRUE(*engine_->Update(*trx, t1_, Pk(21), R(21, "s", 2)));  // ("r", 21) is stale now
+    ASSERT_TRUE(engine_->Commit(*trx).ok());
+  }
+  auto reader = engine_->Begin();
+  const Engine::KeyBound b{{std::string("p")}, true};
+  ASSERT_TRUE(engine_->IndexScanLocked(*reader, t1_, 1, &b, &b, LockMode::kX, [](const Row&) { return true; }).ok());
+  // ("r", 21) bounds the locked gap after "p": purge must keep it.
+  ASSERT_TRUE(engine_->Purge().ok());
+  auto w = engine_->Begin();
+  w->set_lock_wait_timeout(30ms);
+  EXPECT_EQ(engine_->Insert(*w, t1_, R(23, "p", 3)).status().mysql_errno(), 1205);
+  EXPECT_EQ(engine_->Insert(*w, t1_, R(24, "q", 4)).status().mysql_errno(), 1205);
+  ASSERT_TRUE(engine_->Rollback(*w).ok());
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+  // Unlocked, it goes at the next pass.
+  const uint64_t removed = engine_->purge_stats().entries_removed;
+  ASSERT_TRUE(engine_->Purge().ok());
+  ASSERT_TRUE(engine_->Purge().ok());
+  EXPECT_GT(engine_->purge_stats().entries_removed, removed);
+  EXPECT_TRUE(engine_->CheckTable(t1_, Engine::CheckLevel::kPurged).ok());
+}
+
 TEST_F(LockingReadTest, RangeForUpdateInRepeatableReadLocksTheGaps) {
   InsertCommitted({R(10, "a", 1), R(20, "b", 2), R(30, "c", 3)});
   auto trx = engine_->Begin();
