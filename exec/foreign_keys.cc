@@ -345,11 +345,14 @@ bool ForeignKeyEnforcer::IsReferenced(const TableDef& def) const {
 Status ForeignKeyEnforcer::LockedRowsWith(const TableDef& def, const std::vector<std::string>& columns,
                                           const Row& key, storage::LockMode mode, std::vector<Row>* rows) {
   const int index = IndexLeadingWith(def, columns);
-  if (index >= 0) {
-    return engine_.IndexLookupLocked(trx_, def.id, static_cast<size_t>(index), key, mode, [&](const Row& r) {
-      rows->push_back(r);
-      return true;
-    });
+  auto collect = [&](const Row& r) {
+    rows->push_back(r);
+    return true;
+  };
+  if (index == 0) return engine_.ScanLocked(trx_, def.id, &key, &key, 0, mode, collect);
+  if (index > 0) {
+    const storage::Engine::KeyBound b{key, true};
+    return engine_.IndexScanLocked(trx_, def.id, static_cast<size_t>(index), &b, &b, mode, collect);
   }
   // No index (a key made with foreign_key_checks off before its parent
   // had one): every row, locked, compared by value.

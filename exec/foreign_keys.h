@@ -18,7 +18,9 @@
 //     the end of the transaction (1452 when there is none);
 //   - a parent row deleted, or updated in its referenced columns, looks up
 //     the child rows that reference it (the latest versions, locked
-//     exclusively): NO ACTION and RESTRICT refuse (1451), CASCADE deletes
+//     exclusively with the gaps around them, through the child's index as
+//     Engine::IndexScanLocked reads): NO ACTION and RESTRICT refuse (1451),
+//     CASCADE deletes
 //     or updates them, SET NULL sets their key columns to NULL, each
 //     recursively for the child's own children, at most 15 deep (3008).
 // A child row that appears concurrently must first lock its parent row

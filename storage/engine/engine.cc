@@ -1235,69 +1235,6 @@ Status Engine::IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view i
   return IndexScan(trx, table_id, index, &bound, &bound, /*reverse=*/false, fn);
 }
 
-Status Engine::IndexLookupLocked(EngineTrx& trx, uint64_t table_id, size_t index, const Row& key, LockMode mode,
-                                 const std::function<bool(const Row&)>& fn) {
-  if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
-  if (mode != LockMode::kS && mode != LockMode::kX) return Status::InvalidArgument("engine: lock mode S or X");
-  Result<std::shared_ptr<TableHandle>> th = FindHandle(table_id);
-  if (!th.ok()) return th.status();
-  const TableHandle& t = **th;
-  const TableDef& def = *t.def;
-  if (index >= def.indexes.size() || (index > 0 && t.secondary[index - 1] == nullptr)) {
-    return Status::InvalidArgument(fmt::format("engine: no index #{} on {}", index, def.name));
-  }
-  const IndexDef& idx = def.indexes[index];
-  if (key.empty() || key.size() > idx.parts.size()) {
-    return Status::InvalidArgument("engine: wrong number of index key values");
-  }
-  if (index == 0) return ScanLocked(trx, table_id, &key, &key, 0, mode, fn);
-  Result<std::string> prefix = EncodeKeyPrefix(def, idx, key);
-  if (!prefix.ok()) return prefix.status();
-  SLUICE_RETURN_IF_ERROR(locks_->LockTable(*trx.lock_trx_, def.id,
-                                           mode == LockMode::kX ? LockMode::kIX : LockMode::kIS,
-                                           trx.lock_wait_timeout_));
-  // The clustered keys of the entries with the prefix, gathered first: no
-  // page latch is held while a lock waits. Entries are not versioned, so a
-  // row may have several (old keys not yet purged); each row comes once.
-  std::vector<std::string> pks;
-  {
-    BTree::Cursor c = t.secondary[index - 1]->NewCursor();
-    SLUICE_RETURN_IF_ERROR(c.Seek(*prefix));
-    while (c.Valid()) {
-      const std::string_view entry = c.key();
-      if (ComparePrefix(entry, *prefix) != 0) break;
-      Result<size_t> klen = IndexKeyLength(def, idx, entry);
-      if (!klen.ok()) return klen.status();
-      pks.emplace_back(entry.substr(*klen));
-      SLUICE_RETURN_IF_ERROR(c.Next());
-    }
-  }
-  std::sort(pks.begin(), pks.end());
-  pks.erase(std::unique(pks.begin(), pks.end()), pks.end());
-  uint64_t returned = 0;
-  for (const std::string& pk : pks) {
-    SLUICE_RETURN_IF_ERROR(LockKey(trx, t, pk, mode, RecLockType::kRecNotGap));
-    Result<std::optional<StoredRecord>> cur = ReadLatest(t, pk);
-    if (!cur.ok()) return cur.status();
-    if (!cur->has_value() || (*cur)->delete_marked) continue;
-    Result<Row> row = DecodeStored(t, **cur);
-    if (!row.ok()) return row.status();
-    // The latest version must still have the key (the entry may be stale).
-    Result<std::string> k = EncodeIndexKey(def, idx, *row);
-    if (!k.ok()) return k.status();
-    if (ComparePrefix(*k, *prefix) != 0) continue;
-    if (def.has_hidden_row_id()) {
-      Result<uint64_t> id = KeyDecoder(pk).RowId();
-      if (!id.ok()) return id.status();
-      row->push_back(*id);
-    }
-    ++returned;
-    if (!fn(*row)) break;
-  }
-  Count(kRowsRead, returned);
-  return Status::OK();
-}
-
 Status Engine::IndexScanLocked(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo,
                                const KeyBound* hi, LockMode mode, const std::function<bool(const Row&)>& fn) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");

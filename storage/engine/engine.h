@@ -528,19 +528,6 @@ class Engine {
   Status IndexLookup(EngineTrx& trx, uint64_t table_id, std::string_view index_name, const Row& key,
                      const std::function<bool(const Row&)>& fn);
 
-  // The latest versions (committed, or this transaction's own) of the rows
-  // whose key in index `index` (a position in TableDef::indexes) starts
-  // with `key` (values for the leading parts, at least one), each locked
-  // with `mode` (S or X) to the end of the transaction: what a foreign key
-  // check reads (exec/foreign_keys.h). On a secondary index only the
-  // clustered records are locked (REC_NOT_GAP), neither the entries nor the
-  // gaps: a row that appears later must first lock the parent row the
-  // check holds. On the clustered index it is ScanLocked over the prefix.
-  // For a table without PRIMARY KEY each row comes with its hidden row id
-  // after its columns, as from ScanLocked. Stops when `fn` returns false.
-  Status IndexLookupLocked(EngineTrx& trx, uint64_t table_id, size_t index, const Row& key, LockMode mode,
-                           const std::function<bool(const Row&)>& fn);
-
   // One end of an IndexScan range: values for the first key.size() parts
   // of the index (at least one, at most all), in part order; a NULL value
   // is the NULL key part (which sorts first). The end is compared on those

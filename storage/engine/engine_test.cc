@@ -1036,9 +1036,9 @@ TEST_F(LockingReadTest, ForUpdateRowBlocksWritersAndReadsTheLatestVersion) {
   ASSERT_TRUE(engine_->Commit(*reader).ok());
 }
 
-// What a foreign key check reads: the latest versions through a secondary
-// index, each row once, its record locked, no gap.
-TEST_F(LockingReadTest, IndexLookupLockedReadsLatestVersionsAndLocksTheRecords) {
+// A locking read through a secondary index (what a foreign key check reads
+// too): the latest versions, each row once, under the key it has now.
+TEST_F(LockingReadTest, IndexScanLockedReadsTheLatestVersionsEachOnce) {
   InsertCommitted({R(1, "a", 1), R(2, "a", 2), R(3, "b", 3), R(6, "z", 6)});
   auto reader = engine_->Begin();
   EXPECT_EQ(LookupIds(*engine_, *reader, t1_, "v_idx", {std::string("a")}), (Ids{1, 2}));  // the snapshot
@@ -1051,7 +1051,8 @@ TEST_F(LockingReadTest, IndexLookupLockedReadsLatestVersionsAndLocksTheRecords) 
     ASSERT_TRUE(engine_->Commit(*trx).ok());
   }
   std::vector<int64_t> ids;
-  ASSERT_TRUE(engine_->IndexLookupLocked(*reader, t1_, 1, {std::string("a")}, LockMode::kX, [&](const Row& r) {
+  const Engine::KeyBound a{{std::string("a")}, true};
+  ASSERT_TRUE(engine_->IndexScanLocked(*reader, t1_, 1, &a, &a, LockMode::kX, [&](const Row& r) {
                         ids.push_back(std::get<int64_t>(r[0]));
                         return true;
                       }).ok());
@@ -1064,18 +1065,12 @@ TEST_F(LockingReadTest, IndexLookupLockedReadsLatestVersionsAndLocksTheRecords) 
   // what it examines; a row with no entry under "a" is not.
   EXPECT_EQ(engine_->Update(*w, t1_, Pk(3), R(3, "b", 30)).status().mysql_errno(), 1205);
   EXPECT_TRUE(engine_->Update(*w, t1_, Pk(6), R(6, "z", 60)).ok());
-  EXPECT_TRUE(engine_->Insert(*w, t1_, R(5, "a", 5)).ok());  // no gap locks
   ASSERT_TRUE(engine_->Rollback(*w).ok());
-  // The clustered index: a prefix of the PRIMARY KEY, as ScanLocked.
-  ids.clear();
-  ASSERT_TRUE(engine_->IndexLookupLocked(*reader, t1_, 0, Pk(3), LockMode::kS, [&](const Row& r) {
-                        ids.push_back(std::get<int64_t>(r[0]));
-                        return true;
-                      }).ok());
-  EXPECT_EQ(ids, (std::vector<int64_t>{3}));
-  EXPECT_FALSE(engine_->IndexLookupLocked(*reader, t1_, 1, {}, LockMode::kS, [](const Row&) { return true; }).ok());
-  EXPECT_FALSE(engine_->IndexLookupLocked(*reader, t1_, 9, {std::string("a")}, LockMode::kS,
-                                          [](const Row&) { return true; }).ok());
+  const Engine::KeyBound none{{}, true};
+  EXPECT_FALSE(engine_->IndexScanLocked(*reader, t1_, 1, &none, &none, LockMode::kS, [](const Row&) { return true; })
+                   .ok());
+  EXPECT_FALSE(engine_->IndexScanLocked(*reader, t1_, 0, &a, &a, LockMode::kS, [](const Row&) { return true; }).ok());
+  EXPECT_FALSE(engine_->IndexScanLocked(*reader, t1_, 9, &a, &a, LockMode::kS, [](const Row&) { return true; }).ok());
   ASSERT_TRUE(engine_->Commit(*reader).ok());
 }
 
