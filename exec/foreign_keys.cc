@@ -338,8 +338,9 @@ Status CheckTruncateReferenced(const storage::CatalogSnapshot& snapshot, const T
   return Status::OK();
 }
 
-bool ForeignKeyEnforcer::IsReferenced(const TableDef& def) const {
-  return !snapshot_->ReferencingForeignKeys(def.schema, def.name).empty();
+const storage::CatalogSnapshot& ForeignKeyEnforcer::snapshot() {
+  if (snapshot_ == nullptr) snapshot_ = engine_.catalog().snapshot();
+  return *snapshot_;
 }
 
 Status ForeignKeyEnforcer::LockedRowsWith(const TableDef& def, const std::vector<std::string>& columns,
@@ -375,7 +376,7 @@ Status ForeignKeyEnforcer::CheckParents(const TableDef& def, const Row* before, 
       std::optional<Row> old_key = KeyOf(*before, *ordinals);
       if (old_key && *old_key == *key) continue;
     }
-    storage::CatalogSnapshot::TablePtr parent = snapshot_->FindTable(fk.ref_schema, fk.ref_table);
+    storage::CatalogSnapshot::TablePtr parent = snapshot().FindTable(fk.ref_schema, fk.ref_table);
     std::vector<Row> found;
     if (parent != nullptr) {
       SLUICE_RETURN_IF_ERROR(LockedRowsWith(*parent, fk.ref_columns, *key, storage::LockMode::kS, &found));
@@ -386,7 +387,15 @@ Status ForeignKeyEnforcer::CheckParents(const TableDef& def, const Row* before, 
 }
 
 Status ForeignKeyEnforcer::ParentChanging(const TableDef& def, const Row& before, const Row* after, int depth) {
-  for (const storage::CatalogSnapshot::ForeignKeyRef& ref : snapshot_->ReferencingForeignKeys(def.schema, def.name)) {
+  if (after == nullptr) return ActOnChildren(def, before, after, depth);
+  updating_.push_back(def.id);
+  Status st = ActOnChildren(def, before, after, depth);
+  updating_.pop_back();
+  return st;
+}
+
+Status ForeignKeyEnforcer::ActOnChildren(const TableDef& def, const Row& before, const Row* after, int depth) {
+  for (const storage::CatalogSnapshot::ForeignKeyRef& ref : snapshot().ReferencingForeignKeys(def.schema, def.name)) {
     const ForeignKeyDef& fk = ref.def();
     const TableDef& child = *ref.child;
     std::optional<std::vector<uint32_t>> parent_ordinals = Ordinals(def, fk.ref_columns);
@@ -399,14 +408,21 @@ Status ForeignKeyEnforcer::ParentChanging(const TableDef& def, const Row& before
       for (uint32_t o : *parent_ordinals) new_key.push_back((*after)[o]);
       if (new_key == *old_key) continue;
     }
-    const ForeignKeyAction action = after != nullptr ? fk.on_update : fk.on_delete;
+    ForeignKeyAction action = after != nullptr ? fk.on_update : fk.on_delete;
     std::vector<Row> rows;
     SLUICE_RETURN_IF_ERROR(LockedRowsWith(child, fk.columns, *old_key, storage::LockMode::kX, &rows));
-    // A row that references itself does not hold itself back.
     const bool self = child.id == def.id;
-    std::erase_if(rows, [&](const Row& r) {
-      return self && std::equal(before.begin(), before.end(), r.begin(), r.begin() + child.columns.size());
-    });
+    if (after == nullptr) {
+      // A row being deleted does not hold itself back.
+      std::erase_if(rows, [&](const Row& r) {
+        return self && std::equal(before.begin(), before.end(), r.begin(), r.begin() + child.columns.size());
+      });
+    } else if (std::find(updating_.begin(), updating_.end(), child.id) != updating_.end()) {
+      // MySQL: an ON UPDATE CASCADE or SET NULL that would update a table
+      // this change already updates (the table itself, or one up the
+      // cascade) acts as RESTRICT.
+      action = ForeignKeyAction::kRestrict;
+    }
     if (rows.empty()) continue;
     if (action != ForeignKeyAction::kCascade && action != ForeignKeyAction::kSetNull) {
       return MakeError(er::kRowIsReferenced2, ViolationText(child.schema, child.name, fk));

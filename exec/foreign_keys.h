@@ -22,7 +22,9 @@
 //     Engine::IndexScanLocked reads): NO ACTION and RESTRICT refuse (1451),
 //     CASCADE deletes
 //     or updates them, SET NULL sets their key columns to NULL, each
-//     recursively for the child's own children, at most 15 deep (3008).
+//     recursively for the child's own children, at most 15 deep (3008);
+//     an update cascade into a table it already updates (a table that
+//     references itself) acts as RESTRICT, as MySQL documents.
 // A child row that appears concurrently must first lock its parent row
 // shared, which the parent's writer holds exclusively: the two serialize on
 // the parent record, as in InnoDB. Cascaded changes are not written to the
@@ -97,9 +99,9 @@ storage::Row ClusteredKeyOf(const storage::TableDef& def, const storage::Row& ro
 // Enforcement for one statement: `snapshot` the catalog it runs against.
 class ForeignKeyEnforcer {
  public:
-  ForeignKeyEnforcer(storage::Engine& engine, storage::EngineTrx& trx,
-                     std::shared_ptr<const storage::CatalogSnapshot> snapshot)
-      : engine_(engine), trx_(trx), snapshot_(std::move(snapshot)) {}
+  // The catalog's snapshot is taken at the first check (a statement on a
+  // table no key touches never takes it).
+  ForeignKeyEnforcer(storage::Engine& engine, storage::EngineTrx& trx) : engine_(engine), trx_(trx) {}
 
   // `after` is about to be written to `def` (inserted: `before` null;
   // updated from `before`): each key of `def` whose columns hold no NULL
@@ -113,11 +115,9 @@ class ForeignKeyEnforcer {
     return ParentChanging(def, before, after, 0);
   }
 
-  // Whether `def` has anything to check when a row of it is written (it
-  // has keys) or deleted / updated (it is referenced): a statement skips
-  // the calls when neither.
-  bool HasChildKeys(const storage::TableDef& def) const { return !def.foreign_keys.empty(); }
-  bool IsReferenced(const storage::TableDef& def) const;
+  // A statement calls CheckParents for a table with keys
+  // (!def.foreign_keys.empty()) and ParentChanging for one that is
+  // referenced (def.referenced); neither for others.
 
   // Called on each child row a cascade changes (CASCADE or SET NULL on
   // UPDATE or DELETE), before it is written: the SQL layer computes the
@@ -128,6 +128,8 @@ class ForeignKeyEnforcer {
  private:
   Status ParentChanging(const storage::TableDef& def, const storage::Row& before, const storage::Row* after,
                         int depth);
+  Status ActOnChildren(const storage::TableDef& def, const storage::Row& before, const storage::Row* after,
+                       int depth);
   // The rows of `def` whose `columns` equal `key`, latest versions locked
   // with `mode`, each with its hidden row id after the columns when `def`
   // has no PRIMARY KEY.
@@ -136,8 +138,12 @@ class ForeignKeyEnforcer {
 
   storage::Engine& engine_;
   storage::EngineTrx& trx_;
-  std::shared_ptr<const storage::CatalogSnapshot> snapshot_;
+  const storage::CatalogSnapshot& snapshot();
+
+  std::shared_ptr<const storage::CatalogSnapshot> snapshot_;  // see snapshot()
   RowFinisher finish_;
+  // The tables an update cascade is updating, outermost first.
+  std::vector<uint64_t> updating_;
 };
 
 }  // namespace sluice::exec

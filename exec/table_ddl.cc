@@ -532,7 +532,7 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
     fk_trx = engine.Begin(storage::IsolationLevel::kReadCommitted);
     const Settings& settings = Settings::Of(env_.sys_vars(), ctx_);
     if (settings.has_innodb_lock_wait_timeout) fk_trx->set_lock_wait_timeout(settings.innodb_lock_wait_timeout);
-    fks.emplace(engine, *fk_trx, engine.catalog().snapshot());
+    fks.emplace(engine, *fk_trx);
   }
   const bool mysql_copies = MySqlCopies(old, checked, plan.columns, strict);
   const auto now = eval_.StatementTime();

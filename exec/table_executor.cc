@@ -226,6 +226,36 @@ Status TableExecutor::UseTable(Table& t, const sql::TableRef& ref, bool write) {
   return Status::OK();
 }
 
+Status TableExecutor::UseForeignKeyTables(const TableDef& def) {
+  if ((def.foreign_keys.empty() && !def.referenced) || !ForeignKeyChecks()) return Status::OK();
+  const auto snap = env_.engine().catalog().snapshot();  // owns what `pending` points to
+  std::vector<std::pair<std::string, std::string>> related;
+  for (const storage::ForeignKeyDef& fk : def.foreign_keys) related.emplace_back(fk.ref_schema, fk.ref_table);
+  // The children, and theirs, as far as a cascade can go.
+  std::vector<const TableDef*> pending{&def};
+  std::set<uint64_t> seen{def.id};
+  for (size_t i = 0; i < pending.size(); ++i) {
+    for (const auto& ref : snap->ReferencingForeignKeys(pending[i]->schema, pending[i]->name)) {
+      if (!seen.insert(ref.child->id).second) continue;
+      related.emplace_back(ref.child->schema, ref.child->name);
+      pending.push_back(ref.child.get());
+    }
+  }
+  std::vector<MetadataLocks::Request> requests;
+  for (const auto& [schema, name] : related) {
+    if (schema == def.schema && name == def.name) continue;
+    std::string key = MetadataLocks::TableKey(schema, name);
+    if (ctx_.holds_metadata_lock &&
+        env_.metadata_locks().Holds(ctx_.connection_id, key, MetadataLocks::Mode::kShared)) {
+      continue;
+    }
+    requests.push_back({std::move(key), MetadataLocks::Mode::kShared});
+  }
+  if (requests.empty()) return Status::OK();
+  ctx_.holds_metadata_lock = true;
+  return AcquireMetadataLocks(std::move(requests));
+}
+
 Outcome TableExecutor::EndOnLockError(Outcome o) {
   // A deadlock victim loses its whole transaction (as RunDml does), so
   // that the other side of the cycle goes on.
@@ -830,7 +860,7 @@ Result<bool> TableExecutor::EnforceChecks(const std::vector<ParsedCheck>& checks
 }
 
 ForeignKeyEnforcer TableExecutor::Enforcer(EngineTrx& trx) {
-  ForeignKeyEnforcer fks(env_.engine(), trx, env_.engine().catalog().snapshot());
+  ForeignKeyEnforcer fks(env_.engine(), trx);
   fks.set_row_finisher([this](const TableDef& def, Row* row) -> Status {
     const bool generated =
         std::any_of(def.columns.begin(), def.columns.end(), [](const ColumnDef& c) { return c.generated(); });
@@ -853,6 +883,9 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   o.error = UseTable(*t, s.table, /*write=*/true);
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
+  // The tables its foreign keys reach: no DDL changes them meanwhile.
+  o.error = UseForeignKeyTables(def);
+  if (!o.error.ok()) return EndOnLockError(o);
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
   Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(def);
   if (!checks.ok() || !generated.ok()) {
@@ -881,8 +914,8 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
     Outcome r;
     Engine& engine = env_.engine();
     ForeignKeyEnforcer fks = Enforcer(trx);
-    const bool is_child = fk_checks && fks.HasChildKeys(def);
-    const bool is_parent = fk_checks && fks.IsReferenced(def);
+    const bool is_child = fk_checks && !def.foreign_keys.empty();
+    const bool is_parent = fk_checks && def.referenced;
     uint64_t first_id = 0;
     uint64_t row_number = 0, duplicates = 0;
     // INSERT ... SELECT: the SELECT's rows are read first (so a table may
@@ -1184,6 +1217,9 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
   o.error = UseTable(*t, s.table, /*write=*/true);
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
+  // The tables its foreign keys reach: no DDL changes them meanwhile.
+  o.error = UseForeignKeyTables(def);
+  if (!o.error.ok()) return EndOnLockError(o);
   const bool strict = Strict() && !s.ignore;
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
   Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(def);
@@ -1196,8 +1232,8 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     Outcome r;
     Engine& engine = env_.engine();
     ForeignKeyEnforcer fks = Enforcer(trx);
-    const bool is_child = fk_checks && fks.HasChildKeys(def);
-    const bool is_parent = fk_checks && fks.IsReferenced(def);
+    const bool is_child = fk_checks && !def.foreign_keys.empty();
+    const bool is_parent = fk_checks && def.referenced;
     RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
     if (!row_limit.ok()) {
@@ -1318,12 +1354,15 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
   o.error = UseTable(*t, s.table, /*write=*/true);
   if (!o.error.ok()) return EndOnLockError(o);
   const TableDef& def = *t->def;
+  // The tables its foreign keys reach: no DDL changes them meanwhile.
+  o.error = UseForeignKeyTables(def);
+  if (!o.error.ok()) return EndOnLockError(o);
   const bool fk_checks = ForeignKeyChecks();
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();
     ForeignKeyEnforcer fks = Enforcer(trx);
-    const bool is_parent = fk_checks && fks.IsReferenced(def);
+    const bool is_parent = fk_checks && def.referenced;
     RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
     Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
     if (!row_limit.ok()) {

@@ -195,6 +195,11 @@ class TableExecutor {
   // definition again, as a DDL waited for may have changed or dropped it
   // (1146).
   Status UseTable(Table& t, const sql::TableRef& ref, bool write);
+  // With foreign_key_checks on, takes the metadata locks (shared) of the
+  // tables `def`'s foreign keys reach: its parents, and its children and
+  // theirs through cascades, so that no DDL changes them while the
+  // statement checks or changes their rows (MySQL 8.0 locks them too).
+  Status UseForeignKeyTables(const storage::TableDef& def);
   // `o` (a failed UseTable before RunDml); after 1213 the transaction is
   // rolled back first.
   Outcome EndOnLockError(Outcome o);

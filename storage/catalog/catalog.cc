@@ -324,8 +324,24 @@ CatalogSnapshot::TablePtr CatalogSnapshot::FindTableById(uint64_t id) const {
 }
 
 void CatalogSnapshot::IndexForeignKeys() {
+  std::set<std::pair<std::string, std::string>> parents;
+  for (const auto& [id, table] : by_id_) {
+    if (IsTempTableName(table->name)) continue;
+    for (const ForeignKeyDef& f : table->foreign_keys) parents.emplace(f.ref_schema, f.ref_table);
+  }
+  // Each table's `referenced` made right, on a copy where it changes.
+  for (auto& [id, table] : by_id_) {
+    const bool referenced = parents.count({table->schema, table->name}) != 0;
+    if (table->referenced == referenced) continue;
+    auto copy = std::make_shared<TableDef>(*table);
+    copy->referenced = referenced;
+    table = copy;
+    by_name_[{copy->schema, copy->name}] = copy;
+  }
   referenced_by_.clear();
   for (const auto& [id, table] : by_id_) {
+    // A rebuild's copy (ALTER TABLE) is nobody's child until it is swapped in.
+    if (IsTempTableName(table->name)) continue;
     for (size_t i = 0; i < table->foreign_keys.size(); ++i) {
       const ForeignKeyDef& f = table->foreign_keys[i];
       referenced_by_.emplace(std::pair{f.ref_schema, f.ref_table}, ForeignKeyRef{table, i});

@@ -116,7 +116,8 @@ class CatalogSnapshot {
     const ForeignKeyDef& def() const { return child->foreign_keys[index]; }
   };
   // The keys that reference `schema`.`name` (its children, itself included
-  // when it references itself), in child table id order.
+  // when it references itself; not a rebuild's temporary copy), in child
+  // table id order.
   std::vector<ForeignKeyRef> ReferencingForeignKeys(std::string_view schema, std::string_view name) const;
 
   uint64_t next_table_id() const { return next_table_id_; }

@@ -265,6 +265,12 @@ TEST_F(CatalogTest, ForeignKeysSurviveReopenAndFollowTheirParent) {
   ASSERT_EQ(snap->ReferencingForeignKeys("db", "self").size(), 1u);
   EXPECT_EQ(snap->ReferencingForeignKeys("db", "later").size(), 1u);
   EXPECT_TRUE(snap->ReferencingForeignKeys("db", "c").empty());
+  EXPECT_TRUE(snap->FindTable("db", "p")->referenced);
+  EXPECT_TRUE(snap->FindTable("db", "self")->referenced);
+  EXPECT_FALSE(c->referenced);
+  // A parent created after its child (foreign_key_checks=0) is referenced.
+  ASSERT_TRUE(cat->CreateTable(SimpleTable("db", "later")).ok());
+  EXPECT_TRUE(cat->snapshot()->FindTable("db", "later")->referenced);
 
   // RENAME TABLE of a parent: the keys that reference it follow, and a
   // generated key name follows its own table.

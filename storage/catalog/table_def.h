@@ -167,6 +167,11 @@ struct TableDef {
   TableOptions options;
   std::vector<CheckDef> checks;
   std::vector<ForeignKeyDef> foreign_keys;
+  // Derived, not stored: whether some table's FOREIGN KEY (its own
+  // included) references this one. Every snapshot the catalog publishes
+  // has it right (CatalogSnapshot::ReferencingForeignKeys lists them), so a
+  // statement on a table no key touches looks nothing up.
+  bool referenced = false;
 
   // After validation indexes[0] is the clustered index.
   const IndexDef& clustered() const { return indexes.front(); }
