@@ -357,6 +357,43 @@ Result<KeyOutcome> EvalPoints(const ColumnDef& c, const std::vector<const sql::E
   return points->empty() ? KeyOutcome::kNoRows : KeyOutcome::kKey;
 }
 
+// The ends of a kRange path's read of `idx` in the index's order, `key`
+// being the equal parts before the ranged one; nullopt when no row can be
+// in the range.
+struct IndexRange {
+  std::optional<storage::Engine::KeyBound> lo, hi;
+};
+Result<std::optional<IndexRange>> RangeOf(const TableDef& def, const IndexDef& idx, const Row& key,
+                                          const AccessPath& path, sql::EvalContext& eval) {
+  using Bound = storage::Engine::KeyBound;
+  const KeyPart& part = idx.parts[key.size()];
+  const ColumnDef& c = ColumnOf(def, part);
+  Result<Range> r = EvalRange(c, path.lo, path.hi, eval);
+  if (!r.ok()) return r.status();
+  if (r->empty) return std::optional<IndexRange>();
+  // The ends in SQL value order; a range excludes NULL, the smallest key.
+  IndexRange ends;
+  auto with = [&key](RowValue v) {
+    Row out = key;
+    out.push_back(std::move(v));
+    return out;
+  };
+  if (r->lo) {
+    ends.lo = Bound{with(r->lo->value), !r->lo->strict};
+  } else if (c.nullable) {
+    ends.lo = Bound{with(RowValue{}), false};
+  } else if (!key.empty()) {
+    ends.lo = Bound{key, true};
+  }
+  if (r->hi) {
+    ends.hi = Bound{with(r->hi->value), !r->hi->strict};
+  } else if (!key.empty()) {
+    ends.hi = Bound{key, true};
+  }
+  if (part.desc) std::swap(ends.lo, ends.hi);  // the index's order is the reverse
+  return std::optional<IndexRange>(std::move(ends));
+}
+
 // Reads along `path` without locks.
 Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                 sql::EvalContext& eval, const std::function<bool(const Row&)>& fn) {
@@ -411,53 +448,46 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
     }
     return Status::OK();
   }
-  Result<Range> r = EvalRange(c, path.lo, path.hi, eval);
-  if (!r.ok()) return r.status();
-  if (r->empty) return Status::OK();
-  // The ends in SQL value order; a range excludes NULL, the smallest key.
-  std::optional<Bound> lo, hi;
-  auto with = [&key](RowValue v) {
-    Row out = key;
-    out.push_back(std::move(v));
-    return out;
-  };
-  if (r->lo) {
-    lo = Bound{with(r->lo->value), !r->lo->strict};
-  } else if (c.nullable) {
-    lo = Bound{with(RowValue{}), false};
-  } else if (!key.empty()) {
-    lo = Bound{key, true};
-  }
-  if (r->hi) {
-    hi = Bound{with(r->hi->value), !r->hi->strict};
-  } else if (!key.empty()) {
-    hi = Bound{key, true};
-  }
-  if (part.desc) std::swap(lo, hi);  // the index's order is the reverse
-  return engine.IndexScan(trx, def.id, index, lo ? &*lo : nullptr, hi ? &*hi : nullptr, path.reverse, fn);
+  Result<std::optional<IndexRange>> range = RangeOf(def, idx, key, path, eval);
+  if (!range.ok()) return range.status();
+  if (!range->has_value()) return Status::OK();
+  const IndexRange& ends = **range;
+  return engine.IndexScan(trx, def.id, index, ends.lo ? &*ends.lo : nullptr, ends.hi ? &*ends.hi : nullptr,
+                          path.reverse, fn);
 }
 
-// Locking reads: through a secondary index the path looks up by equality,
-// its entries and the rows they lead to (Engine::IndexScanLocked); else the
-// clustered index with the PRIMARY KEY bounds.
+// Locking reads: through a secondary index the path looks up by equality
+// or a range, its entries and the rows they lead to
+// (Engine::IndexScanLocked); else the clustered index with the PRIMARY KEY
+// bounds.
 Status ReadLocked(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                   sql::EvalContext& eval, storage::LockMode lock, const std::function<bool(const Row&)>& fn) {
   const TableDef& def = *table.def;
   const IndexDef& pk = def.clustered();
   const bool by_secondary = path.index > 0 && path.in_list.empty() &&
                             (path.type == AccessPath::Type::kRef || path.type == AccessPath::Type::kEqRef ||
-                             path.type == AccessPath::Type::kConst);
+                             path.type == AccessPath::Type::kConst || path.type == AccessPath::Type::kRange);
   if (by_secondary) {
     const size_t index = static_cast<size_t>(path.index);
+    const IndexDef& idx = def.indexes[index];
     Row key;
-    Result<KeyOutcome> k = EvalKey(def, def.indexes[index], path.key, path.key_null_safe, eval, &key);
+    Result<KeyOutcome> k = EvalKey(def, idx, path.key, path.key_null_safe, eval, &key);
     if (!k.ok()) return k.status();
+    if (*k == KeyOutcome::kNoRows) return Status::OK();  // a NULL looked up by =
+    if (*k == KeyOutcome::kKey && path.type == AccessPath::Type::kRange) {
+      Result<std::optional<IndexRange>> range = RangeOf(def, idx, key, path, eval);
+      if (!range.ok()) return range.status();
+      if (!range->has_value()) return Status::OK();
+      const IndexRange& ends = **range;
+      return engine.IndexScanLocked(trx, def.id, index, ends.lo ? &*ends.lo : nullptr, ends.hi ? &*ends.hi : nullptr,
+                                    lock, fn);
+    }
     if (*k == KeyOutcome::kKey && !key.empty()) {
       const storage::Engine::KeyBound b{std::move(key), true};
       return engine.IndexScanLocked(trx, def.id, index, &b, &b, lock, fn);
     }
-    // No rows (a NULL looked up by =) or no usable key: the clustered read
-    // below decides, as before.
+    // No usable key (a value the column cannot hold exactly): the
+    // clustered read below, as before.
   }
   Row key;
   Result<KeyOutcome> k = EvalKey(def, pk, path.pk_key, {}, eval, &key);

@@ -260,8 +260,11 @@ TEST_F(AccessPathTest, LockingReadsUseThePrimaryKeyBoundsOrASecondaryKey) {
   EXPECT_EQ(Ids("id < 3", storage::LockMode::kS), (V{1, 2}));
   EXPECT_EQ(Ids("id = 3", storage::LockMode::kS), (V{3}));
   EXPECT_EQ(Ids("u = 104", storage::LockMode::kX), (V{5}));
-  // A range on a secondary index still reads the clustered index whole.
-  EXPECT_EQ(Ids("k BETWEEN 2 AND 5", storage::LockMode::kX), (V{1, 2, 3, 4, 5, 6, 7}));
+  // A range on a secondary index: its entries in the range, in its order.
+  EXPECT_EQ(Ids("k BETWEEN 2 AND 5", storage::LockMode::kX), (V{2, 1, 3, 7}));
+  EXPECT_EQ(Ids("k < 4", storage::LockMode::kX), (V{6, 2}));  // not the NULL
+  EXPECT_EQ(Ids("k > 5 AND k < 3", storage::LockMode::kX), (V{}));
+  EXPECT_EQ(Ids("k = NULL", storage::LockMode::kX), (V{}));
   // SERIALIZABLE reads lock too, along the same paths.
   auto ser = engine_->Begin(storage::IsolationLevel::kSerializable);
   EXPECT_EQ(Ids("k = 5", std::nullopt, nullptr, false, ser.get()), (V{1, 3, 7}));

@@ -27,6 +27,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -606,3 +607,18 @@ def mariadb_cli(sql, user="root", password=None, port=None, extra=()):
 
 
 TEMP_PASSWORD_RE = re.compile(r"A temporary password is generated for root@localhost: (\S+)")
+
+
+def run_in_thread(fn):
+    """Starts fn() in a thread; returns (thread, box) where box gets
+    'result' or 'error' (the exception)."""
+    box = {}
+
+    def body():
+        try:
+            box["result"] = fn()
+        except Exception as e:  # noqa: BLE001 - reported by the caller
+            box["error"] = e
+    t = threading.Thread(target=body, daemon=True)
+    t.start()
+    return t, box

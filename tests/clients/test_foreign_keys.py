@@ -56,21 +56,6 @@ def teardown_module():
     _servers.kill_all()
 
 
-def run_in_thread(fn):
-    """Starts fn() in a thread; returns (thread, box) where box gets
-    'result' or 'error' (the exception)."""
-    box = {}
-
-    def body():
-        try:
-            box["result"] = fn()
-        except Exception as e:  # noqa: BLE001 - reported by the caller
-            box["error"] = e
-    t = threading.Thread(target=body, daemon=True)
-    t.start()
-    return t, box
-
-
 def wait_executing(watcher, conn_id, sql):
     """Polls SHOW PROCESSLIST until connection conn_id is executing sql: the
     statement reached the server (and, with the lock held elsewhere, waits)."""
@@ -83,7 +68,7 @@ def blocked_statement(watcher, conn, sql):
     """Runs sql on conn in a thread and returns (thread, box) once it is
     seen waiting: executing, and still not done a moment later."""
     conn_id = h.scalar(conn, "SELECT CONNECTION_ID()")
-    t, box = run_in_thread(lambda: h.query(conn, sql))
+    t, box = h.run_in_thread(lambda: h.query(conn, sql))
     wait_executing(watcher, conn_id, sql)
     t.join(timeout=0.3)
     assert t.is_alive(), f"{sql!r} did not wait for the other transaction: {box!r}"

@@ -9,7 +9,6 @@ holds off only new statements on its own table.
 Every wait here is bounded by a short lock_wait_timeout (or a thread join
 timeout); every test ends by checking that the server still answers."""
 
-import threading
 import time
 
 import harness as h
@@ -45,21 +44,6 @@ def timed(fn, *args):
     start = time.monotonic()
     result = fn(*args)
     return result, time.monotonic() - start
-
-
-def run_in_thread(fn):
-    """Starts fn() in a thread; returns (thread, box) where box gets
-    'result' or 'error' (the exception)."""
-    box = {}
-
-    def body():
-        try:
-            box["result"] = fn()
-        except Exception as e:  # noqa: BLE001 - reported by the caller
-            box["error"] = e
-    t = threading.Thread(target=body, daemon=True)
-    t.start()
-    return t, box
 
 
 def processlist_states():
@@ -114,7 +98,7 @@ def test_waiting_ddl_holds_off_only_its_table():
         h.query(b, "SELECT COUNT(*) FROM shop.u1")
         h.query(a, "SET SESSION lock_wait_timeout = 5")
         a_id = h.scalar(a, "SELECT CONNECTION_ID()")
-        t, box = run_in_thread(lambda: h.query(a, "TRUNCATE TABLE shop.u1"))
+        t, box = h.run_in_thread(lambda: h.query(a, "TRUNCATE TABLE shop.u1"))
         h.bounded_poll(lambda: any(i == a_id and s == "Waiting for table metadata lock"
                                    for i, s, _ in processlist_states()),
                        rounds=40, what="the TRUNCATE waiting for the metadata lock")
@@ -178,7 +162,7 @@ def test_drop_database_and_create_table_in_it():
         h.query(b, "BEGIN")
         h.query(b, "SELECT * FROM gone.t")
         h.query(a, "SET SESSION lock_wait_timeout = 10")
-        t, box = run_in_thread(lambda: h.query(a, "DROP DATABASE gone"))
+        t, box = h.run_in_thread(lambda: h.query(a, "DROP DATABASE gone"))
         h.bounded_poll(lambda: any(s == "Waiting for table metadata lock" and info and "DROP DATABASE" in info
                                    for _, s, info in processlist_states()),
                        rounds=40, what="DROP DATABASE waiting")
@@ -208,12 +192,12 @@ def test_dml_after_waited_ddl_sees_new_definition():
         h.query(b, "SELECT * FROM shop.d1")
         h.query(a, "SET SESSION lock_wait_timeout = 10")
         a_id = h.scalar(a, "SELECT CONNECTION_ID()")
-        ta, box_a = run_in_thread(lambda: h.query(a, "DROP TABLE shop.d1"))
+        ta, box_a = h.run_in_thread(lambda: h.query(a, "DROP TABLE shop.d1"))
         h.bounded_poll(lambda: any(i == a_id and s == "Waiting for table metadata lock"
                                    for i, s, _ in processlist_states()),
                        rounds=40, what="DROP TABLE waiting")
         h.query(c, "SET SESSION lock_wait_timeout = 10")
-        tc, box_c = run_in_thread(lambda: h.query(c, "SELECT * FROM shop.d1"))
+        tc, box_c = h.run_in_thread(lambda: h.query(c, "SELECT * FROM shop.d1"))
         time.sleep(0.3)
         h.query(b, "COMMIT")
         ta.join(15)
@@ -241,7 +225,7 @@ def test_mdl_deadlock_is_reported_not_hung():
         h.query(b, "SET SESSION lock_wait_timeout = 10")
         a_id = h.scalar(a, "SELECT CONNECTION_ID()")
         # Locks are taken in key order: shop.m0 and shop.m1 before shop.u1.
-        ta, box = run_in_thread(lambda: h.query(a, "RENAME TABLE shop.m0 TO shop.m1, shop.u1 TO shop.u1x, "
+        ta, box = h.run_in_thread(lambda: h.query(a, "RENAME TABLE shop.m0 TO shop.m1, shop.u1 TO shop.u1x, "
                                                    "shop.u1x TO shop.u1"))
         h.bounded_poll(lambda: any(i == a_id and s == "Waiting for table metadata lock"
                                    for i, s, _ in processlist_states()),
