@@ -350,6 +350,14 @@ Status ForeignKeyEnforcer::LockedRowsWith(const TableDef& def, const std::vector
     rows->push_back(r);
     return true;
   };
+  if (index == 0 && key.size() == def.clustered().parts.size()) {
+    // The whole PRIMARY KEY: that record alone (REC_NOT_GAP when found),
+    // as InnoDB's check locks a parent it finds.
+    Result<std::optional<Row>> row = engine_.GetLocked(trx_, def.id, key, mode);
+    if (!row.ok()) return row.status();
+    if (row->has_value()) rows->push_back(std::move(**row));
+    return Status::OK();
+  }
   if (index == 0) return engine_.ScanLocked(trx_, def.id, &key, &key, 0, mode, collect);
   if (index > 0) {
     const storage::Engine::KeyBound b{key, true};
