@@ -198,7 +198,9 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
 
 void Engine::RemoveQueuedEntries(TableHandle& t, const PurgeItem& item) {
   const TableDef& def = *t.def;
-  for (const auto& [i, entry] : purge_entries_) {
+  for (const auto& queued : purge_entries_) {
+    const size_t i = queued.first;
+    const std::string& entry = queued.second;  // (a plain name: lambdas capture it)
     BTree* tree = t.secondary[i - 1].get();
     if (tree == nullptr) continue;
     // A locked entry bounds a gap some transaction locked (IndexScanLocked):
