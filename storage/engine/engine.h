@@ -93,7 +93,11 @@
 // versioned, an index value may have several entries at once, live and
 // stale, see below). Insert adds the row's entries; Update adds entries
 // only for the indexes whose key changed; Delete (delete-mark) changes no
-// entry. An entry a committed change made stale (the old value of an
+// entry. Entries have locks of their own (EntryLockId: the entry's hash
+// mixed with the index id; IndexSupremumLockId per index): a locking read
+// through the index (IndexScanLocked) takes next-key locks on them, and a
+// new entry goes in only after an insert-intention lock on the entry after
+// it is granted (EntryCheck, under the leaf latch). An entry a committed change made stale (the old value of an
 // updated key, the entry of a deleted row) is KEPT, because an older read
 // view may still need it to find the old version; only purge (not yet
 // written) may remove it. So the secondary trees are a superset of the
@@ -125,7 +129,9 @@
 //     some view may still build, from the latest back to the first one
 //     every view sees, has that key.
 // Purge touches a row only while no transaction holds or waits for a lock
-// on it (LockManager::RunIfUnlocked, which keeps new lockers out meanwhile):
+// on it, and removes a secondary entry only while none holds or waits for
+// a lock on that entry (LockManager::RunIfUnlocked, which keeps new lockers
+// out meanwhile; a locked entry comes back in a later pass):
 // a gap or next-key lock on a purged record would lose its gap, and writers
 // add entries under their row lock. Lockers re-check after each lock that
 // the key they locked is still the one they looked at (they already do:
