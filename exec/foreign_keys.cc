@@ -9,12 +9,14 @@
 #include <utility>
 
 #include "base/mysql_error.h"
+#include "binlog/event.h"
 #include "sql/lexer.h"
 
 namespace sluice::exec {
 
 namespace {
 
+using binlog::QuoteIdentifier;
 using storage::ColumnDef;
 using storage::ColumnType;
 using storage::ForeignKeyAction;
@@ -77,15 +79,9 @@ bool Compatible(const ColumnDef& child, const ColumnDef& parent) {
   }
 }
 
-std::string Quoted(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
-}
-
 std::string QuotedList(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + Quoted(n);
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + QuoteIdentifier(n);
   return out;
 }
 
@@ -93,7 +89,7 @@ std::string QuotedList(const std::vector<std::string>& names) {
 // ... (MySQL cuts it at 192 bytes).
 std::string ViolationText(const std::string& child_schema, const std::string& child_table, const ForeignKeyDef& fk,
                           bool qualify_parent = false) {
-  std::string text = Quoted(child_schema) + "." + Quoted(child_table) + ", " +
+  std::string text = QuoteIdentifier(child_schema) + "." + QuoteIdentifier(child_table) + ", " +
                      ForeignKeyClause(qualify_parent ? std::string() : child_schema, fk);
   if (text.size() > 192) text.resize(192);
   return text;
@@ -142,9 +138,9 @@ Row ClusteredKeyOf(const TableDef& def, const Row& row) {
 }
 
 std::string ForeignKeyClause(const std::string& child_schema, const ForeignKeyDef& fk) {
-  std::string parent = Quoted(fk.ref_table);
-  if (fk.ref_schema != child_schema) parent = Quoted(fk.ref_schema) + "." + parent;
-  std::string text = fmt::format("CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})", Quoted(fk.name),
+  std::string parent = QuoteIdentifier(fk.ref_table);
+  if (fk.ref_schema != child_schema) parent = QuoteIdentifier(fk.ref_schema) + "." + parent;
+  std::string text = fmt::format("CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})", QuoteIdentifier(fk.name),
                                  QuotedList(fk.columns), parent, QuotedList(fk.ref_columns));
   if (fk.on_delete != ForeignKeyAction::kNoAction) {
     text += " ON DELETE " + std::string(ForeignKeyActionName(fk.on_delete));

@@ -9,6 +9,7 @@
 
 #include "acl/access_control.h"
 #include "base/mysql_error.h"
+#include "binlog/event.h"
 #include "exec/access_path.h"
 #include "exec/aggregate.h"
 #include "exec/check_constraints.h"
@@ -1593,9 +1594,7 @@ Outcome TableExecutor::ShowCreateTable(const sql::ShowStmt& s) {
   }
   for (const storage::ForeignKeyDef& fk : def.foreign_keys) text += ",\n  " + ForeignKeyClause(def.schema, fk);
   for (const storage::CheckDef& c : def.checks) {
-    std::string name;
-    for (char ch : c.name) name += ch == '`' ? std::string("``") : std::string(1, ch);
-    text += fmt::format(",\n  CONSTRAINT `{}` CHECK ({}){}", name, CheckClauseText(c),
+    text += fmt::format(",\n  CONSTRAINT {} CHECK ({}){}", binlog::QuoteIdentifier(c.name), CheckClauseText(c),
                         c.enforced ? "" : " /*!80016 NOT ENFORCED */");
   }
   text += "\n) ENGINE=" + EngineOf(def);
