@@ -129,9 +129,7 @@
 //     some view may still build, from the latest back to the first one
 //     every view sees, has that key.
 // Purge touches a row only while no transaction holds or waits for a lock
-// on it, and removes a secondary entry only while none holds or waits for
-// a lock on that entry (LockManager::RunIfUnlocked, which keeps new lockers
-// out meanwhile; a locked entry comes back in a later pass):
+// on it (LockManager::RunIfUnlocked, which keeps new lockers out meanwhile):
 // a gap or next-key lock on a purged record would lose its gap, and writers
 // add entries under their row lock. Lockers re-check after each lock that
 // the key they locked is still the one they looked at (they already do:
@@ -570,9 +568,10 @@ class Engine {
   // can appear in the range; the clustered record an entry leads to gets a
   // record lock, and its latest version comes to `fn` when it still has the
   // entry's key. Inserts of secondary entries wait for those gap locks (an
-  // insert-intention lock on the next entry, decided under the leaf latch),
-  // and purge leaves a locked entry in place until its locks go, so the gap
-  // it bounds stays protected. Other rows are not locked. Each row comes
+  // insert-intention lock on the next entry, decided under the leaf latch).
+  // Purge may still remove a stale entry that bounds a locked gap (it does
+  // not yet hand the gap to the next entry), which can let a phantom into
+  // that gap. Other rows are not locked. Each row comes
   // with its hidden row id after the columns when the table has no PRIMARY
   // KEY, as from ScanLocked. SKIP LOCKED leaves out an entry or row whose
   // lock would wait. InvalidArgument as IndexScan.
@@ -690,10 +689,6 @@ class Engine {
   // plus clustered key) and of the index's supremum.
   RecordId EntryLockId(const TableHandle& t, size_t index, std::string_view entry) const;
   static RecordId IndexSupremumLockId(const TableHandle& t, size_t index);
-  // Purge: removes secondary entries PurgeRow queued (`purge_entries_`),
-  // each only while no transaction holds a lock on it; the others come
-  // back as items for a later pass.
-  void RemoveQueuedEntries(TableHandle& t, const PurgeItem& item) REQUIRES(purge_mu_);
   Result<std::shared_ptr<TableHandle>> FindHandle(uint64_t table_id) const;
   std::string SpacePath(uint32_t space_id) const;
   // Detaches a dropped table's tablespace from the pool and deletes its file.
@@ -798,8 +793,6 @@ class Engine {
   PurgeStats purge_stats_ GUARDED_BY(purge_mu_);
   // Overflow references PurgeRow left for PurgePass to free (FreeChain).
   std::vector<std::string> chains_to_free_ GUARDED_BY(purge_mu_);
-  // Secondary entries PurgeRow found unneeded: {index position, entry}.
-  std::vector<std::pair<size_t, std::string>> purge_entries_ GUARDED_BY(purge_mu_);
   bool sweep_pending_ GUARDED_BY(purge_mu_) = false;
   RecoveryInfo recovery_info_;
   mutable Mutex xa_mu_;

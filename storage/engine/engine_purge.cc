@@ -113,8 +113,6 @@ Status Engine::PurgePass(bool sweep) {
         }
       }
       chains_to_free_.clear();
-      if (ran && outcome.ok()) RemoveQueuedEntries(t, item);
-      purge_entries_.clear();
       if (!outcome.ok()) {
         if (status.ok()) status = outcome.status();
         continue;
@@ -152,7 +150,9 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
       if (tree == nullptr) continue;
       Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
       if (!k.ok()) return k.status();
-      purge_entries_.emplace_back(i, *k + item.key);  // removed once unlocked
+      Result<bool> gone = tree->Delete(*k + item.key);
+      if (!gone.ok()) return gone.status();
+      purge_stats_.entries_removed += *gone ? 1 : 0;
     }
     Result<bool> gone = t.clustered->Delete(item.key);
     if (!gone.ok()) return gone.status();
@@ -190,39 +190,12 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     Result<bool> needed = EntryNeeded(t, *cur, i, ikey, limit);
     if (!needed.ok()) return needed.status();
     if (*needed) continue;
-    purge_entries_.emplace_back(i, ikey + item.key);  // removed once unlocked
+    Result<bool> gone = tree->Delete(ikey + item.key);
+    if (!gone.ok()) return gone.status();
+    purge_stats_.entries_removed += *gone ? 1 : 0;
   }
   if (frees_chain) FreeChain(item.before_row);
   return PurgeOutcome::kDone;
-}
-
-void Engine::RemoveQueuedEntries(TableHandle& t, const PurgeItem& item) {
-  const TableDef& def = *t.def;
-  for (const auto& queued : purge_entries_) {
-    const size_t i = queued.first;
-    const std::string& entry = queued.second;  // (a plain name: lambdas capture it)
-    BTree* tree = t.secondary[i - 1].get();
-    if (tree == nullptr) continue;
-    // A locked entry bounds a gap some transaction locked (IndexScanLocked):
-    // it stays until the locks go, and a later pass looks at it again.
-    Status removed;
-    // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
-    const bool ran = locks_->RunIfUnlocked(EntryLockId(t, i, entry), [&]() REQUIRES(purge_mu_) {
-      Result<bool> gone = tree->Delete(entry);
-      removed = gone.status();
-      if (gone.ok() && *gone) ++purge_stats_.entries_removed;
-    });
-    if (ran && removed.ok()) continue;
-    Result<size_t> klen = IndexKeyLength(def, def.indexes[i], entry);
-    if (!klen.ok()) continue;  // not an entry this index could hold: nothing to keep
-    PurgeItem later;
-    later.table_id = def.id;
-    later.key = entry.substr(*klen);
-    later.trx = item.trx;
-    later.index_id = def.indexes[i].id;
-    later.index_key = entry.substr(0, *klen);
-    purge_waiting_.push_back(std::move(later));
-  }
 }
 
 void Engine::FreeChain(std::string_view ref) {
