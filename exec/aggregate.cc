@@ -22,14 +22,6 @@ Fn FnOf(const sql::Expr& e) {
   return Fn::kNone;
 }
 
-// a + b for decimals at the larger scale; nullopt on overflow.
-std::optional<sql::Decimal> AddDecimal(const sql::Decimal& a, const sql::Decimal& b) {
-  const int scale = std::max(a.scale, b.scale);
-  std::optional<sql::Decimal> x = a.Rescaled(scale), y = b.Rescaled(scale);
-  if (!x || !y) return std::nullopt;
-  return sql::Decimal::FromInteger(x->mantissa + y->mantissa, static_cast<uint8_t>(scale));
-}
-
 std::optional<sql::Decimal> AsDecimal(const sql::Value& v) {
   switch (v.kind()) {
     case sql::ValueKind::kInt: return sql::Decimal::FromInteger(v.int_value());
@@ -126,7 +118,7 @@ Status Aggregates::Add(State& state, sql::EvalContext& row) const {
       case Fn::kSum:
       case Fn::kAvg: {
         std::optional<sql::Decimal> d = one.exact ? AsDecimal(*v) : std::nullopt;
-        std::optional<sql::Decimal> next = d ? AddDecimal(one.sum, *d) : std::nullopt;
+        std::optional<sql::Decimal> next = d ? sql::Decimal::Add(one.sum, *d) : std::nullopt;
         if (next) {
           one.sum = *next;
         } else {
@@ -166,14 +158,10 @@ std::optional<sql::Value> Aggregates::ValueOf(const State& state, const sql::Exp
       case Fn::kAvg: {
         if (!one.any) return sql::Value::Null();
         if (!one.exact) return sql::Value::Double(one.dsum / static_cast<double>(one.count));
+        // The sum's scale plus div_precision_increment, rounded half away from zero.
         const int scale = std::min<int>(one.sum.scale + 4, sql::Decimal::kMaxScale);
-        std::optional<sql::Decimal> wide = one.sum.Rescaled(scale);
-        if (!wide) return sql::Value::Double(one.dsum / static_cast<double>(one.count));
-        // Round half away from zero.
-        __int128 q = wide->mantissa / static_cast<__int128>(one.count);
-        __int128 rem = wide->mantissa % static_cast<__int128>(one.count);
-        if (rem != 0 && (rem < 0 ? -rem : rem) * 2 >= static_cast<__int128>(one.count)) q += rem < 0 ? -1 : 1;
-        std::optional<sql::Decimal> avg = sql::Decimal::FromInteger(q, static_cast<uint8_t>(scale));
+        std::optional<sql::Decimal> avg = sql::Decimal::Div(
+            one.sum, sql::Decimal::FromInteger(static_cast<__int128>(one.count)), scale);
         return avg ? sql::Value::Dec(*avg) : sql::Value::Double(one.dsum / static_cast<double>(one.count));
       }
       case Fn::kMin:

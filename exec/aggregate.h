@@ -3,7 +3,8 @@
 // Aggregate functions for SELECT with GROUP BY (or aggregates alone): COUNT(*),
 // COUNT([DISTINCT] e), SUM([DISTINCT] e), AVG([DISTINCT] e), MIN(e), MAX(e),
 // with MySQL's result types: COUNT is BIGINT; SUM of integers and DECIMALs
-// is DECIMAL (exact, no overflow below 38 digits), of anything else DOUBLE;
+// is DECIMAL (exact; DOUBLE only past 65 digits before the point), of
+// anything else DOUBLE;
 // AVG is DECIMAL with 4 more digits of scale (DOUBLE for DOUBLE input);
 // MIN/MAX keep their argument's type. NULLs are skipped; an empty group
 // gives NULL (COUNT gives 0).

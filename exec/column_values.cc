@@ -805,7 +805,7 @@ sql::Value FromColumnValue(const ColumnDef& c, const RowValue& v) {
     }
     if (c.type == ColumnType::kDecimal) {
       if (auto dec = sql::Decimal::Parse(s)) return sql::Value::Dec(*dec);
-      return sql::Value::Double(std::strtod(s.c_str(), nullptr));  // beyond 38 digits
+      return sql::Value::Double(std::strtod(s.c_str(), nullptr));  // never for a stored DECIMAL(M<=65)
     }
     sql::Value out = sql::Value::String(s, storage::IsBinaryType(c.type));
     // A text column compares under its collation (the default one needs no

@@ -99,87 +99,36 @@ Result<Value> DoubleArithmetic(Op op, double x, double y, const Expr& node, Eval
   return Value::Double(r);
 }
 
-bool Fits(__int128 m) { return m > -Pow10(Decimal::kMaxDigits) && m < Pow10(Decimal::kMaxDigits); }
-
-// a / b rounded half away from zero to `scale` digits; nullopt when the
-// quotient does not fit. REQUIRES: b != 0, scale >= a.scale.
-std::optional<Decimal> DivideDecimal(const Decimal& a, const Decimal& b, int scale) {
-  using U = unsigned __int128;
-  const bool negative = (a.mantissa < 0) != (b.mantissa < 0);
-  U num = static_cast<U>(a.mantissa < 0 ? -a.mantissa : a.mantissa);
-  U den = static_cast<U>(b.mantissa < 0 ? -b.mantissa : b.mantissa);
-  // quotient mantissa = a.m * 10^(scale - a.scale + b.scale) / b.m
-  const int shift = scale - a.scale + b.scale;
-  const U limit = static_cast<U>(Pow10(Decimal::kMaxDigits));
-  U q = num / den;
-  U r = num % den;
-  for (int i = 0; i < shift; ++i) {
-    if (r > std::numeric_limits<U>::max() / 10 || q >= limit / 10) return std::nullopt;
-    r *= 10;
-    q = q * 10 + r / den;
-    r %= den;
-  }
-  if (r * 2 >= den) ++q;
-  if (q >= limit) return std::nullopt;
-  Decimal d;
-  d.mantissa = negative ? -static_cast<__int128>(q) : static_cast<__int128>(q);
-  d.scale = static_cast<uint8_t>(scale);
-  return d;
-}
-
 Result<Value> DecimalArithmetic(Op op, const Value& av, const Value& bv, const Expr& node,
                                 EvalContext& ctx) {
   const Decimal a = av.ToDecimal();
   const Decimal b = bv.ToDecimal();
-  auto fallback = [&]() { return DoubleArithmetic(op, av.ToDouble(), bv.ToDouble(), node, ctx); };
-  const int common = std::max(a.scale, b.scale);
+  std::optional<Decimal> r;
   switch (op) {
-    case Op::kAdd:
-    case Op::kSub: {
-      auto x = a.Rescaled(common);
-      auto y = b.Rescaled(common);
-      if (!x || !y) return fallback();
-      __int128 r = op == Op::kAdd ? x->mantissa + y->mantissa : x->mantissa - y->mantissa;
-      if (!Fits(r)) return fallback();
-      return Value::Dec(Decimal{r, static_cast<uint8_t>(common)});
-    }
-    case Op::kMul: {
-      __int128 r;
-      if (__builtin_mul_overflow(a.mantissa, b.mantissa, &r)) return fallback();
-      int scale = a.scale + b.scale;
-      Decimal d{r, static_cast<uint8_t>(scale)};
-      if (scale > Decimal::kMaxScale) {
-        // Keep at most 30 digits after the point, rounding the rest away.
-        __int128 p = Pow10(scale - Decimal::kMaxScale);
-        __int128 q = r / p;
-        __int128 rem = r % p;
-        if ((rem < 0 ? -rem : rem) * 2 >= p) q += r < 0 ? -1 : 1;
-        d = Decimal{q, static_cast<uint8_t>(Decimal::kMaxScale)};
-      }
-      if (!Fits(d.mantissa)) return fallback();
-      return Value::Dec(d);
-    }
-    case Op::kDiv: {
-      if (b.mantissa == 0) return DivisionByZero(ctx);
-      int scale = std::min(a.scale + kDivPrecisionIncrement, Decimal::kMaxScale);
-      auto q = DivideDecimal(a, b, scale);
-      if (!q) return fallback();
-      return Value::Dec(*q);
-    }
+    case Op::kAdd: r = Decimal::Add(a, b); break;
+    case Op::kSub: r = Decimal::Sub(a, b); break;
+    case Op::kMul: r = Decimal::Mul(a, b); break;
+    case Op::kDiv:
+      if (b.is_zero()) return DivisionByZero(ctx);
+      r = Decimal::Div(a, b, std::min(a.scale + kDivPrecisionIncrement, Decimal::kMaxScale));
+      break;
     case Op::kMod:
+      if (b.is_zero()) return DivisionByZero(ctx);
+      r = Decimal::Mod(a, b);
+      break;
     case Op::kIntDiv: {
-      if (b.mantissa == 0) return DivisionByZero(ctx);
-      auto x = a.Rescaled(common);
-      auto y = b.Rescaled(common);
-      if (!x || !y) return fallback();
-      if (op == Op::kMod) {
-        return Value::Dec(Decimal{x->mantissa % y->mantissa, static_cast<uint8_t>(common)});
-      }
-      return IntegerResult(x->mantissa / y->mantissa, false, node);
+      if (b.is_zero()) return DivisionByZero(ctx);
+      std::optional<Decimal> q = Decimal::IntDiv(a, b);
+      std::optional<__int128> v = q ? q->Unscaled() : std::nullopt;
+      if (!v) return OutOfRange("BIGINT", node);
+      return IntegerResult(*v, false, node);
     }
     default:
       return Status::InvalidArgument("not an arithmetic operator");
   }
+  // More than 65 digits before the point: MySQL's 1690.
+  if (!r) return OutOfRange("DECIMAL", node);
+  return Value::Dec(*r);
 }
 
 Result<Value> IntegerArithmetic(Op op, const Value& a, const Value& b, const Expr& node,
@@ -221,15 +170,12 @@ Result<Value> Negate(const Value& v, const Expr& node) {
     case ValueKind::kUInt: {
       const __int128 u = v.uint_value();
       if (u <= static_cast<__int128>(1) << 63) return Value::Int(static_cast<int64_t>(-u));
-      return Value::Dec(Decimal{-u, 0});
+      return Value::Dec(Decimal::FromInteger(-u));
     }
     case ValueKind::kDouble:
       return Value::Double(-v.double_value());
-    case ValueKind::kDecimal: {
-      Decimal d = v.decimal_value();
-      d.mantissa = -d.mantissa;
-      return Value::Dec(d);
-    }
+    case ValueKind::kDecimal:
+      return Value::Dec(v.decimal_value().Negated());
     case ValueKind::kString:
       switch (ClassOf(v)) {
         case NumClass::kInt: return Negate(Value::Int(v.ToInt()), node);
@@ -865,16 +811,12 @@ Result<Value> CastToDecimal(const Value& v, const Expr& node, EvalContext& ctx) 
     return MakeError(er::kMBiggerThanD, ExprToString(*node.args[0]));
   }
   const int digits = std::min(std::max(precision, 1), Decimal::kMaxDigits);
-  const __int128 max_mantissa = Pow10(digits) - 1;
-  Decimal d = v.ToDecimal();
+  const Decimal d = v.ToDecimal();
   std::optional<Decimal> r = d.Rescaled(scale);
-  bool clipped = !r.has_value() || r->mantissa > max_mantissa || r->mantissa < -max_mantissa;
-  if (clipped) {
-    Decimal m;
-    m.scale = static_cast<uint8_t>(scale);
-    m.mantissa = d.mantissa < 0 ? -max_mantissa : max_mantissa;
+  const Decimal largest = Decimal::Largest(digits, scale, false);
+  if (!r || Decimal::Compare(r->Abs(), largest) > 0) {
     ctx.AddWarning(1264, "Out of range value for column '" + CastName(node) + "' at row 1");
-    return Value::Dec(m);
+    return Value::Dec(d.is_negative() ? largest.Negated() : largest);
   }
   return Value::Dec(*r);
 }

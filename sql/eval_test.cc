@@ -150,6 +150,34 @@ TEST_F(EvalTest, DecimalArithmeticIsExact) {
   EXPECT_EQ(Text("5.5 % 2"), "1.5");
 }
 
+TEST_F(EvalTest, DecimalArithmeticIsExactToSixtyFiveDigits) {
+  // Issue 18: past 38 digits the result stayed DOUBLE (1e20).
+  EXPECT_EQ(Text("99999999999999999999 + 1"), "100000000000000000000");
+  EXPECT_EQ(Kind("99999999999999999999 + 1"), ValueKind::kDecimal);
+  EXPECT_EQ(Text("1234567890123456789012345678901234567890 * 98765432109876543210"),
+            "121932631137021795224965706422496570642237463801111263526900");
+  EXPECT_EQ(Text("1234567890123456789012345678901234567890 / 3"),
+            "411522630041152263004115226300411522630.0000");
+  EXPECT_EQ(Text("-" + std::string(64, '9') + " - 1"), "-1" + std::string(64, '0'));
+  EXPECT_EQ(Text("CAST(1 AS DECIMAL(65,30)) / 3"), "0.333333333333333333333333333333");
+  EXPECT_EQ(Text("ROUND(" + std::string(60, '4') + ".5)"), std::string(59, '4') + "5");
+  EXPECT_EQ(Text("FLOOR(-" + std::string(50, '1') + ".5)"), "-" + std::string(49, '1') + "2");
+  EXPECT_EQ(Text(std::string(40, '1') + " DIV 1"), "ERROR 1690");
+}
+
+TEST_F(EvalTest, DecimalOverflowIsAnError) {
+  const std::string nines(65, '9');
+  auto v = Eval(nines + " + 1");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().mysql_errno(), 1690);
+  EXPECT_EQ(v.status().message(), "DECIMAL value is out of range in '(" + nines + " + 1)'");
+  EXPECT_EQ(Text("1" + std::string(40, '0') + " * 1" + std::string(40, '0')), "ERROR 1690");
+  EXPECT_EQ(Text("ROUND(" + nines + ", -1)"), "ERROR 1690");
+  // CAST clips to the type's widest value with a warning, as for a column.
+  EXPECT_EQ(Text("CAST(" + nines + " AS DECIMAL(65,30))"), std::string(35, '9') + "." + std::string(30, '9'));
+  EXPECT_EQ(Text("CAST(-123.456 AS DECIMAL(4,2))"), "-99.99");
+}
+
 TEST_F(EvalTest, FloatsAndStringsMakeDouble) {
   EXPECT_EQ(Kind("1e0 + 1"), ValueKind::kDouble);
   EXPECT_EQ(Text("0.1e0 + 0.2e0"), "0.30000000000000004");

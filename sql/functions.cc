@@ -376,12 +376,12 @@ Result<Value> FnUnixTimestamp(Call& c) {
   std::optional<int64_t> secs = ToUnixSeconds(c, *dt);
   const int fd = dt->frac_digits;
   if (!secs || *secs < 0) {
-    return fd == 0 ? Value::Int(0) : Value::Dec(Decimal{0, static_cast<uint8_t>(fd)});
+    return fd == 0 ? Value::Int(0) : Value::Dec(Decimal::FromInteger(0, fd));
   }
   if (fd == 0) return Value::Int(*secs);
   const int unit = static_cast<int>(Pow10(6 - fd));
   __int128 m = static_cast<__int128>(*secs) * Pow10(fd) + dt->micro / unit;
-  return Value::Dec(Decimal{m, static_cast<uint8_t>(fd)});
+  return Value::Dec(Decimal::FromInteger(m, fd));
 }
 
 Result<Value> FnFromUnixtime(Call& c) {
@@ -392,11 +392,11 @@ Result<Value> FnFromUnixtime(Call& c) {
                   : std::min<int>(d.scale, 6);
   std::optional<Decimal> micros = d.Rescaled(6);
   // MySQL's range: 0 .. 32536771199.999999 (3001-01-19 03:14:07 UTC + a day).
-  if (!micros || micros->mantissa < 0 ||
-      micros->mantissa > static_cast<__int128>(32536771199LL) * 1000000 + 999999) {
+  std::optional<__int128> m = micros ? micros->Unscaled() : std::nullopt;
+  if (!m || *m < 0 || *m > static_cast<__int128>(32536771199LL) * 1000000 + 999999) {
     return Value::Null();
   }
-  const int64_t us = static_cast<int64_t>(micros->mantissa);
+  const int64_t us = static_cast<int64_t>(*m);
   DateTime dt = RoundFraction(ClockMicros(c, us, false), fsp, false);
   if (c.args.size() > 1) {
     std::optional<std::string> text = FormatWithPattern(dt, c.args[1].ToString());
@@ -1191,11 +1191,7 @@ Result<Value> FnAbs(Call& c) {
       return Value::Int(v.int_value() < 0 ? -v.int_value() : v.int_value());
     case ValueKind::kUInt: return v;
     case ValueKind::kDouble: return Value::Double(std::fabs(v.double_value()));
-    case ValueKind::kDecimal: {
-      Decimal d = v.decimal_value();
-      if (d.mantissa < 0) d.mantissa = -d.mantissa;
-      return Value::Dec(d);
-    }
+    case ValueKind::kDecimal: return Value::Dec(v.decimal_value().Abs());
     case ValueKind::kString: return Value::Double(std::fabs(v.ToDouble()));
   }
   return Value::Null();
@@ -1203,15 +1199,13 @@ Result<Value> FnAbs(Call& c) {
 
 // CEIL (up = true) / FLOOR of a DECIMAL: an integer, BIGINT when it fits.
 Value DecimalToIntegral(const Decimal& d, bool up) {
-  __int128 p = Pow10(d.scale);
-  __int128 q = d.mantissa / p;
-  __int128 r = d.mantissa % p;
-  if (r != 0 && up && d.mantissa > 0) ++q;
-  if (r != 0 && !up && d.mantissa < 0) --q;
-  if (q >= std::numeric_limits<int64_t>::min() && q <= std::numeric_limits<int64_t>::max()) {
-    return Value::Int(static_cast<int64_t>(q));
+  // Never overflows: |d| < 10^65 and d has a digit after the point to lose.
+  const Decimal q = *d.RoundedTo(0, up ? Decimal::Rounding::kCeiling : Decimal::Rounding::kFloor);
+  std::optional<__int128> v = q.Unscaled();
+  if (v && *v >= std::numeric_limits<int64_t>::min() && *v <= std::numeric_limits<int64_t>::max()) {
+    return Value::Int(static_cast<int64_t>(*v));
   }
-  return Value::Dec(Decimal{q, 0});
+  return Value::Dec(q);
 }
 
 Result<Value> CeilFloor(Call& c, bool up) {
@@ -1270,18 +1264,10 @@ Result<Value> RoundOrTruncate(Call& c, bool truncate) {
         auto r = truncate ? x.Truncated(scale) : x.Rescaled(scale);
         return Value::Dec(*r);
       }
-      const int drop = x.scale + static_cast<int>(-d);
-      if (drop > Decimal::kMaxDigits) return Value::Dec(Decimal{});
-      const __int128 p = Pow10(drop);
-      __int128 q = x.mantissa / p;
-      __int128 rem = x.mantissa % p;
-      if (!truncate && (rem < 0 ? -rem : rem) * 2 >= p) q += x.mantissa < 0 ? -1 : 1;
-      if (-d > Decimal::kMaxDigits) return Value::Dec(Decimal{});
-      __int128 r;
-      if (__builtin_mul_overflow(q, Pow10(static_cast<int>(-d)), &r)) {
-        return OutOfRange("DECIMAL", c.expr);
-      }
-      return Value::Dec(Decimal{r, 0});
+      auto r = x.RoundedTo(static_cast<int>(d), truncate ? Decimal::Rounding::kTowardZero
+                                                         : Decimal::Rounding::kHalfAwayFromZero);
+      if (!r) return OutOfRange("DECIMAL", c.expr);
+      return Value::Dec(*r);
     }
     default: {
       const double x = v.ToDouble();

@@ -517,11 +517,12 @@ std::optional<Interval> MakeInterval(const Value& v, IntervalUnit unit) {
     case IntervalUnit::kSecond: {
       // The one simple unit that keeps a fraction: INTERVAL 1.5 SECOND.
       std::optional<Decimal> d = v.ToDecimal().Rescaled(6);
-      if (!d || d->mantissa > static_cast<__int128>(kLimit) * kSecond ||
-          d->mantissa < -static_cast<__int128>(kLimit) * kSecond) {
+      std::optional<__int128> m = d ? d->Unscaled() : std::nullopt;
+      if (!m || *m > static_cast<__int128>(kLimit) * kSecond ||
+          *m < -static_cast<__int128>(kLimit) * kSecond) {
         return std::nullopt;
       }
-      iv.micros = static_cast<int64_t>(d->mantissa);
+      iv.micros = static_cast<int64_t>(*m);
       return iv;
     }
     case IntervalUnit::kMinute:

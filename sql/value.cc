@@ -54,21 +54,9 @@ constexpr __int128 kPow10Table[] = {
     static_cast<__int128>(1000000000000000000LL) * 1000000000000000000LL * 100,
 };
 
-__int128 Abs128(__int128 v) { return v < 0 ? -v : v; }
-
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Divides by 10^k rounding half away from zero.
-__int128 DivRound(__int128 m, int k) {
-  if (k == 0) return m;
-  __int128 p = Pow10(k);
-  __int128 q = m / p;
-  __int128 r = m % p;
-  if (Abs128(r) * 2 >= p) q += (m < 0 ? -1 : 1);
-  return q;
 }
 
 // The numeric text of a temporal value: "2024-01-02 03:04:05.5" ->
@@ -213,157 +201,6 @@ std::optional<int64_t> ParseInt64Prefix(std::string_view s, bool* overflow) {
     return neg ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
   }
   return static_cast<int64_t>(v);
-}
-
-// ---- Decimal ----
-
-std::optional<Decimal> Decimal::Parse(std::string_view text) {
-  size_t i = 0;
-  bool neg = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
-    neg = text[i] == '-';
-    ++i;
-  }
-  __int128 m = 0;
-  int digits = 0;  // significant digits in m
-  int scale = 0;
-  bool any = false;
-  bool round_up = false;
-  bool dropping = false;  // further fraction digits no longer fit
-  for (; i < text.size() && IsDigit(text[i]); ++i) {
-    any = true;
-    if (m == 0 && text[i] == '0') continue;
-    if (digits >= kMaxDigits) return std::nullopt;
-    m = m * 10 + (text[i] - '0');
-    ++digits;
-  }
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    for (; i < text.size() && IsDigit(text[i]); ++i) {
-      any = true;
-      if (dropping) continue;
-      if (scale >= kMaxScale || digits >= kMaxDigits) {
-        round_up = text[i] >= '5';
-        dropping = true;
-        continue;
-      }
-      m = m * 10 + (text[i] - '0');
-      if (m != 0) ++digits;
-      ++scale;
-    }
-  }
-  if (!any || i != text.size()) return std::nullopt;
-  if (round_up) {
-    ++m;
-    if (m >= Pow10(kMaxDigits)) return std::nullopt;
-  }
-  Decimal d;
-  d.mantissa = neg ? -m : m;
-  d.scale = static_cast<uint8_t>(scale);
-  return d;
-}
-
-std::string Decimal::ToString() const {
-  std::string digits = Int128ToString(Abs128(mantissa));
-  if (scale > 0) {
-    if (digits.size() <= scale) digits.insert(0, scale + 1 - digits.size(), '0');
-    digits.insert(digits.size() - scale, 1, '.');
-  }
-  if (mantissa < 0) digits.insert(0, 1, '-');
-  return digits;
-}
-
-double Decimal::ToDouble() const {
-  std::string s = ToString();
-  double d = 0;
-  std::string_view t = s;
-  bool neg = !t.empty() && t[0] == '-';
-  if (neg) t.remove_prefix(1);
-  std::from_chars(t.data(), t.data() + t.size(), d);
-  return neg ? -d : d;
-}
-
-__int128 Decimal::RoundToInteger() const { return DivRound(mantissa, scale); }
-
-bool operator==(const Decimal& a, const Decimal& b) { return Decimal::Compare(a, b) == 0; }
-
-std::optional<Decimal> Decimal::FromInteger(__int128 v, uint8_t scale) {
-  if (Abs128(v) >= Pow10(kMaxDigits)) return std::nullopt;
-  Decimal d;
-  d.mantissa = v;
-  d.scale = scale;
-  return d;
-}
-
-std::optional<Decimal> Decimal::FromDouble(double d) {
-  if (!std::isfinite(d) || std::fabs(d) >= 1e38) return std::nullopt;
-  if (d == 0) return Decimal{};
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
-  std::string_view s(buf, r.ptr - buf);
-  bool neg = s[0] == '-';
-  if (neg) s.remove_prefix(1);
-  size_t e = s.find('e');
-  std::string_view mant = s.substr(0, e);
-  int exp = 0;
-  std::from_chars(s.data() + e + 1 + (s[e + 1] == '+' ? 1 : 0), s.data() + s.size(), exp);
-  std::string digits;
-  for (char c : mant) {
-    if (IsDigit(c)) digits.push_back(c);
-  }
-  // value = 0.digits * 10^(exp + 1) = digits * 10^(exp + 1 - n)
-  int shift = exp + 1 - static_cast<int>(digits.size());
-  __int128 m = 0;
-  for (char c : digits) m = m * 10 + (c - '0');
-  Decimal out;
-  if (shift >= 0) {
-    if (static_cast<int>(digits.size()) + shift > kMaxDigits) return std::nullopt;
-    out.mantissa = m * Pow10(shift);
-    out.scale = 0;
-  } else {
-    int scale = -shift;
-    if (scale > kMaxScale) {
-      m = DivRound(m, scale - kMaxScale);
-      scale = kMaxScale;
-    }
-    out.mantissa = m;
-    out.scale = static_cast<uint8_t>(scale);
-  }
-  if (neg) out.mantissa = -out.mantissa;
-  return out;
-}
-
-std::optional<Decimal> Decimal::Rescaled(int new_scale) const {
-  Decimal d;
-  d.scale = static_cast<uint8_t>(new_scale);
-  if (new_scale >= scale) {
-    int k = new_scale - scale;
-    if (k > kMaxDigits) return mantissa == 0 ? std::optional<Decimal>(d) : std::nullopt;
-    if (Abs128(mantissa) >= Pow10(kMaxDigits - k)) return std::nullopt;
-    d.mantissa = mantissa * Pow10(k);
-  } else {
-    d.mantissa = DivRound(mantissa, scale - new_scale);
-  }
-  return d;
-}
-
-std::optional<Decimal> Decimal::Truncated(int new_scale) const {
-  if (new_scale >= scale) return Rescaled(new_scale);
-  Decimal d;
-  d.scale = static_cast<uint8_t>(new_scale);
-  d.mantissa = mantissa / Pow10(scale - new_scale);
-  return d;
-}
-
-int Decimal::Compare(const Decimal& a, const Decimal& b) {
-  __int128 ia = a.mantissa / Pow10(a.scale);
-  __int128 ib = b.mantissa / Pow10(b.scale);
-  if (ia != ib) return ia < ib ? -1 : 1;
-  int s = a.scale > b.scale ? a.scale : b.scale;
-  __int128 fa = (a.mantissa % Pow10(a.scale)) * Pow10(s - a.scale);
-  __int128 fb = (b.mantissa % Pow10(b.scale)) * Pow10(s - b.scale);
-  if (fa != fb) return fa < fb ? -1 : 1;
-  return 0;
 }
 
 // ---- FormatDouble ----
@@ -550,18 +387,15 @@ double Value::ToDouble() const {
 
 Decimal Value::ToDecimal() const {
   auto clamp = [](bool negative) {
-    Decimal d;
-    d.mantissa = Pow10(Decimal::kMaxDigits) - 1;
-    if (negative) d.mantissa = -d.mantissa;
-    return d;
+    return Decimal::Largest(Decimal::kMaxDigits, 0, negative);
   };
   switch (kind_) {
     case ValueKind::kNull:
       return Decimal{};
     case ValueKind::kInt:
-      return *Decimal::FromInteger(i_);
+      return Decimal::FromInteger(i_);
     case ValueKind::kUInt:
-      return *Decimal::FromInteger(u_);
+      return Decimal::FromInteger(u_);
     case ValueKind::kDouble: {
       if (std::isnan(d_)) return Decimal{};
       auto d = Decimal::FromDouble(d_);
@@ -615,7 +449,7 @@ std::optional<bool> Value::ToBool() const {
     case ValueKind::kDouble:
       return d_ != 0;
     case ValueKind::kDecimal:
-      return dec_.mantissa != 0;
+      return !dec_.is_zero();
     case ValueKind::kString:
       return ToDouble() != 0;
   }

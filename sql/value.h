@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "sql/collation.h"
+#include "sql/decimal.h"
 
 namespace sluice::sql {
 
@@ -22,38 +23,6 @@ namespace sluice::sql {
 // read back as `d`, in fixed notation when the decimal point lies within
 // 10^-15 .. 10^15 (or inside the digits), otherwise as 1.5e20 / 1e-20.
 std::string FormatDouble(double d);
-
-// Exact decimal: value = mantissa / 10^scale, up to 38 digits (MySQL allows
-// 65; wider results fall back to DOUBLE in arithmetic).
-struct Decimal {
-  static constexpr int kMaxDigits = 38;  // |mantissa| < 10^38
-  static constexpr int kMaxScale = 30;
-
-  __int128 mantissa = 0;
-  uint8_t scale = 0;  // digits after the point, 0..30
-
-  static std::optional<Decimal> Parse(std::string_view text);  // "-12.50" -> {-1250, 2}
-  std::string ToString() const;                                // "-12.50"
-  double ToDouble() const;
-  // Rounds half away from zero to an integer (MySQL's DECIMAL -> INT rule).
-  __int128 RoundToInteger() const;
-  friend bool operator==(const Decimal& a, const Decimal& b);  // by value: 1.50 == 1.5
-
-  // nullopt when |v| needs more than kMaxDigits digits.
-  static std::optional<Decimal> FromInteger(__int128 v, uint8_t scale = 0);
-  // The shortest decimal that reads back as `d`, at most kMaxScale digits
-  // after the point; nullopt for NaN, infinities and |d| >= 10^38.
-  static std::optional<Decimal> FromDouble(double d);
-  // Same value at `new_scale` digits after the point, rounding half away from
-  // zero when digits are dropped; nullopt when the result needs more than
-  // kMaxDigits digits. REQUIRES: new_scale <= kMaxScale.
-  std::optional<Decimal> Rescaled(int new_scale) const;
-  // Like Rescaled but drops digits instead of rounding (TRUNCATE()).
-  std::optional<Decimal> Truncated(int new_scale) const;
-  // -1, 0, 1 by value.
-  static int Compare(const Decimal& a, const Decimal& b);
-  bool is_negative() const { return mantissa < 0; }
-};
 
 // What a string value stands for beyond its text. Temporal values are kept in
 // MySQL's text form ("2024-01-02 03:04:05.123"); the tag lets the server pick

@@ -10,7 +10,8 @@ namespace {
 TEST(DecimalTest, ParseAndPrintKeepScale) {
   auto d = Decimal::Parse("-12.50");
   ASSERT_TRUE(d);
-  EXPECT_EQ(d->mantissa, -1250);
+  EXPECT_TRUE(d->is_negative());
+  EXPECT_EQ(d->Unscaled(), -1250);
   EXPECT_EQ(d->scale, 2);
   EXPECT_EQ(d->ToString(), "-12.50");
   EXPECT_EQ(Decimal::Parse("0.05")->ToString(), "0.05");
@@ -18,7 +19,9 @@ TEST(DecimalTest, ParseAndPrintKeepScale) {
   EXPECT_EQ(Decimal::Parse("007")->ToString(), "7");
   EXPECT_FALSE(Decimal::Parse("1e5"));
   EXPECT_FALSE(Decimal::Parse(""));
-  EXPECT_FALSE(Decimal::Parse("123456789012345678901234567890123456789"));  // 39 digits
+  // 65 digits before the point, and no more.
+  EXPECT_EQ(Decimal::Parse(std::string(65, '9'))->ToString(), std::string(65, '9'));
+  EXPECT_FALSE(Decimal::Parse("1" + std::string(65, '0')));
 }
 
 TEST(DecimalTest, CompareByValue) {
@@ -40,7 +43,8 @@ TEST(DecimalTest, FromDoubleUsesShortestDigits) {
   EXPECT_EQ(Decimal::FromDouble(0.1)->ToString(), "0.1");
   EXPECT_EQ(Decimal::FromDouble(1e20)->ToString(), "100000000000000000000");
   EXPECT_EQ(Decimal::FromDouble(-2.5)->ToString(), "-2.5");
-  EXPECT_FALSE(Decimal::FromDouble(1e40));
+  EXPECT_EQ(Decimal::FromDouble(1e40)->ToString(), "1" + std::string(40, '0'));
+  EXPECT_FALSE(Decimal::FromDouble(1e65));
 }
 
 TEST(FormatDoubleTest, MatchesMySQLTextForm) {

@@ -473,6 +473,32 @@ def test_large_values_replicate():
     assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
 
 
+def test_wide_decimals_replicate():
+    """DECIMAL exact to 65 digits (issue 18): the widest DECIMAL(65,30) and
+    DECIMAL(65,0) values, their negatives, and values an UPDATE computed in
+    65-digit arithmetic reach MariaDB as the same numbers."""
+    nines = "9" * 35 + "." + "9" * 30
+    c = primary()
+    try:
+        h.query(c, "CREATE DATABASE dw")
+        h.query(c, "CREATE TABLE dw.t (id INT PRIMARY KEY, b DECIMAL(65,30), a DECIMAL(65,0), c DECIMAL(40,10))")
+        h.query(c, f"INSERT INTO dw.t VALUES (1, {nines}, {'9' * 65}, {'9' * 30}.5), "
+                   f"(2, -{nines}, -{'9' * 65}, -0.0000000001), "
+                   "(3, 0.000000000000000000000000000001, 1234567890123456789012345678901234567890, 0)")
+        h.query(c, "UPDATE dw.t SET a = a * 98765432109876543210 + 1, b = b / 7, c = c - 1 WHERE id = 3")
+        want = h.query(c, "SELECT id, CAST(b AS CHAR), CAST(a AS CHAR), CAST(c AS CHAR) FROM dw.t ORDER BY id")
+    finally:
+        h.close_quietly(c)
+    assert want[2][2] == "121932631137021795224965706422496570642237463801111263526901", want
+    wait_caught_up("wide decimals")
+    m = S["replica"].connect()
+    try:
+        got = h.query(m, "SELECT id, CAST(b AS CHAR), CAST(a AS CHAR), CAST(c AS CHAR) FROM dw.t ORDER BY id")
+    finally:
+        h.close_quietly(m)
+    assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
+
+
 FK_TABLES = {"p": "id", "cc": "id", "gc": "id", "sn": "id", "rs": "id"}
 
 
