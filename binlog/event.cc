@@ -285,6 +285,38 @@ Result<std::string> ResendFormatDescription(std::string stored, bool mid_file) {
   return stored;
 }
 
+Result<std::string> FormatDescriptionForMariadb(std::string_view resent) {
+  if (resent.size() < kHeaderLen + kFdeFixedLen + 1 + kChecksumLen) {
+    return Status::Corruption("Format_description event truncated");
+  }
+  if (static_cast<uint8_t>(resent[4]) != kFormatDescriptionEvent) return WrongType("Format_description");
+  // Post-header lengths of MariaDB's own types: Annotate_rows (160),
+  // Binlog_checkpoint, Gtid, Gtid_list, Start_encryption, Query_compressed,
+  // the v1 compressed rows events (166..168) and the v2 ones (169..171).
+  static constexpr uint8_t kMariadbTypes[] = {0, 4, 19, 4, 0, 13, 8, 8, 8, 10, 10, 10};
+  constexpr size_t kFirstMariadbType = 160;
+  const size_t lengths_at = kHeaderLen + kFdeFixedLen;
+  const size_t tail_at = resent.size() - 1 - kChecksumLen;  // the checksum algorithm byte
+  const size_t have = tail_at - lengths_at;
+  if (have >= kFirstMariadbType) return std::string(resent);  // already reaches them
+  std::string out(resent.substr(0, tail_at));
+  out.append(kFirstMariadbType - 1 - have, '\0');  // types no one sends
+  out.append(reinterpret_cast<const char*>(kMariadbTypes), sizeof(kMariadbTypes));
+  out.push_back(resent[tail_at]);
+  out.append(kChecksumLen, '\0');
+  internal::StoreLE(out.data() + 9, out.size(), 4);   // event_size
+  internal::StoreLE(out.data() + 13, 0, 4);           // log_pos
+  const size_t crc_at = out.size() - kChecksumLen;
+  internal::StoreLE(out.data() + crc_at, Crc32(std::string_view(out).substr(0, crc_at)), 4);
+  return out;
+}
+
+std::string EncodeIgnorable(EventHeader h, Checksum checksum) {
+  h.type = kIgnorableEvent;
+  h.flags |= kLogEventIgnorable;
+  return FinishEvent(h, "", checksum);
+}
+
 std::string EncodePreviousGtids(EventHeader h, const GtidSet& set, Checksum checksum) {
   h.type = kPreviousGtidsEvent;
   return FinishEvent(h, set.Encode(), checksum);

@@ -46,6 +46,10 @@ enum EventType : uint8_t {
   kAnonymousGtidEvent = 34,
   kPreviousGtidsEvent = 35,
   kHeartbeatEventV2 = 41,
+  // MariaDB's compressed rows events (v2), sent only to MariaDB replicas.
+  kMariadbWriteRowsCompressedEvent = 169,
+  kMariadbUpdateRowsCompressedEvent = 170,
+  kMariadbDeleteRowsCompressedEvent = 171,
 };
 // "Query", "Write_rows", ... (MySQL's SHOW BINLOG EVENTS Event_type names);
 // "Unknown" for other codes.
@@ -105,7 +109,19 @@ std::string EncodeFormatDescription(EventHeader h, std::string_view server_versi
 // Corruption when `stored` is not a Format_description or is shorter than
 // its fixed part and CRC.
 Result<std::string> ResendFormatDescription(std::string stored, bool mid_file);
+// The Format_description a dump sends a MariaDB replica that may get
+// MariaDB's compressed rows events (RowsCompressedForMariadb): its table of
+// post-header lengths reaches MariaDB's types 160..171 (a MariaDB replica
+// reads the entry of a compressed rows event's type from it), log_pos is 0
+// (the replica then does not move its position by this longer copy's size:
+// the next event's log_pos sets it), and the CRC is computed again.
+// `resent` is what ResendFormatDescription gave. Corruption as there.
+Result<std::string> FormatDescriptionForMariadb(std::string_view resent);
 std::string EncodePreviousGtids(EventHeader h, const GtidSet& set, Checksum checksum);
+// An Ignorable event (28) with no body and LOG_EVENT_IGNORABLE_F, h's
+// other fields kept: what a dump sends in place of an event the reader
+// must skip.
+std::string EncodeIgnorable(EventHeader h, Checksum checksum);
 
 struct GtidInfo {
   bool anonymous = false;    // Anonymous_gtid (34) when gtid_mode is OFF

@@ -222,6 +222,36 @@ TEST(FormatDescriptionTest, ResendRejectsWhatIsNotAFormatDescription) {
   EXPECT_TRUE(ResendFormatDescription(rotate, true).status().IsCorruption());
 }
 
+TEST(FormatDescriptionTest, MariadbCopyReachesItsCompressedRowsTypes) {
+  for (Checksum c : {Checksum::kCrc32, Checksum::kOff}) {
+    const std::string stored = EncodeFormatDescription(Header(126), kServerVersion, 1700000000u, c);
+    Result<std::string> resent = ResendFormatDescription(stored, false);
+    ASSERT_TRUE(resent.ok());
+    Result<std::string> m = FormatDescriptionForMariadb(*resent);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    // 41 lengths become 171: every type up to MariaDB's v2 compressed rows.
+    EXPECT_EQ(m->size(), stored.size() + 171 - 41);
+    EXPECT_TRUE(VerifyChecksum(*m));
+    Result<EventHeader> h = ParseHeader(*m);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(h->event_size, m->size());
+    EXPECT_EQ(h->log_pos, 0u);
+    const size_t lengths_at = kHeaderLen + 2 + 50 + 4 + 1;
+    EXPECT_EQ(m->substr(lengths_at, 41), stored.substr(lengths_at, 41));  // MySQL's own types unchanged
+    EXPECT_EQ(Byte(*m, lengths_at + 165 - 1), 13);  // Query_compressed
+    EXPECT_EQ(Byte(*m, lengths_at + 166 - 1), 8);   // Write_rows_compressed v1
+    EXPECT_EQ(Byte(*m, lengths_at + 169 - 1), 10);  // Write_rows_compressed v2
+    EXPECT_EQ(Byte(*m, lengths_at + 171 - 1), 10);  // Delete_rows_compressed v2
+    Result<FormatDescription> fd = DecodeFormatDescription(*m);
+    ASSERT_TRUE(fd.ok()) << fd.status().ToString();
+    EXPECT_EQ(fd->checksum, c);
+    EXPECT_EQ(fd->create_timestamp, 1700000000u);
+  }
+  std::string rotate = EncodeRotate(Header(), 4, "binlog.000002", Checksum::kCrc32);
+  EXPECT_TRUE(FormatDescriptionForMariadb(rotate).status().IsCorruption());
+  EXPECT_TRUE(FormatDescriptionForMariadb("").status().IsCorruption());
+}
+
 // ---- Previous_gtids ----
 
 TEST(PreviousGtidsTest, EmptyIs31Bytes) {

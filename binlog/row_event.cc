@@ -12,6 +12,8 @@
 #include <map>
 #include <utility>
 
+#include <zlib.h>
+
 #include "binlog/bytes_internal.h"
 #include "binlog/event_internal.h"
 
@@ -1201,24 +1203,35 @@ Result<TableMapInfo> DecodeTableMap(std::string_view event, Checksum checksum) {
   return info;
 }
 
-Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Checksum checksum) {
+namespace {
+
+// A rows event (v2) read up to its row images.
+struct RowsHead {
+  std::string_view payload;  // post-header and body
+  uint8_t type = 0;
+  uint64_t table_id = 0;
+  uint16_t flags = 0;
+  uint64_t columns = 0;
+  std::vector<bool> first_cols, after_cols;  // after_cols: UPDATE only
+  size_t images_at = 0;                       // where the row images start in payload
+};
+
+Result<RowsHead> ReadRowsHead(std::string_view event, Checksum checksum) {
   Result<std::string_view> payload = internal::EventPayload(event, checksum);
   if (!payload.ok()) return payload.status();
-  RowsInfo info;
-  info.type = static_cast<uint8_t>(event[4]);
-  if (info.type < kWriteRowsEvent || info.type > kDeleteRowsEvent) return RowsCorruption("not a rows event (v2)");
+  RowsHead head;
+  head.payload = *payload;
+  head.type = static_cast<uint8_t>(event[4]);
+  if (head.type < kWriteRowsEvent || head.type > kDeleteRowsEvent) return RowsCorruption("not a rows event (v2)");
   ByteReader r(*payload);
-  info.table_id = r.LE(6);
-  info.flags = static_cast<uint16_t>(r.LE(2));
+  head.table_id = r.LE(6);
+  head.flags = static_cast<uint16_t>(r.LE(2));
   const uint64_t extra_len = r.LE(2);
   if (extra_len < 2) return RowsCorruption("bad extra_data_len");
   r.Skip(extra_len - 2);
   const uint64_t n = r.Lenenc();
-  if (r.failed()) return RowsCorruption("truncated header");
-  if (n != map.column_types.size() || map.column_meta.size() != n || map.nullable.size() != n) {
-    return RowsCorruption("column count does not match the Table_map");
-  }
-  info.column_count = static_cast<uint32_t>(n);
+  if (r.failed() || n > r.remaining() * 8) return RowsCorruption("truncated header");
+  head.columns = n;
   auto read_bitmap = [&]() {
     std::string_view bytes = r.Bytes((n + 7) / 8);
     std::vector<bool> bits(n, false);
@@ -1226,9 +1239,31 @@ Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Che
     for (size_t i = 0; i < n; ++i) bits[i] = (static_cast<uint8_t>(bytes[i / 8]) >> (i % 8)) & 1;
     return bits;
   };
-  const std::vector<bool> first_cols = read_bitmap();
-  const std::vector<bool> after_cols = info.type == kUpdateRowsEvent ? read_bitmap() : std::vector<bool>();
+  head.first_cols = read_bitmap();
+  if (head.type == kUpdateRowsEvent) head.after_cols = read_bitmap();
   if (r.failed()) return RowsCorruption("truncated column bitmaps");
+  head.images_at = r.pos();
+  return head;
+}
+
+}  // namespace
+
+Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Checksum checksum) {
+  Result<RowsHead> head = ReadRowsHead(event, checksum);
+  if (!head.ok()) return head.status();
+  const uint64_t n = head->columns;
+  if (n != map.column_types.size() || map.column_meta.size() != n || map.nullable.size() != n) {
+    return RowsCorruption("column count does not match the Table_map");
+  }
+  RowsInfo info;
+  info.type = head->type;
+  info.table_id = head->table_id;
+  info.flags = head->flags;
+  info.column_count = static_cast<uint32_t>(n);
+  const std::vector<bool>& first_cols = head->first_cols;
+  const std::vector<bool>& after_cols = head->after_cols;
+  ByteReader r(head->payload);
+  r.Skip(head->images_at);
 
   auto read_image = [&](const std::vector<bool>& cols, std::vector<DecodedValue>* out) -> Status {
     size_t present = 0;
@@ -1272,6 +1307,144 @@ Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Che
     info.rows.push_back(std::move(row));
   }
   return info;
+}
+
+namespace {
+
+// Where a Table_map's column types start and its fixed part (up to the NULL
+// bitmap, before the optional metadata) ends.
+struct TableMapLayout {
+  size_t types_at = 0;
+  size_t columns = 0;
+  size_t fixed_end = 0;
+};
+Result<TableMapLayout> LayoutOf(std::string_view payload) {
+  ByteReader r(payload);
+  TableMapLayout l;
+  r.Skip(8);              // table id, flags
+  r.Skip(r.LE(1) + 1);    // schema and its NUL
+  r.Skip(r.LE(1) + 1);    // table and its NUL
+  l.columns = r.Lenenc();
+  if (r.failed() || l.columns > r.remaining()) return Status::Corruption("Table_map: truncated");
+  l.types_at = r.pos();
+  r.Skip(l.columns);
+  r.Skip(r.Lenenc());     // metadata
+  r.Skip((l.columns + 7) / 8);
+  if (r.failed()) return Status::Corruption("Table_map: truncated");
+  l.fixed_end = r.pos();
+  return l;
+}
+
+bool HasJson(const std::vector<uint8_t>& types) {
+  return std::find(types.begin(), types.end(), kMysqlJson) != types.end();
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> TableMapJsonAsLongblob(std::string_view event, Checksum checksum) {
+  if (event.size() < 5 || static_cast<uint8_t>(event[4]) != kTableMapEvent) {
+    return Status::Corruption("not a Table_map event");
+  }
+  Result<std::string_view> payload = internal::EventPayload(event, checksum);
+  if (!payload.ok()) return payload.status();
+  Result<TableMapLayout> l = LayoutOf(*payload);
+  if (!l.ok()) return l.status();
+  std::string out(payload->substr(0, l->fixed_end));
+  bool any = false;
+  for (size_t i = 0; i < l->columns; ++i) {
+    char& type = out[l->types_at + i];
+    if (static_cast<uint8_t>(type) != kMysqlJson) continue;
+    type = static_cast<char>(kMysqlBlob);
+    any = true;
+  }
+  if (!any) return std::optional<std::string>();
+  Result<EventHeader> h = ParseHeader(event);
+  if (!h.ok()) return h.status();
+  return std::optional<std::string>(internal::FinishEvent(*h, out, checksum));
+}
+
+Result<std::optional<std::string>> RowsJsonAsText(std::string_view event, const TableMapInfo& map,
+                                                  Checksum checksum, const JsonToText& to_text) {
+  if (!HasJson(map.column_types)) return std::optional<std::string>();
+  Result<RowsHead> head = ReadRowsHead(event, checksum);
+  if (!head.ok()) return head.status();
+  const uint64_t n = head->columns;
+  if (n != map.column_types.size() || map.column_meta.size() != n) {
+    return RowsCorruption("column count does not match the Table_map");
+  }
+  const uint8_t type = head->type;
+  const std::vector<bool>& first_cols = head->first_cols;
+  const std::vector<bool>& after_cols = head->after_cols;
+  const std::string_view payload = head->payload;
+  ByteReader r(payload);
+  r.Skip(head->images_at);
+  std::string out(payload.substr(0, r.pos()));
+  std::string scratch, typestr;
+  // Copies one row image, JSON values turned into text.
+  auto copy_image = [&](const std::vector<bool>& cols) -> Status {
+    size_t present = 0;
+    for (bool b : cols) present += b;
+    std::string_view null_bits = r.Bytes((present + 7) / 8);
+    if (r.failed()) return RowsCorruption("truncated NULL bitmap");
+    out.append(null_bits);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!cols[i]) continue;
+      const bool is_null = (static_cast<uint8_t>(null_bits[k / 8]) >> (k % 8)) & 1;
+      ++k;
+      if (is_null) continue;
+      const uint16_t meta = map.column_meta[i];
+      if (map.column_types[i] == kMysqlJson) {
+        if (meta < 1 || meta > 4) return RowsCorruption("bad JSON length size");
+        std::string_view binary = r.Bytes(r.LE(meta));
+        if (r.failed()) return RowsCorruption("bad value for column " + std::to_string(i + 1));
+        Result<std::string> text = to_text(binary);
+        if (!text.ok()) return text.status();
+        if (meta < 4 && text->size() >> (8 * meta) != 0) return RowsCorruption("JSON text too long for its column");
+        PutLE(out, text->size(), meta);
+        out += *text;
+        continue;
+      }
+      const size_t start = r.pos();
+      if (!DecodeValue(r, map.column_types[i], meta, &scratch, &typestr)) {
+        return RowsCorruption("bad value for column " + std::to_string(i + 1));
+      }
+      out.append(payload.substr(start, r.pos() - start));
+    }
+    return Status::OK();
+  };
+  while (r.remaining() > 0) {
+    const size_t before = r.remaining();
+    SLUICE_RETURN_IF_ERROR(copy_image(first_cols));
+    if (type == kUpdateRowsEvent) SLUICE_RETURN_IF_ERROR(copy_image(after_cols));
+    if (r.remaining() == before) return RowsCorruption("row image of no columns");
+  }
+  Result<EventHeader> h = ParseHeader(event);
+  if (!h.ok()) return h.status();
+  return std::optional<std::string>(internal::FinishEvent(*h, out, checksum));
+}
+
+Result<std::string> RowsCompressedForMariadb(std::string_view event, Checksum checksum) {
+  Result<RowsHead> head = ReadRowsHead(event, checksum);
+  if (!head.ok()) return head.status();
+  const std::string_view rows = head->payload.substr(head->images_at);
+  if (rows.size() > 0xffffffffULL) return RowsCorruption("row images over 4 GiB");
+  uLongf zlen = compressBound(static_cast<uLong>(rows.size()));
+  std::string z(zlen, '\0');
+  if (compress(reinterpret_cast<Bytef*>(z.data()), &zlen, reinterpret_cast<const Bytef*>(rows.data()),
+               static_cast<uLong>(rows.size())) != Z_OK) {
+    return Status::IOError("zlib could not compress a rows event");
+  }
+  z.resize(zlen);
+  const int len_bytes = rows.size() < (1u << 8) ? 1 : rows.size() < (1u << 16) ? 2 : rows.size() < (1u << 24) ? 3 : 4;
+  std::string out(head->payload.substr(0, head->images_at));
+  out.push_back(static_cast<char>(0x80 | len_bytes));
+  PutBE(out, rows.size(), len_bytes);
+  out += z;
+  Result<EventHeader> h = ParseHeader(event);
+  if (!h.ok()) return h.status();
+  h->type = static_cast<uint8_t>(kMariadbWriteRowsCompressedEvent + (head->type - kWriteRowsEvent));
+  return internal::FinishEvent(*h, out, checksum);
 }
 
 }  // namespace sluice::binlog

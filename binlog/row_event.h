@@ -33,6 +33,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -167,5 +169,30 @@ struct RowsInfo {
   std::vector<DecodedRow> rows;
 };
 Result<RowsInfo> DecodeRows(std::string_view event, const TableMapInfo& map, Checksum checksum);
+
+
+// ---- rewriting for MariaDB replicas ----
+//
+// A MariaDB replica cannot apply MySQL's JSON type: its SQL thread stops at
+// column type 245. MariaDB's own JSON is LONGTEXT. These give a dump thread
+// the events such a replica can apply, with the header (log_pos included)
+// kept and the checksum computed again:
+//   - a Table_map whose JSON columns are LONGBLOB (252; the metadata, the
+//     pack length 4, is the same byte) and which has no optional metadata
+//     (its charset lists would no longer match the column types);
+//   - a rows event (v2) whose JSON values are text, as `to_text` gives it.
+// nullopt when the event has no JSON column: send it as it is.
+Result<std::optional<std::string>> TableMapJsonAsLongblob(std::string_view event, Checksum checksum);
+using JsonToText = std::function<Result<std::string>(std::string_view binary)>;
+Result<std::optional<std::string>> RowsJsonAsText(std::string_view event, const TableMapInfo& map,
+                                                  Checksum checksum, const JsonToText& to_text);
+// MariaDB's compressed form of a rows event (v2): type 169..171 for
+// 30..32; the post-header, column count and column bitmaps as they are;
+// then the row images as one buffer: 0x80 | n, their length in n
+// big-endian bytes (n = 1..4, the fewest that hold it), zlib's compress()
+// stream. A MariaDB replica's IO thread inflates it back into the v2 event
+// and advances its position by the compressed size. The reader must have
+// had FormatDescriptionForMariadb's Format_description.
+Result<std::string> RowsCompressedForMariadb(std::string_view event, Checksum checksum);
 
 }  // namespace sluice::binlog

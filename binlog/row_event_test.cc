@@ -9,9 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <zlib.h>
 
 #include "binlog/bytes_internal.h"
 #include "binlog/event_internal.h"
@@ -787,6 +790,136 @@ TEST(RowsEventTest, SplitsAtMaxEventBytes) {
 }
 
 // Truncated or damaged events fail cleanly (no crash, no read past the end).
+// ---- JSON for MariaDB replicas ----
+
+TEST(MariadbJsonTest, TableMapDeclaresJsonAsLongblobWithoutOptionalMetadata) {
+  TableDef t = MakeTable("d", "j", {Col("id", ColumnType::kInt, false), Col("doc", ColumnType::kJson),
+                                    Col("v", ColumnType::kVarChar)}, {"id"});
+  t.columns[2].length = 10;
+  EventHeader h = Header();
+  h.log_pos = 1234;
+  for (Checksum cs : {Checksum::kOff, Checksum::kCrc32}) {
+    const std::string map = EncodeTableMap(h, 9, t, RowMetadata::kFull, cs);
+    Result<std::optional<std::string>> out = TableMapJsonAsLongblob(map, cs);
+    ASSERT_TRUE(out.ok() && out->has_value()) << out.status().ToString();
+    const std::string& ev = **out;
+    EXPECT_LT(ev.size(), map.size());  // the optional metadata is gone
+    if (cs == Checksum::kCrc32) {
+      EXPECT_TRUE(VerifyChecksum(ev));
+    }
+    Result<EventHeader> eh = ParseHeader(ev);
+    ASSERT_TRUE(eh.ok());
+    EXPECT_EQ(eh->log_pos, 1234u);  // the primary's position: MariaDB treats the shrink as a hole
+    EXPECT_EQ(eh->event_size, ev.size());
+    Result<TableMapInfo> info = DecodeTableMap(ev, cs);
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    EXPECT_EQ(info->column_types, (std::vector<uint8_t>{3, 0xFC, 15}));
+    EXPECT_EQ(info->column_meta[1], 4);
+    EXPECT_TRUE(info->column_names.empty());
+  }
+  // No JSON column: nothing to change.
+  TableDef plain = MakeTable("d", "p", {Col("id", ColumnType::kInt, false)}, {"id"});
+  Result<std::optional<std::string>> none =
+      TableMapJsonAsLongblob(EncodeTableMap(h, 9, plain, RowMetadata::kFull, Checksum::kOff), Checksum::kOff);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST(MariadbJsonTest, RowsCarryJsonAsText) {
+  TableDef t = MakeTable("d", "j", {Col("id", ColumnType::kInt, false), Col("doc", ColumnType::kJson),
+                                    Col("v", ColumnType::kVarChar)}, {"id"});
+  t.columns[2].length = 10;
+  Result<TableMapInfo> map = DecodeTableMap(EncodeTableMap(Header(), 9, t, RowMetadata::kMinimal, Checksum::kCrc32),
+                                            Checksum::kCrc32);
+  ASSERT_TRUE(map.ok());
+  // The converter is the caller's (sql::json::BinaryToText in the server).
+  JsonToText to_text = [](std::string_view binary) -> Result<std::string> {
+    if (binary == "bad") return Status::Corruption("bad JSON");
+    return "<" + std::string(binary) + ">";
+  };
+  Row a{RowValue(int64_t{1}), RowValue(std::string("\x00\x01", 2) + "binary"), RowValue(std::string("keep"))};
+  Row b{RowValue(int64_t{1}), RowValue(), RowValue(std::string("x"))};
+  EventHeader h = Header();
+  RowsEventBuilder upd(h, kUpdateRowsEvent, 9, t, RowImage::kFull, Checksum::kCrc32);
+  ASSERT_TRUE(upd.AddRow(&a, &b).ok());
+  ASSERT_TRUE(upd.AddRow(&b, &a).ok());
+  std::vector<std::string> events = upd.Finish(true);
+  ASSERT_EQ(events.size(), 1u);
+  Result<std::optional<std::string>> out = RowsJsonAsText(events[0], *map, Checksum::kCrc32, to_text);
+  ASSERT_TRUE(out.ok() && out->has_value()) << out.status().ToString();
+  EXPECT_TRUE(VerifyChecksum(**out));
+  EXPECT_EQ(out->value().size(), events[0].size() + 4);  // two values, two brackets each
+  // Read back as the replica will: column 2 is a LONGBLOB now.
+  TableMapInfo as_blob = *map;
+  as_blob.column_types[1] = 0xFC;
+  Result<RowsInfo> rows = DecodeRows(**out, as_blob, Checksum::kCrc32);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->rows.size(), 2u);
+  EXPECT_EQ(rows->flags, 1);  // STMT_END_F kept
+  EXPECT_EQ(rows->rows[0].before[1].text, "'<\\x00\\x01binary>'");
+  EXPECT_TRUE(rows->rows[0].after[1].is_null);
+  EXPECT_EQ(rows->rows[0].after[2].text, "'x'");
+  EXPECT_EQ(rows->rows[1].after[1].text, "'<\\x00\\x01binary>'");
+
+  // A value the converter refuses is an error, not a half-written event.
+  Row bad{RowValue(int64_t{2}), RowValue(std::string("bad")), RowValue()};
+  RowsEventBuilder ins(h, kWriteRowsEvent, 9, t, RowImage::kFull, Checksum::kCrc32);
+  ASSERT_TRUE(ins.AddRow(nullptr, &bad).ok());
+  events = ins.Finish(true);
+  EXPECT_FALSE(RowsJsonAsText(events[0], *map, Checksum::kCrc32, to_text).ok());
+  // Truncated events fail cleanly.
+  for (size_t cut : {20u, 30u, 35u}) {
+    std::string ev = events[0].substr(0, cut);
+    EXPECT_FALSE(RowsJsonAsText(ev, *map, Checksum::kOff, to_text).ok()) << cut;
+  }
+}
+
+TEST(MariadbJsonTest, CompressedRowsInflateToTheSameEvent) {
+  TableDef t = MakeTable("d", "j", {Col("id", ColumnType::kInt, false), Col("doc", ColumnType::kJson)}, {"id"});
+  for (Checksum cs : {Checksum::kOff, Checksum::kCrc32}) {
+    for (uint8_t type : {kWriteRowsEvent, kUpdateRowsEvent, kDeleteRowsEvent}) {
+      RowsEventBuilder b(Header(), type, 9, t, RowImage::kFull, cs);
+      for (int64_t i = 0; i < 10; ++i) {
+        Row row{RowValue(i), RowValue(std::string(300, static_cast<char>('a' + i % 3)))};
+        ASSERT_TRUE(b.AddRow(type == kWriteRowsEvent ? nullptr : &row, type == kDeleteRowsEvent ? nullptr : &row).ok());
+      }
+      std::vector<std::string> events = b.Finish(true);
+      ASSERT_EQ(events.size(), 1u);
+      std::string& ev = events[0];
+      PatchLogPos(ev.data(), 777, cs);
+      Result<std::string> z = RowsCompressedForMariadb(ev, cs);
+      ASSERT_TRUE(z.ok()) << z.status().ToString();
+      EXPECT_LT(z->size(), ev.size() / 4);  // repetitive rows compress well
+      Result<EventHeader> zh = ParseHeader(*z);
+      ASSERT_TRUE(zh.ok());
+      EXPECT_EQ(zh->type, kMariadbWriteRowsCompressedEvent + (type - kWriteRowsEvent));
+      EXPECT_EQ(zh->log_pos, 777u);
+      if (cs == Checksum::kCrc32) {
+        EXPECT_TRUE(VerifyChecksum(*z));
+      }
+      // Inflate as the replica does: the prefix up to the row images is the
+      // original's; then 0x80|n, n big-endian length bytes, the zlib stream.
+      const size_t prefix = kHeaderLen + 10 + 1 + (type == kUpdateRowsEvent ? 2 : 1);
+      const size_t tail = cs == Checksum::kCrc32 ? 4 : 0;
+      ASSERT_EQ(z->substr(kHeaderLen, prefix - kHeaderLen), ev.substr(kHeaderLen, prefix - kHeaderLen));
+      const uint8_t b0 = static_cast<uint8_t>((*z)[prefix]);
+      ASSERT_EQ(b0 & 0xF8, 0x80);
+      const int n = b0 & 7;
+      uint64_t len = 0;
+      for (int i = 0; i < n; ++i) len = len << 8 | static_cast<uint8_t>((*z)[prefix + 1 + i]);
+      EXPECT_EQ(len, ev.size() - prefix - tail);
+      std::string rows(len, '\0');
+      uLongf out_len = len;
+      const std::string_view stream = std::string_view(*z).substr(prefix + 1 + n, z->size() - prefix - 1 - n - tail);
+      ASSERT_EQ(uncompress(reinterpret_cast<Bytef*>(rows.data()), &out_len,
+                           reinterpret_cast<const Bytef*>(stream.data()), stream.size()),
+                Z_OK);
+      EXPECT_EQ(rows, ev.substr(prefix, len));
+    }
+  }
+  EXPECT_FALSE(RowsCompressedForMariadb(std::string(10, 'x'), Checksum::kOff).ok());
+}
+
 TEST(RowsEventTest, MalformedEventsFailCleanly) {
   TableDef t = AllTypesTable();
   const std::string map_event = EncodeTableMap(Header(), 300, t, RowMetadata::kFull, Checksum::kOff);

@@ -22,6 +22,7 @@
 #include "server/rpl/binlog_sender.h"
 #include "server/run_on_worker.h"
 #include "server/server.h"
+#include "sql/json.h"
 #include "sql/lexer.h"
 #include "storage/engine/engine.h"
 #include "vars/core_status.h"
@@ -934,6 +935,15 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
     double ns = it->second.ToDouble();
     if (ns > 0) options.heartbeat_period = std::chrono::nanoseconds(static_cast<int64_t>(ns));
     break;
+  }
+  // A MariaDB replica (it says so, and registered: mariadb-binlog, whose
+  // copies must stay byte for byte, does not) gets JSON as text.
+  if (HasUserVar(ctx_, "mariadb_slave_capability")) {
+    for (const Server::ReplicaInfo& r : server_.Replicas()) {
+      if (r.connection_id != ctx_.connection_id) continue;
+      options.mariadb_json_to_text = [](std::string_view binary) { return sql::json::BinaryToText(binary); };
+      break;
+    }
   }
   rpl::TransmitParam param;
   param.server_id = req->server_id;

@@ -125,8 +125,40 @@ Status BinlogSender::SendHeartbeat(const std::string& file, uint64_t pos) {
   return sink_.Send(packet);
 }
 
+Status BinlogSender::SendFileEvent(std::string_view event, const std::string& file, uint64_t end_pos) {
+  if (!mariadb_) return SendEvent(event, file, end_pos);
+  Result<std::optional<std::string>> r = mariadb_->Rewrite(event, file_checksum_);
+  if (!r.ok()) return Fatal(r.status().message());
+  return SendEvent(r->has_value() ? std::string_view(**r) : event, file, end_pos);
+}
+
+Result<uint64_t> BinlogSender::ResumePoint(const std::string& path, uint64_t pos, uint64_t size,
+                                          io::FileSystem* fs) {
+  Result<std::unique_ptr<binlog::BinlogFileReader>> opened = binlog::BinlogFileReader::Open(path, false, fs);
+  if (!opened.ok()) return Error1236(fmt::format("could not open log file: {}", opened.status().message()));
+  binlog::BinlogFileReader& reader = **opened;
+  reader.set_limit(size);
+  uint64_t boundary = 4;
+  binlog::BinlogFileReader::Event e;
+  for (;;) {
+    Result<bool> got = reader.Next(&e);
+    if (!got.ok()) return Error1236(fmt::format("could not read log file: {}", got.status().message()));
+    if (!*got) break;
+    const uint64_t end = e.offset + e.bytes.size();
+    if (end > pos) break;
+    boundary = end;
+  }
+  if (pos - boundary > MariadbJsonRewriter::kMaxOvershoot) {
+    return Error1236(fmt::format("Client requested master to start replication from position {}, which is not "
+                                 "the start of an event",
+                                 pos));
+  }
+  return boundary;
+}
+
 Status BinlogSender::Run() {
   SetState(State::kStarting);
+  if (options_.mariadb_json_to_text) mariadb_.emplace(options_.mariadb_json_to_text);
   const bool non_block = (request_.flags & DumpRequest::kNonBlock) != 0 || request_.server_id == 0;
   std::vector<binlog::BinlogFileInfo> files = binlog_.ListFiles();
   if (files.empty()) return Error1236("Binary log is not open");
@@ -190,6 +222,13 @@ Status BinlogSender::Run() {
     uint64_t size = files[*index].size;
     if (FileNumberOf(file) == end.file_number) size = end.offset;
     if (pos > size) return Error1236("Client requested master to start replication from position > file size");
+    if (mariadb_ && pos > 4) {
+      // A MariaDB replica's IO position may be past the last event it has
+      // (MariadbJsonRewriter): resume at the event boundary before it.
+      Result<uint64_t> resume = ResumePoint(binlog_.FilePath(file), pos, size, &binlog_.file_system());
+      if (!resume.ok()) return resume.status();
+      pos = *resume;
+    }
   }
   last_file_ = file;
   last_pos_ = pos;
@@ -236,13 +275,14 @@ Status BinlogSender::Run() {
                                                                                                : Checksum::kOff);
       Status s = SendEvent(rot, file, 0);
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
+      if (mariadb_) mariadb_->Rotated();
     }
     {
       // Mid-file start: the replica must neither move its position to
       // this event nor drop its temporary tables.
       Result<std::string> ev = binlog::ResendFormatDescription(std::move((*fde)->bytes), /*mid_file=*/pos > 4);
       if (!ev.ok()) return Fatal(ev.status().message());
-      Status s = SendEvent(*ev, file, pos > 4 ? 0 : 4 + ev->size());
+      Status s = SendFileEvent(*ev, file, pos > 4 ? 0 : 4 + ev->size());
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
     }
     if (pos > 4) {
@@ -304,7 +344,8 @@ Status BinlogSender::Run() {
         if (options_.heartbeat_period.count() > 0) {
           auto due = last_send + options_.heartbeat_period - std::chrono::steady_clock::now();
           if (due <= std::chrono::nanoseconds(0)) {
-            Status s = SendHeartbeat(file, reader.valid_end());
+            // A MariaDB replica's IO position may be ahead (MariadbJsonRewriter).
+            Status s = SendHeartbeat(file, reader.valid_end() + (mariadb_ ? mariadb_->overshoot() : 0));
             if (s.ok()) s = sink_.Flush();
             if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
             last_send = std::chrono::steady_clock::now();
@@ -333,7 +374,7 @@ Status BinlogSender::Run() {
           continue;
         }
       }
-      Status s = SendEvent(e.bytes, file, end_pos);
+      Status s = SendFileEvent(e.bytes, file, end_pos);
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
       last_send = std::chrono::steady_clock::now();
     }

@@ -33,6 +33,7 @@
 #include "binlog/event.h"
 #include "binlog/gtid.h"
 #include "server/rpl/delegates.h"
+#include "server/rpl/mariadb_json.h"
 
 namespace sluice::server::rpl {
 
@@ -69,6 +70,11 @@ struct SenderOptions {
   uint32_t server_id = 0;  // this server's (fake Rotate, heartbeats)
   // How long one wait for new events may last before stop is re-checked.
   std::chrono::milliseconds poll{500};
+  // Set for a MariaDB replica (it announced @mariadb_slave_capability and
+  // registered with COM_REGISTER_SLAVE; mariadb-binlog does not register):
+  // JSON goes to it as text (MariadbJsonRewriter), this converting each
+  // binary value. Unset: every event goes as the file has it.
+  std::function<Result<std::string>(std::string_view)> mariadb_json_to_text;
 };
 
 class BinlogSender {
@@ -100,7 +106,13 @@ class BinlogSender {
 
  private:
   Status SendEvent(std::string_view event, const std::string& file, uint64_t end_pos);
+  // SendEvent of `event` or of what the MariaDB rewriter gives for it.
+  Status SendFileEvent(std::string_view event, const std::string& file, uint64_t end_pos);
   Status SendHeartbeat(const std::string& file, uint64_t pos);
+  // For a MariaDB replica: the last event boundary at or before `pos` in
+  // the file (its first `size` bytes), when `pos` is at most
+  // MariadbJsonRewriter::kMaxOvershoot past it; else 1236.
+  static Result<uint64_t> ResumePoint(const std::string& path, uint64_t pos, uint64_t size, io::FileSystem* fs);
   Status Fatal(std::string message) const;
   void SetState(State s);
 
@@ -115,6 +127,7 @@ class BinlogSender {
   std::function<void(State)> on_state_;
   State state_ = State::kStarting;
   Counters counters_;
+  std::optional<MariadbJsonRewriter> mariadb_;  // a MariaDB replica's dump
   // Where we are, for error messages.
   std::string last_file_;
   uint64_t last_pos_ = 0;

@@ -6,8 +6,8 @@ strings with escapes and non-ASCII text, signed, unsigned and double
 numbers, literals, and a document over 64 KiB (the large format, where
 int32/uint32 values sit in the entries). mariadb-binlog receives the same
 events byte for byte (test_dump_readers.py compares copies); it cannot
-print type 245 with -v, and a MariaDB replica cannot apply it (the note of
-issue 18 says what a MariaDB-facing dump would need)."""
+print type 245 with -v. A MariaDB replica, which cannot apply type 245,
+gets the documents as text (test_mariadb_replica.py::test_json_replicates)."""
 
 import json
 import os

@@ -44,6 +44,7 @@ e.g. --default-authentication-plugin=mysql_native_password).
 """
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -277,7 +278,7 @@ def setup_module():
         h.query(m, f"CHANGE MASTER TO MASTER_HOST='{h.HOST}', MASTER_PORT={srv.port}, "
                    f"MASTER_USER='{REPL_USER}', MASTER_PASSWORD='{REPL_PASSWORD}', "
                    f"MASTER_LOG_FILE='{S['first_file']}', MASTER_LOG_POS=4, MASTER_USE_GTID=no, "
-                   "MASTER_CONNECT_RETRY=2")
+                   "MASTER_CONNECT_RETRY=2, MASTER_HEARTBEAT_PERIOD=1")
         h.query(m, "START SLAVE")
     finally:
         h.close_quietly(m)
@@ -497,6 +498,96 @@ def test_wide_decimals_replicate():
     finally:
         h.close_quietly(m)
     assert [tuple(r) for r in got] == [tuple(r) for r in want], (got, want)
+
+
+def test_json_replicates():
+    """JSON (issue 18): MariaDB has no JSON type and its SQL thread stops at
+    MySQL's type 245, so sluiced sends a MariaDB replica JSON columns as
+    LONGBLOB and each document as MySQL's text form (MariaDB's JSON column
+    is LONGTEXT with JSON_VALID). Documents of every kind, a 100 KB one,
+    updates and deletes arrive as the text sluiced returns for them; an
+    array of doubles, longer as text than in binary, goes in MariaDB's
+    compressed rows event. The replica's positions stay sluiced's own
+    (Read_Master_Log_Pos equals SHOW MASTER STATUS), so it reconnects at
+    the right event after STOP / START SLAVE IO_THREAD."""
+    docs = [
+        (1, '{"b": [true, "x", null], "a": 1, "f": 2.5, "neg": -70000, "big": 4294967296}'),
+        (2, '[1, -70000, 4294967296, 18446744073709551615, "s\\u00e9\\n\\"q\\"", {}, []]'),
+        (3, None),
+        (4, '"just a string"'),
+        (5, "false"),
+        (6, json.dumps([round((i * 7919 % 10007) / 10007.0 + i, 13) for i in range(300)])),
+    ]
+    c = primary(max_allowed_packet=64 << 20)
+    try:
+        h.query(c, "CREATE DATABASE js")
+        h.query(c, "CREATE TABLE js.t (id INT PRIMARY KEY, doc JSON, note VARCHAR(20))")
+        for i, d in docs:
+            h.query(c, "INSERT INTO js.t VALUES (%s, %s, 'n')", (i, d))
+        h.query(c, "INSERT INTO js.t VALUES (7, JSON_OBJECT('big', REPEAT('x', 100000), 'n', 70000), 'big')")
+        h.query(c, "UPDATE js.t SET doc = JSON_SET(doc, '$.a', 'changed') WHERE id = 1")
+        h.query(c, "UPDATE js.t SET note = 'other column' WHERE id = 2")
+        h.query(c, "DELETE FROM js.t WHERE id = 5")
+        # A table without JSON in the same transaction keeps its events as they are.
+        h.query(c, "CREATE TABLE js.plain (id INT PRIMARY KEY, v VARCHAR(10))")
+        h.query(c, "BEGIN")
+        h.query(c, "INSERT INTO js.plain VALUES (1, 'p')")
+        h.query(c, "INSERT INTO js.t VALUES (8, '{\"in\": \"txn\"}', 'txn')")
+        h.query(c, "COMMIT")
+        want = h.query(c, "SELECT id, CAST(doc AS CHAR), note FROM js.t ORDER BY id")
+    finally:
+        h.close_quietly(c)
+    assert [r[0] for r in want] == [1, 2, 3, 4, 6, 7, 8], want
+    st = wait_caught_up("json")
+    file, pos = master_position()
+    assert (st["Master_Log_File"], int(st["Read_Master_Log_Pos"])) == (file, pos), describe(st)
+    m = S["replica"].connect()
+    try:
+        got = h.query(m, "SELECT id, doc, note FROM js.t ORDER BY id")
+        assert h.query(m, "SELECT * FROM js.plain") == ((1, "p"),)
+        # A document longer as text than in binary (its 17-digit double and
+        # 10-digit integer): the replica's IO position runs a few bytes ahead
+        # of sluiced's until the next transaction.
+        c = primary()
+        try:
+            h.query(c, "INSERT INTO js.t VALUES (10, '{\"d\": 0.30000000000000004, \"i\": 4294967296}', 'ahead')")
+            want10 = h.query(c, "SELECT id, CAST(doc AS CHAR), note FROM js.t WHERE id = 10")
+        finally:
+            h.close_quietly(c)
+        st = wait_caught_up("json ahead")
+        file, pos = master_position()
+        ahead = int(st["Read_Master_Log_Pos"]) - pos
+        assert st["Master_Log_File"] == file and 0 < ahead <= 26, describe(st)
+        assert int(st["Exec_Master_Log_Pos"]) == pos, describe(st)
+        # Heartbeats (every second) carry that position: the replica keeps going.
+        time.sleep(2.5)
+        st = wait_caught_up("json heartbeats while ahead")
+        assert int(st["Read_Master_Log_Pos"]) - pos == ahead, describe(st)
+        # Reconnecting from there resumes at the event after the last one it has.
+        h.query(m, "STOP SLAVE IO_THREAD")
+        c = primary()
+        try:
+            h.query(c, "INSERT INTO js.t VALUES (9, JSON_ARRAY(1, 'after', JSON_OBJECT('k', 2.5)), 'later')")
+            want9 = h.query(c, "SELECT id, CAST(doc AS CHAR), note FROM js.t WHERE id = 9")
+        finally:
+            h.close_quietly(c)
+        h.query(m, "START SLAVE IO_THREAD")
+        st = wait_caught_up("json after reconnect")
+        file, pos = master_position()
+        assert (st["Master_Log_File"], int(st["Read_Master_Log_Pos"])) == (file, pos), describe(st)
+        got10 = h.query(m, "SELECT id, doc, note FROM js.t WHERE id = 10")
+        got9 = h.query(m, "SELECT id, doc, note FROM js.t WHERE id = 9")
+        valid = h.query(m, "SELECT COUNT(*) FROM js.t WHERE JSON_VALID(doc)")
+    finally:
+        h.close_quietly(m)
+    got = [tuple(r) for r in got]
+    want = [tuple(r) for r in want]
+    for w, g in zip(want, got):
+        assert w == g, (str(w)[:300], str(g)[:300])
+    assert len(got) == len(want)
+    assert [tuple(r) for r in got9] == [tuple(r) for r in want9], (got9, want9)
+    assert [tuple(r) for r in got10] == [tuple(r) for r in want10], (got10, want10)
+    assert valid[0][0] == 8, valid  # every non-NULL document
 
 
 FK_TABLES = {"p": "id", "cc": "id", "gc": "id", "sn": "id", "rs": "id"}
