@@ -129,9 +129,13 @@
 //     some view may still build, from the latest back to the first one
 //     every view sees, has that key.
 // Purge touches a row only while no transaction holds or waits for a lock
-// on it (LockManager::RunIfUnlocked, which keeps new lockers out meanwhile):
-// a gap or next-key lock on a purged record would lose its gap, and writers
-// add entries under their row lock. Lockers re-check after each lock that
+// on it or on any secondary entry it would remove (LockManager::
+// RunIfUnlocked over all of them at once, which keeps new lockers out
+// meanwhile): a gap or next-key lock on a purged record or entry would lose
+// its gap (InnoDB hands it to the next record; here the record waits), and
+// writers add entries under their row lock. The entries are read before
+// the locks are checked (PurgeEntries); if the row changed so that purge
+// would remove another entry, it leaves the row for the next pass. Lockers re-check after each lock that
 // the key they locked is still the one they looked at (they already do:
 // see the locking reads and the insert-intention re-check), so a record
 // purged just before its lock is granted is simply passed over. A locked
@@ -569,9 +573,8 @@ class Engine {
   // record lock, and its latest version comes to `fn` when it still has the
   // entry's key. Inserts of secondary entries wait for those gap locks (an
   // insert-intention lock on the next entry, decided under the leaf latch).
-  // Purge may still remove a stale entry that bounds a locked gap (it does
-  // not yet hand the gap to the next entry), which can let a phantom into
-  // that gap. Other rows are not locked. Each row comes
+  // Purge keeps a stale entry while a lock is on it (see "Purge"). Other
+  // rows are not locked. Each row comes
   // with its hidden row id after the columns when the table has no PRIMARY
   // KEY, as from ScanLocked. SKIP LOCKED leaves out an entry or row whose
   // lock would wait. InvalidArgument as IndexScan.
@@ -672,7 +675,18 @@ class Engine {
   };
   enum class PurgeOutcome { kDone, kLater };
   Status PurgePass(bool sweep);
-  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) REQUIRES(purge_mu_);
+  // A secondary entry: its index's position in def->indexes and its key
+  // (index key, then clustered key).
+  using IndexEntry = std::pair<size_t, std::string>;
+  // The entries `item` may remove, read before its locks are checked:
+  // PurgePass runs PurgeRow only when neither the row nor any of these has
+  // a lock (LockManager::RunIfUnlocked), so an entry whose gap a reader
+  // locked stays, and no writer changes the row meanwhile.
+  Result<std::vector<IndexEntry>> PurgeEntries(const TableHandle& t, const PurgeItem& item) const;
+  // kLater, removing nothing, when it would remove an entry not in `locked`
+  // (the row changed since PurgeEntries read it).
+  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit,
+                                const std::vector<IndexEntry>& locked) REQUIRES(purge_mu_);
   // Queues the chain of a version purge is done with (freed by PurgePass).
   void FreeChain(std::string_view ref) REQUIRES(purge_mu_);
   // Whether some version of the row `cur` that a read view may still build

@@ -101,9 +101,16 @@ Status Engine::PurgePass(bool sweep) {
       if (!th.ok()) continue;  // dropped: nothing left to purge
       TableHandle& t = **th;
       Result<PurgeOutcome> outcome = PurgeOutcome::kLater;
+      Result<std::vector<IndexEntry>> entries = PurgeEntries(t, item);
+      if (!entries.ok()) {
+        if (status.ok()) status = entries.status();
+        continue;
+      }
+      std::vector<RecordId> ids{RowLockId(t, item.key)};
+      for (const IndexEntry& e : *entries) ids.push_back(EntryLockId(t, e.first, e.second));
       // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
-      const bool ran = locks_->RunIfUnlocked(RowLockId(t, item.key),
-                                             [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit); });
+      const bool ran = locks_->RunIfUnlocked(
+          ids, [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *entries); });
       for (const std::string& ref : chains_to_free_) {
         Status freed_chain = FreeStored(t, ref, /*external=*/true);
         if (freed_chain.ok()) {
@@ -124,7 +131,51 @@ Status Engine::PurgePass(bool sweep) {
   return status;
 }
 
-Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit) {
+Result<std::vector<Engine::IndexEntry>> Engine::PurgeEntries(const TableHandle& t, const PurgeItem& item) const {
+  const TableDef& def = *t.def;
+  std::vector<IndexEntry> out;
+  if (def.indexes.size() <= 1) return out;
+  auto add_keys_of = [&](const Row& row) -> Status {
+    for (size_t i = 1; i < def.indexes.size(); ++i) {
+      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], row);
+      if (!k.ok()) return k.status();
+      out.emplace_back(i, *k + item.key);
+    }
+    return Status::OK();
+  };
+  if (item.delete_mark) {
+    Result<std::optional<StoredRecord>> cur = ReadLatest(t, item.key);
+    if (!cur.ok()) return cur.status();
+    if (cur->has_value() && (*cur)->delete_marked) {
+      Result<Row> row = DecodeStored(t, **cur);
+      if (!row.ok()) return row.status();
+      SLUICE_RETURN_IF_ERROR(add_keys_of(*row));
+    }
+  }
+  if (item.index_id != 0) {
+    for (size_t i = 1; i < def.indexes.size(); ++i) {
+      if (def.indexes[i].id == item.index_id) out.emplace_back(i, item.index_key + item.key);
+    }
+  } else if (!item.before_row.empty()) {
+    // A row PurgeRow cannot decode is its business (it may be done with it).
+    Result<Row> before = DecodeStored(t, item.before_row, item.before_external);
+    if (before.ok()) SLUICE_RETURN_IF_ERROR(add_keys_of(*before));
+  }
+  return out;
+}
+
+namespace {
+using Entry = std::pair<size_t, std::string>;  // Engine::IndexEntry
+bool AllIn(const std::vector<Entry>& doomed, const std::vector<Entry>& locked) {
+  for (const Entry& e : doomed) {
+    if (std::find(locked.begin(), locked.end(), e) == locked.end()) return false;
+  }
+  return true;
+}
+}  // namespace
+
+Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit,
+                                              const std::vector<IndexEntry>& locked) {
   const TableDef& def = *t.def;
   const bool has_secondary = def.indexes.size() > 1;
   // The version an update replaced owned its overflow chain (engine.h,
@@ -145,12 +196,16 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     if (!undo_store_->SeenByAll(item.trx, limit)) return PurgeOutcome::kLater;
     Result<Row> row = DecodeStored(t, **cur);
     if (!row.ok()) return row.status();
+    std::vector<IndexEntry> doomed;
     for (size_t i = 1; i < def.indexes.size(); ++i) {
-      BTree* tree = t.secondary[i - 1].get();
-      if (tree == nullptr) continue;
+      if (t.secondary[i - 1] == nullptr) continue;
       Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
       if (!k.ok()) return k.status();
-      Result<bool> gone = tree->Delete(*k + item.key);
+      doomed.emplace_back(i, *k + item.key);
+    }
+    if (!AllIn(doomed, locked)) return PurgeOutcome::kLater;
+    for (const auto& [i, entry] : doomed) {
+      Result<bool> gone = t.secondary[i - 1]->Delete(entry);
       if (!gone.ok()) return gone.status();
       purge_stats_.entries_removed += *gone ? 1 : 0;
     }
@@ -184,13 +239,16 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
       candidates.emplace_back(i, std::move(k).value());
     }
   }
+  std::vector<IndexEntry> doomed;
   for (const auto& [i, ikey] : candidates) {
-    BTree* tree = t.secondary[i - 1].get();
-    if (tree == nullptr) continue;
+    if (t.secondary[i - 1] == nullptr) continue;
     Result<bool> needed = EntryNeeded(t, *cur, i, ikey, limit);
     if (!needed.ok()) return needed.status();
-    if (*needed) continue;
-    Result<bool> gone = tree->Delete(ikey + item.key);
+    if (!*needed) doomed.emplace_back(i, ikey + item.key);
+  }
+  if (!AllIn(doomed, locked)) return PurgeOutcome::kLater;
+  for (const auto& [i, entry] : doomed) {
+    Result<bool> gone = t.secondary[i - 1]->Delete(entry);
     if (!gone.ok()) return gone.status();
     purge_stats_.entries_removed += *gone ? 1 : 0;
   }

@@ -817,15 +817,42 @@ void LockManager::ReleaseAll(LockTrx& trx) {
 }
 
 bool LockManager::RunIfUnlocked(const RecordId& record, const std::function<void()>& fn) {
-  const uint64_t page_hash = PageHash(record.space_id, record.page_no);
-  Shard& shard = record_shards_[ShardIndex(page_hash, n_record_shards_)];
-  const LockKey key{record.space_id, record.page_no, record.heap_no};
+  return RunIfUnlocked(std::span<const RecordId>(&record, 1), fn);
+}
+
+// A variable set of shard latches, taken in shard order: more than the
+// analysis can follow, hence unannotated.
+bool LockManager::RunIfUnlocked(std::span<const RecordId> records, const std::function<void()>& fn)
+    NO_THREAD_SAFETY_ANALYSIS {
+  struct Probe {
+    uint32_t shard;
+    uint64_t bucket;
+    LockKey key;
+  };
+  std::vector<Probe> probes;
+  probes.reserve(records.size());
+  for (const RecordId& r : records) {
+    const uint64_t page_hash = PageHash(r.space_id, r.page_no);
+    probes.push_back({ShardIndex(page_hash, n_record_shards_), RecordBucketHash(page_hash, r.heap_no),
+                      LockKey{r.space_id, r.page_no, r.heap_no}});
+  }
+  std::vector<uint32_t> shards;
+  shards.reserve(probes.size());
+  for (const Probe& p : probes) shards.push_back(p.shard);
+  std::sort(shards.begin(), shards.end());
+  shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
   const size_t slot = ShardedRwLatch::ThisThreadSlot();
   latch_.LockShared(slot);
-  shard.mu.lock();
-  const bool unlocked = shard.Find(key, RecordBucketHash(page_hash, record.heap_no)) == nullptr;
+  for (uint32_t s : shards) record_shards_[s].mu.lock();
+  bool unlocked = true;
+  for (const Probe& p : probes) {
+    if (record_shards_[p.shard].Find(p.key, p.bucket) != nullptr) {
+      unlocked = false;
+      break;
+    }
+  }
   if (unlocked) fn();
-  shard.mu.unlock();
+  for (auto it = shards.rbegin(); it != shards.rend(); ++it) record_shards_[*it].mu.unlock();
   latch_.UnlockShared(slot);
   return unlocked;
 }

@@ -40,6 +40,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -171,6 +172,12 @@ class LockManager {
   // on it would otherwise lose the gap it protects. `fn` must not call the
   // lock manager and must not wait for anything that may wait for a lock.
   bool RunIfUnlocked(const RecordId& record, const std::function<void()>& fn);
+  // The same over several records at once: `fn` runs only when none of
+  // them has a lock, with every shard they fall in latched (in shard order;
+  // no other path holds two shard latches, so this cannot deadlock with
+  // one). Purge removes a row's stale secondary entries this way, the row
+  // and the entries together: an entry with a gap lock on it stays.
+  bool RunIfUnlocked(std::span<const RecordId> records, const std::function<void()>& fn);
 
   // Releases `trx`'s granted table lock of `mode` on `table` (AUTO-INC at the
   // end of the statement). Returns whether one was held.

@@ -166,6 +166,28 @@ TEST_F(LockManagerTest, RunIfUnlockedRunsOnlyWhenNoLockExistsOnTheRecord) {
   EXPECT_EQ(runs, 3);
 }
 
+TEST_F(LockManagerTest, RunIfUnlockedOverSeveralRecordsNeedsEveryOneUnlocked) {
+  auto a = lm_->CreateTrx(1);
+  // Records on many pages fall in many shards, in no order; two are the same.
+  std::vector<RecordId> ids;
+  for (uint32_t page : {90u, 3u, 57u, 3u, 1000u, 12u}) ids.push_back(RecordId{1, page, 2});
+  int runs = 0;
+  EXPECT_TRUE(lm_->RunIfUnlocked(ids, [&] { ++runs; }));
+  ASSERT_TRUE(lm_->LockRecord(*a, RecordId{1, 57, 2}, LockMode::kS, RecLockType::kGap).ok());
+  EXPECT_FALSE(lm_->RunIfUnlocked(ids, [&] { ++runs; }));  // one locked entry holds the rest back
+  EXPECT_TRUE(lm_->RunIfUnlocked(std::vector<RecordId>{RecordId{1, 90, 2}, RecordId{1, 12, 2}}, [&] { ++runs; }));
+  // While it runs, another thread's TryInsertIntention on any of them does not wait.
+  auto b = lm_->CreateTrx(2);
+  lm_->ReleaseAll(*a);
+  bool answered = false;
+  EXPECT_TRUE(lm_->RunIfUnlocked(ids, [&] {
+    ++runs;
+    answered = !std::async(std::launch::async, [&] { return lm_->TryInsertIntention(*b, RecordId{1, 1000, 2}); }).get();
+  }));
+  EXPECT_TRUE(answered);
+  EXPECT_EQ(runs, 3);
+}
+
 TEST_F(LockManagerTest, InsertIntentionWaitsForGapLockAndIsGrantedWhenItGoes) {
   auto a = lm_->CreateTrx(1);
   auto b = lm_->CreateTrx(2);
