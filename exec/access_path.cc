@@ -456,8 +456,8 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
                           path.reverse, fn);
 }
 
-// Locking reads: through a secondary index the path looks up by equality
-// or a range, its entries and the rows they lead to
+// Locking reads: through a secondary index the path looks up by equality,
+// a range or an IN list, its entries and the rows they lead to
 // (Engine::IndexScanLocked); else the clustered index with the PRIMARY KEY
 // bounds.
 Status ReadLocked(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
@@ -488,6 +488,35 @@ Status ReadLocked(storage::Engine& engine, storage::EngineTrx& trx, const BoundT
     }
     // No usable key (a value the column cannot hold exactly): the
     // clustered read below, as before.
+  }
+  // An IN list on a secondary index part: one locked equality read per
+  // value, so that only those entries, their gaps and rows are locked.
+  if (path.index > 0 && path.type == AccessPath::Type::kRange && !path.in_list.empty()) {
+    const size_t index = static_cast<size_t>(path.index);
+    const IndexDef& idx = def.indexes[index];
+    Row key;
+    Result<KeyOutcome> k = EvalKey(def, idx, path.key, path.key_null_safe, eval, &key);
+    if (!k.ok()) return k.status();
+    if (*k == KeyOutcome::kNoRows) return Status::OK();
+    if (*k == KeyOutcome::kKey && key.size() < idx.parts.size()) {
+      std::vector<RowValue> points;
+      Result<KeyOutcome> p = EvalPoints(ColumnOf(def, idx.parts[key.size()]), path.in_list, eval, &points);
+      if (!p.ok()) return p.status();
+      if (*p == KeyOutcome::kNoRows) return Status::OK();
+      if (*p == KeyOutcome::kKey) {
+        bool more = true;
+        auto visit = [&](const Row& row) { return more = fn(row); };
+        for (RowValue& point : points) {
+          Row one = key;
+          one.push_back(std::move(point));
+          const storage::Engine::KeyBound b{std::move(one), true};
+          SLUICE_RETURN_IF_ERROR(engine.IndexScanLocked(trx, def.id, index, &b, &b, lock, visit));
+          if (!more) break;
+        }
+        return Status::OK();
+      }
+    }
+    // A value the key cannot express: the clustered read below.
   }
   Row key;
   Result<KeyOutcome> k = EvalKey(def, pk, path.pk_key, {}, eval, &key);
