@@ -37,6 +37,9 @@ HOST = "127.0.0.1"
 PORT = int(os.environ.get("SLUICE_PORT", os.environ.get("PORT", "3306")))
 DATADIR = os.environ.get("SLUICE_DATADIR", os.environ.get("DATADIR", ""))
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# The go-mysql reader (tests/clients/go/binlogreader; test_dump_readers.py
+# says when it is not built).
+BINLOGREADER = os.environ.get("BINLOGREADER", os.path.join(REPO, "tests", "clients", "go", "bin", "binlogreader"))
 SLUICED = os.environ.get("SLUICED", os.path.join(REPO, "build", "bin", "sluiced"))
 TMPDIR = os.environ.get("SLUICE_TMP", "/tmp")
 MARIADB = os.environ.get("MARIADB", "mariadb")
@@ -55,6 +58,30 @@ def note(msg):
     """An informational line in the test output (never a pass/fail)."""
     print("    note: " + str(msg), flush=True)
 
+
+
+def go_mysql_rows(port, server_id, rows, table, timeout=60):
+    """The row images go-mysql decodes from the first binlog file, reading
+    until `rows` row events have come: [(kind, values)] for `table`, kind
+    "write" / "update" / "delete", values one row's column values (JSON
+    from binlogreader: DECIMAL as a string, bytes as text). None when
+    binlogreader was not built: the caller notes that it skipped."""
+    if not os.access(BINLOGREADER, os.X_OK):
+        note(f"SKIPPED: {BINLOGREADER} was not built (test_dump_readers.py says why)")
+        return None
+    import json
+    p = subprocess.run([BINLOGREADER, f"-port={port}", f"-server-id={server_id}", "-mode=pos",
+                        "-file=binlog.000001", "-pos=4", f"-rows={rows}", f"-timeout={timeout}s"],
+                       capture_output=True, text=True, timeout=timeout + 60)
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = []
+    for line in p.stdout.splitlines():
+        ln = json.loads(line)
+        if "rows" not in ln or ln.get("done") or ln.get("table") != table:
+            continue
+        for values in ln["values"]:
+            out.append((ln["rows"], values))
+    return out
 
 def main(namespace):
     fname = os.path.basename(namespace.get("__file__", sys.argv[0]))
