@@ -32,7 +32,7 @@ import cdc_model as m
 import harness as h
 
 MARIADB_BINLOG = shutil.which("mariadb-binlog") or shutil.which("mysqlbinlog")
-BINLOGREADER = os.environ.get("BINLOGREADER", os.path.join(h.REPO, "tests", "clients", "go", "bin", "binlogreader"))
+BINLOGREADER = h.BINLOGREADER
 GO_MIN = (1, 25)  # go-mysql v1.16.0's go.mod says go 1.25.0
 _servers = h.PrivateServers(extra=["--binlog-row-metadata=FULL"])
 start = _servers.start
