@@ -675,18 +675,23 @@ class Engine {
   };
   enum class PurgeOutcome { kDone, kLater };
   Status PurgePass(bool sweep);
-  // A secondary entry: its index's position in def->indexes and its key
-  // (index key, then clustered key).
-  using IndexEntry = std::pair<size_t, std::string>;
-  // The entries `item` may remove, read before its locks are checked:
-  // PurgePass runs PurgeRow only when neither the row nor any of these has
-  // a lock (LockManager::RunIfUnlocked), so an entry whose gap a reader
-  // locked stays, and no writer changes the row meanwhile.
-  Result<std::vector<IndexEntry>> PurgeEntries(const TableHandle& t, const PurgeItem& item) const;
-  // kLater, removing nothing, when it would remove an entry not in `locked`
-  // (the row changed since PurgeEntries read it).
-  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit,
-                                const std::vector<IndexEntry>& locked) REQUIRES(purge_mu_);
+  // A secondary index key: its index's position in def->indexes and the
+  // index key (the entry is that plus the row's clustered key).
+  using IndexKey = std::pair<size_t, std::string>;
+  // What an item may remove, worked out before its locks are checked:
+  // PurgePass runs PurgeRow only when neither the row nor any of these
+  // entries has a lock (LockManager::RunIfUnlocked), so an entry whose gap
+  // a reader locked stays, and no writer changes the row meanwhile.
+  struct PurgeCandidates {
+    std::vector<IndexKey> latest;  // the keys of the latest row, when it is delete-marked
+    std::vector<IndexKey> older;   // the older version's: index_id's, or before_row's
+    Status older_status;           // before_row did not decode (PurgeRow decides what that means)
+  };
+  Result<PurgeCandidates> PurgeEntries(const TableHandle& t, const PurgeItem& item) const;
+  // Removes what `c` allows; kLater, removing nothing, when the latest row
+  // changed since PurgeEntries read it so that it has other keys.
+  Result<PurgeOutcome> PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit, const PurgeCandidates& c)
+      REQUIRES(purge_mu_);
   // Queues the chain of a version purge is done with (freed by PurgePass).
   void FreeChain(std::string_view ref) REQUIRES(purge_mu_);
   // Whether some version of the row `cur` that a read view may still build

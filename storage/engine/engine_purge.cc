@@ -101,16 +101,18 @@ Status Engine::PurgePass(bool sweep) {
       if (!th.ok()) continue;  // dropped: nothing left to purge
       TableHandle& t = **th;
       Result<PurgeOutcome> outcome = PurgeOutcome::kLater;
-      Result<std::vector<IndexEntry>> entries = PurgeEntries(t, item);
-      if (!entries.ok()) {
-        if (status.ok()) status = entries.status();
+      Result<PurgeCandidates> candidates = PurgeEntries(t, item);
+      if (!candidates.ok()) {
+        if (status.ok()) status = candidates.status();
         continue;
       }
       std::vector<RecordId> ids{RowLockId(t, item.key)};
-      for (const IndexEntry& e : *entries) ids.push_back(EntryLockId(t, e.first, e.second));
+      for (const auto* keys : {&candidates->latest, &candidates->older}) {
+        for (const auto& [i, ikey] : *keys) ids.push_back(EntryLockId(t, i, ikey + item.key));
+      }
       // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
       const bool ran = locks_->RunIfUnlocked(
-          ids, [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *entries); });
+          ids, [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *candidates); });
       for (const std::string& ref : chains_to_free_) {
         Status freed_chain = FreeStored(t, ref, /*external=*/true);
         if (freed_chain.ok()) {
@@ -131,51 +133,48 @@ Status Engine::PurgePass(bool sweep) {
   return status;
 }
 
-Result<std::vector<Engine::IndexEntry>> Engine::PurgeEntries(const TableHandle& t, const PurgeItem& item) const {
+namespace {
+// The keys of `row` in every secondary index, appended to `out`.
+Status AppendIndexKeys(const TableDef& def, const Row& row, std::vector<std::pair<size_t, std::string>>* out) {
+  for (size_t i = 1; i < def.indexes.size(); ++i) {
+    Result<std::string> k = EncodeIndexKey(def, def.indexes[i], row);
+    if (!k.ok()) return k.status();
+    out->emplace_back(i, std::move(k).value());
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Result<Engine::PurgeCandidates> Engine::PurgeEntries(const TableHandle& t, const PurgeItem& item) const {
   const TableDef& def = *t.def;
-  std::vector<IndexEntry> out;
-  if (def.indexes.size() <= 1) return out;
-  auto add_keys_of = [&](const Row& row) -> Status {
-    for (size_t i = 1; i < def.indexes.size(); ++i) {
-      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], row);
-      if (!k.ok()) return k.status();
-      out.emplace_back(i, *k + item.key);
-    }
-    return Status::OK();
-  };
+  PurgeCandidates c;
+  if (def.indexes.size() <= 1) return c;
   if (item.delete_mark) {
     Result<std::optional<StoredRecord>> cur = ReadLatest(t, item.key);
     if (!cur.ok()) return cur.status();
     if (cur->has_value() && (*cur)->delete_marked) {
       Result<Row> row = DecodeStored(t, **cur);
       if (!row.ok()) return row.status();
-      SLUICE_RETURN_IF_ERROR(add_keys_of(*row));
+      SLUICE_RETURN_IF_ERROR(AppendIndexKeys(def, *row, &c.latest));
     }
   }
   if (item.index_id != 0) {
     for (size_t i = 1; i < def.indexes.size(); ++i) {
-      if (def.indexes[i].id == item.index_id) out.emplace_back(i, item.index_key + item.key);
+      if (def.indexes[i].id == item.index_id) c.older.emplace_back(i, item.index_key);
     }
-  } else if (!item.before_row.empty()) {
-    // A row PurgeRow cannot decode is its business (it may be done with it).
-    Result<Row> before = DecodeStored(t, item.before_row, item.before_external);
-    if (before.ok()) SLUICE_RETURN_IF_ERROR(add_keys_of(*before));
+    return c;
   }
-  return out;
-}
-
-namespace {
-using Entry = std::pair<size_t, std::string>;  // Engine::IndexEntry
-bool AllIn(const std::vector<Entry>& doomed, const std::vector<Entry>& locked) {
-  for (const Entry& e : doomed) {
-    if (std::find(locked.begin(), locked.end(), e) == locked.end()) return false;
+  Result<Row> before = DecodeStored(t, item.before_row, item.before_external);
+  if (!before.ok()) {
+    c.older_status = before.status();
+    return c;
   }
-  return true;
+  SLUICE_RETURN_IF_ERROR(AppendIndexKeys(def, *before, &c.older));
+  return c;
 }
-}  // namespace
 
 Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit,
-                                              const std::vector<IndexEntry>& locked) {
+                                              const PurgeCandidates& c) {
   const TableDef& def = *t.def;
   const bool has_secondary = def.indexes.size() > 1;
   // The version an update replaced owned its overflow chain (engine.h,
@@ -196,16 +195,13 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
     if (!undo_store_->SeenByAll(item.trx, limit)) return PurgeOutcome::kLater;
     Result<Row> row = DecodeStored(t, **cur);
     if (!row.ok()) return row.status();
-    std::vector<IndexEntry> doomed;
-    for (size_t i = 1; i < def.indexes.size(); ++i) {
+    std::vector<IndexKey> keys;
+    SLUICE_RETURN_IF_ERROR(AppendIndexKeys(def, *row, &keys));
+    // Locked were the keys PurgeEntries read; the row may have changed since.
+    if (keys != c.latest) return PurgeOutcome::kLater;
+    for (const auto& [i, ikey] : keys) {
       if (t.secondary[i - 1] == nullptr) continue;
-      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *row);
-      if (!k.ok()) return k.status();
-      doomed.emplace_back(i, *k + item.key);
-    }
-    if (!AllIn(doomed, locked)) return PurgeOutcome::kLater;
-    for (const auto& [i, entry] : doomed) {
-      Result<bool> gone = t.secondary[i - 1]->Delete(entry);
+      Result<bool> gone = t.secondary[i - 1]->Delete(ikey + item.key);
       if (!gone.ok()) return gone.status();
       purge_stats_.entries_removed += *gone ? 1 : 0;
     }
@@ -217,38 +213,22 @@ Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& i
   }
   // The row changed since (or this was an update): the older version's
   // entries go unless a version some view may build still has the key.
-  std::vector<std::pair<size_t, std::string>> candidates;
-  if (item.index_id != 0) {
-    for (size_t i = 1; i < def.indexes.size(); ++i) {
-      if (def.indexes[i].id == item.index_id) candidates.emplace_back(i, item.index_key);
+  // They are the ones locked: they come from the item, not the row.
+  if (!c.older_status.ok()) {
+    // A deleted row's chain, freed already by the purge of the insert
+    // that reused its key: that item had the same row, so the same keys,
+    // and took care of them.
+    if (item.delete_mark && item.before_external && c.older_status.code() == Status::Code::kCorruption) {
+      return PurgeOutcome::kDone;
     }
-  } else if (has_secondary) {
-    Result<Row> before = DecodeStored(t, item.before_row, item.before_external);
-    if (!before.ok()) {
-      // A deleted row's chain, freed already by the purge of the insert
-      // that reused its key: that item had the same row, so the same keys,
-      // and took care of them.
-      if (item.delete_mark && item.before_external && before.status().code() == Status::Code::kCorruption) {
-        return PurgeOutcome::kDone;
-      }
-      return before.status();
-    }
-    for (size_t i = 1; i < def.indexes.size(); ++i) {
-      Result<std::string> k = EncodeIndexKey(def, def.indexes[i], *before);
-      if (!k.ok()) return k.status();
-      candidates.emplace_back(i, std::move(k).value());
-    }
+    return c.older_status;
   }
-  std::vector<IndexEntry> doomed;
-  for (const auto& [i, ikey] : candidates) {
+  for (const auto& [i, ikey] : c.older) {
     if (t.secondary[i - 1] == nullptr) continue;
     Result<bool> needed = EntryNeeded(t, *cur, i, ikey, limit);
     if (!needed.ok()) return needed.status();
-    if (!*needed) doomed.emplace_back(i, ikey + item.key);
-  }
-  if (!AllIn(doomed, locked)) return PurgeOutcome::kLater;
-  for (const auto& [i, entry] : doomed) {
-    Result<bool> gone = t.secondary[i - 1]->Delete(entry);
+    if (*needed) continue;
+    Result<bool> gone = t.secondary[i - 1]->Delete(ikey + item.key);
     if (!gone.ok()) return gone.status();
     purge_stats_.entries_removed += *gone ? 1 : 0;
   }
