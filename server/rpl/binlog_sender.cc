@@ -273,9 +273,8 @@ Status BinlogSender::Run() {
       h.flags = binlog::kLogEventArtificial;
       std::string rot = binlog::EncodeRotate(h, pos, file, fake_rotate_cs == Checksum::kCrc32 ? Checksum::kCrc32
                                                                                                : Checksum::kOff);
-      Status s = SendEvent(rot, file, 0);
+      Status s = SendFileEvent(rot, file, 0);  // a MariaDB replica's position starts over here
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
-      if (mariadb_) mariadb_->Rotated();
     }
     {
       // Mid-file start: the replica must neither move its position to

@@ -62,10 +62,6 @@ class MariadbJsonRewriter {
   // the file has it), or nullopt: send it as it is. An error: the dump
   // must stop (its message says why).
   Result<std::optional<std::string>> Rewrite(std::string_view event, binlog::Checksum checksum);
-  // The sender sent a Rotate itself (the fake one at a file's start): the
-  // replica's position is the Rotate's.
-  void Rotated() { overshoot_ = 0; }
-
   // How far the replica's IO position is past the primary's.
   uint64_t overshoot() const { return overshoot_; }
   // Rows events sent compressed / with compact text so far (tests).

@@ -135,8 +135,11 @@ TEST(MariadbJsonRewriterTest, PositionsStayInsideTheNextEvent) {
   EXPECT_EQ(f.rw.overshoot(), 5u);
   f.Send(binlog::EncodeRotate(At(2000), 4, "binlog.000002", kCs));
   EXPECT_EQ(f.rw.overshoot(), 0u);
+  // So does the dump's own (artificial, log_pos 0) one at a file's start.
   f.Send(rows);
-  f.rw.Rotated();
+  binlog::EventHeader fake = At(0);
+  fake.flags = binlog::kLogEventArtificial;
+  f.Send(binlog::EncodeRotate(fake, 4, "binlog.000002", kCs));
   EXPECT_EQ(f.rw.overshoot(), 0u);
 }
 
