@@ -60,6 +60,31 @@ def note(msg):
 
 
 
+def pyrepl_rows(port, server_id, schema, read_timeout=60):
+    """The row images python-mysql-replication decodes from the start of
+    the binlog for `schema`'s writes and updates, as far as the binlog goes
+    now: [(kind, before, after)], kind "write" (before None) or "update",
+    rows as dicts of column name to value (they need
+    --binlog-row-metadata=FULL for the names)."""
+    from pymysqlreplication import BinLogStreamReader
+    from pymysqlreplication.row_event import UpdateRowsEvent, WriteRowsEvent
+    stream = BinLogStreamReader(connection_settings=dict(host=HOST, port=port, user="root", passwd="",
+                                                         connect_timeout=10, read_timeout=read_timeout),
+                                server_id=server_id, blocking=False, only_events=[WriteRowsEvent, UpdateRowsEvent],
+                                only_schemas=[schema])
+    out = []
+    try:
+        for ev in stream:
+            for r in ev.rows:
+                if isinstance(ev, WriteRowsEvent):
+                    out.append(("write", None, r["values"]))
+                else:
+                    out.append(("update", r["before_values"], r["after_values"]))
+    finally:
+        stream.close()
+    return out
+
+
 def go_mysql_rows(port, server_id, rows, table, timeout=60):
     """The row images go-mysql decodes from the first binlog file, reading
     until `rows` row events have come: [(kind, values)] for `table`, kind

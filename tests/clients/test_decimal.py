@@ -9,8 +9,6 @@ import decimal
 import harness as h
 from test_binlog import MARIADB_BINLOG, binlog_files, decode, row_blocks
 
-from pymysqlreplication import BinLogStreamReader
-from pymysqlreplication.row_event import UpdateRowsEvent, WriteRowsEvent
 
 _servers = h.PrivateServers(extra=["--binlog-row-metadata=FULL"])  # column names for pyrepl
 
@@ -65,20 +63,11 @@ def test_mariadb_binlog_prints_wide_decimals():
 def test_python_mysql_replication_decodes_wide_decimals():
     srv = _servers.start("decimal-pyrepl")
     final = load(srv)
-    stream = BinLogStreamReader(connection_settings=dict(host=h.HOST, port=srv.port, user="root", passwd="",
-                                                         connect_timeout=10, read_timeout=60),
-                                server_id=462, blocking=False, only_events=[WriteRowsEvent, UpdateRowsEvent],
-                                only_schemas=["dw"])
     written, updated = {}, {}
-    try:
-        for ev in stream:
-            for r in ev.rows:
-                v = r["values"] if isinstance(ev, WriteRowsEvent) else r["after_values"]
-                assert all(isinstance(v[k], decimal.Decimal) for k in ("a", "b", "c")), v
-                row = tuple(format(v[k], "f") for k in ("b", "a", "c"))  # fixed point, scale kept
-                (written if isinstance(ev, WriteRowsEvent) else updated)[v["id"]] = row
-    finally:
-        stream.close()
+    for kind, _, v in h.pyrepl_rows(srv.port, 462, "dw"):
+        assert all(isinstance(v[k], decimal.Decimal) for k in ("a", "b", "c")), v
+        row = tuple(format(v[k], "f") for k in ("b", "a", "c"))  # fixed point, scale kept
+        (written if kind == "write" else updated)[v["id"]] = row
     assert written == {i: (b, a, c) for i, b, a, c in ROWS}, written
     assert updated == {3: final[3]}, updated
     srv.terminate()

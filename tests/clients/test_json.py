@@ -13,8 +13,6 @@ import json
 
 import harness as h
 
-from pymysqlreplication import BinLogStreamReader
-from pymysqlreplication.row_event import UpdateRowsEvent, WriteRowsEvent
 
 _servers = h.PrivateServers(extra=["--binlog-row-metadata=FULL"])
 
@@ -63,20 +61,9 @@ def unbytes(v):
 def test_python_mysql_replication_decodes_json():
     srv = _servers.start("json-pyrepl")
     final = load(srv)
-    stream = BinLogStreamReader(connection_settings=dict(host=h.HOST, port=srv.port, user="root", passwd="",
-                                                         connect_timeout=10, read_timeout=60),
-                                server_id=461, blocking=False, only_events=[WriteRowsEvent, UpdateRowsEvent],
-                                only_schemas=["js"])
     written, updated = {}, {}
-    try:
-        for ev in stream:
-            for r in ev.rows:
-                if isinstance(ev, WriteRowsEvent):
-                    written[r["values"]["id"]] = unbytes(r["values"]["doc"])
-                else:
-                    updated[r["after_values"]["id"]] = unbytes(r["after_values"]["doc"])
-    finally:
-        stream.close()
+    for kind, _, after in h.pyrepl_rows(srv.port, 461, "js"):
+        (written if kind == "write" else updated)[after["id"]] = unbytes(after["doc"])
     assert sorted(written) == [1, 2, 3, 4, 5, 6], sorted(written)
     for i in (2, 3, 4, 5, 6):
         assert written[i] == final[i], (i, str(written[i])[:200], str(final[i])[:200])
