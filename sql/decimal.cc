@@ -276,10 +276,6 @@ std::optional<Decimal> Decimal::Rescaled(int new_scale) const {
   return RoundedTo(new_scale, Rounding::kHalfAwayFromZero);
 }
 
-std::optional<Decimal> Decimal::Truncated(int new_scale) const {
-  return RoundedTo(new_scale, Rounding::kTowardZero);
-}
-
 int Decimal::Compare(const Decimal& a, const Decimal& b) {
   if (a.negative != b.negative) return a.negative ? -1 : 1;
   const int sign = a.negative ? -1 : 1;

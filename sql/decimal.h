@@ -70,10 +70,9 @@ struct Decimal {
   // max(digits, 0); nullopt when its integer part needs more than 65 digits.
   // REQUIRES: digits <= kMaxScale; kFloor and kCeiling only with digits >= -65.
   std::optional<Decimal> RoundedTo(int digits, Rounding mode) const;
-  // RoundedTo(new_scale, half away from zero) / (toward zero), keeping
-  // exactly new_scale digits after the point. REQUIRES: 0 <= new_scale <= 30.
+  // RoundedTo(new_scale, half away from zero): exactly new_scale digits
+  // after the point. REQUIRES: 0 <= new_scale <= 30.
   std::optional<Decimal> Rescaled(int new_scale) const;
-  std::optional<Decimal> Truncated(int new_scale) const;
 
   // -1, 0, 1 by value: 1.50 == 1.5.
   static int Compare(const Decimal& a, const Decimal& b);

@@ -117,7 +117,7 @@ TEST(DecimalTest, RoundingToAnyPlace) {
   EXPECT_EQ(Str(D(k65Nines).RoundedTo(-70, R::kHalfAwayFromZero)), "0");
   EXPECT_EQ(Str(D(k65Nines).RoundedTo(-1, R::kHalfAwayFromZero)), "overflow");
   EXPECT_EQ(Str(D(k65Nines).RoundedTo(1, R::kHalfAwayFromZero)), k65Nines + ".0");
-  EXPECT_EQ(Str(D("2.349").Truncated(1)), "2.3");
+  EXPECT_EQ(Str(D("2.349").RoundedTo(1, R::kTowardZero)), "2.3");
 }
 
 TEST(DecimalTest, CompareAcrossScalesAndWidths) {

@@ -1259,13 +1259,9 @@ Result<Value> RoundOrTruncate(Call& c, bool truncate) {
     }
     case ValueKind::kDecimal: {
       const Decimal& x = v.decimal_value();
-      if (d >= 0) {
-        int scale = std::min<int>(static_cast<int>(d), x.scale);
-        auto r = truncate ? x.Truncated(scale) : x.Rescaled(scale);
-        return Value::Dec(*r);
-      }
-      auto r = x.RoundedTo(static_cast<int>(d), truncate ? Decimal::Rounding::kTowardZero
-                                                         : Decimal::Rounding::kHalfAwayFromZero);
+      // Never more places than the value has: ROUND(1.5, 3) is 1.5.
+      const int places = std::min<int>(static_cast<int>(d), x.scale);
+      auto r = x.RoundedTo(places, truncate ? Decimal::Rounding::kTowardZero : Decimal::Rounding::kHalfAwayFromZero);
       if (!r) return OutOfRange("DECIMAL", c.expr);
       return Value::Dec(*r);
     }

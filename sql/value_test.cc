@@ -36,7 +36,7 @@ TEST(DecimalTest, RescaleRoundsHalfAwayFromZero) {
   EXPECT_EQ(Decimal::Parse("2.5")->RoundToInteger(), 3);
   EXPECT_EQ(Decimal::Parse("-2.5")->RoundToInteger(), -3);
   EXPECT_EQ(Decimal::Parse("1.2")->Rescaled(4)->ToString(), "1.2000");
-  EXPECT_EQ(Decimal::Parse("2.349")->Truncated(1)->ToString(), "2.3");
+  EXPECT_EQ(Decimal::Parse("2.349")->RoundedTo(1, Decimal::Rounding::kTowardZero)->ToString(), "2.3");
 }
 
 TEST(DecimalTest, FromDoubleUsesShortestDigits) {
