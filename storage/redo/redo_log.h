@@ -166,7 +166,8 @@ class RedoLog {
   uint64_t ctl_seq_ GUARDED_BY(ckpt_mu_);
 
   mutable Mutex mu_;
-  CondVar cv_;  // flush finished / stop requested
+  CondVar cv_;       // a flush finished
+  CondVar stop_cv_;  // stop requested: the background loop's own, so flushes do not wake it
   std::string pending_ GUARDED_BY(mu_);  // bytes [written_lsn_, current_lsn_)
   uint64_t current_lsn_ GUARDED_BY(mu_);
   uint64_t written_lsn_ GUARDED_BY(mu_);
