@@ -195,8 +195,13 @@ class Source {
   void UpdateHold();                             // REQUIRES mu_
   bool Enabled() const { return SLUICE_PLUGIN_LOAD(&enabled_var) != 0; }
 
+  // Wakes the commits waiting at or before the acknowledged position (all
+  // of them when `all`): each waits on its own condition variable, so an
+  // ack wakes only those it releases, not every waiting commit.
+  void WakeWaiters(bool all);                    // REQUIRES mu_
+
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::multimap<Pos, std::condition_variable*> waiters_;  // commits waiting, by position
   bool on_ = false;
   bool have_reply_ = false;
   Pos reply_;  // the acknowledged position
@@ -267,7 +272,7 @@ void Source::Stop() {
   std::lock_guard a(ack_mu_);
   std::lock_guard l(mu_);
   SetOn(false);
-  cv_.notify_all();
+  WakeWaiters(/*all=*/true);
   // Connections still streaming get no more hook calls (the server ends
   // them): their transmit_stop will not come.
   for (Replica* r : replicas_) delete r;
@@ -402,7 +407,7 @@ void Source::ReportReply(const Pos& p, uint32_t server_id) {
     reply_ = p;
     have_reply_ = true;
     pending_.erase(pending_.begin(), pending_.upper_bound(p));
-    cv_.notify_all();
+    WakeWaiters(/*all=*/false);
     if (holding_ || SLUICE_PLUGIN_LOAD(&hold_plain_readers_var) != 0) UpdateHold();
   }
   if (Enabled() && !on_ && (!have_commit_ || commit_ <= reply_)) {
@@ -419,7 +424,7 @@ void Source::SwitchOff() {
   SetOn(false);
   counters.no_times.fetch_add(1, std::memory_order_relaxed);
   pending_.clear();
-  cv_.notify_all();
+  WakeWaiters(/*all=*/true);
   Log(SLUICE_LOG_WARNING, "Semi-sync replication switched OFF.");
 }
 
@@ -466,6 +471,8 @@ void Source::CommitTrx(const Pos& p) {
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::milliseconds(SLUICE_PLUGIN_LOAD(&timeout_var));
   counters.wait_sessions.fetch_add(1, std::memory_order_relaxed);
+  std::condition_variable cv;
+  const auto me = waiters_.emplace(p, &cv);
   bool acked = false;
   for (;;) {
     if (have_reply_ && p <= reply_) {
@@ -473,7 +480,7 @@ void Source::CommitTrx(const Pos& p) {
       break;
     }
     if (!on_) break;
-    if (cv_.wait_until(l, deadline) == std::cv_status::timeout && !(have_reply_ && p <= reply_)) {
+    if (cv.wait_until(l, deadline) == std::cv_status::timeout && !(have_reply_ && p <= reply_)) {
       if (on_) {
         Log(SLUICE_LOG_WARNING,
             "Timeout waiting for reply of binlog (file: %s, pos: %llu), semi-sync up to file %s, position %llu.",
@@ -484,6 +491,7 @@ void Source::CommitTrx(const Pos& p) {
       break;
     }
   }
+  waiters_.erase(me);
   counters.wait_sessions.fetch_sub(1, std::memory_order_relaxed);
   const auto waited =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
@@ -509,7 +517,7 @@ void Source::SetEnabled(bool enable) {
     if (on_) {
       SetOn(false);
       pending_.clear();
-      cv_.notify_all();
+      WakeWaiters(/*all=*/true);
     }
     Log(SLUICE_LOG_INFO, "Semi-sync replication disabled on the source.");
   }
@@ -539,7 +547,14 @@ void Source::ResetMaster() {
   pending_.clear();
   for (Replica* r : replicas_) r->acked = false;
   counters.Reset();
-  cv_.notify_all();
+  WakeWaiters(/*all=*/true);
+}
+
+void Source::WakeWaiters(bool all) {
+  for (const auto& [pos, cv] : waiters_) {
+    if (!all && !(have_reply_ && pos <= reply_)) break;
+    cv->notify_one();
+  }
 }
 
 // ------------------------------------------------------------- hooks
