@@ -369,6 +369,62 @@ class PairConnection : public rpl::DumpConnection, public rpl::PacketSink {
   std::vector<std::string> packets;
 };
 
+// A binlog under dir/binlog, writing, with the registry's commit hooks.
+std::unique_ptr<binlog::Binlog> OpenTestBinlog(const fs::path& dir, rpl::Registry& rpl) {
+  fs::path bdir = dir / "binlog";
+  fs::create_directories(bdir);
+  binlog::Binlog::Options o;
+  o.dir = bdir.string();
+  o.server_id = 1;
+  o.server_uuid = *binlog::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
+  auto opened = binlog::Binlog::Open(o, nullptr);
+  EXPECT_TRUE(opened.ok());
+  if (!opened.ok()) return nullptr;
+  std::unique_ptr<binlog::Binlog> bl = std::move(opened).value();
+  EXPECT_TRUE(bl->StartWriting().ok());
+  bl->set_hooks(&rpl);
+  return bl;
+}
+
+// Commits BEGIN ... Xid `xid` as one group; its end.
+binlog::Binlog::CommitResult CommitXid(binlog::Binlog& bl, uint64_t xid) {
+  binlog::TransactionCache c;
+  c.set_checksum(binlog::Checksum::kCrc32);
+  binlog::EventHeader h;
+  h.type = binlog::kQueryEvent;
+  h.server_id = 1;
+  binlog::QueryInfo q;
+  q.query = "BEGIN";
+  EXPECT_TRUE(c.Append(binlog::EncodeQuery(h, q, binlog::Checksum::kCrc32)).ok());
+  h.type = binlog::kXidEvent;
+  EXPECT_TRUE(c.Append(binlog::EncodeXid(h, xid, binlog::Checksum::kCrc32)).ok());
+  binlog::Binlog::CommitResult written;
+  EXPECT_TRUE(bl.Commit(c, 1, &written).ok());
+  return written;
+}
+
+// A dump from the first file's start to `conn` until `stop`; a semisync
+// one sets @rpl_semi_sync_replica. The sender's hook calls go to hook_calls.
+Status RunTestSender(binlog::Binlog& bl, rpl::Registry& rpl, PairConnection& conn, uint32_t server_id,
+                     bool semisync, const std::atomic<bool>& stop, std::atomic<uint64_t>& hook_calls) {
+  rpl::DumpRequest req;
+  req.server_id = server_id;
+  rpl::SenderOptions so;
+  so.reader_checksum = binlog::Checksum::kCrc32;
+  so.server_id = 1;
+  so.poll = std::chrono::milliseconds(20);
+  rpl::TransmitParam p;
+  p.server_id = server_id;
+  p.connection = &conn;
+  p.user_var = [semisync](std::string_view n) {
+    return semisync && n == "rpl_semi_sync_replica" ? std::string("1") : std::string();
+  };
+  rpl::BinlogSender sender(bl, rpl, req, so, p, conn, stop);
+  Status s = sender.Run();
+  hook_calls = sender.counters().hook_calls.load();
+  return s;
+}
+
 // The semisync source on a real binlog: a plain reader beside a semisync
 // one makes no hook call and takes no registry lock per event; the
 // semisync reader's events carry EF 00 and the group end asks for an ack;
@@ -376,64 +432,24 @@ class PairConnection : public rpl::DumpConnection, public rpl::PacketSink {
 // written and synced (the pipeline), and one ack for 2's end releases
 // both; a malformed ack closes the connection.
 TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
-  fs::path bdir = dir_ / "binlog";
-  fs::create_directories(bdir);
-  binlog::Binlog::Options o;
-  o.dir = bdir.string();
-  o.server_id = 1;
-  o.server_uuid = *binlog::Uuid::Parse("3e11fa47-71ca-11e1-9e33-c80aa9429562");
-  auto opened = binlog::Binlog::Open(o, nullptr);
-  ASSERT_TRUE(opened.ok());
-  std::unique_ptr<binlog::Binlog> bl = std::move(opened).value();
-  ASSERT_TRUE(bl->StartWriting().ok());
-  bl->set_hooks(&rpl_);
+  std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
+  ASSERT_NE(bl, nullptr);
 
   ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(1)).ok());
   EXPECT_EQ(Stat("Rpl_semi_sync_source_status"), "ON");
 
-  auto commit = [&](uint64_t xid) {
-    binlog::TransactionCache c;
-    c.set_checksum(binlog::Checksum::kCrc32);
-    binlog::EventHeader h;
-    h.type = binlog::kQueryEvent;
-    h.server_id = 1;
-    binlog::QueryInfo q;
-    q.query = "BEGIN";
-    EXPECT_TRUE(c.Append(binlog::EncodeQuery(h, q, binlog::Checksum::kCrc32)).ok());
-    h.type = binlog::kXidEvent;
-    EXPECT_TRUE(c.Append(binlog::EncodeXid(h, xid, binlog::Checksum::kCrc32)).ok());
-    binlog::Binlog::CommitResult written;
-    EXPECT_TRUE(bl->Commit(c, 1, &written).ok());
-    return written;
-  };
-
+  auto commit = [&](uint64_t xid) { return CommitXid(*bl, xid); };
   std::atomic<bool> stop{false};
-  auto run_sender = [&](rpl::PacketSink& sink, rpl::DumpConnection* conn, uint32_t server_id, bool semisync,
-                        std::atomic<uint64_t>& hook_calls) {
-    rpl::DumpRequest req;
-    req.server_id = server_id;
-    rpl::SenderOptions so;
-    so.reader_checksum = binlog::Checksum::kCrc32;
-    so.server_id = 1;
-    so.poll = std::chrono::milliseconds(20);
-    rpl::TransmitParam p;
-    p.server_id = server_id;
-    p.connection = conn;
-    p.user_var = [semisync](std::string_view n) {
-      return semisync && n == "rpl_semi_sync_replica" ? std::string("1") : std::string();
-    };
-    rpl::BinlogSender sender(*bl, rpl_, req, so, p, sink, stop);
-    Status s = sender.Run();
-    hook_calls = sender.counters().hook_calls.load();
-    return s;
+  auto run_sender = [&](PairConnection& conn, uint32_t server_id, bool semisync, std::atomic<uint64_t>& hook_calls) {
+    return RunTestSender(*bl, rpl_, conn, server_id, semisync, stop, hook_calls);
   };
   PairConnection semi, plain;
   std::atomic<uint64_t> semi_hooks{0}, plain_hooks{0};
   const uint64_t locks = rpl_.transmit().lock_acquisitions();
-  auto semi_done = std::async(std::launch::async, [&] { return run_sender(semi, &semi, 11, true, semi_hooks); });
-  auto plain_done = std::async(std::launch::async, [&] { return run_sender(plain, &plain, 12, false, plain_hooks); });
+  auto semi_done = std::async(std::launch::async, [&] { return run_sender(semi, 11, true, semi_hooks); });
+  auto plain_done = std::async(std::launch::async, [&] { return run_sender(plain, 12, false, plain_hooks); });
   for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_clients") != "1"; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -501,6 +517,93 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
   EXPECT_EQ(plain_hooks.load(), 0u);
   EXPECT_EQ(rpl_.transmit().lock_acquisitions(), locks);
   EXPECT_EQ(Stat("Rpl_semi_sync_source_clients"), "0");
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
+  ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
+  bl->set_hooks(nullptr);
+}
+
+// A semisync reader that finds several groups waiting asks for one ack, at
+// the newest: an ack answers for every earlier position. Three groups are
+// written (semisync ON, no replica yet) and one commit waits for the first;
+// the reader then starts from the file's beginning and gets all three in one
+// batch. Only the third group's Xid is flagged, and its ack releases the
+// wait. A fourth group, the newest when it is sent, asks at once, and its
+// commit waits until that ack.
+TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
+  std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
+  ASSERT_NE(bl, nullptr);
+  ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(1)).ok());
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_status"), "ON");
+
+  PairConnection semi;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> hooks{0};
+  std::future<Status> t1, t4, semi_done;
+  // On a failed assertion: end the waits and the dump, so that the
+  // futures' destructors do not block.
+  struct Cleanup {
+    std::function<void()> run;
+    ~Cleanup() { run(); }
+  } cleanup{[&] {
+    (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
+    stop = true;
+  }};
+
+  const binlog::Binlog::CommitResult w1 = CommitXid(*bl, 1);
+  const binlog::Binlog::CommitResult w2 = CommitXid(*bl, 2);
+  const binlog::Binlog::CommitResult w3 = CommitXid(*bl, 3);
+  t1 = std::async(std::launch::async, [&] { return rpl_.AfterSync(w1.file, w1.end); });
+  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_wait_sessions") != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_wait_sessions"), "1");
+
+  semi_done = std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, semi, 11, true, stop, hooks); });
+  for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(semi.flushes_for_ack.load(), 1);
+  EXPECT_EQ(t1.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  semi.Ack(w3.file, w3.end);
+  ASSERT_EQ(t1.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(t1.get().ok());
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "1");
+
+  // Exactly one flagged packet, the Xid ending at w3.end (log_pos is the
+  // event header's bytes 13..16, after the OK byte and EF 01).
+  int flagged = 0;
+  for (const std::string& pk : semi.Packets()) {
+    ASSERT_GE(pk.size(), 3u);
+    if (pk[2] != 1) continue;
+    ++flagged;
+    ASSERT_GE(pk.size(), 3u + 17u);
+    uint32_t log_pos = 0;
+    for (int i = 0; i < 4; ++i) log_pos |= static_cast<uint32_t>(static_cast<uint8_t>(pk[3 + 13 + i])) << (8 * i);
+    EXPECT_EQ(log_pos, w3.end);
+  }
+  EXPECT_EQ(flagged, 1);
+  EXPECT_NE(w2.end, w3.end);
+
+  // The next group is the newest when it goes: it asks at once.
+  t4 = std::async(std::launch::async, [&] {
+    const binlog::Binlog::CommitResult w4 = CommitXid(*bl, 4);
+    return rpl_.AfterSync(w4.file, w4.end);
+  });
+  for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(semi.flushes_for_ack.load(), 2);
+  EXPECT_EQ(t4.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  semi.Ack(w3.file, bl->end().offset);
+  ASSERT_EQ(t4.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(t4.get().ok());
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
+
+  for (int i = 0; i < 4; ++i) bl->CommitDone();
+  stop = true;
+  ASSERT_TRUE(semi_done.get().ok());
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
   ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
   bl->set_hooks(nullptr);

@@ -16,12 +16,15 @@
 //   after_flush     (the binlog's flush stage, once per group) remembers
 //                   the group's end, which a replica will be asked to ack.
 //   before_send_event  sets the flag byte to 01 on an event ending at such
-//                   a position (while OFF: at or past the newest one, to
-//                   notice a replica catching up).
+//                   a position when it is the newest one or kAckEvery bytes
+//                   past the last flagged (while OFF: at or past the newest
+//                   one, to notice a replica catching up).
 //   after_send_event   after a flagged event: flush, next sequence id 1.
 //   after_sync / after_commit  (wait_point) the committing session waits
 //                   for the end of its own transaction to be acknowledged
-//                   by wait_for_replica_count replicas, at most timeout ms;
+//                   by wait_for_replica_count replicas, at most timeout ms
+//                   (each on its own condition variable, woken by the ack
+//                   that releases it);
 //                   a timeout switches semisync OFF until a replica acks
 //                   the newest position.
 //   ack receiver    one thread, epoll over every replica's socket; reads
@@ -65,6 +68,9 @@ constexpr const char* kUninstallRefusal = "Stop any active semisynchronous repli
 constexpr uint8_t kPacketMagic = 0xEF;
 constexpr uint8_t kPacketFlagSync = 0x01;
 constexpr size_t kMaxFileName = 512;  // FN_REFLEN
+// A dump asks its reader for an ack at least this often (bytes of binlog)
+// while later groups are already waiting to be sent.
+constexpr uint64_t kAckEvery = 64 * 1024;
 
 // ------------------------------------------------------------- variables
 
@@ -125,6 +131,7 @@ struct Replica {
   uint32_t server_id = 0;
   uint64_t id = 0;       // the ack receiver's key
   bool flagged = false;  // dump thread only: the last event sent asked for an ack
+  Pos asked_at;          // dump thread only: the last event that asked for an ack, or the start
   bool acked = false;    // under Source::mu: last_ack is set
   Pos last_ack;
 };
@@ -155,7 +162,8 @@ class Source {
   // Hooks.
   void AddReplica(Replica* r, const Pos& start);
   void RemoveReplica(Replica* r);
-  bool NeedsAck(const Pos& p);
+  // Whether the event ending at p, about to go to r, asks r for an ack.
+  bool NeedsAck(Replica& r, const Pos& p);
   void AfterFlush(const Pos& p);
   void CommitTrx(const Pos& p);
   // Variables.
@@ -428,12 +436,29 @@ void Source::SwitchOff() {
   Log(SLUICE_LOG_WARNING, "Semi-sync replication switched OFF.");
 }
 
-bool Source::NeedsAck(const Pos& p) {
+bool Source::NeedsAck(Replica& r, const Pos& p) {
   if (!Enabled()) return false;
-  std::lock_guard l(mu_);
-  if (on_) return pending_.count(p) > 0;
-  // OFF: ask for the newest position, to learn when a replica caught up.
-  return have_commit_ && commit_ <= p;
+  bool ask;
+  {
+    std::lock_guard l(mu_);
+    if (on_) {
+      // A group end someone may wait for. An ack answers for every
+      // earlier position too, so while a later group is already flushed
+      // (its events follow at once) the ack is asked there instead: a
+      // reader catching up acks once per batch, not once per group. At
+      // least every kAckEvery bytes, so that a reader that stays behind
+      // still releases the commits it has passed.
+      const auto it = pending_.find(p);
+      ask = it != pending_.end() &&
+            (std::next(it) == pending_.end() || r.asked_at.file != p.file ||
+             p.offset - r.asked_at.offset >= kAckEvery);
+    } else {
+      // OFF: ask for the newest position, to learn when a replica caught up.
+      ask = have_commit_ && commit_ <= p;
+    }
+  }
+  if (ask) r.asked_at = p;
+  return ask;
 }
 
 void Source::AfterFlush(const Pos& p) {
@@ -580,6 +605,7 @@ int TransmitStart(void*, sluice_transmit_param* param, const char* file, size_t 
   param->observer_data = r;
   param->flags |= SLUICE_TRANSMIT_OBSERVE;
   const Pos start = MakePos(file, file_len, pos);
+  r->asked_at = start;
   source.AddReplica(r, start);
   Log(SLUICE_LOG_INFO, "Start semi-sync binlog_dump to replica (server_id: %u), pos(%s, %llu)", r->server_id,
       start.name.c_str(), static_cast<unsigned long long>(pos));
@@ -616,7 +642,7 @@ int BeforeSendEvent(void*, sluice_transmit_param* param, uint8_t* packet, size_t
   if (r == nullptr) return 0;
   r->flagged = false;
   if (pos == 0 || packet_len < 3 || packet[1] != kPacketMagic || r->fd < 0) return 0;
-  if (source.NeedsAck(MakePos(file, file_len, pos))) {
+  if (source.NeedsAck(*r, MakePos(file, file_len, pos))) {
     packet[2] = kPacketFlagSync;
     r->flagged = true;
   }
