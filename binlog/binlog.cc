@@ -644,6 +644,10 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   const bool gtids = gtid_mode_.load(std::memory_order_relaxed);
   const int64_t last_committed = last_group_end_;
   GtidSet added;
+  // Formatted once per group: this runs under flush_mu_, which every
+  // committer behind this group waits for.
+  const std::string file_name = FileName(file_number_);
+  const std::string sid_prefix = gtids ? sid.ToString() + ":" : std::string();
   for (Ticket* t : group) {
     const TransactionCache& cache = *t->cache;
     GtidInfo g;
@@ -699,8 +703,8 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
       return buf.size() >= (size_t{4} << 20) ? write_out() : Status::OK();
     });
     if (!s.ok()) break;
-    t->result.gtid = gtids ? fmt::format("{}:{}", sid.ToString(), g.gno) : std::string();
-    t->result.file = FileName(file_number_);
+    t->result.gtid = gtids ? sid_prefix + std::to_string(g.gno) : std::string();
+    t->result.file = file_name;
     t->result.end = offset;
   }
   if (s.ok()) s = write_out();
@@ -715,8 +719,7 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   stat_bytes_.fetch_add(offset - start, std::memory_order_relaxed);
   stat_commits_.fetch_add(group.size(), std::memory_order_relaxed);
   stat_groups_.fetch_add(1, std::memory_order_relaxed);
-  const std::string file = FileName(file_number_);
-  if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) hooks->AfterFlush(file, offset);
+  if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) hooks->AfterFlush(file_name, offset);
 
   const uint32_t n = sync_binlog_.load(std::memory_order_relaxed);
   if (n != 0 && ++groups_since_sync_ >= n) {
