@@ -176,7 +176,8 @@ struct Binlog::Ticket {
   uint64_t engine_mark;
   CommitResult result;
   Status status;
-  bool done = false;
+  bool done = false;  // guarded by queue_mu_
+  CondVar done_cv;    // its committer waits here for the leader (queue_mu_)
 };
 
 Binlog::Binlog(Options options)
@@ -566,13 +567,14 @@ Status Binlog::SetChecksum(Checksum c) {
 
 Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitResult* result,
                       uint64_t engine_mark) {
-  Ticket me{&cache, timestamp, engine_mark, {}, Status::OK(), false};
+  Ticket me{&cache, timestamp, engine_mark, {}, Status::OK()};
   {
     MutexLock q(&queue_mu_);
     queue_.push_back(&me);
     if (queue_.size() > 1) {
-      // A leader is gathering (or about to gather) this queue.
-      while (!me.done) queue_cv_.Wait(&queue_mu_);
+      // A leader is gathering (or about to gather) this queue, and wakes
+      // this committer alone once its transaction is through after_sync.
+      while (!me.done) me.done_cv.Wait(&queue_mu_);
       if (result != nullptr) *result = std::move(me.result);
       return me.status;
     }
@@ -585,15 +587,26 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
   }
   Status s = writing_ ? FlushGroupLocked(group)
                       : Status::MySQL(1381, "HY000", "You are not using binary logging");
+  // The next group may be written and synced while this one's after_sync
+  // hooks wait (semisync AFTER_SYNC). The leader runs them for every
+  // transaction of its group, in order, so a follower sleeps once, here,
+  // not once for the group and again for its ack.
+  flush.Unlock();
+  if (s.ok()) {
+    if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) {
+      for (const Ticket* t : group) hooks->AfterSync(t->result.file, t->result.end);
+    }
+  }
   {
     MutexLock q(&queue_mu_);
     for (Ticket* t : group) {
       if (!s.ok()) t->status = s;
       t->done = true;
+      // Under queue_mu_: a follower leaves only after taking it again, so
+      // its ticket outlives this call.
+      if (t != &me) t->done_cv.NotifyOne();
     }
   }
-  queue_cv_.NotifyAll();
-  flush.Unlock();
   if (result != nullptr) *result = std::move(me.result);
   return me.status;
 }

@@ -16,10 +16,13 @@
 //                the group with one write(2); CommitHooks::AfterFlush.
 //   sync stage   fsync per sync_binlog (1: every group; N: every Nth
 //                group; 0: never), then publishes the end (file, offset)
-//                for readers; then wakes the followers. Each committer
-//                then (outside every binlog lock, so the next group
-//                flushes and syncs meanwhile) runs its after_sync hooks
-//                (semisync AFTER_SYNC waits there) and commits in the engine.
+//                for readers.
+//   after_sync   the leader releases flush_mu_ (the next group flushes and
+//                syncs meanwhile) and runs CommitHooks::AfterSync for each
+//                transaction of its group in order (semisync AFTER_SYNC
+//                waits there), then wakes each follower. Each committer
+//                then commits in the engine. A follower sleeps once, for
+//                the leader; the leader once per ack it waits for.
 // Each committer calls CommitDone() after its engine commit. A file
 // rotates (max_binlog_size, FLUSH BINARY LOGS) only once every transaction
 // written to it has called CommitDone(), so crash recovery needs to read
@@ -133,15 +136,21 @@ class TransactionCache {
   bool has_statements_ = false;
 };
 
-// The observer hook point inside the binlog's flush stage (the observer
-// registry implements it; null = none). after_sync is not here: each
-// committer calls it once Commit() returned (exec/session_binlog.cc).
+// The observer hook points of the commit pipeline (the observer registry
+// implements them; null = none).
 class CommitHooks {
  public:
   virtual ~CommitHooks() = default;
   // After the group is written (not yet synced, not yet published), with
   // its end position; under the flush lock, so it must not wait.
   virtual void AfterFlush(const std::string& file, uint64_t end) = 0;
+  // After the group is synced and published, before any of it commits in
+  // the engine: the group's leader calls it for each transaction in binlog
+  // order, with that transaction's end, holding no binlog lock. It may
+  // wait (semisync AFTER_SYNC); the transaction's committer stays in
+  // Commit() until it returns. The transaction is in the binlog whatever
+  // happens: the implementation reports its own failures.
+  virtual void AfterSync(const std::string& /*file*/, uint64_t /*end*/) {}
 };
 
 // The engine's side of two-phase commit in the flush stage: a transaction
@@ -360,9 +369,9 @@ class Binlog {
   uint64_t pending_ GUARDED_BY(pending_mu_) = 0;
   bool rotate_wanted_ GUARDED_BY(flush_mu_) = false;
 
-  // The leader/follower queue.
+  // The leader/follower queue (each follower waits on its Ticket's own
+  // condition variable).
   Mutex queue_mu_;
-  CondVar queue_cv_;
   std::vector<Ticket*> queue_ GUARDED_BY(queue_mu_);
 
   // GTID state and the file list for readers of SHOW statements.

@@ -3,10 +3,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "binlog/file_reader.h"
 
@@ -390,6 +396,68 @@ TEST_F(BinlogTest, TheGroupLeaderFlushesTheEngineOncePerGroupBeforeWriting) {
     FillTrx(c, 100001);
     ASSERT_TRUE(b->Commit(c, 1, nullptr, 6).ok());  // the binlog itself is fine
     b->CommitDone();
+  }
+  ASSERT_TRUE(b->Close().ok());
+}
+
+// after_sync: the leader of each group calls it for every transaction of
+// the group, in order, once the group is written (after_flush came first),
+// and a committer leaves Commit() only after its own transaction's call.
+TEST_F(BinlogTest, TheGroupLeaderRunsAfterSyncForEachTransactionBeforeItsCommitterReturns) {
+  struct Hooks : CommitHooks {
+    std::mutex mu;
+    std::vector<uint64_t> group_ends;                                 // after_flush, in order
+    std::vector<std::pair<uint64_t, std::thread::id>> synced;         // after_sync calls
+    std::set<uint64_t> synced_ends;
+    void AfterFlush(const std::string&, uint64_t end) override {
+      std::lock_guard l(mu);
+      group_ends.push_back(end);
+    }
+    void AfterSync(const std::string& file, uint64_t end) override {
+      EXPECT_EQ(file, "binlog.000001");
+      std::lock_guard l(mu);
+      synced.emplace_back(end, std::this_thread::get_id());
+      synced_ends.insert(end);
+    }
+  } hooks;
+  auto b = OpenStarted(Opts());
+  b->set_hooks(&hooks);
+  constexpr int kThreads = 8, kPerThread = 40;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        TransactionCache c;
+        FillTrx(c, static_cast<uint64_t>(t * 1000 + i + 1));
+        Binlog::CommitResult written;
+        ASSERT_TRUE(b->Commit(c, 1, &written).ok());
+        {
+          std::lock_guard l(hooks.mu);
+          EXPECT_EQ(hooks.synced_ends.count(written.end), 1u) << "returned before its after_sync";
+        }
+        b->CommitDone();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  b->set_hooks(nullptr);
+  ASSERT_EQ(hooks.synced.size(), static_cast<size_t>(kThreads * kPerThread));
+  ASSERT_EQ(hooks.synced_ends.size(), hooks.synced.size());
+  EXPECT_EQ(hooks.group_ends.size(), b->stats().groups);
+  // Each group's calls come from one thread, in order, and end at the group's end.
+  std::map<uint64_t, std::vector<std::pair<uint64_t, std::thread::id>>> by_group;
+  for (const auto& call : hooks.synced) {
+    auto g = std::lower_bound(hooks.group_ends.begin(), hooks.group_ends.end(), call.first);
+    ASSERT_NE(g, hooks.group_ends.end());
+    by_group[*g].push_back(call);
+  }
+  ASSERT_EQ(by_group.size(), hooks.group_ends.size());
+  for (const auto& [end, calls] : by_group) {
+    EXPECT_EQ(calls.back().first, end);
+    for (size_t i = 1; i < calls.size(); ++i) {
+      EXPECT_LT(calls[i - 1].first, calls[i].first);
+      EXPECT_EQ(calls[i - 1].second, calls[i].second);
+    }
   }
   ASSERT_TRUE(b->Close().ok());
 }

@@ -62,10 +62,10 @@ struct ProcessInfo;  // exec/session_context.h
 
 // The replication observers' points on the commit of a transaction that has
 // binlog events (exec/session_binlog.cc), in order: before_commit, then the
-// binlog's group commit (its after_flush is the binlog's own CommitHooks),
-// after_sync once written and synced, the engine commit, after_commit; or
-// after_rollback when the commit failed. A failure after the transaction is
-// in the binlog is logged and the transaction commits.
+// binlog's group commit (its after_flush and after_sync are the binlog's own
+// CommitHooks, run by the group's leader), the engine commit, after_commit;
+// or after_rollback when the commit failed. A failure after the transaction
+// is in the binlog is logged and the transaction commits.
 class TransactionHooks {
  public:
   struct Param {
@@ -76,7 +76,6 @@ class TransactionHooks {
   };
   virtual ~TransactionHooks() = default;
   virtual Status BeforeCommit(const Param& p) = 0;
-  virtual Status AfterSync(std::string_view log_file, uint64_t log_pos) = 0;
   virtual Status AfterCommit(const Param& p) = 0;
   virtual Status AfterRollback(const Param& p) = 0;
 };

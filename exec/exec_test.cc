@@ -52,7 +52,9 @@ namespace fs = std::filesystem;
 constexpr char kUuid[] = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 
 // Records the commit points in order; BeforeCommit fails while `fail_before_commit`.
-class RecordingHooks : public TransactionHooks {
+// The transaction hooks, and the binlog's after_sync (its leader runs it
+// inside Binlog::Commit), in the order they come.
+class RecordingHooks : public TransactionHooks, public binlog::CommitHooks {
  public:
   struct Call {
     std::string hook;  // "before_commit", "after_sync", "after_commit", "after_rollback"
@@ -66,9 +68,9 @@ class RecordingHooks : public TransactionHooks {
     if (fail_before_commit) return MakeError(er::kUnknown, "before_commit refused (test)");
     return Status::OK();
   }
-  Status AfterSync(std::string_view log_file, uint64_t log_pos) override {
-    calls.push_back({"after_sync", "", std::string(log_file), log_pos});
-    return Status::OK();
+  void AfterFlush(const std::string&, uint64_t) override {}
+  void AfterSync(const std::string& log_file, uint64_t log_pos) override {
+    calls.push_back({"after_sync", "", log_file, log_pos});
   }
   Status AfterCommit(const Param& p) override {
     Record("after_commit", p);
@@ -151,6 +153,7 @@ class ExecTest : public ::testing::Test {
     ASSERT_TRUE(bl.ok()) << bl.status().ToString();
     binlog_ = std::move(bl).value();
     ASSERT_TRUE(binlog_->StartWriting().ok());
+    binlog_->set_hooks(&hooks_);
 
     vars::CoreVariableDefaults d;
     d.server_uuid = kUuid;

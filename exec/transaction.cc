@@ -31,13 +31,12 @@ void LogHookFailure(std::string_view hook, const Status& s, const binlog::Binlog
   }
 }
 
-// after_sync (semisync's AFTER_SYNC wait point), the binlog's CommitDone
-// between it and the engine commit's `commit`, then after_commit (the
-// AFTER_COMMIT wait point: the client's OK waits).
+// The engine commit (`commit`; after_sync ran inside Binlog::Commit), the
+// binlog's CommitDone, then after_commit (the AFTER_COMMIT wait point: the
+// client's OK waits).
 Status AfterBinlogCommit(const ExecEnv& env, uint32_t connection_id, const binlog::Binlog::CommitResult& written,
                          const std::function<Status()>& commit) {
   TransactionHooks& hooks = env.hooks();
-  LogHookFailure("after_sync", hooks.AfterSync(written.file, written.end), written);
   Status s = commit ? commit() : Status::OK();
   env.binlog()->CommitDone();
   TransactionHooks::Param param;

@@ -14,9 +14,10 @@
 //                  engine Prepare (the xid)
 //                  Xid event into the session's events
 //                  hooks before_commit
-//                  Binlog::Commit (the group commit: flush, sync)
-//                  hooks after_sync        (semisync AFTER_SYNC waits here,
-//                                           outside every binlog lock)
+//                  Binlog::Commit (the group commit: flush, sync, and
+//                                  after_sync, run by the group's leader
+//                                  outside every binlog lock: semisync
+//                                  AFTER_SYNC waits there)
 //                  engine Commit (its redo need not be synced: the binlog
 //                                 holds the decision; recovery reads it)
 //                  Binlog::CommitDone, hooks after_commit

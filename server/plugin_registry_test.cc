@@ -10,6 +10,7 @@
 
 #include <sys/socket.h>
 
+#include <functional>
 #include <future>
 
 #include "binlog/binlog.h"
@@ -386,7 +387,8 @@ std::unique_ptr<binlog::Binlog> OpenTestBinlog(const fs::path& dir, rpl::Registr
   return bl;
 }
 
-// Commits BEGIN ... Xid `xid` as one group; its end.
+// Commits BEGIN ... Xid `xid` (after_sync included), then CommitDone as
+// a session after its engine commit; the transaction's end.
 binlog::Binlog::CommitResult CommitXid(binlog::Binlog& bl, uint64_t xid) {
   binlog::TransactionCache c;
   c.set_checksum(binlog::Checksum::kCrc32);
@@ -400,6 +402,7 @@ binlog::Binlog::CommitResult CommitXid(binlog::Binlog& bl, uint64_t xid) {
   EXPECT_TRUE(c.Append(binlog::EncodeXid(h, xid, binlog::Checksum::kCrc32)).ok());
   binlog::Binlog::CommitResult written;
   EXPECT_TRUE(bl.Commit(c, 1, &written).ok());
+  bl.CommitDone();
   return written;
 }
 
@@ -455,9 +458,16 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
   }
   ASSERT_EQ(Stat("Rpl_semi_sync_source_clients"), "1");
 
-  // Transaction 1 waits in after_sync (no ack yet).
-  binlog::Binlog::CommitResult w1 = commit(1);
-  auto t1 = std::async(std::launch::async, [&] { return rpl_.AfterSync(w1.file, w1.end); });
+  // Transaction 1 waits in after_sync, inside Binlog::Commit (no ack yet).
+  std::future<binlog::Binlog::CommitResult> t1, t2;
+  struct Cleanup {  // on a failed assertion: end the waits and the dumps
+    std::function<void()> run;
+    ~Cleanup() { run(); }
+  } cleanup{[&] {
+    (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
+    stop = true;
+  }};
+  t1 = std::async(std::launch::async, [&] { return commit(1); });
   for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_wait_sessions") != "1"; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -468,25 +478,30 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(semi.flushes_for_ack.load(), 1);
-  // ... and meanwhile transaction 2 is written, synced and published.
-  binlog::Binlog::CommitResult w2 = commit(2);
-  EXPECT_GT(w2.end, w1.end);
-  EXPECT_EQ(bl->end().offset, w2.end);
+  // ... and meanwhile transaction 2 is written, synced and published, and
+  // waits too.
+  t2 = std::async(std::launch::async, [&] { return commit(2); });
+  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_wait_sessions") != "2"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_wait_sessions"), "2");
+  EXPECT_EQ(bl->stats().commits, 2u);
   EXPECT_EQ(t1.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
-  auto t2 = std::async(std::launch::async, [&] { return rpl_.AfterSync(w2.file, w2.end); });
-  // The semisync reader got both; each group end asked for an ack.
+  // The semisync reader got both; each group end, the newest when sent,
+  // asked for an ack.
   for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(semi.flushes_for_ack.load(), 2);
   // One ack for transaction 2's end releases both waits.
-  semi.Ack(w2.file, w2.end);
+  const binlog::Binlog::End published = bl->end();
+  semi.Ack(bl->FileName(published.file_number), published.offset);
   ASSERT_EQ(t1.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   ASSERT_EQ(t2.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_TRUE(t1.get().ok());
-  EXPECT_TRUE(t2.get().ok());
-  bl->CommitDone();
-  bl->CommitDone();
+  const binlog::Binlog::CommitResult w1 = t1.get();
+  const binlog::Binlog::CommitResult w2 = t2.get();
+  EXPECT_GT(w2.end, w1.end);
+  EXPECT_EQ(published.offset, w2.end);
   EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
   EXPECT_EQ(Stat("Rpl_semi_sync_source_no_tx"), "0");
 
@@ -523,12 +538,12 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
 }
 
 // A semisync reader that finds several groups waiting asks for one ack, at
-// the newest: an ack answers for every earlier position. Three groups are
-// written (semisync ON, no replica yet) and one commit waits for the first;
-// the reader then starts from the file's beginning and gets all three in one
-// batch. Only the third group's Xid is flagged, and its ack releases the
-// wait. A fourth group, the newest when it is sent, asks at once, and its
-// commit waits until that ack.
+// the newest: an ack answers for every earlier position. Three transactions
+// are written (semisync ON, no replica yet) and wait in after_sync, in one
+// group or several; the reader then starts from the file's beginning and
+// gets them in one batch. Only the last group's Xid is flagged, and its ack
+// releases all three. A fourth transaction, the newest when it is sent,
+// asks at once, and its commit waits until that ack.
 TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
   std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
   ASSERT_NE(bl, nullptr);
@@ -540,10 +555,9 @@ TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
   PairConnection semi;
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> hooks{0};
-  std::future<Status> t1, t4, semi_done;
-  // On a failed assertion: end the waits and the dump, so that the
-  // futures' destructors do not block.
-  struct Cleanup {
+  std::vector<std::future<binlog::Binlog::CommitResult>> commits;
+  std::future<Status> semi_done;
+  struct Cleanup {  // on a failed assertion: end the waits and the dump
     std::function<void()> run;
     ~Cleanup() { run(); }
   } cleanup{[&] {
@@ -551,28 +565,37 @@ TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
     stop = true;
   }};
 
-  const binlog::Binlog::CommitResult w1 = CommitXid(*bl, 1);
-  const binlog::Binlog::CommitResult w2 = CommitXid(*bl, 2);
-  const binlog::Binlog::CommitResult w3 = CommitXid(*bl, 3);
-  t1 = std::async(std::launch::async, [&] { return rpl_.AfterSync(w1.file, w1.end); });
-  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_wait_sessions") != "1"; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (uint64_t xid = 1; xid <= 3; ++xid) {
+    commits.push_back(std::async(std::launch::async, [&bl, xid] { return CommitXid(*bl, xid); }));
   }
-  ASSERT_EQ(Stat("Rpl_semi_sync_source_wait_sessions"), "1");
+  // All three written, and every group's leader waiting in after_sync (so
+  // each group's end is published: commits counts a group before its sync).
+  auto all_waiting = [&] {
+    const binlog::Binlog::Stats st = bl->stats();
+    return st.commits == 3 && Stat("Rpl_semi_sync_source_wait_sessions") == std::to_string(st.groups);
+  };
+  for (int i = 0; i < 500 && !all_waiting(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(all_waiting());
+  const binlog::Binlog::End batch_end = bl->end();
 
   semi_done = std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, semi, 11, true, stop, hooks); });
   for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(semi.flushes_for_ack.load(), 1);
-  EXPECT_EQ(t1.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
-  semi.Ack(w3.file, w3.end);
-  ASSERT_EQ(t1.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_TRUE(t1.get().ok());
-  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "1");
+  EXPECT_EQ(commits[0].wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  const std::string file = bl->FileName(batch_end.file_number);
+  semi.Ack(file, batch_end.offset);
+  uint64_t last_end = 0;
+  for (auto& c : commits) {
+    ASSERT_EQ(c.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    last_end = std::max(last_end, c.get().end);
+  }
+  EXPECT_EQ(last_end, batch_end.offset);
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "3");
 
-  // Exactly one flagged packet, the Xid ending at w3.end (log_pos is the
-  // event header's bytes 13..16, after the OK byte and EF 01).
+  // Exactly one flagged packet, the Xid ending at the batch's end (log_pos
+  // is the event header's bytes 13..16, after the OK byte and EF 01).
   int flagged = 0;
   for (const std::string& pk : semi.Packets()) {
     ASSERT_GE(pk.size(), 3u);
@@ -581,27 +604,22 @@ TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
     ASSERT_GE(pk.size(), 3u + 17u);
     uint32_t log_pos = 0;
     for (int i = 0; i < 4; ++i) log_pos |= static_cast<uint32_t>(static_cast<uint8_t>(pk[3 + 13 + i])) << (8 * i);
-    EXPECT_EQ(log_pos, w3.end);
+    EXPECT_EQ(log_pos, batch_end.offset);
   }
   EXPECT_EQ(flagged, 1);
-  EXPECT_NE(w2.end, w3.end);
 
-  // The next group is the newest when it goes: it asks at once.
-  t4 = std::async(std::launch::async, [&] {
-    const binlog::Binlog::CommitResult w4 = CommitXid(*bl, 4);
-    return rpl_.AfterSync(w4.file, w4.end);
-  });
+  // The next transaction is the newest when it goes: it asks at once.
+  auto t4 = std::async(std::launch::async, [&] { return CommitXid(*bl, 4); });
   for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(semi.flushes_for_ack.load(), 2);
   EXPECT_EQ(t4.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
-  semi.Ack(w3.file, bl->end().offset);
+  semi.Ack(file, bl->end().offset);
   ASSERT_EQ(t4.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_TRUE(t4.get().ok());
-  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
+  EXPECT_EQ(t4.get().end, bl->end().offset);
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "4");
 
-  for (int i = 0; i < 4; ++i) bl->CommitDone();
   stop = true;
   ASSERT_TRUE(semi_done.get().ok());
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());

@@ -141,13 +141,17 @@ void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
   }
 }
 
-Status Registry::AfterSync(std::string_view log_file, uint64_t log_pos) {
-  if (storage_.empty()) return Status::OK();
+void Registry::AfterSync(const std::string& log_file, uint64_t log_pos) {
+  if (storage_.empty()) return;
   for (const auto& e : storage_.read()) {
     Status s = e.observer->AfterSync(log_file, log_pos);
-    if (!s.ok()) return HookFailed("after_sync", s);
+    if (!s.ok()) {
+      // The transaction is in the binlog and commits; say so, as MySQL.
+      if (auto log = base::GetLogger("server")) {
+        log->error("Failed to run 'after_sync' hooks (binlog {} at {}): {}", log_file, log_pos, s.message());
+      }
+    }
   }
-  return Status::OK();
 }
 
 bool Registry::SetReaderLimit(std::string_view file, uint64_t pos) {

@@ -5,7 +5,8 @@
 // transmission.
 //
 //   TransDelegate          before_commit, after_commit, after_rollback
-//   BinlogStorageDelegate  after_flush, after_sync (one call per commit group)
+//   BinlogStorageDelegate  after_flush (one call per commit group), after_sync
+//                          (one per transaction, by the group's leader)
 //   BinlogTransmitDelegate transmit_start, transmit_stop, reserve_header,
 //                          before_send_event, after_send_event,
 //                          after_reset_master
@@ -308,11 +309,12 @@ class TransmitSession {
   bool stopped_ = true;
 };
 
-// The binlog's commit hook (after_flush, by the group's leader) calls the
-// storage observers: Binlog::set_hooks(&registry). after_sync is called
-// by each committing session once its transaction is written and synced,
-// outside every binlog lock, so the next group flushes and syncs while
-// this one waits in after_sync (semisync AFTER_SYNC).
+// The binlog's commit hooks call the storage observers:
+// Binlog::set_hooks(&registry). after_flush once per group, under the flush
+// lock; after_sync for each transaction of a group, in order, by the group's
+// leader once the group is synced, outside every binlog lock, so the next
+// group flushes and syncs while this one waits in after_sync (semisync
+// AFTER_SYNC).
 class Registry final : public binlog::CommitHooks, public exec::TransactionHooks {
  public:
   Delegate<TransObserver>& trans() { return trans_; }
@@ -330,8 +332,9 @@ class Registry final : public binlog::CommitHooks, public exec::TransactionHooks
   // A failing after_flush is logged (the group is written; it commits).
   void AfterFlush(const std::string& log_file, uint64_t log_pos) override;
   // The transaction ending at log_pos is written and synced; before its
-  // engine commit. The caller logs a failure and commits anyway.
-  Status AfterSync(std::string_view log_file, uint64_t log_pos) override;
+  // engine commit (the binlog group's leader calls it). A failure is
+  // logged: the transaction commits anyway.
+  void AfterSync(const std::string& log_file, uint64_t log_pos) override;
   void AfterResetMaster();
 
   // Holding plain readers (plugins: services->set_reader_limit): sets or,
