@@ -1,5 +1,7 @@
 #include "binlog/binlog.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -174,10 +176,10 @@ struct Binlog::Ticket {
   const TransactionCache* cache;
   uint32_t timestamp;
   uint64_t engine_mark;
-  CommitResult result;
-  Status status;
-  bool done = false;  // guarded by queue_mu_
-  CondVar done_cv;    // its committer waits here for the leader (queue_mu_)
+  CommitResult result;  // the leader's, until `done`
+  Status status;        // the leader's, until `done`
+  uint64_t generation = 0;  // the queue it joined (Binlog::queue_generation_)
+  bool done = false;        // under queue_mu_
 };
 
 Binlog::Binlog(Options options)
@@ -570,42 +572,76 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
   Ticket me{&cache, timestamp, engine_mark, {}, Status::OK()};
   {
     MutexLock q(&queue_mu_);
+    me.generation = queue_generation_;
     queue_.push_back(&me);
     if (queue_.size() > 1) {
       // A leader is gathering (or about to gather) this queue, and wakes
-      // this committer alone once its transaction is through after_sync.
-      while (!me.done) me.done_cv.Wait(&queue_mu_);
+      // its followers once they are through after_sync.
+      CondVar& cv = group_cv_[me.generation % kGroupCvs];
+      while (!me.done) cv.Wait(&queue_mu_);
       if (result != nullptr) *result = std::move(me.result);
       return me.status;
     }
   }
   MutexLock flush(&flush_mu_);
+  const uint32_t sync_every = sync_binlog_.load(std::memory_order_relaxed);
+  if (sync_every != 0 && groups_since_sync_ + 1 >= sync_every) {
+    // This group will be fsynced, which costs the same for one transaction
+    // or twenty. While the queue still grows (the committers the last
+    // group released are coming back), give them the CPU before taking
+    // it, a few times at most: slap c16 with sync_binlog=1 went from 10 to
+    // 13 transactions per group, sysbench oltp_insert 10-19 % faster. With
+    // no one coming, one sched_yield.
+    size_t size;
+    {
+      MutexLock q(&queue_mu_);
+      size = queue_.size();
+    }
+    for (int i = 0; i < kGatherYields; ++i) {
+      sched_yield();
+      MutexLock q(&queue_mu_);
+      if (queue_.size() == size) break;
+      size = queue_.size();
+    }
+  }
   std::vector<Ticket*> group;
+  uint64_t generation;
   {
     MutexLock q(&queue_mu_);
     group.swap(queue_);
+    generation = queue_generation_++;
   }
   Status s = writing_ ? FlushGroupLocked(group)
                       : Status::MySQL(1381, "HY000", "You are not using binary logging");
-  // The next group may be written and synced while this one's after_sync
-  // hooks wait (semisync AFTER_SYNC). The leader runs them for every
-  // transaction of its group, in order, so a follower sleeps once, here,
-  // not once for the group and again for its ack.
-  flush.Unlock();
-  if (s.ok()) {
-    if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) {
-      for (const Ticket* t : group) hooks->AfterSync(t->result.file, t->result.end);
+  auto release_followers = [&] {
+    {
+      MutexLock q(&queue_mu_);
+      for (Ticket* t : group) {
+        if (!s.ok()) t->status = s;
+        t->done = true;
+      }
     }
-  }
-  {
-    MutexLock q(&queue_mu_);
-    for (Ticket* t : group) {
-      if (!s.ok()) t->status = s;
-      t->done = true;
-      // Under queue_mu_: a follower leaves only after taking it again, so
-      // its ticket outlives this call.
-      if (t != &me) t->done_cv.NotifyOne();
-    }
+    // One broadcast wakes the group; the next groups' followers wait on
+    // other condition variables (a group waiting for its acks would wake
+    // them for nothing otherwise).
+    if (group.size() > 1) group_cv_[generation % kGroupCvs].NotifyAll();
+  };
+  CommitHooks* const hooks = hooks_.load(std::memory_order_acquire);
+  if (s.ok() && hooks != nullptr && hooks->WantsAfterSync()) {
+    // The next group may be written and synced while this one's after_sync
+    // hooks wait (semisync AFTER_SYNC). The leader runs them for every
+    // transaction of its group, in order, so a follower sleeps once, here,
+    // not once for the group and again for its ack.
+    flush.Unlock();
+    for (const Ticket* t : group) hooks->AfterSync(t->result.file, t->result.end);
+    release_followers();
+  } else {
+    // Followers first: the next leader takes its queue once it gets
+    // flush_mu_, and by then they may have queued their next transactions.
+    // Letting it in first made groups smaller (slap c16, sync_binlog=1:
+    // 8.7 transactions per group instead of 9.8).
+    release_followers();
+    flush.Unlock();
   }
   if (result != nullptr) *result = std::move(me.result);
   return me.status;

@@ -8,7 +8,9 @@
 // (Query BEGIN, Table_map, rows events, Xid; or one DDL Query) built by the
 // session with log_pos 0. Commit() puts it in a queue; the first session to
 // find the queue empty is the leader of a group:
-//   flush stage  (holds flush_mu_) takes every queued cache, makes the
+//   flush stage  (holds flush_mu_) when the group will be fsynced, first
+//                yields the CPU while its queue still grows (at most
+//                kGatherYields times); takes every queued cache, makes the
 //                engine's prepare records of the group durable (one
 //                EngineFlush::FlushUpTo), gives each a
 //                Gtid/Anonymous_gtid event (GNO, logical clock, commit
@@ -20,7 +22,7 @@
 //   after_sync   the leader releases flush_mu_ (the next group flushes and
 //                syncs meanwhile) and runs CommitHooks::AfterSync for each
 //                transaction of its group in order (semisync AFTER_SYNC
-//                waits there), then wakes each follower. Each committer
+//                waits there), then wakes its followers. Each committer
 //                then commits in the engine. A follower sleeps once, for
 //                the leader; the leader once per ack it waits for.
 // Each committer calls CommitDone() after its engine commit. A file
@@ -151,6 +153,9 @@ class CommitHooks {
   // Commit() until it returns. The transaction is in the binlog whatever
   // happens: the implementation reports its own failures.
   virtual void AfterSync(const std::string& /*file*/, uint64_t /*end*/) {}
+  // False: AfterSync does nothing now, so the leader need not call it (and
+  // wakes the followers before it lets the next group in).
+  virtual bool WantsAfterSync() const { return true; }
 };
 
 // The engine's side of two-phase commit in the flush stage: a transaction
@@ -369,9 +374,17 @@ class Binlog {
   uint64_t pending_ GUARDED_BY(pending_mu_) = 0;
   bool rotate_wanted_ GUARDED_BY(flush_mu_) = false;
 
-  // The leader/follower queue (each follower waits on its Ticket's own
-  // condition variable).
+  // The leader/follower queue. Followers of the queue of generation g wait
+  // on group_cv_[g % kGroupCvs]: a broadcast for one group wakes no
+  // follower of the next few, which may be waiting at the same time while
+  // this group's leader waits in after_sync.
+  static constexpr size_t kGroupCvs = 8;
+  // A leader about to fsync yields at most this many times while its queue
+  // grows (Commit()).
+  static constexpr int kGatherYields = 3;
   Mutex queue_mu_;
+  uint64_t queue_generation_ GUARDED_BY(queue_mu_) = 0;
+  CondVar group_cv_[kGroupCvs];
   std::vector<Ticket*> queue_ GUARDED_BY(queue_mu_);
 
   // GTID state and the file list for readers of SHOW statements.

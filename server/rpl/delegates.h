@@ -335,6 +335,7 @@ class Registry final : public binlog::CommitHooks, public exec::TransactionHooks
   // engine commit (the binlog group's leader calls it). A failure is
   // logged: the transaction commits anyway.
   void AfterSync(const std::string& log_file, uint64_t log_pos) override;
+  bool WantsAfterSync() const override { return !storage_.empty(); }
   void AfterResetMaster();
 
   // Holding plain readers (plugins: services->set_reader_limit): sets or,
