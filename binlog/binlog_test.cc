@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -57,6 +58,28 @@ class BinlogTest : public ::testing::Test {
     ASSERT_TRUE(c.Append(EncodeQuery(h, q, cs)).ok());
     h.type = kXidEvent;
     ASSERT_TRUE(c.Append(EncodeXid(h, xid, cs)).ok());
+  }
+
+  // `threads` threads each commit `per_thread` transactions, Xid (and,
+  // with `marks`, engine flush mark) t * 1000 + i + 1; `after` sees each
+  // result before its CommitDone.
+  static void CommitFromThreads(Binlog& b, int threads, int per_thread, bool marks,
+                                const std::function<void(const Binlog::CommitResult&)>& after = {}) {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < threads; ++t) {
+      ts.emplace_back([&, t] {
+        for (int i = 0; i < per_thread; ++i) {
+          TransactionCache c;
+          const uint64_t n = static_cast<uint64_t>(t * 1000 + i + 1);
+          FillTrx(c, n);
+          Binlog::CommitResult written;
+          ASSERT_TRUE(b.Commit(c, 1, &written, marks ? n : 0).ok());
+          if (after) after(written);
+          b.CommitDone();
+        }
+      });
+    }
+    for (auto& th : ts) th.join();
   }
 
   // Every event of a file, checking each log_pos is its end offset.
@@ -303,18 +326,7 @@ TEST_F(BinlogTest, ChecksumNoneFilesAndCachesBuiltWithTheOther) {
 TEST_F(BinlogTest, ConcurrentCommittersShareGroupsAndFsyncs) {
   auto b = OpenStarted(Opts());
   constexpr int kThreads = 16, kPerThread = 50;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kPerThread; ++i) {
-        TransactionCache c;
-        FillTrx(c, static_cast<uint64_t>(t * 1000 + i + 1));
-        ASSERT_TRUE(b->Commit(c, 1).ok());
-        b->CommitDone();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  CommitFromThreads(*b, kThreads, kPerThread, /*marks=*/false);
   Binlog::Stats s = b->stats();
   EXPECT_EQ(s.commits, static_cast<uint64_t>(kThreads * kPerThread));
   EXPECT_LE(s.groups, s.commits);
@@ -355,19 +367,7 @@ TEST_F(BinlogTest, TheGroupLeaderFlushesTheEngineOncePerGroupBeforeWriting) {
   b->set_engine_flush(&flush);
   ASSERT_TRUE(b->flushes_engine());
   constexpr int kThreads = 8, kPerThread = 40;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kPerThread; ++i) {
-        TransactionCache c;
-        const uint64_t n = static_cast<uint64_t>(t * 1000 + i + 1);
-        FillTrx(c, n);
-        ASSERT_TRUE(b->Commit(c, 1, nullptr, /*engine_mark=*/n).ok());
-        b->CommitDone();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  CommitFromThreads(*b, kThreads, kPerThread, /*marks=*/true);
   const Binlog::Stats s = b->stats();
   EXPECT_EQ(flush.calls.load(), static_cast<int>(s.groups));  // one per group, however large
   EXPECT_EQ(flush.max_mark.load(), static_cast<uint64_t>((kThreads - 1) * 1000 + kPerThread));
@@ -423,23 +423,10 @@ TEST_F(BinlogTest, TheGroupLeaderRunsAfterSyncForEachTransactionBeforeItsCommitt
   auto b = OpenStarted(Opts());
   b->set_hooks(&hooks);
   constexpr int kThreads = 8, kPerThread = 40;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kPerThread; ++i) {
-        TransactionCache c;
-        FillTrx(c, static_cast<uint64_t>(t * 1000 + i + 1));
-        Binlog::CommitResult written;
-        ASSERT_TRUE(b->Commit(c, 1, &written).ok());
-        {
-          std::lock_guard l(hooks.mu);
-          EXPECT_EQ(hooks.synced_ends.count(written.end), 1u) << "returned before its after_sync";
-        }
-        b->CommitDone();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  CommitFromThreads(*b, kThreads, kPerThread, /*marks=*/false, [&](const Binlog::CommitResult& written) {
+    std::lock_guard l(hooks.mu);
+    EXPECT_EQ(hooks.synced_ends.count(written.end), 1u) << "returned before its after_sync";
+  });
   b->set_hooks(nullptr);
   ASSERT_EQ(hooks.synced.size(), static_cast<size_t>(kThreads * kPerThread));
   ASSERT_EQ(hooks.synced_ends.size(), hooks.synced.size());

@@ -67,6 +67,13 @@ class PluginRegistryTest : public ::testing::Test {
     auto r = status_.Get(name, vars::StatusScope::kGlobal, nullptr);
     return r.ok() ? r.value() : "<" + r.status().message() + ">";
   }
+  // Installs the semisync source and turns it ON (timeout 30 s).
+  void StartSemisyncSource() {
+    ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
+    ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
+    ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(1)).ok());
+    ASSERT_EQ(Stat("Rpl_semi_sync_source_status"), "ON");
+  }
 
   fs::path dir_;
   vars::SystemVariables sys_;
@@ -370,6 +377,13 @@ class PairConnection : public rpl::DumpConnection, public rpl::PacketSink {
   std::vector<std::string> packets;
 };
 
+// Runs `run` when it goes out of scope (a test's clean-up that must happen
+// even when an assertion returns early).
+struct AtExit {
+  std::function<void()> run;
+  ~AtExit() { run(); }
+};
+
 // A binlog under dir/binlog, writing, with the registry's commit hooks.
 std::unique_ptr<binlog::Binlog> OpenTestBinlog(const fs::path& dir, rpl::Registry& rpl) {
   fs::path bdir = dir / "binlog";
@@ -437,11 +451,7 @@ Status RunTestSender(binlog::Binlog& bl, rpl::Registry& rpl, PairConnection& con
 TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
   std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
   ASSERT_NE(bl, nullptr);
-
-  ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
-  ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
-  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(1)).ok());
-  EXPECT_EQ(Stat("Rpl_semi_sync_source_status"), "ON");
+  ASSERT_NO_FATAL_FAILURE(StartSemisyncSource());
 
   auto commit = [&](uint64_t xid) { return CommitXid(*bl, xid); };
   std::atomic<bool> stop{false};
@@ -460,10 +470,7 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
 
   // Transaction 1 waits in after_sync, inside Binlog::Commit (no ack yet).
   std::future<binlog::Binlog::CommitResult> t1, t2;
-  struct Cleanup {  // on a failed assertion: end the waits and the dumps
-    std::function<void()> run;
-    ~Cleanup() { run(); }
-  } cleanup{[&] {
+  AtExit cleanup{[&] {  // on a failed assertion: end the waits and the dumps
     (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
     stop = true;
   }};
@@ -547,20 +554,14 @@ TEST_F(PluginRegistryTest, SemisyncSourceAcksPipelineAndPlainReaders) {
 TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
   std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
   ASSERT_NE(bl, nullptr);
-  ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
-  ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
-  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(1)).ok());
-  ASSERT_EQ(Stat("Rpl_semi_sync_source_status"), "ON");
+  ASSERT_NO_FATAL_FAILURE(StartSemisyncSource());
 
   PairConnection semi;
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> hooks{0};
   std::vector<std::future<binlog::Binlog::CommitResult>> commits;
   std::future<Status> semi_done;
-  struct Cleanup {  // on a failed assertion: end the waits and the dump
-    std::function<void()> run;
-    ~Cleanup() { run(); }
-  } cleanup{[&] {
+  AtExit cleanup{[&] {  // on a failed assertion: end the waits and the dump
     (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
     stop = true;
   }};
