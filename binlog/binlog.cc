@@ -584,8 +584,7 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
     }
   }
   MutexLock flush(&flush_mu_);
-  const uint32_t sync_every = sync_binlog_.load(std::memory_order_relaxed);
-  if (sync_every != 0 && groups_since_sync_ + 1 >= sync_every) {
+  if (NextGroupSyncsLocked(sync_binlog_.load(std::memory_order_relaxed))) {
     // This group will be fsynced, which costs the same for one transaction
     // or twenty. While the queue still grows (the committers the last
     // group released are coming back), give them the CPU before taking
@@ -771,7 +770,9 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   if (CommitHooks* hooks = hooks_.load(std::memory_order_acquire)) hooks->AfterFlush(file_name, offset);
 
   const uint32_t n = sync_binlog_.load(std::memory_order_relaxed);
-  if (n != 0 && ++groups_since_sync_ >= n) {
+  if (!NextGroupSyncsLocked(n)) {
+    if (n != 0) ++groups_since_sync_;
+  } else {
     groups_since_sync_ = 0;
     if (Status e = SyncLocked(); !e.ok()) {
       // The group is not acknowledged (every committer gets the error and

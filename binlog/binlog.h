@@ -336,6 +336,11 @@ class Binlog {
   Status SyncLocked() REQUIRES(flush_mu_);  // sets sync_error_
   void SetSyncErrorLocked(std::string_view stage, const Status& cause) REQUIRES(flush_mu_);
   Status FlushGroupLocked(std::vector<Ticket*>& group) REQUIRES(flush_mu_);
+  // Whether the next group written is the sync_binlog'th since the last
+  // fsync (`every`: sync_binlog, 0 = never), and so is fsynced.
+  bool NextGroupSyncsLocked(uint32_t every) const REQUIRES(flush_mu_) {
+    return every != 0 && groups_since_sync_ + 1 >= every;
+  }
   void WaitNoPendingLocked() REQUIRES(flush_mu_) EXCLUDES(pending_mu_);
   void PublishEnd(uint32_t number, uint64_t offset);
   void WakeReaders();  // the notifier broadcasts to waiting readers

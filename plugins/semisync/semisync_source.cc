@@ -20,8 +20,10 @@
 //                   past the last flagged (while OFF: at or past the newest
 //                   one, to notice a replica catching up).
 //   after_send_event   after a flagged event: flush, next sequence id 1.
-//   after_sync / after_commit  (wait_point) the committing session waits
-//                   for the end of its own transaction to be acknowledged
+//   after_sync / after_commit  (wait_point) a transaction's commit waits
+//                   (after_sync: in its binlog group's leader, for each
+//                   transaction in turn; after_commit: in its own session)
+//                   for the end of that transaction to be acknowledged
 //                   by wait_for_replica_count replicas, at most timeout ms
 //                   (each on its own condition variable, woken by the ack
 //                   that releases it);
@@ -207,6 +209,9 @@ class Source {
   // of them when `all`): each waits on its own condition variable, so an
   // ack wakes only those it releases, not every waiting commit.
   void WakeWaiters(bool all);                    // REQUIRES mu_
+  bool Acked(const Pos& p) const {               // REQUIRES mu_
+    return have_reply_ && p <= reply_;
+  }
 
   std::mutex mu_;
   std::multimap<Pos, std::condition_variable*> waiters_;  // commits waiting, by position
@@ -477,7 +482,7 @@ void Source::CommitTrx(const Pos& p) {
     counters.no_tx.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  if (have_reply_ && p <= reply_) {
+  if (Acked(p)) {
     counters.yes_tx.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -500,12 +505,12 @@ void Source::CommitTrx(const Pos& p) {
   const auto me = waiters_.emplace(p, &cv);
   bool acked = false;
   for (;;) {
-    if (have_reply_ && p <= reply_) {
+    if (Acked(p)) {
       acked = true;
       break;
     }
     if (!on_) break;
-    if (cv.wait_until(l, deadline) == std::cv_status::timeout && !(have_reply_ && p <= reply_)) {
+    if (cv.wait_until(l, deadline) == std::cv_status::timeout && !Acked(p)) {
       if (on_) {
         Log(SLUICE_LOG_WARNING,
             "Timeout waiting for reply of binlog (file: %s, pos: %llu), semi-sync up to file %s, position %llu.",
@@ -577,7 +582,7 @@ void Source::ResetMaster() {
 
 void Source::WakeWaiters(bool all) {
   for (const auto& [pos, cv] : waiters_) {
-    if (!all && !(have_reply_ && pos <= reply_)) break;
+    if (!all && !Acked(pos)) break;
     cv->notify_one();
   }
 }

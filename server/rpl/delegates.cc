@@ -128,30 +128,25 @@ Status Registry::AfterRollback(const TransObserver::Param& p) {
   return Status::OK();
 }
 
-void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
+void Registry::RunStorageHook(const char* name, Status (BinlogStorageObserver::*hook)(std::string_view, uint64_t),
+                              const std::string& log_file, uint64_t log_pos) {
   if (storage_.empty()) return;
   for (const auto& e : storage_.read()) {
-    Status s = e.observer->AfterFlush(log_file, log_pos);
+    Status s = (e.observer->*hook)(log_file, log_pos);
     if (!s.ok()) {
-      // The group is in the file already and commits; say so, as MySQL.
       if (auto log = base::GetLogger("server")) {
-        log->error("Failed to run 'after_flush' hooks (binlog {} at {}): {}", log_file, log_pos, s.message());
+        log->error("Failed to run '{}' hooks (binlog {} at {}): {}", name, log_file, log_pos, s.message());
       }
     }
   }
 }
 
+void Registry::AfterFlush(const std::string& log_file, uint64_t log_pos) {
+  RunStorageHook("after_flush", &BinlogStorageObserver::AfterFlush, log_file, log_pos);
+}
+
 void Registry::AfterSync(const std::string& log_file, uint64_t log_pos) {
-  if (storage_.empty()) return;
-  for (const auto& e : storage_.read()) {
-    Status s = e.observer->AfterSync(log_file, log_pos);
-    if (!s.ok()) {
-      // The transaction is in the binlog and commits; say so, as MySQL.
-      if (auto log = base::GetLogger("server")) {
-        log->error("Failed to run 'after_sync' hooks (binlog {} at {}): {}", log_file, log_pos, s.message());
-      }
-    }
-  }
+  RunStorageHook("after_sync", &BinlogStorageObserver::AfterSync, log_file, log_pos);
 }
 
 bool Registry::SetReaderLimit(std::string_view file, uint64_t pos) {

@@ -345,6 +345,10 @@ class Registry final : public binlog::CommitHooks, public exec::TransactionHooks
   bool SetReaderLimit(std::string_view file, uint64_t pos);
 
  private:
+  // Runs one storage hook on every storage observer; a failure is logged
+  // (the transaction is in the binlog and commits, as MySQL).
+  void RunStorageHook(const char* name, Status (BinlogStorageObserver::*hook)(std::string_view, uint64_t),
+                      const std::string& log_file, uint64_t log_pos);
   std::atomic<binlog::Binlog*> binlog_{nullptr};
   Delegate<TransObserver> trans_;
   Delegate<BinlogStorageObserver> storage_;
