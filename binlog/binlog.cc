@@ -583,6 +583,9 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
       return me.status;
     }
   }
+  CommitHooks* const hooks = hooks_.load(std::memory_order_acquire);
+  const bool after_sync = hooks != nullptr && hooks->WantsAfterSync();
+  if (after_sync) AwaitAfterSyncBacklog();
   MutexLock flush(&flush_mu_);
   if (NextGroupSyncsLocked(sync_binlog_.load(std::memory_order_relaxed))) {
     // This group will be fsynced, which costs the same for one transaction
@@ -625,14 +628,23 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
     // them for nothing otherwise).
     if (group.size() > 1) group_cv_[generation % kGroupCvs].NotifyAll();
   };
-  CommitHooks* const hooks = hooks_.load(std::memory_order_acquire);
-  if (s.ok() && hooks != nullptr && hooks->WantsAfterSync()) {
+  if (s.ok() && after_sync) {
     // The next group may be written and synced while this one's after_sync
     // hooks wait (semisync AFTER_SYNC). The leader runs them for every
     // transaction of its group, in order, so a follower sleeps once, here,
     // not once for the group and again for its ack.
+    {
+      MutexLock a(&after_sync_mu_);
+      in_after_sync_ += group.size();
+    }
     flush.Unlock();
     for (const Ticket* t : group) hooks->AfterSync(t->result.file, t->result.end);
+    {
+      MutexLock a(&after_sync_mu_);
+      in_after_sync_ -= group.size();
+      // The only waiter there can be is the next leader.
+      if (in_after_sync_ == 0) after_sync_cv_.NotifyOne();
+    }
     release_followers();
   } else {
     // Followers first: the next leader takes its queue once it gets
@@ -644,6 +656,23 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
   }
   if (result != nullptr) *result = std::move(me.result);
   return me.status;
+}
+
+void Binlog::AwaitAfterSyncBacklog() {
+  // With many transactions waiting for their acks, the machine is busy,
+  // and one bigger group costs less than another group overlapping their
+  // round trips: one write, one ack request, one wake-up instead of
+  // several. Slap with one semisync reader (2 cores, 100000 inserts, three
+  // alternating runs): c16 18000 groups instead of 65000, 72 instead of 91
+  // µs of server CPU per insert, 14 % less time; c64 64 instead of 79 µs,
+  // 14 % less time. With a few committers the round trips overlap as
+  // before: c2 and c4 unchanged, where waiting behind any transaction in
+  // after_sync made c2 30 % slower.
+  MutexLock a(&after_sync_mu_);
+  if (in_after_sync_ < kAfterSyncBacklog) return;
+  // The groups in after_sync finish (acked, or semisync times out and
+  // turns off); no new one starts while this leader, the only one, waits.
+  while (in_after_sync_ > 0) after_sync_cv_.Wait(&after_sync_mu_);
 }
 
 void Binlog::CommitDone() {
@@ -1012,6 +1041,8 @@ Binlog::Stats Binlog::stats() const {
   s.groups = stat_groups_.load(std::memory_order_relaxed);
   s.syncs = stat_syncs_.load(std::memory_order_relaxed);
   s.bytes_written = stat_bytes_.load(std::memory_order_relaxed);
+  MutexLock q(&queue_mu_);
+  s.queued = queue_.size();
   return s;
 }
 

@@ -8,6 +8,10 @@
 // (Query BEGIN, Table_map, rows events, Xid; or one DDL Query) built by the
 // session with log_pos 0. Commit() puts it in a queue; the first session to
 // find the queue empty is the leader of a group:
+//   gather       when at least kAfterSyncBacklog transactions of earlier
+//                groups are in after_sync (waiting for semisync acks), the
+//                leader waits for them before it flushes, and its queue
+//                grows meanwhile (see AwaitAfterSyncBacklog()).
 //   flush stage  (holds flush_mu_) when the group will be fsynced, first
 //                yields the CPU while its queue still grows (at most
 //                kGatherYields times); takes every queued cache, makes the
@@ -322,6 +326,7 @@ class Binlog {
     uint64_t groups = 0;         // flush groups (Binlog_group_commits)
     uint64_t syncs = 0;          // fsyncs of the binlog
     uint64_t bytes_written = 0;
+    uint64_t queued = 0;         // committers queued for the next group now
   };
   Stats stats() const;
 
@@ -342,6 +347,7 @@ class Binlog {
     return every != 0 && groups_since_sync_ + 1 >= every;
   }
   void WaitNoPendingLocked() REQUIRES(flush_mu_) EXCLUDES(pending_mu_);
+  void AwaitAfterSyncBacklog() EXCLUDES(flush_mu_, after_sync_mu_);
   void PublishEnd(uint32_t number, uint64_t offset);
   void WakeReaders();  // the notifier broadcasts to waiting readers
   Status PurgeFilesLocked(size_t count) REQUIRES(flush_mu_);  // the first `count` files
@@ -387,10 +393,18 @@ class Binlog {
   // A leader about to fsync yields at most this many times while its queue
   // grows (Commit()).
   static constexpr int kGatherYields = 3;
-  Mutex queue_mu_;
+  // A leader that finds at least this many transactions in after_sync
+  // waits for them all before it flushes (AwaitAfterSyncBacklog()).
+  static constexpr size_t kAfterSyncBacklog = 4;
+  mutable Mutex queue_mu_;
   uint64_t queue_generation_ GUARDED_BY(queue_mu_) = 0;
   CondVar group_cv_[kGroupCvs];
   std::vector<Ticket*> queue_ GUARDED_BY(queue_mu_);
+
+  // Transactions whose leader runs their after_sync hooks now.
+  Mutex after_sync_mu_;
+  CondVar after_sync_cv_;
+  size_t in_after_sync_ GUARDED_BY(after_sync_mu_) = 0;
 
   // GTID state and the file list for readers of SHOW statements.
   mutable Mutex state_mu_;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -446,6 +448,87 @@ TEST_F(BinlogTest, TheGroupLeaderRunsAfterSyncForEachTransactionBeforeItsCommitt
       EXPECT_EQ(calls[i - 1].second, calls[i].second);
     }
   }
+  ASSERT_TRUE(b->Close().ok());
+}
+
+// With kAfterSyncBacklog transactions in after_sync (waiting for acks), the
+// next leader waits for them before it flushes, and the committers that
+// come meanwhile join its group. Below that, groups are written while
+// earlier ones wait (their round trips overlap).
+TEST_F(BinlogTest, ALeaderWaitsBehindABacklogInAfterSyncAndItsGroupGrows) {
+  struct Gate : CommitHooks {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool open = false;
+    size_t waiting = 0;  // after_sync calls blocked now
+    void Open() {
+      {
+        std::lock_guard l(mu);
+        open = true;
+      }
+      cv.notify_all();
+    }
+    void AfterFlush(const std::string&, uint64_t) override {}
+    void AfterSync(const std::string&, uint64_t) override {
+      std::unique_lock l(mu);
+      ++waiting;
+      cv.notify_all();
+      cv.wait(l, [&] { return open; });
+      --waiting;
+    }
+  } gate;
+  auto b = OpenStarted(Opts());
+  b->set_hooks(&gate);
+  const auto until = [&](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  };
+  const auto blocked = [&] {
+    std::lock_guard l(gate.mu);
+    return gate.waiting;
+  };
+  std::vector<std::thread> committers;
+  // However the test leaves, the committers get through and are joined.
+  struct Release {
+    Gate& gate;
+    std::vector<std::thread>& threads;
+    void operator()() {
+      gate.Open();
+      for (auto& t : threads) {
+        if (t.joinable()) t.join();
+      }
+    }
+    ~Release() { (*this)(); }
+  } release{gate, committers};
+  const auto commit = [&](uint64_t n) {
+    committers.emplace_back([&b, n] {
+      TransactionCache c;
+      FillTrx(c, n);
+      EXPECT_TRUE(b->Commit(c, 1, nullptr, 0).ok());
+      b->CommitDone();
+    });
+  };
+  // One at a time: each is a group of its own, written while the earlier
+  // ones wait in after_sync.
+  constexpr uint64_t kBacklog = 4;  // Binlog::kAfterSyncBacklog
+  for (uint64_t n = 1; n <= kBacklog; ++n) {
+    commit(n);
+    ASSERT_TRUE(until([&] { return blocked() == n; })) << "group " << n << " was not written";
+  }
+  EXPECT_EQ(b->stats().groups, kBacklog);
+  // The next leader waits; four more committers queue behind it.
+  for (uint64_t n = kBacklog + 1; n <= kBacklog + 5; ++n) commit(n);
+  ASSERT_TRUE(until([&] { return b->stats().queued == 5; }));
+  EXPECT_EQ(b->stats().commits, kBacklog);
+  release();
+  Binlog::Stats s = b->stats();
+  EXPECT_EQ(s.commits, kBacklog + 5);
+  EXPECT_EQ(s.groups, kBacklog + 1);
+  b->set_hooks(nullptr);
   ASSERT_TRUE(b->Close().ok());
 }
 
