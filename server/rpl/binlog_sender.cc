@@ -247,7 +247,11 @@ Status BinlogSender::Run() {
   const bool capped = !transmit_.observed();
   auto published = [&] { return capped ? binlog_.reader_end() : binlog_.end(); };
   bool first = true;
+  // For heartbeats: when the sender last caught up having sent something
+  // (read once per catch-up, not per event: with 40 readers the clock read
+  // per event was 3 % of the server's CPU).
   auto last_send = std::chrono::steady_clock::now();
+  bool sent = false;  // since last_send
   while (!stop_.load(std::memory_order_relaxed)) {
     // ---- open the file, fake Rotate, Format_description
     SetState(State::kSwitching);
@@ -341,7 +345,12 @@ Status BinlogSender::Run() {
         SetState(State::kWaiting);
         auto wait = options_.poll;
         if (options_.heartbeat_period.count() > 0) {
-          auto due = last_send + options_.heartbeat_period - std::chrono::steady_clock::now();
+          const auto now = std::chrono::steady_clock::now();
+          if (sent) {
+            last_send = now;
+            sent = false;
+          }
+          auto due = last_send + options_.heartbeat_period - now;
           if (due <= std::chrono::nanoseconds(0)) {
             // A MariaDB replica's IO position may be ahead (MariadbJsonRewriter).
             Status s = SendHeartbeat(file, reader.valid_end() + (mariadb_ ? mariadb_->overshoot() : 0));
@@ -375,7 +384,7 @@ Status BinlogSender::Run() {
       }
       Status s = SendFileEvent(e.bytes, file, end_pos);
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
-      last_send = std::chrono::steady_clock::now();
+      sent = true;
     }
   }
   return Status::OK();
