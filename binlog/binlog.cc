@@ -1041,9 +1041,12 @@ Binlog::Stats Binlog::stats() const {
   s.groups = stat_groups_.load(std::memory_order_relaxed);
   s.syncs = stat_syncs_.load(std::memory_order_relaxed);
   s.bytes_written = stat_bytes_.load(std::memory_order_relaxed);
-  MutexLock q(&queue_mu_);
-  s.queued = queue_.size();
   return s;
+}
+
+size_t Binlog::queued() const {
+  MutexLock q(&queue_mu_);
+  return queue_.size();
 }
 
 }  // namespace sluice::binlog

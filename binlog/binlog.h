@@ -328,9 +328,9 @@ class Binlog {
     uint64_t groups = 0;         // flush groups (Binlog_group_commits)
     uint64_t syncs = 0;          // fsyncs of the binlog
     uint64_t bytes_written = 0;
-    uint64_t queued = 0;         // committers queued for the next group now
   };
-  Stats stats() const;
+  Stats stats() const;  // takes no lock (SHOW STATUS reads it)
+  size_t queued() const;  // committers queued for the next group now
 
  private:
   struct Ticket;
