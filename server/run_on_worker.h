@@ -59,7 +59,7 @@ auto RunOnThread(WorkerPool& pool, F fn) {
         // Not inline on failure, unlike RunOnWorker: the job would hold an
         // I/O thread for the connection's lifetime. The co_await throws,
         // as std::thread does when no thread can be had.
-        if (!pool.StartDedicated(run)) {
+        if (!pool.StartDedicated("sl_dump", run)) {
           throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                                   "no thread for a dedicated job");
         }

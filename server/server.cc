@@ -11,6 +11,7 @@
 
 #include "acl/access_control.h"
 #include "base/log.h"
+#include "base/thread_name.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
 #include "protocol/auth.h"
@@ -336,7 +337,10 @@ Status Server::Start() {
   net_->work.emplace(net_->io.get_executor());
   unsigned n = options_.io_threads ? options_.io_threads : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < n; ++i) {
-    net_->threads.emplace_back([this] { net_->io.run(); });
+    net_->threads.emplace_back([this] {
+      NameThisThread("sl_io");
+      net_->io.run();
+    });
   }
   uint16_t port = net_->acceptor.local_endpoint(ec).port();
   SLUICE_LOG_SYSTEM(log_, 10931, "sluiced: ready for connections. Version: '{}'  socket: '{}'  port: {}  {}.",

@@ -1,5 +1,7 @@
 #include "server/worker_pool.h"
 
+#include "base/thread_name.h"
+
 #include <algorithm>
 #include <system_error>
 
@@ -78,7 +80,7 @@ void WorkerPool::TakeFinishedDedicatedLocked(std::vector<std::thread>& out) {
   dedicated_done_.clear();
 }
 
-bool WorkerPool::StartDedicated(std::function<void()> job) {
+bool WorkerPool::StartDedicated(std::string_view name, std::function<void()> job) {
   std::vector<std::thread> to_join;
   bool started = false;
   {
@@ -86,7 +88,8 @@ bool WorkerPool::StartDedicated(std::function<void()> job) {
     if (stopping_) return false;
     TakeFinishedDedicatedLocked(to_join);
     try {
-      dedicated_.emplace_back([this, job = std::move(job)]() mutable {
+      dedicated_.emplace_back([this, name = std::string(name), job = std::move(job)]() mutable {
+        NameThisThread(name);
         job();
         job = nullptr;  // destroy captured state before saying it is done
         // The thread only returns after this: whoever joins it waits for
@@ -110,6 +113,7 @@ void* WorkerPool::ThreadMain(void* pool) {
 
 void WorkerPool::WorkerLoop() {
   on_worker_thread = true;
+  NameThisThread("sl_worker");
   MutexLock lock(&mu_);
   for (;;) {
     while (jobs_.empty() && !stopping_) {

@@ -28,6 +28,7 @@
 #include <deque>
 #include <functional>
 #include <list>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -57,7 +58,8 @@ class WorkerPool {
   // the rest, waiting for running jobs to return (their owners must have
   // told them to stop). Returns false after Stop(), or when no thread could
   // be started.
-  bool StartDedicated(std::function<void()> job) EXCLUDES(mu_);
+  // `name` names the thread (base/thread_name.h).
+  bool StartDedicated(std::string_view name, std::function<void()> job) EXCLUDES(mu_);
   // Stops taking jobs and joins every thread, pool and dedicated.
   void Stop() EXCLUDES(mu_);
 

@@ -72,7 +72,7 @@ thread_local CountExit t_count_exit;
 TEST(WorkerPoolTest, FinishedDedicatedThreadsAreJoined) {
   WorkerPool pool({1, std::chrono::milliseconds(100)});
   std::latch done(20);
-  for (int i = 0; i < 20; ++i) ASSERT_TRUE(pool.StartDedicated([&] { done.count_down(); }));
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(pool.StartDedicated("sl_test", [&] { done.count_down(); }));
   done.wait();
   // Each thread says it is finished just after its job returns; the next
   // Submit or StartDedicated joins the finished ones.
@@ -94,7 +94,7 @@ TEST(WorkerPoolTest, StopJoinsRunningDedicatedThreads) {
   {
     WorkerPool pool({1, std::chrono::milliseconds(100)});
     for (int i = 0; i < 4; ++i) {
-      ASSERT_TRUE(pool.StartDedicated([&] {
+      ASSERT_TRUE(pool.StartDedicated("sl_test", [&] {
         static_cast<void>(&t_count_exit);  // its destructor now runs at this thread's exit
         running.count_down();
         while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -109,7 +109,7 @@ TEST(WorkerPoolTest, StopJoinsRunningDedicatedThreads) {
     EXPECT_EQ(finished.load(), 4);
     EXPECT_EQ(g_exited.load() - before, 4);  // every thread has exited, not only its job
     EXPECT_EQ(pool.dedicated_threads(), 0u);
-    EXPECT_FALSE(pool.StartDedicated([] {}));
+    EXPECT_FALSE(pool.StartDedicated("sl_test", [] {}));
   }
 }
 

@@ -36,6 +36,7 @@
 // Positions compare as (file number, offset): binlog files are
 // <basename>.NNNNNN, all of one basename.
 #include <sys/epoll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -271,7 +272,10 @@ void Source::Start() {
   ev.events = EPOLLIN;
   ev.data.u64 = 0;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-  thread_ = std::thread([this] { AckLoop(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "sl_semi_ack");
+    AckLoop();
+  });
 }
 
 void Source::Stop() {

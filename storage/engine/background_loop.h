@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "base/mutex.h"
+#include "base/thread_name.h"
 
 namespace sluice::storage {
 
@@ -24,8 +25,10 @@ class BackgroundLoop {
   BackgroundLoop& operator=(const BackgroundLoop&) = delete;
   ~BackgroundLoop() { Stop(); }
 
-  void Start(std::chrono::milliseconds interval, std::function<void()> task) {
-    thread_ = std::thread([this, interval, task = std::move(task)] {
+  // `name` names the thread (base/thread_name.h).
+  void Start(const char* name, std::chrono::milliseconds interval, std::function<void()> task) {
+    thread_ = std::thread([this, name, interval, task = std::move(task)] {
+      NameThisThread(name);
       MutexLock lock(&mu_);
       while (!stop_) {
         const auto deadline = std::chrono::steady_clock::now() + interval;

@@ -323,13 +323,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(io::FileSystem* fs, std::string dat
   SLUICE_RETURN_IF_ERROR(e->CleanUpDdl());
   SLUICE_RETURN_IF_ERROR(e->Recover());
   if (options.checkpoint_interval.count() > 0) {
-    e->checkpointer_.Start(options.checkpoint_interval, [self] {
+    e->checkpointer_.Start("sl_checkpoint", options.checkpoint_interval, [self] {
       Status s = self->Checkpoint();
       if (!s.ok()) SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "checkpoint failed: {}", s.ToString());
     });
   }
   if (options.purge_interval.count() > 0) {
-    e->purger_.Start(options.purge_interval, [self] {
+    e->purger_.Start("sl_purge", options.purge_interval, [self] {
       Status s = self->Purge();
       if (!s.ok()) SLUICE_LOG_ERROR(base::GetLogger("InnoDB"), 0, "purge failed: {}", s.ToString());
     });

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "base/thread_name.h"
+
 namespace sluice::storage {
 
 std::string FormatDeadlockLock(const DeadlockLockInfo& lock, uint64_t trx_id) {
@@ -53,7 +55,10 @@ std::string FormatDeadlockReport(const DeadlockReport& report) {
 
 DeadlockReporter::DeadlockReporter(std::shared_ptr<spdlog::logger> logger, Options options)
     : logger_(std::move(logger)), options_(options) {
-  thread_ = std::thread([this] { Main(); });
+  thread_ = std::thread([this] {
+    NameThisThread("sl_deadlock_log");
+    Main();
+  });
 }
 
 DeadlockReporter::~DeadlockReporter() {

@@ -6,6 +6,7 @@
 
 #include "base/cpu_relax.h"
 #include "base/log.h"
+#include "base/thread_name.h"
 #include "storage/lock/lock_internal.h"
 
 namespace sluice::storage {
@@ -278,7 +279,10 @@ LockManager::LockManager(Options options)
       max_spinners_(std::max(1, static_cast<int>(std::thread::hardware_concurrency() / 2))),
       scratch_(std::make_unique<DetectorScratch>()),
       reporter_(std::make_unique<DeadlockReporter>(logger_, options_.reporter)) {
-  if (options_.start_detector) detector_thread_ = std::thread([this] { DetectorMain(); });
+  if (options_.start_detector) detector_thread_ = std::thread([this] {
+      NameThisThread("sl_lock_detect");
+      DetectorMain();
+    });
 }
 
 LockManager::~LockManager() {

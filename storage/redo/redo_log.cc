@@ -7,6 +7,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/thread_name.h"
+
 namespace sluice::storage {
 
 namespace {
@@ -160,7 +162,10 @@ RedoLog::RedoLog(io::FileSystem* fs, std::string dir, const Options& options, st
       written_lsn_(end_lsn),
       flushed_lsn_(end_lsn),
       checkpoint_lsn_(checkpoint_lsn) {
-  if (options_.flush_interval.count() > 0) background_ = std::thread([this] { BackgroundLoop(); });
+  if (options_.flush_interval.count() > 0) background_ = std::thread([this] {
+      NameThisThread("sl_redo_flush");
+      BackgroundLoop();
+    });
 }
 
 RedoLog::~RedoLog() {
