@@ -979,6 +979,10 @@ void Binlog::WakeReaders() {
   notifier_cv_.NotifyOne();
 }
 
+std::chrono::microseconds Binlog::ReaderWakeInterval(int readers) {
+  return std::clamp(kReaderWakePerReader * std::max(readers, 0), kReaderWakeMin, kReaderWakeMax);
+}
+
 void Binlog::NotifierLoop() {
   MutexLock l(&notifier_mu_);
   while (true) {
@@ -986,13 +990,14 @@ void Binlog::NotifierLoop() {
     if (notifier_stop_) break;
     l.Unlock();
     notify_pending_.store(false, std::memory_order_release);
+    const int woken = end_waiters_.load(std::memory_order_relaxed);
     {
       MutexLock e(&end_mu_);
     }
     end_cv_.NotifyAll();
     // Ends published from now on wait for the next broadcast: one per
     // interval at most, however many groups commit meanwhile.
-    std::this_thread::sleep_for(kReaderWakeInterval);
+    std::this_thread::sleep_for(ReaderWakeInterval(woken));
     l.Lock();
   }
 }

@@ -38,12 +38,14 @@
 // Readers never take flush_mu_: they read files up to end() and wait on
 // WaitForEnd(). Committers do not wake readers themselves: publishing the
 // end is an atomic store, and (when readers wait) a wake-up of one notifier
-// thread, which broadcasts to the readers at most once per
-// kReaderWakeInterval, so 100 waiting readers cost a commit nothing more
-// than one reader does (readers then take what several groups wrote at
-// once). The first end after a quiet spell goes out at once; under load a
-// plain reader sees a group at most kReaderWakeInterval after it is
-// published.
+// thread, which broadcasts to the readers and then pauses for
+// ReaderWakeInterval(readers it woke): 0.5 ms for a few readers, 10 ms for
+// 40 or more. So 100 waiting readers cost a commit nothing more than one
+// reader does, readers then take what several groups wrote at once, and
+// the wake-ups the readers cost (the server's and their own) stay under
+// about 4000 a second however many there are. The first end after a quiet
+// spell goes out at once; under load a plain reader sees a group at most
+// one interval after it is published.
 //
 // Files: every file and the index go through an io::FileSystem
 // (Options::fs; POSIX by default), so tests inject faults (MemFileSystem).
@@ -321,6 +323,22 @@ class Binlog {
   void ClearReaderLimit();
   End reader_end() const;
   std::string FileName(uint32_t number) const;
+  // How long the notifier pauses after a broadcast that woke `readers`
+  // plain readers: kReaderWakePerReader each, within [kReaderWakeMin,
+  // kReaderWakeMax]. A broadcast costs one wake-up per reader woken, in the
+  // server (its dump thread) and in the reader, so at most about
+  // 1 / kReaderWakePerReader wake-ups a second.
+  //
+  // Measured (bench/replication.py's on+1semi setting: semisync ON, 40
+  // plain mariadb-binlog readers kept up, so each broadcast woke them for
+  // about one group; 20000 INSERTs at concurrency 16 on 2 cores): a fixed
+  // 2 ms cost 135-157 µs of server CPU per insert and the readers 6.0-6.5
+  // s; 10 ms 86-89 µs and 5.0 s. Without semisync the readers lag behind
+  // and stream, and the interval hardly matters.
+  static constexpr std::chrono::microseconds kReaderWakeMin{500};
+  static constexpr std::chrono::microseconds kReaderWakePerReader{250};
+  static constexpr std::chrono::microseconds kReaderWakeMax{10000};
+  static std::chrono::microseconds ReaderWakeInterval(int readers);
 
   // --- counters (SHOW STATUS) ---
   struct Stats {
@@ -418,12 +436,6 @@ class Binlog {
   GtidSet gtid_purged_ GUARDED_BY(state_mu_);
 
   // Published end, and the readers' wake-ups (see the file comment).
-  // 2 ms: with semisync ON the 40 plain readers of bench/replication.py
-  // are caught up, and each broadcast woke them for about one group; 500
-  // µs cost 150-190 µs of server CPU per insert, 2 ms 125-145 (and the
-  // readers' CPU with it). Without semisync the readers lag and the
-  // interval matters less (3.2-3.4 s against 3.6-3.8 s per 20000 inserts).
-  static constexpr std::chrono::microseconds kReaderWakeInterval{2000};
   void NotifierLoop() EXCLUDES(notifier_mu_);
   std::atomic<uint64_t> end_{0};  // file number << 40 | offset
   std::atomic<uint64_t> reader_limit_{UINT64_MAX};  // packed as end_; none: UINT64_MAX

@@ -103,6 +103,19 @@ class BinlogTest : public ::testing::Test {
   fs::path dir_;
 };
 
+TEST(BinlogReaderWakeTest, TheNotifierPausesLongerTheMoreReadersItWoke) {
+  using std::chrono::microseconds;
+  // A few readers see a group soon; many are woken less often, so what
+  // their wake-ups cost a second stays bounded; never longer than the cap.
+  EXPECT_EQ(Binlog::ReaderWakeInterval(0), microseconds(500));
+  EXPECT_EQ(Binlog::ReaderWakeInterval(1), microseconds(500));
+  EXPECT_EQ(Binlog::ReaderWakeInterval(4), microseconds(1000));
+  EXPECT_EQ(Binlog::ReaderWakeInterval(8), microseconds(2000));
+  EXPECT_EQ(Binlog::ReaderWakeInterval(40), microseconds(10000));
+  EXPECT_EQ(Binlog::ReaderWakeInterval(1000), microseconds(10000));
+  EXPECT_EQ(Binlog::ReaderWakeInterval(-1), microseconds(500));
+}
+
 TEST(TransactionCacheTest, SpillsTruncatesAndReadsBackWholeEvents) {
   TransactionCache c;
   c.set_limits(100, 10000);
