@@ -23,16 +23,18 @@ this order:
   1semi          semisync ON with one semisync reader and no plain reader
 
 and prints per row: inserts/s of the slap write load (autocommit INSERTs
-into one table), the ratio to the same server's `none` row, sluiced/MariaDB
-for the row, the semisync yes_tx / no_tx counted during it (no_tx > 0: some
-commits fell back to async), and the CPU seconds the server and the readers
-used during the row. Part 2 runs bench/sysbench.sh (oltp_read_write,
+into one table; the median of --repeat runs of --queries each, 3 by
+default: one run of 20000 moves 10-20 % from run to run on two cores), the
+ratio to the same server's `none` row, sluiced/MariaDB for the row, the
+semisync yes_tx / no_tx counted during it (no_tx > 0: some commits fell
+back to async), and the CPU seconds the server and the readers used during
+one run of the row (the row's total over --repeat). Part 2 runs bench/sysbench.sh (oltp_read_write,
 oltp_point_select, oltp_insert, oltp_update_index, oltp_delete at 16
 threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1) and prints its
 table. Everything competes for this machine's cores (the readers too): a
 benchmark, it asserts nothing about time.
 
-    .venv/bin/python bench/replication.py [--concurrency 16 64] [--queries 20000]
+    .venv/bin/python bench/replication.py [--concurrency 16 64] [--queries 20000] [--repeat 3]
         [--readers 40] [--raw-readers] [--flush 2] [--sync-binlog 0]
         [--skip-mariadb] [--skip-sysbench] [--sysbench-time 30]
         [--rows none plain40 ...]   (a subset of the rows, for iterating)
@@ -226,14 +228,17 @@ ROWS = ["none", "plain40", "installed-off", "on+1semi", "on+3semi", "1semi"]
 
 
 def measure(srv, concurrency, args, readers):
-    """One row: inserts/s, semisync yes/no tx, server and reader CPU s."""
+    """One row: inserts/s (the median of --repeat slap runs), semisync
+    yes/no tx, server and reader CPU s (per run: the total / --repeat)."""
     y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     reader_pids = [p.pid for p in readers]
     s0, r0 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
-    ips = slap(srv, concurrency, args.queries)
+    runs = sorted(slap(srv, concurrency, args.queries) for _ in range(args.repeat))
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
-    return {"ips": ips, "yes": y1 - y0, "no": n1 - n0, "server_cpu": s1 - s0, "reader_cpu": r1 - r0}
+    n = args.repeat
+    return {"ips": runs[n // 2] if n % 2 else (runs[n // 2 - 1] + runs[n // 2]) / 2, "yes": y1 - y0, "no": n1 - n0,
+            "server_cpu": (s1 - s0) / n, "reader_cpu": (r1 - r0) / n}
 
 
 def matrix(kind, concurrency, args, work):
@@ -285,6 +290,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--concurrency", type=int, nargs="+", default=[16, 64])
     ap.add_argument("--queries", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--readers", type=int, default=40)
     ap.add_argument("--raw-readers", action="store_true")
     ap.add_argument("--flush", type=int, default=2)
@@ -303,7 +309,8 @@ def main():
     work = tempfile.mkdtemp(prefix="sluice-replication-bench.")
     try:
         reader_kind = "raw COM_BINLOG_DUMP" if args.raw_readers else "mariadb-binlog --raw --stop-never"
-        print(f"# Bug #70218 matrix: mariadb-slap {args.queries} autocommit INSERTs, innodb_flush_log_at_trx_commit="
+        print(f"# Bug #70218 matrix: mariadb-slap {args.queries} autocommit INSERTs per run, the median of "
+              f"{args.repeat} runs per row, innodb_flush_log_at_trx_commit="
               f"{args.flush} sync_binlog={args.sync_binlog}, {args.readers} plain readers ({reader_kind}), "
               f"semisync AFTER_SYNC, {os.cpu_count()} cores")
         print(f"{'conc':>4} {'row':14}" + "".join(
