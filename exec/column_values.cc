@@ -851,6 +851,9 @@ std::optional<std::string> ColumnText(const ColumnDef& c, const RowValue& v) {
     default:
       break;
   }
+  // Text and binary strings are their own text (FromColumnValue would wrap
+  // them in a Value only for ToString to copy them out again).
+  if (const auto* s = std::get_if<std::string>(&v); s != nullptr && c.type != ColumnType::kJson) return *s;
   sql::Value value = FromColumnValue(c, v);
   return value.ToString();
 }

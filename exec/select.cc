@@ -507,17 +507,21 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     sql::ExprPtr bound = SubstituteExpr(e, [&](const sql::Expr& x) { return aggs.ValueOf(*group, x); });
     return sql::Evaluate(*bound, re);
   };
+  // A plain column's Value (besides its text) is built only for what reads
+  // it: HAVING's aliases, ORDER BY n / alias, DISTINCT, or the caller.
+  const bool need_column_values = want_values || (grouped && s.having) || !s.order_by.empty() || s.distinct;
   // One output row from the current tuple (and group).
   auto produce = [&]() -> Status {
     re.set_clause("field list");
     Produced p;
+    p.cells.reserve(outs.size());
     std::vector<sql::Value> values(outs.size());
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].column != nullptr) {
         const Row* row = re.source(outs[i].source).row;
         const RowValue& rv = row != nullptr ? (*row)[outs[i].column->ordinal] : RowValue{};
         p.cells.push_back(ColumnText(*outs[i].column, rv));
-        values[i] = FromColumnValue(*outs[i].column, rv);
+        if (need_column_values) values[i] = FromColumnValue(*outs[i].column, rv);
         continue;
       }
       Result<sql::Value> v = eval_expr(*outs[i].expr);
@@ -551,6 +555,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       p.sort_keys.push_back(std::move(v).value());
     }
     if (s.distinct) {
+      p.distinct_key.reserve(values.size());
       for (const sql::Value& v : values) p.distinct_key.push_back(sql::GroupingKey(v));
     }
     if (want_values) p.values = std::move(values);
