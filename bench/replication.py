@@ -24,11 +24,13 @@ this order:
 
 and prints per row: inserts/s of the slap write load (autocommit INSERTs
 into one table; the median of --repeat runs of --queries each, 3 by
-default: one run of 20000 moves 10-20 % from run to run on two cores), the
+default: one run of 20000 moves 10-20 % from run to run on two cores;
+each run starts once the readers have caught up with the last), the
 ratio to the same server's `none` row, sluiced/MariaDB for the row, the
 semisync yes_tx / no_tx counted during it (no_tx > 0: some commits fell
-back to async), and the CPU seconds the server and the readers used during
-one run of the row (the row's total over --repeat). Part 2 runs bench/sysbench.sh (oltp_read_write,
+back to async), and the CPU seconds the server and the readers used for
+one run of the row (the row's total over --repeat, up to the readers'
+catching up with the last run). Part 2 runs bench/sysbench.sh (oltp_read_write,
 oltp_point_select, oltp_insert, oltp_update_index, oltp_delete at 16
 threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1) and prints its
 table. Everything competes for this machine's cores (the readers too): a
@@ -227,13 +229,35 @@ def slap(srv, concurrency, queries):
 ROWS = ["none", "plain40", "installed-off", "on+1semi", "on+3semi", "1semi"]
 
 
+def wait_caught_up(srv, readers):
+    """Waits until the server and the readers are quiet: the readers have
+    read what earlier runs wrote (plain readers lag under load on few
+    cores), so each run starts from the same state and does not pay for
+    the last one's backlog."""
+    pids = [srv.proc.pid] + [p.pid for p in readers]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        c0 = cpu_seconds(pids)
+        time.sleep(0.5)
+        if cpu_seconds(pids) - c0 < 0.05:
+            return
+    print(f"# {srv.kind}: readers still busy after 120 s", flush=True)
+
+
 def measure(srv, concurrency, args, readers):
     """One row: inserts/s (the median of --repeat slap runs), semisync
     yes/no tx, server and reader CPU s (per run: the total / --repeat)."""
+    wait_caught_up(srv, readers)
     y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     reader_pids = [p.pid for p in readers]
     s0, r0 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
-    runs = sorted(slap(srv, concurrency, args.queries) for _ in range(args.repeat))
+    runs = []
+    for i in range(args.repeat):
+        if i:
+            wait_caught_up(srv, readers)
+        runs.append(slap(srv, concurrency, args.queries))
+    runs.sort()
+    wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     n = args.repeat
