@@ -5,7 +5,12 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <cerrno>
+#include <cstring>
+#include <exception>
 #include <map>
+#include <optional>
+#include <system_error>
 
 #include "acl/access_control.h"
 #include "base/log.h"
@@ -15,7 +20,6 @@
 #include "protocol/auth.h"
 #include "protocol/constants.h"
 #include "protocol/handshake.h"
-#include "protocol/packet.h"
 #include "protocol/packet.h"
 #include "protocol/response.h"
 #include "server/executor.h"
@@ -793,7 +797,9 @@ namespace {
 // Frames dump packets and writes them synchronously from the dump thread
 // (the coroutine is suspended meanwhile, so nothing else uses the socket).
 // Packets are gathered up to 64 KiB before a write, and flushed whenever
-// the sender catches up. As a DumpConnection it also lets a transmit
+// the sender catches up. A plain socket is out of asio's hands for the dump
+// (Session::ReleaseToWorker): the sink writes to the descriptor itself. As
+// a DumpConnection it also lets a transmit
 // observer read what the reader sends back (semisync acks) from its own
 // thread without blocking: on a plain socket with recv(2), which does not
 // disturb the dump thread's writes; on TLS the stream's state is shared by
@@ -804,33 +810,45 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   static constexpr bool kTls = !std::is_same_v<Stream, Session::StreamSocket>;
 
  public:
-  SocketSink(Stream& stream, uint8_t first_seq) : stream_(stream), seq_(first_seq) {}
+  SocketSink(Stream& stream, int fd, uint8_t first_seq) : stream_(stream), fd_(fd), seq_(first_seq) {}
   Status Send(std::string_view payload) override {
     p::AppendPacket(&buf_, &seq_, payload);
     return buf_.size() >= (64u << 10) ? Flush() : Status::OK();
   }
   Status Flush() override {
     if (buf_.empty()) return Status::OK();
-    error_code ec;
     if constexpr (kTls) {
+      error_code ec;
       MutexLock io(&io_mu_);
       asio::write(stream_, asio::buffer(buf_), ec);
+      buf_.clear();
+      if (ec) return Status::IOError("dump connection: " + ec.message());
+      return Status::OK();
     } else {
-      asio::write(stream_, asio::buffer(buf_), ec);  // a plain socket's reads never touch the writer's state
+      // A plain socket's reads (the ack reader's recv) never touch the
+      // writer's state. No timeout: a reader that stops reading stalls only
+      // its own dump, and KILL shuts the socket down under the wait.
+      size_t off = 0;
+      int err = 0;
+      while (off < buf_.size() && err == 0) {
+        const ssize_t n = ::send(fd_, buf_.data() + off, buf_.size() - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0) {
+          off += static_cast<size_t>(n);
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+          pollfd pfd{fd_, POLLOUT, 0};
+          if (::poll(&pfd, 1, -1) < 0 && errno != EINTR) err = errno;
+        } else if (n < 0 && errno != EINTR) {
+          err = errno;
+        }
+      }
+      buf_.clear();
+      if (err != 0) return Status::IOError(std::string("dump connection: ") + std::strerror(err));
+      return Status::OK();
     }
-    buf_.clear();
-    if (ec) return Status::IOError("dump connection: " + ec.message());
-    return Status::OK();
   }
   uint8_t seq() const { return seq_; }
 
-  int fd() const override {
-    if constexpr (kTls) {
-      return stream_.next_layer().native_handle();
-    } else {
-      return stream_.native_handle();
-    }
-  }
+  int fd() const override { return fd_; }
   int ReadPacket(std::string* payload, size_t max) override {
     MutexLock lock(&read_mu_);
     for (;;) {
@@ -870,6 +888,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   }
 
   Stream& stream_;
+  const int fd_;  // the connection's descriptor (Session::Fd)
   std::string buf_;
   uint8_t seq_;
   // TLS: the stream, between the dump thread and a reader. (Not an
@@ -966,13 +985,16 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
 
   dump_stop_.store(ctx_.kill_state() != KillState::kNone, std::memory_order_relaxed);
   HoldSocket(SocketHolder::kDumpThread);
+  // Out of the I/O threads' epoll set for the dump, as for a worker: a
+  // semisync replica's every ack would otherwise wake an I/O thread.
+  ReleaseToWorker();
   struct Done {
     Status status;
     uint8_t seq;
   };
   auto job = [this, bl, request = std::move(req).value(), options, param = std::move(param), command]() mutable {
     auto run = [&](auto& stream) {
-      SocketSink sink(stream, next_seq_);
+      SocketSink sink(stream, fd_, next_seq_);
       param.connection = &sink;
       rpl::BinlogSender sender(*bl, server_.replication(), std::move(request), options, std::move(param), sink,
                                dump_stop_);
@@ -984,9 +1006,19 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
     };
     return tls_ ? run(*tls_) : run(socket_);
   };
-  Done done = co_await RunOnThread(server_.workers(), std::move(job));
+  std::optional<Done> ran;
+  std::exception_ptr no_thread;
+  try {
+    ran = co_await RunOnThread(server_.workers(), std::move(job));
+  } catch (const std::system_error&) {
+    no_thread = std::current_exception();
+  }
+  const bool reclaimed = ReclaimFromWorker();
   HoldSocket(SocketHolder::kStrand);
   server_.UnregisterDump(ctx_.connection_id);
+  if (no_thread) std::rethrow_exception(no_thread);
+  if (!reclaimed) co_return true;
+  const Done& done = *ran;
   if (!done.status.ok() && !dump_stop_.load() && ctx_.kill_state() == KillState::kNone) {
     next_seq_ = done.seq;
     co_await WriteError(done.status);

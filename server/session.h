@@ -132,11 +132,12 @@ class Session : public std::enable_shared_from_this<Session> {
   enum class SocketHolder { kStrand, kDumpThread, kWorker };
   void HoldSocket(SocketHolder h) EXCLUDES(socket_mu_);
   bool SocketHeldByThread() EXCLUDES(socket_mu_);
-  // While a worker serves a plain connection the socket is taken out of the
-  // I/O threads' epoll set (asio registers every socket edge-triggered, so
-  // each command the client sends would otherwise wake an I/O thread that
-  // has nothing to do with it), and put back when the coroutine takes over
-  // again. On the strand; `fd_` stays the descriptor throughout.
+  // While a worker serves a plain connection, or a dump thread streams to
+  // it, the socket is taken out of the I/O threads' epoll set (asio
+  // registers every socket edge-triggered, so each command the client sends,
+  // or each ack a semisync replica sends, would otherwise wake an I/O thread
+  // that has nothing to do with it), and put back when the coroutine takes
+  // over again. On the strand; `fd_` stays the descriptor throughout.
   void ReleaseToWorker();
   bool ReclaimFromWorker();
   // The socket's descriptor, for the threads that use it directly (the
