@@ -9,30 +9,22 @@
 namespace sluice {
 namespace {
 
-std::string NameOf(pthread_t t) {
-  char buf[32] = {};
-  EXPECT_EQ(pthread_getname_np(t, buf, sizeof(buf)), 0);
-  return buf;
-}
-
-TEST(ThreadNameTest, NamesTheCallingThread) {
+// The name a new thread reads back after NameThisThread(name).
+std::string NameSeenBy(const char* name) {
   std::string seen;
   std::thread t([&] {
-    NameThisThread("sl_worker");
-    seen = NameOf(pthread_self());
+    NameThisThread(name);
+    char buf[32] = {};
+    if (pthread_getname_np(pthread_self(), buf, sizeof(buf)) == 0) seen = buf;
   });
   t.join();
-  EXPECT_EQ(seen, "sl_worker");
+  return seen;
 }
+
+TEST(ThreadNameTest, NamesTheCallingThread) { EXPECT_EQ(NameSeenBy("sl_worker"), "sl_worker"); }
 
 TEST(ThreadNameTest, ALongNameIsCutToWhatLinuxKeeps) {
-  std::string seen;
-  std::thread t([&] {
-    NameThisThread("sl_a_name_longer_than_fifteen");
-    seen = NameOf(pthread_self());
-  });
-  t.join();
-  EXPECT_EQ(seen, "sl_a_name_longe");
+  EXPECT_EQ(NameSeenBy("sl_a_name_longer_than_fifteen"), "sl_a_name_longe");
 }
 
 }  // namespace
