@@ -43,7 +43,8 @@
 // 40 or more. So 100 waiting readers cost a commit nothing more than one
 // reader does, readers then take what several groups wrote at once, and
 // the wake-ups the readers cost (the server's and their own) stay under
-// about 4000 a second however many there are. The first end after a quiet
+// about 4000 a second up to 40 readers (beyond, the 10 ms cap bounds the
+// delay instead: 100 readers, 10000 a second). The first end after a quiet
 // spell goes out at once; under load a plain reader sees a group at most
 // one interval after it is published.
 //
@@ -327,7 +328,8 @@ class Binlog {
   // plain readers: kReaderWakePerReader each, within [kReaderWakeMin,
   // kReaderWakeMax]. A broadcast costs one wake-up per reader woken, in the
   // server (its dump thread) and in the reader, so at most about
-  // 1 / kReaderWakePerReader wake-ups a second.
+  // 1 / kReaderWakePerReader wake-ups a second, up to the cap (40 readers);
+  // beyond it the cap keeps a reader's delay bounded instead.
   //
   // Measured (bench/replication.py's on+1semi setting: semisync ON, 40
   // plain mariadb-binlog readers kept up, so each broadcast woke them for
