@@ -39,15 +39,15 @@ auto RunOnWorker(WorkerPool& pool, F fn) {
       asio::use_awaitable, std::move(fn));
 }
 
-// co_await RunOnThread(pool, fn): as RunOnWorker, on a thread of its own
-// that `pool` owns (WorkerPool::StartDedicated), for a job that lasts the
-// connection's lifetime: a binlog dump. The pool joins the thread once fn
-// has returned, and at shutdown.
+// co_await RunOnThread(pool, name, fn): as RunOnWorker, on a thread of its
+// own named `name` that `pool` owns (WorkerPool::StartDedicated), for a job
+// that lasts the connection's lifetime: a binlog dump. The pool joins the
+// thread once fn has returned, and at shutdown.
 template <typename F>
-auto RunOnThread(WorkerPool& pool, F fn) {
+auto RunOnThread(WorkerPool& pool, const char* name, F fn) {
   using R = std::invoke_result_t<F>;
   return asio::async_initiate<const asio::use_awaitable_t<>&, void(R)>(
-      [&pool](auto handler, F f) {
+      [&pool, name](auto handler, F f) {
         auto ex = asio::get_associated_executor(handler);
         using H = decltype(handler);
         auto h = std::make_shared<H>(std::move(handler));
@@ -59,7 +59,7 @@ auto RunOnThread(WorkerPool& pool, F fn) {
         // Not inline on failure, unlike RunOnWorker: the job would hold an
         // I/O thread for the connection's lifetime. The co_await throws,
         // as std::thread does when no thread can be had.
-        if (!pool.StartDedicated("sl_dump", run)) {
+        if (!pool.StartDedicated(name, run)) {
           throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                                   "no thread for a dedicated job");
         }

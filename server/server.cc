@@ -11,8 +11,8 @@
 
 #include "acl/access_control.h"
 #include "base/log.h"
-#include "base/thread_name.h"
 #include "base/mysql_error.h"
+#include "base/thread_name.h"
 #include "binlog/binlog.h"
 #include "protocol/auth.h"
 #include "server/asio.h"

@@ -173,6 +173,31 @@ namespace {
 // statement's own checks per row, a vanished client's statement stops
 // within about this long.
 constexpr auto kClientWatchInterval = std::chrono::milliseconds(50);
+
+// Writes all of `data` to a socket that asio does not hold (a worker's
+// replies, a dump's events): non-blocking sends, and a poll while the
+// socket is full, of up to `timeout_ms` each (-1: no limit). Returns 0, or
+// the errno that ended it (ETIMEDOUT when a poll ran out).
+int SendAll(int fd, std::string_view data, int timeout_ms) {
+  size_t off = 0;
+  while (off < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd pfd{fd, POLLOUT, 0};
+      const int rc = ::poll(&pfd, 1, timeout_ms);
+      if (rc == 0) return ETIMEDOUT;
+      if (rc < 0 && errno != EINTR) return errno;
+      continue;
+    }
+    return n < 0 ? errno : EIO;
+  }
+  return 0;
+}
 }  // namespace
 
 bool Session::ClientHungUp() {
@@ -722,23 +747,7 @@ bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
   // session (and its reply) forever.
   const int timeout_ms =
       static_cast<int>(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20) * 1000);
-  size_t off = 0;
-  while (off < out.size()) {
-    const ssize_t n = ::send(fd, out.data() + off, out.size() - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n > 0) {
-      off += static_cast<size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd pfd{fd, POLLOUT, 0};
-      const int rc = ::poll(&pfd, 1, timeout_ms);
-      if (rc == 0) return false;  // timed out
-      if (rc < 0 && errno != EINTR) return false;
-      continue;
-    }
-    return false;
-  }
+  if (SendAll(fd, out, timeout_ms) != 0) return false;  // timed out, or gone
   ctx_.bytes_sent += out.size();
   return true;
 }
@@ -828,19 +837,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
       // A plain socket's reads (the ack reader's recv) never touch the
       // writer's state. No timeout: a reader that stops reading stalls only
       // its own dump, and KILL shuts the socket down under the wait.
-      size_t off = 0;
-      int err = 0;
-      while (off < buf_.size() && err == 0) {
-        const ssize_t n = ::send(fd_, buf_.data() + off, buf_.size() - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (n > 0) {
-          off += static_cast<size_t>(n);
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-          pollfd pfd{fd_, POLLOUT, 0};
-          if (::poll(&pfd, 1, -1) < 0 && errno != EINTR) err = errno;
-        } else if (n < 0 && errno != EINTR) {
-          err = errno;
-        }
-      }
+      const int err = SendAll(fd_, buf_, -1);
       buf_.clear();
       if (err != 0) return Status::IOError(std::string("dump connection: ") + std::strerror(err));
       return Status::OK();
@@ -1009,7 +1006,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   std::optional<Done> ran;
   std::exception_ptr no_thread;
   try {
-    ran = co_await RunOnThread(server_.workers(), std::move(job));
+    ran = co_await RunOnThread(server_.workers(), "sl_dump", std::move(job));
   } catch (const std::system_error&) {
     no_thread = std::current_exception();
   }

@@ -1,9 +1,9 @@
 #include "server/worker_pool.h"
 
-#include "base/thread_name.h"
-
 #include <algorithm>
 #include <system_error>
+
+#include "base/thread_name.h"
 
 namespace sluice::server {
 

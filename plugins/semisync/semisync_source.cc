@@ -35,8 +35,8 @@
 //
 // Positions compare as (file number, offset): binlog files are
 // <basename>.NNNNNN, all of one basename.
-#include <sys/epoll.h>
 #include <pthread.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
