@@ -48,6 +48,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -256,13 +257,11 @@ def measure(srv, concurrency, args, readers):
         if i:
             wait_caught_up(srv, readers)
         runs.append(slap(srv, concurrency, args.queries))
-    runs.sort()
     wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
-    n = args.repeat
-    return {"ips": runs[n // 2] if n % 2 else (runs[n // 2 - 1] + runs[n // 2]) / 2, "yes": y1 - y0, "no": n1 - n0,
-            "server_cpu": (s1 - s0) / n, "reader_cpu": (r1 - r0) / n}
+    return {"ips": statistics.median(runs), "yes": y1 - y0, "no": n1 - n0,
+            "server_cpu": (s1 - s0) / args.repeat, "reader_cpu": (r1 - r0) / args.repeat}
 
 
 def matrix(kind, concurrency, args, work):
