@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "base/thread_name.h"
 
@@ -13,7 +16,7 @@ namespace sluice::storage {
 
 namespace {
 
-constexpr char kLogName[] = "redo.log";
+constexpr char kLegacyLogName[] = "redo.log";  // the one file before segments
 constexpr char kCtlName[] = "redo.ctl";
 constexpr uint64_t kCtlMagic = 0x534c554943454350ull;  // "SLUICECP"
 constexpr uint64_t kSlotSize = 512;
@@ -76,20 +79,63 @@ Slot ParseSlot(const char* p, size_t n) {
 
 }  // namespace
 
+std::string RedoLog::SegmentName(uint64_t start_lsn) { return fmt::format("redo.{:016x}", start_lsn); }
+
+namespace {
+
+// The start LSN a segment's file name gives, or nullopt for other names.
+std::optional<uint64_t> ParseSegmentName(const std::string& name) {
+  constexpr std::string_view kPrefix = "redo.";
+  if (name.size() != kPrefix.size() + 16 || name.compare(0, kPrefix.size(), kPrefix) != 0) return std::nullopt;
+  uint64_t v = 0;
+  for (size_t i = kPrefix.size(); i < name.size(); ++i) {
+    const char c = name[i];
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else {
+      return std::nullopt;
+    }
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::string& dir,
                                                const Options& options,
                                                const RecordCallback& on_record) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(dir));
-  const std::string log_path = dir + "/" + kLogName;
   const std::string ctl_path = dir + "/" + kCtlName;
+  auto path_of = [&](uint64_t start) { return dir + "/" + SegmentName(start); };
 
-  Result<bool> existed = fs->Exists(log_path);
-  if (!existed.ok()) return existed.status();
-  Result<std::unique_ptr<io::File>> log = fs->Open(log_path, io::OpenMode::kOpenOrCreate);
-  if (!log.ok()) return log.status();
+  // The segments on disk, oldest first; a datadir from before segments
+  // has its one file renamed to the segment at LSN 0.
+  Result<std::vector<std::string>> names = fs->List(dir);
+  if (!names.ok()) return names.status();
+  std::vector<uint64_t> segments;
+  bool legacy = false;
+  for (const std::string& name : *names) {
+    if (name == kLegacyLogName) legacy = true;
+    if (std::optional<uint64_t> start = ParseSegmentName(name)) segments.push_back(*start);
+  }
+  std::sort(segments.begin(), segments.end());
+  if (legacy) {
+    if (!segments.empty()) {
+      return Status::Corruption(fmt::format("{}: both {} and redo segments are present", dir, kLegacyLogName));
+    }
+    SLUICE_RETURN_IF_ERROR(fs->Rename(dir + "/" + kLegacyLogName, path_of(0)));
+    SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
+    segments.push_back(0);
+  }
+
+  Result<bool> ctl_existed = fs->Exists(ctl_path);
+  if (!ctl_existed.ok()) return ctl_existed.status();
   Result<std::unique_ptr<io::File>> ctl = fs->Open(ctl_path, io::OpenMode::kOpenOrCreate);
   if (!ctl.ok()) return ctl.status();
-  if (!*existed) SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
 
   // Control file: the valid slot with the highest seq.
   uint64_t checkpoint = 0;
@@ -114,50 +160,98 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
     }
   }
 
-  // Scan the log from the checkpoint.
-  Result<uint64_t> log_size = (*log)->Size();
-  if (!log_size.ok()) return log_size.status();
-  if (checkpoint > *log_size) {
-    return Status::Corruption(log_path + ": checkpoint " + std::to_string(checkpoint) +
-                              " is past the end of the log (" + std::to_string(*log_size) + ")");
+  bool created = !*ctl_existed;
+  if (segments.empty()) {
+    if (checkpoint != 0) {
+      return Status::Corruption(fmt::format("{}: checkpoint {} but no redo segment", dir, checkpoint));
+    }
+    Result<std::unique_ptr<io::File>> f = fs->Open(path_of(0), io::OpenMode::kCreateNew);
+    if (!f.ok()) return f.status();
+    segments.push_back(0);
+    created = true;
   }
+  if (created) SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
+
+  // Recovery starts in the last segment that begins at or before the
+  // checkpoint; the ones before it are leftovers of a removal a crash cut
+  // short.
+  size_t first = segments.size();
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (segments[i] <= checkpoint) first = i;
+  }
+  if (first == segments.size()) {
+    return Status::Corruption(fmt::format("{}: checkpoint {} is before the first redo segment ({})", dir,
+                                          checkpoint, SegmentName(segments.front())));
+  }
+  for (size_t i = 0; i < first; ++i) (void)fs->Remove(path_of(segments[i]));
+  segments.erase(segments.begin(), segments.begin() + static_cast<std::ptrdiff_t>(first));
+
+  // Scan from the checkpoint, segment by segment.
   uint64_t pos = checkpoint;
   std::string payload;
-  while (pos + kRecordHeaderSize <= *log_size) {
-    char hdr[kRecordHeaderSize];
-    bool complete = false;
-    SLUICE_RETURN_IF_ERROR(ReadFully(log->get(), pos, hdr, sizeof(hdr), &complete));
-    if (!complete) break;
-    const uint32_t len = GetU32(hdr + 4);
-    const uint8_t type = static_cast<uint8_t>(hdr[8]);
-    if (type == 0 || len > kMaxPayload || pos + kRecordHeaderSize + len > *log_size) break;
-    payload.resize(len);
-    SLUICE_RETURN_IF_ERROR(ReadFully(log->get(), pos + kRecordHeaderSize, payload.data(), len, &complete));
-    if (!complete) break;
-    if (GetU32(hdr) != RecordCrc(pos, hdr + 4, payload)) break;
-    const uint64_t end = pos + FramedSize(len);
-    if (on_record) SLUICE_RETURN_IF_ERROR(on_record(Record{pos, end, type, payload}));
-    pos = end;
-  }
-  if (pos < *log_size) {
-    // Torn or corrupt tail: drop it durably before appending after it.
-    SLUICE_RETURN_IF_ERROR((*log)->Truncate(pos));
-    SLUICE_RETURN_IF_ERROR((*log)->Sync());
+  std::unique_ptr<io::File> last;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const uint64_t seg_start = segments[i];
+    const bool is_last = i + 1 == segments.size();
+    const std::string path = path_of(seg_start);
+    Result<std::unique_ptr<io::File>> f = fs->Open(path, io::OpenMode::kOpenExisting);
+    if (!f.ok()) return f.status();
+    Result<uint64_t> size = (*f)->Size();
+    if (!size.ok()) return size.status();
+    const uint64_t seg_end = seg_start + *size;
+    if (!is_last && seg_end != segments[i + 1]) {
+      return Status::Corruption(fmt::format("{}: ends at lsn {} but the next segment starts at {}", path,
+                                            seg_end, segments[i + 1]));
+    }
+    if (pos > seg_end) {
+      return Status::Corruption(fmt::format("{}: checkpoint {} is past the end of the log ({})", path,
+                                            checkpoint, seg_end));
+    }
+    while (pos + kRecordHeaderSize <= seg_end) {
+      char hdr[kRecordHeaderSize];
+      bool complete = false;
+      SLUICE_RETURN_IF_ERROR(ReadFully(f->get(), pos - seg_start, hdr, sizeof(hdr), &complete));
+      if (!complete) break;
+      const uint32_t len = GetU32(hdr + 4);
+      const uint8_t type = static_cast<uint8_t>(hdr[8]);
+      if (type == 0 || len > kMaxPayload || pos + kRecordHeaderSize + len > seg_end) break;
+      payload.resize(len);
+      SLUICE_RETURN_IF_ERROR(
+          ReadFully(f->get(), pos - seg_start + kRecordHeaderSize, payload.data(), len, &complete));
+      if (!complete) break;
+      if (GetU32(hdr) != RecordCrc(pos, hdr + 4, payload)) break;
+      const uint64_t end = pos + FramedSize(len);
+      if (on_record) SLUICE_RETURN_IF_ERROR(on_record(Record{pos, end, type, payload}));
+      pos = end;
+    }
+    if (pos < seg_end) {
+      // A segment was fsynced whole before the next one was started: only
+      // the last can end torn.
+      if (!is_last) {
+        return Status::Corruption(fmt::format("{}: damaged record at lsn {}, and later segments follow",
+                                              path, pos));
+      }
+      // Torn or corrupt tail: drop it durably before appending after it.
+      SLUICE_RETURN_IF_ERROR((*f)->Truncate(pos - seg_start));
+      SLUICE_RETURN_IF_ERROR((*f)->Sync());
+    }
+    if (is_last) last = std::move(*f);
   }
 
-  return std::unique_ptr<RedoLog>(new RedoLog(fs, dir, options, std::move(*log), std::move(*ctl),
-                                              pos, checkpoint, seq));
+  return std::unique_ptr<RedoLog>(new RedoLog(fs, dir, options, std::move(segments), std::move(last),
+                                              std::move(*ctl), pos, checkpoint, seq));
 }
 
-RedoLog::RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<io::File> log,
-                 std::unique_ptr<io::File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn,
-                 uint64_t ctl_seq)
+RedoLog::RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::vector<uint64_t> segments,
+                 std::unique_ptr<io::File> log, std::unique_ptr<io::File> ctl, uint64_t end_lsn,
+                 uint64_t checkpoint_lsn, uint64_t ctl_seq)
     : fs_(fs),
       dir_(std::move(dir)),
       options_(options),
-      log_(std::move(log)),
       ctl_(std::move(ctl)),
       ctl_seq_(ctl_seq),
+      segments_(std::move(segments)),
+      log_(std::move(log)),
       current_lsn_(end_lsn),
       written_lsn_(end_lsn),
       flushed_lsn_(end_lsn),
@@ -223,12 +317,13 @@ Status RedoLog::LeadFlush(bool sync) {
   Status st;
   bool wrote = false;
   if (!buf.empty()) {
-    st = log_->WriteAt(start, buf);
+    st = WriteSegmented(start, buf);
     wrote = true;
   }
   // sync stage
   bool synced = false;
   if (st.ok() && do_sync) {
+    MutexLock seg(&seg_mu_);
     st = log_->Sync();
     synced = true;
   }
@@ -249,6 +344,23 @@ Status RedoLog::LeadFlush(bool sync) {
   leader_active_ = false;
   cv_.NotifyAll();
   return error_.ok() ? st : error_;
+}
+
+Status RedoLog::WriteSegmented(uint64_t start, std::string_view data) {
+  MutexLock seg(&seg_mu_);
+  if (start - segments_.back() >= options_.segment_size) {
+    // The last segment is full: make it durable whole (recovery relies on
+    // only the last segment ending torn), then start the next at `start`.
+    SLUICE_RETURN_IF_ERROR(log_->Sync());
+    Result<std::unique_ptr<io::File>> next =
+        fs_->Open(dir_ + "/" + SegmentName(start), io::OpenMode::kCreateNew);
+    if (!next.ok()) return next.status();
+    SLUICE_RETURN_IF_ERROR(fs_->SyncDir(dir_));
+    log_ = std::move(*next);
+    segments_.push_back(start);
+    segments_created_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return log_->WriteAt(start - segments_.back(), data);
 }
 
 Status RedoLog::WaitLocked(uint64_t lsn, bool sync) {
@@ -319,7 +431,29 @@ Status RedoLog::Checkpoint(uint64_t lsn) {
   }
   ctl_seq_ = seq;
   checkpoint_lsn_ = lsn;
+  lk.Unlock();
+
+  // Recovery never reads before the checkpoint now: the segments that end
+  // at or before it go. A removal that fails leaves a file Open removes.
+  std::vector<uint64_t> gone;
+  {
+    MutexLock seg(&seg_mu_);
+    size_t n = 0;
+    while (n + 1 < segments_.size() && segments_[n + 1] <= lsn) ++n;
+    gone.assign(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(n));
+    segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  for (uint64_t start : gone) {
+    if (fs_->Remove(dir_ + "/" + SegmentName(start)).ok()) {
+      segments_removed_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   return Status::OK();
+}
+
+std::vector<uint64_t> RedoLog::segment_starts() const {
+  MutexLock seg(&seg_mu_);
+  return segments_;
 }
 
 void RedoLog::BackgroundLoop() {
@@ -356,7 +490,10 @@ uint64_t RedoLog::checkpoint_lsn() const {
 }
 RedoLog::Stats RedoLog::stats() const {
   MutexLock lk(&mu_);
-  return stats_;
+  Stats s = stats_;
+  s.segments_created = segments_created_.load(std::memory_order_relaxed);
+  s.segments_removed = segments_removed_.load(std::memory_order_relaxed);
+  return s;
 }
 Status RedoLog::error() const {
   MutexLock lk(&mu_);

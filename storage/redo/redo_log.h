@@ -10,22 +10,24 @@
 // truncates a torn tail.
 //
 // Files, in directory `dir`, all I/O through io::FileSystem:
-//   redo.log  one growing file. LSN == byte offset in it. A record is
+//   redo.<16 hex digits>  segments of the log. LSN == byte offset in the
+//             log as a whole; a segment is named by the LSN of its first
+//             byte and holds the next ones, up to where the next segment
+//             starts. A record is
 //             [crc32 u32][length u32][type u8][payload: length bytes],
 //             little-endian. The crc (zlib crc32) covers the record's start
 //             LSN (8 bytes LE, not stored), length, type and payload, so a
 //             stale or misplaced record never passes. Type 0 is invalid.
-//             Because the file only grows, a record never wraps; a torn or
-//             partial record fails its length/crc check and recovery
-//             truncates the file there.
-//             TODO: reclaiming space before the checkpoint (recycling fixed
-//             files, or punching/rotating) is not done; the file grows.
-//   redo.ctl  two 512-byte slots; a slot is
-//             [magic u64][seq u64][checkpoint_lsn u64][crc32 u32 of the
-//             first 24 bytes]. Checkpoint writes slot (seq % 2) with the next
-//             seq and syncs, so a torn write leaves the other slot intact;
-//             Open takes the valid slot with the highest seq.
-//
+//             Records never span segments: the writer starts a new segment
+//             before a write once the current one holds
+//             Options::segment_size bytes, after fsyncing the current one,
+//             so only the last segment can end in a torn or partial record
+//             (recovery truncates it there; a damaged record in an earlier
+//             segment is Corruption). A checkpoint removes the segments
+//             wholly before it, so the log's disk space stays about what a
+//             checkpoint interval writes plus one segment. (A datadir
+//             from before segments has one file, redo.log: Open renames it
+//             to the segment at LSN 0.)
 // LSNs: Append returns the END LSN of the record. A record's start LSN is
 // end - FramedSize(payload.size()). A checkpoint LSN must be a record
 // boundary (a start LSN, or an end LSN returned by Append) that is already
@@ -41,10 +43,13 @@
 // Options::flush_interval (modes 0 and 2).
 //
 // Thread-safety: every method may be called from any thread.
-// Lock order: ckpt_mu_ -> mu_. No mutex is held during file I/O except
-// ckpt_mu_ (which only serializes checkpoints).
+// Lock order: ckpt_mu_ -> mu_, ckpt_mu_ -> seg_mu_; mu_ and seg_mu_ are
+// never held together. mu_ is never held during file I/O; seg_mu_ is held
+// by the one flush leader during its write and fsync (and briefly by a
+// checkpoint), ckpt_mu_ only serializes checkpoints.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -52,6 +57,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "base/mutex.h"
 #include "base/status.h"
@@ -75,6 +81,9 @@ class RedoLog {
     // Append writes the buffer out (no fsync) when it reaches this size and
     // no flush is in progress.
     size_t buffer_size = 4u << 20;
+    // A segment is closed, and the next write starts a new one, once it
+    // holds this many bytes (it may exceed it by one write).
+    uint64_t segment_size = 32u << 20;
   };
 
   struct Record {
@@ -92,6 +101,8 @@ class RedoLog {
     uint64_t fsyncs = 0;          // log file syncs
     uint64_t commits_served = 0;  // WaitFlushed calls that returned OK in mode 1
     uint64_t bytes_written = 0;   // Innodb_os_log_written
+    uint64_t segments_created = 0;
+    uint64_t segments_removed = 0;
   };
 
   // Bytes a record with a payload of `payload_size` takes in the log.
@@ -127,7 +138,9 @@ class RedoLog {
   Status FlushUpTo(uint64_t lsn);
 
   // Durably records that recovery may start at `lsn` (a record boundary,
-  // <= flushed_lsn(), >= the last checkpoint).
+  // <= flushed_lsn(), >= the last checkpoint), then removes the segments
+  // wholly before it (a removal that fails is retried by the next
+  // checkpoint or Open; it fails nothing).
   Status Checkpoint(uint64_t lsn);
 
   // Writes and fsyncs everything appended; stops the background flusher.
@@ -140,10 +153,16 @@ class RedoLog {
   uint64_t checkpoint_lsn() const;  // last durable checkpoint
   Stats stats() const;
   Status error() const;  // the sticky error, or OK
+  // The start LSNs of the segments on disk, oldest first (tests, status).
+  std::vector<uint64_t> segment_starts() const;
+
+  // The file name of the segment that starts at `start_lsn`.
+  static std::string SegmentName(uint64_t start_lsn);
 
  private:
-  RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::unique_ptr<io::File> log,
-          std::unique_ptr<io::File> ctl, uint64_t end_lsn, uint64_t checkpoint_lsn, uint64_t ctl_seq);
+  RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::vector<uint64_t> segments,
+          std::unique_ptr<io::File> log, std::unique_ptr<io::File> ctl, uint64_t end_lsn,
+          uint64_t checkpoint_lsn, uint64_t ctl_seq);
 
   // Called with mu_ held and no leader active: becomes the leader, writes the
   // pending buffer (and fsyncs when `sync` or a waiter asked for it) with mu_
@@ -153,17 +172,27 @@ class RedoLog {
   // Waits (leading when nobody is) until written_lsn_ (sync: flushed_lsn_)
   // reaches lsn. mu_ held.
   Status WaitLocked(uint64_t lsn, bool sync) REQUIRES(mu_);
+  // The leader's write of `data` at LSN `start`: into the last segment, or
+  // into a new one (after fsyncing the last) once the last is full.
+  Status WriteSegmented(uint64_t start, std::string_view data) EXCLUDES(mu_);
   void BackgroundLoop() EXCLUDES(mu_);
   void StopBackground() EXCLUDES(mu_);
 
   io::FileSystem* const fs_;
   const std::string dir_;
   const Options options_;
-  const std::unique_ptr<io::File> log_;
   const std::unique_ptr<io::File> ctl_;
 
-  Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_);
+  Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_, seg_mu_);
   uint64_t ctl_seq_ GUARDED_BY(ckpt_mu_);
+
+  // The segments: taken by the flush leader around its write and fsync
+  // (never with mu_ held), and by Checkpoint to drop the old ones.
+  mutable Mutex seg_mu_;
+  std::vector<uint64_t> segments_ GUARDED_BY(seg_mu_);  // start LSNs, oldest first
+  std::unique_ptr<io::File> log_ GUARDED_BY(seg_mu_);   // the last segment
+  std::atomic<uint64_t> segments_created_{0};
+  std::atomic<uint64_t> segments_removed_{0};
 
   mutable Mutex mu_;
   CondVar cv_;       // a flush finished

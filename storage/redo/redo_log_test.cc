@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,7 +18,7 @@ namespace sluice::storage {
 namespace {
 
 constexpr char kDir[] = "/data/redo";
-constexpr char kLogPath[] = "/data/redo/redo.log";
+constexpr char kLogPath[] = "/data/redo/redo.0000000000000000";  // the first segment
 constexpr char kCtlPath[] = "/data/redo/redo.ctl";
 
 // Delegates to another FileSystem; File::Sync takes `sync_delay` longer, as a
@@ -284,7 +286,7 @@ TEST_F(RedoLogTest, CheckpointPastTheFlushedLsnIsRejected) {
 TEST_F(RedoLogTest, FailedFsyncFailsEveryLaterCommitAndIsNeverRetried) {
   auto log = OpenLog();
   uint64_t a = MustAppend(log.get(), "doomed");
-  mem.InjectFault({io::MemFileSystem::Op::kSync, 1, false, 0, "redo.log"});
+  mem.InjectFault({io::MemFileSystem::Op::kSync, 1, false, 0, "redo.0"});
   Status st = log->WaitFlushed(a, Durability::kSyncEachCommit);
   ASSERT_TRUE(st.IsIOError());
   const uint64_t syncs = mem.op_count(io::MemFileSystem::Op::kSync);
@@ -305,7 +307,7 @@ TEST_F(RedoLogTest, FailedFsyncFailsEveryLaterCommitAndIsNeverRetried) {
 TEST_F(RedoLogTest, FailedWriteIsStickyToo) {
   auto log = OpenLog();
   uint64_t a = MustAppend(log.get(), "doomed");
-  mem.InjectFault({io::MemFileSystem::Op::kWrite, 1, false, 3, "redo.log"});
+  mem.InjectFault({io::MemFileSystem::Op::kWrite, 1, false, 3, "redo.0"});
   Status st = log->WaitFlushed(a, Durability::kWriteEachCommit);
   ASSERT_TRUE(st.IsIOError());
   EXPECT_EQ(log->WaitFlushed(a, Durability::kSyncEachCommit).ToString(), st.ToString());
@@ -429,6 +431,236 @@ TEST_F(RedoLogTest, NonEmptyControlFileWithoutAValidSlotIsCorruption) {
   auto r = RedoLog::Open(&mem, kDir, NoBackground(), nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().IsCorruption());
+}
+
+// Small segments, so a handful of records spread over several.
+RedoLog::Options SmallSegments() {
+  RedoLog::Options o;
+  o.flush_interval = std::chrono::milliseconds(0);
+  o.segment_size = 64;
+  return o;
+}
+
+std::vector<std::string> SegmentFiles(io::MemFileSystem* mem) {
+  std::vector<std::string> out;
+  auto names = mem->List(kDir);
+  EXPECT_TRUE(names.ok());
+  for (const std::string& n : *names) {
+    if (n != "redo.ctl") out.push_back(n);
+  }
+  return out;
+}
+
+TEST_F(RedoLogTest, SegmentsRollOverAndRecoveryReadsAcrossThem) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<std::string> written;
+  std::vector<uint64_t> ends;
+  for (int i = 0; i < 20; ++i) {
+    written.push_back("record-" + std::to_string(i) + std::string(i * 3, 'p'));
+    ends.push_back(MustAppend(log.get(), written.back()));
+    // Each commit is its own write, so the writer sees every boundary.
+    ASSERT_TRUE(log->WaitFlushed(ends.back(), Durability::kWriteEachCommit).ok());
+  }
+  ASSERT_TRUE(log->WaitFlushed(ends.back(), Durability::kSyncEachCommit).ok());
+  const std::vector<uint64_t> starts = log->segment_starts();
+  ASSERT_GT(starts.size(), 3u);
+  EXPECT_EQ(starts.front(), 0u);
+  EXPECT_EQ(log->stats().segments_created, starts.size() - 1);
+  std::vector<std::string> names;
+  for (uint64_t st : starts) names.push_back(RedoLog::SegmentName(st));
+  EXPECT_EQ(SegmentFiles(&mem), names);
+  // Every segment starts at a record boundary.
+  for (uint64_t st : starts) {
+    EXPECT_TRUE(st == 0 || std::find(ends.begin(), ends.end(), st) != ends.end()) << st;
+  }
+  mem.DropUnsyncedData();  // the last sync covered every segment
+  log.reset();
+
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, written);
+  EXPECT_EQ(recovered_lsns, ends);
+  EXPECT_EQ(log->current_lsn(), ends.back());
+  EXPECT_EQ(log->segment_starts(), starts);
+}
+
+TEST_F(RedoLogTest, ACheckpointRemovesTheSegmentsWhollyBeforeIt) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<uint64_t> ends;
+  for (int i = 0; i < 20; ++i) {
+    ends.push_back(MustAppend(log.get(), "r" + std::to_string(i) + std::string(20, 'c')));
+    ASSERT_TRUE(log->WaitFlushed(ends.back(), Durability::kSyncEachCommit).ok());
+  }
+  const std::vector<uint64_t> before = log->segment_starts();
+  ASSERT_GT(before.size(), 4u);
+  // A checkpoint inside the third segment: the first two go, the third
+  // (which holds the checkpoint) stays.
+  const uint64_t third = before[2];
+  const uint64_t ckpt = *std::find_if(ends.begin(), ends.end(), [&](uint64_t e) { return e > third; });
+  ASSERT_LT(ckpt, before[3]);
+  ASSERT_TRUE(log->Checkpoint(ckpt).ok());
+  const std::vector<uint64_t> after(before.begin() + 2, before.end());
+  EXPECT_EQ(log->segment_starts(), after);
+  EXPECT_EQ(log->stats().segments_removed, 2u);
+  std::vector<std::string> names;
+  for (uint64_t st : after) names.push_back(RedoLog::SegmentName(st));
+  EXPECT_EQ(SegmentFiles(&mem), names);
+  // A checkpoint exactly at a segment's start removes everything before it.
+  ASSERT_TRUE(log->Checkpoint(before[3]).ok());
+  EXPECT_EQ(log->segment_starts().front(), before[3]);
+  mem.DropUnsyncedData();
+  log.reset();
+
+  log = OpenLog(SmallSegments());
+  const size_t first_after = std::find(ends.begin(), ends.end(), before[3]) - ends.begin() + 1;
+  ASSERT_EQ(recovered.size(), ends.size() - first_after);
+  EXPECT_EQ(recovered.front(), "r" + std::to_string(first_after) + std::string(20, 'c'));
+  EXPECT_EQ(log->current_lsn(), ends.back());
+  // Appending goes on in the last segment and survives.
+  uint64_t more = MustAppend(log.get(), "more");
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered.back(), "more");
+  EXPECT_EQ(log->current_lsn(), more);
+}
+
+TEST_F(RedoLogTest, ADamagedRecordInAnEarlierSegmentIsCorruptionNotATornTail) {
+  auto log = OpenLog(SmallSegments());
+  for (int i = 0; i < 10; ++i) {
+    uint64_t e = MustAppend(log.get(), "rec" + std::to_string(i) + std::string(30, 'd'));
+    ASSERT_TRUE(log->WaitFlushed(e, Durability::kSyncEachCommit).ok());
+  }
+  ASSERT_GT(log->segment_starts().size(), 2u);
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  {
+    auto f = mem.Open(kLogPath, io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "X").ok());
+    ASSERT_TRUE((*f)->Sync().ok());
+  }
+  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find("later segments follow"), std::string::npos) << r.status().ToString();
+}
+
+TEST_F(RedoLogTest, AnEmptySegmentLeftByACrashAtRolloverIsWhereAppendingGoesOn) {
+  auto log = OpenLog(SmallSegments());
+  uint64_t a = MustAppend(log.get(), std::string(80, 'a'));  // fills the first segment
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  // The crash came after the next segment was created, before its write.
+  ASSERT_TRUE(mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(a), io::OpenMode::kCreateNew).ok());
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, (std::vector<std::string>{std::string(80, 'a')}));
+  EXPECT_EQ(log->segment_starts(), (std::vector<uint64_t>{0, a}));
+  uint64_t b = MustAppend(log.get(), "b");
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, (std::vector<std::string>{std::string(80, 'a'), "b"}));
+  EXPECT_EQ(log->current_lsn(), b);
+}
+
+TEST_F(RedoLogTest, ASegmentThatDoesNotEndWhereTheNextStartsIsCorruption) {
+  auto log = OpenLog(SmallSegments());
+  uint64_t a = MustAppend(log.get(), std::string(80, 'a'));
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  ASSERT_TRUE(
+      mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(a + 5), io::OpenMode::kCreateNew).ok());
+  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+}
+
+TEST_F(RedoLogTest, SegmentsLeftBeforeTheCheckpointAreRemovedAtOpen) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<uint64_t> ends;
+  for (int i = 0; i < 8; ++i) {
+    ends.push_back(MustAppend(log.get(), std::string(40, static_cast<char>('a' + i))));
+    ASSERT_TRUE(log->WaitFlushed(ends.back(), Durability::kSyncEachCommit).ok());
+  }
+  const std::vector<uint64_t> starts = log->segment_starts();
+  ASSERT_GT(starts.size(), 3u);
+  ASSERT_TRUE(log->Checkpoint(starts[2]).ok());
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  // As if the checkpoint's removals had not reached the disk.
+  ASSERT_TRUE(mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[0]),
+                       io::OpenMode::kCreateNew).ok());
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(log->segment_starts().front(), starts[2]);
+  EXPECT_EQ(SegmentFiles(&mem).front(), RedoLog::SegmentName(starts[2]));
+  EXPECT_EQ(log->current_lsn(), ends.back());
+}
+
+TEST_F(RedoLogTest, ALogFromBeforeSegmentsIsRenamedToTheFirstSegment) {
+  auto log = OpenLog();
+  uint64_t a = MustAppend(log.get(), "old-format");
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  ASSERT_TRUE(mem.Rename(kLogPath, std::string(kDir) + "/redo.log").ok());
+  log = OpenLog();
+  EXPECT_EQ(recovered, (std::vector<std::string>{"old-format"}));
+  EXPECT_EQ(log->current_lsn(), a);
+  EXPECT_EQ(SegmentFiles(&mem), (std::vector<std::string>{"redo.0000000000000000"}));
+}
+
+// Committers, small segments rolling over under them, and a checkpointer
+// removing segments meanwhile: every commit after the last checkpoint
+// recovers, and the files on disk are only the segments still needed.
+TEST_F(RedoLogTest, SegmentsRollAndGoWhileCommittersAndACheckpointerRun) {
+  RedoLog::Options o = SmallSegments();
+  o.segment_size = 512;
+  auto log = OpenLog(o);
+  constexpr int kThreads = 6;
+  constexpr int kCommits = 200;
+  std::atomic<int> failures{0};
+  std::atomic<bool> done{false};
+  std::vector<std::vector<std::pair<uint64_t, std::string>>> committed(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCommits; ++i) {
+        std::string p = "t" + std::to_string(t) + "-" + std::to_string(i);
+        Result<uint64_t> lsn = log->Append(p);
+        if (!lsn.ok() || !log->WaitFlushed(*lsn, Durability::kSyncEachCommit).ok()) ++failures;
+        if (lsn.ok()) committed[t].emplace_back(*lsn, p);
+      }
+    });
+  }
+  std::thread checkpointer([&] {
+    while (!done.load()) {
+      const uint64_t lsn = log->flushed_lsn();
+      if (lsn > log->checkpoint_lsn() && !log->Checkpoint(lsn).ok()) ++failures;
+      std::this_thread::yield();
+    }
+  });
+  for (auto& th : threads) th.join();
+  done.store(true);
+  checkpointer.join();
+  EXPECT_EQ(failures.load(), 0);
+  const uint64_t ckpt = log->checkpoint_lsn();
+  EXPECT_GT(log->stats().segments_created, 5u);
+  EXPECT_GT(log->stats().segments_removed, 0u);
+  std::vector<std::string> names;
+  for (uint64_t st : log->segment_starts()) names.push_back(RedoLog::SegmentName(st));
+  EXPECT_EQ(SegmentFiles(&mem), names);
+  EXPECT_LE(log->segment_starts().front(), ckpt);
+  mem.DropUnsyncedData();
+  log.reset();
+
+  log = OpenLog(o);
+  std::set<std::string> want;
+  for (const auto& per_thread : committed) {
+    for (const auto& [end, p] : per_thread) {
+      if (end > ckpt) want.insert(p);
+    }
+  }
+  EXPECT_EQ(std::set<std::string>(recovered.begin(), recovered.end()), want);
+  EXPECT_EQ(recovered.size(), want.size());
 }
 
 }  // namespace

@@ -124,6 +124,12 @@ for f in $files; do
     p="$(grep -c '^\[ pass \]' "$out")"
     fl="$(grep -c '^\[ FAIL \]' "$out")"
     echo "[ FAIL ] $name ended without a RESULT line (exit $rc)"
+    if [ ! -s "$out" ]; then
+      # Not a line written, not even a traceback: Python could not write
+      # its output (a full disk exits 1 silently). Say where space stands.
+      echo "    no output at all; space left where it writes:"
+      df -h "$TMP" "$HERE" 2>&1 | sed 's/^/    /'
+    fi
     passed=$((passed + p)); failed=$((failed + fl + 1))
   fi
 done
