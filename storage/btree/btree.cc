@@ -339,27 +339,38 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
   assert(check == nullptr || op == WriteOp::kInsert);
   SLUICE_RETURN_IF_ERROR(CheckRecord(key, value));
   assert(!Mtr::InMtr(pool_));  // an enclosing mtr would hold latches across smo_mu_
-  {
-    // Mtr 1: the leaf alone. An attempt that needs a split changed nothing,
-    // so committing it leaves this thread holding no latch before smo_mu_.
-    Mtr mtr(pool_);
-    auto r = WriteOptimistic(key, value, op, old_value, check);
-    Status committed = mtr.Commit();
-    if (!r.ok()) return r.status();
-    if (r->has_value()) {
-      if (!committed.ok()) return committed;
-      return **r;
+  for (;;) {
+    const uint64_t smo_seen = smo_count_.load(std::memory_order_acquire);
+    {
+      // Mtr 1: the leaf alone. An attempt that needs a split changed
+      // nothing, so committing it leaves this thread holding no latch
+      // before smo_mu_.
+      Mtr mtr(pool_);
+      auto r = WriteOptimistic(key, value, op, old_value, check);
+      Status committed = mtr.Commit();
+      if (!r.ok()) return r.status();
+      if (r->has_value()) {
+        if (!committed.ok()) return committed;
+        return **r;
+      }
     }
+    MutexLock smo(&smo_mu_);
+    // Writers that found the same full leaf queue here behind the one that
+    // splits it. Once that split is done their leaf has room again: they go
+    // back to the leaf alone instead of each descending from the root with
+    // exclusive latches in turn (which stalled every other descent, the
+    // convoy of an append-only key).
+    if (smo_count_.load(std::memory_order_relaxed) != smo_seen) continue;
+    // Mtr 2: the whole structure change (every split level, the new pages
+    // and their allocation, the next leaf's back link) is one redo record.
+    Mtr mtr(pool_);
+    auto r = WritePessimistic(key, value, op, old_value, check);
+    Status committed = mtr.Commit();
+    smo_count_.fetch_add(1, std::memory_order_release);
+    if (!r.ok()) return r.status();
+    if (!committed.ok()) return committed;
+    return *r;
   }
-  // Mtr 2: the whole structure change (every split level, the new pages
-  // and their allocation, the next leaf's back link) is one redo record.
-  MutexLock smo(&smo_mu_);
-  Mtr mtr(pool_);
-  auto r = WritePessimistic(key, value, op, old_value, check);
-  Status committed = mtr.Commit();
-  if (!r.ok()) return r.status();
-  if (!committed.ok()) return committed;
-  return *r;
 }
 
 Result<std::optional<BTree::WriteResult>> BTree::WriteOptimistic(std::string_view key,
@@ -608,6 +619,7 @@ Result<bool> BTree::Delete(std::string_view key, std::string* old_value) {
     Mtr mtr(pool_);
     Status s = RemoveEmptyLeaf(key);
     Status committed = mtr.Commit();
+    smo_count_.fetch_add(1, std::memory_order_release);
     SLUICE_RETURN_IF_ERROR(s);
     SLUICE_RETURN_IF_ERROR(committed);
   }

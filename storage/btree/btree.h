@@ -29,7 +29,9 @@
 //     descend with latch coupling: shared latches on internal nodes, the
 //     parent released once the child is latched; the leaf is latched shared
 //     or exclusive. A change that needs a split (or a leaf that became
-//     empty) releases everything and retries "pessimistically":
+//     empty) releases everything and retries "pessimistically" (unless a
+//     structure change finished while it waited for smo_mu_: then it
+//     retries optimistically, as the split it waited for made room):
 //   - Structure modifications are serialised per tree by smo_mu_ (like
 //     InnoDB's index SX lock: readers are not blocked by it). Under it the
 //     writer descends from the root with exclusive latches, releasing the
@@ -284,6 +286,9 @@ class BTree {
   const Options options_;
   // Serialises structure modifications (splits, leaf frees) and Verify.
   mutable Mutex smo_mu_;
+  // Structure modifications finished (bumped under smo_mu_): a writer that
+  // waited for smo_mu_ while another split ran retries its leaf first.
+  std::atomic<uint64_t> smo_count_{0};
   // Whether the root was a leaf last time we looked; picks the root's latch
   // mode for writers. A stale hint costs a retry, never correctness.
   mutable std::atomic<bool> root_is_leaf_{true};

@@ -4,9 +4,11 @@
 // pool (no transactions, no redo), at each requested thread count. Every
 // thread count starts from a fresh tablespace. Keys are 8-byte encoded
 // integers inserted in random order; each thread owns the keys congruent to
-// its index, so inserts never collide.
+// its index, so inserts never collide. --ascending hands the keys out in
+// order from one counter instead (an AUTO_INCREMENT key: every thread
+// appends to the same rightmost leaf).
 //
-//   sluice-btree-bench [--rows=N] [--threads=1,2] [--value_size=B]
+//   sluice-btree-bench [--rows=N] [--threads=1,2] [--value_size=B] [--ascending]
 //                      [--scan_len=L] [--pool_mb=M] [--dir=PATH] [--mem] [--mtr_log]
 // --mtr_log installs a mini-transaction logger (storage/buffer/mtr.h) that
 // only counts the redo bytes, to measure the cost of capturing page diffs.
@@ -41,6 +43,7 @@ struct Flags {
   std::string dir;
   bool mem = false;
   bool mtr_log = false;
+  bool ascending = false;
 };
 
 bool Parse(int argc, char** argv, Flags* f) {
@@ -74,6 +77,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->mem = true;
     } else if (a == "--mtr_log") {
       f->mtr_log = true;
+    } else if (a == "--ascending") {
+      f->ascending = true;
     } else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return false;
@@ -116,9 +121,9 @@ int Run(const Flags& flags) {
       made_dir = true;
     }
   }
-  std::printf("rows=%lld value_size=%zu scan_len=%d pool_mb=%zu fs=%s\n",
+  std::printf("rows=%lld value_size=%zu scan_len=%d pool_mb=%zu fs=%s order=%s\n",
               static_cast<long long>(flags.rows), flags.value_size, flags.scan_len, flags.pool_mb,
-              flags.mem ? "memory" : "posix");
+              flags.mem ? "memory" : "posix", flags.ascending ? "ascending" : "random");
   const std::string value(flags.value_size, 'v');
   for (int nthreads : flags.threads) {
     const std::string path = dir + "/bench_" + std::to_string(nthreads) + ".ibd";
@@ -149,7 +154,14 @@ int Run(const Flags& flags) {
     std::atomic<int> errors{0};
 
     const int64_t per_thread = flags.rows / nthreads;
+    std::atomic<int64_t> next_key{0};
     double secs = RunThreads(nthreads, [&](int id) {
+      if (flags.ascending) {
+        for (int64_t k = next_key.fetch_add(1); k < per_thread * nthreads; k = next_key.fetch_add(1)) {
+          if (!t->Insert(Key(k), value).ok()) errors.fetch_add(1);
+        }
+        return;
+      }
       std::vector<int64_t> keys(per_thread);
       for (int64_t i = 0; i < per_thread; ++i) keys[i] = i * nthreads + id;
       std::shuffle(keys.begin(), keys.end(), std::mt19937_64(id + 1));
