@@ -3,6 +3,7 @@
 // Readers and writers on one tree at once, with a pool small enough that
 // pages are evicted and read back while they run. Meant for TSan too.
 #include <atomic>
+#include <functional>
 #include <map>
 #include <random>
 #include <thread>
@@ -38,6 +39,22 @@ class BTreeConcurrencyTest : public ::testing::Test {
     auto t = BTree::Create(pool_.get(), kSpace);
     ASSERT_TRUE(t.ok());
     tree_ = std::move(*t);
+  }
+
+  // The tree verifies and holds exactly the keys 0, step, 2 * step, ...
+  // below `end`, each with value_of(key).
+  void ExpectValidTreeHolding(int64_t end, int64_t step, const std::function<std::string(int64_t)>& value_of) {
+    BTree::VerifyStats st;
+    Status s = tree_->Verify(&st);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    auto c = tree_->NewCursor();
+    ASSERT_TRUE(c.SeekToFirst().ok());
+    int64_t expect = 0;
+    for (; c.Valid(); StepOk(c.Next()), expect += step) {
+      ASSERT_EQ(KeyInt(c.key()), expect);
+      ASSERT_EQ(c.value(), value_of(expect));
+    }
+    EXPECT_EQ(expect, end);
   }
 
   io::MemFileSystem fs_;
@@ -147,17 +164,8 @@ TEST_F(BTreeConcurrencyTest, ConcurrentWritersOnDisjointRangesLoseNothing) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
-  BTree::VerifyStats st;
-  Status s = tree_->Verify(&st);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  auto c = tree_->NewCursor();
-  ASSERT_TRUE(c.SeekToFirst().ok());
-  int64_t expect = 0;
-  for (; c.Valid(); StepOk(c.Next()), expect += 4) {
-    ASSERT_EQ(KeyInt(c.key()), expect);
-    ASSERT_EQ(c.value(), std::string(100 + expect % 50, 'w'));
-  }
-  EXPECT_EQ(expect, static_cast<int64_t>(kThreads) * kPerThread);
+  ExpectValidTreeHolding(static_cast<int64_t>(kThreads) * kPerThread, 4,
+                         [](int64_t k) { return std::string(100 + k % 50, 'w'); });
 }
 
 // An AUTO_INCREMENT primary key: every writer appends to the rightmost leaf,
@@ -179,17 +187,7 @@ TEST_F(BTreeConcurrencyTest, WritersAppendingToOneHotLeafLoseNothing) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
-  BTree::VerifyStats st;
-  Status s = tree_->Verify(&st);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  auto c = tree_->NewCursor();
-  ASSERT_TRUE(c.SeekToFirst().ok());
-  int64_t expect = 0;
-  for (; c.Valid(); StepOk(c.Next()), ++expect) {
-    ASSERT_EQ(KeyInt(c.key()), expect);
-    ASSERT_EQ(c.value(), std::string(40 + expect % 90, 'a'));
-  }
-  EXPECT_EQ(expect, kKeys);
+  ExpectValidTreeHolding(kKeys, 1, [](int64_t k) { return std::string(40 + k % 90, 'a'); });
 }
 
 }  // namespace
