@@ -238,6 +238,29 @@ Result<PageGuard> BTree::DescendToLeaf(std::string_view key, Target target, Latc
         }
       }
       const int child_level = node.level() - 1;
+      if (child_level == 0 && leaf_mode == LatchMode::kExclusive) {
+        // A writer does not hold the parent while it queues for its leaf:
+        // holding it there kept a split (which needs the parent exclusive)
+        // waiting for the whole queue on the leaf, and, the latch
+        // preferring writers, every new descent waiting behind the split.
+        // The parent is let go first; the leaf is still the key's if no
+        // structure change began or ended meanwhile (one that touched the
+        // leaf released its latch before we took it, after bumping the
+        // sequence: we see the bump).
+        const uint64_t seq = smo_seq_.load(std::memory_order_acquire);
+        if ((seq & 1) == 0) {
+          const uint32_t leaf_no = node.child(idx);
+          cur.Release();
+          auto leaf = FetchNode(leaf_no, leaf_mode);
+          if (smo_seq_.load(std::memory_order_acquire) != seq) break;  // moved: descend again
+          if (!leaf.ok()) return leaf.status();
+          if (!NodeView(leaf->data()).is_leaf()) {
+            return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
+                                                  space_id_, leaf_no, options_.index_name));
+          }
+          return leaf;
+        }
+      }
       auto child = FetchChild(node, idx, child_level == 0 ? leaf_mode : LatchMode::kShared);
       if (!child.ok()) return child.status();
       cur = std::move(*child);  // latch coupling: the parent goes once the child is held
@@ -340,7 +363,7 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
   SLUICE_RETURN_IF_ERROR(CheckRecord(key, value));
   assert(!Mtr::InMtr(pool_));  // an enclosing mtr would hold latches across smo_mu_
   for (;;) {
-    const uint64_t smo_seen = smo_count_.load(std::memory_order_acquire);
+    const uint64_t smo_seen = smo_seq_.load(std::memory_order_acquire);
     {
       // Mtr 1: the leaf alone. An attempt that needs a split changed
       // nothing, so committing it leaves this thread holding no latch
@@ -360,13 +383,13 @@ Result<BTree::WriteResult> BTree::Write(std::string_view key, std::string_view v
     // back to the leaf alone instead of each descending from the root with
     // exclusive latches in turn (which stalled every other descent, the
     // convoy of an append-only key).
-    if (smo_count_.load(std::memory_order_relaxed) != smo_seen) continue;
+    if (smo_seq_.load(std::memory_order_relaxed) != smo_seen) continue;
     // Mtr 2: the whole structure change (every split level, the new pages
     // and their allocation, the next leaf's back link) is one redo record.
+    SmoScope in_smo(&smo_seq_);
     Mtr mtr(pool_);
     auto r = WritePessimistic(key, value, op, old_value, check);
     Status committed = mtr.Commit();
-    smo_count_.fetch_add(1, std::memory_order_release);
     if (!r.ok()) return r.status();
     if (!committed.ok()) return committed;
     return *r;
@@ -616,10 +639,10 @@ Result<bool> BTree::Delete(std::string_view key, std::string* old_value) {
     // Mtr 2: unlinking and freeing the leaf, the parents that lose it, the
     // root's absorption of a lone child, and the frees: one redo record.
     MutexLock smo(&smo_mu_);
+    SmoScope in_smo(&smo_seq_);
     Mtr mtr(pool_);
     Status s = RemoveEmptyLeaf(key);
     Status committed = mtr.Commit();
-    smo_count_.fetch_add(1, std::memory_order_release);
     SLUICE_RETURN_IF_ERROR(s);
     SLUICE_RETURN_IF_ERROR(committed);
   }
@@ -866,6 +889,7 @@ Status BTree::VerifyNode(const PageGuard& page, const std::string_view* lo,
 Status BTree::Drop() {
   assert(!Mtr::InMtr(pool_));
   MutexLock smo(&smo_mu_);
+  SmoScope in_smo(&smo_seq_);
   // One mtr: the whole tree's pages become free at once (its frees are
   // applied to the bitmaps at commit, after every node latch is gone).
   Mtr mtr(pool_);

@@ -31,7 +31,10 @@
 //     or exclusive. A change that needs a split (or a leaf that became
 //     empty) releases everything and retries "pessimistically" (unless a
 //     structure change finished while it waited for smo_mu_: then it
-//     retries optimistically, as the split it waited for made room):
+//     retries optimistically, as the split it waited for made room).
+//     A writer lets the leaf's parent go before it latches the leaf, and
+//     keeps the leaf only if no structure modification began or ended
+//     meanwhile (smo_seq_); otherwise it descends again:
 //   - Structure modifications are serialised per tree by smo_mu_ (like
 //     InnoDB's index SX lock: readers are not blocked by it). Under it the
 //     writer descends from the root with exclusive latches, releasing the
@@ -286,9 +289,22 @@ class BTree {
   const Options options_;
   // Serialises structure modifications (splits, leaf frees) and Verify.
   mutable Mutex smo_mu_;
-  // Structure modifications finished (bumped under smo_mu_): a writer that
-  // waited for smo_mu_ while another split ran retries its leaf first.
-  std::atomic<uint64_t> smo_count_{0};
+  // Odd while a structure modification (split, leaf free, drop) runs,
+  // bumped under smo_mu_ before its first latch and after its mtr commits.
+  // A writer that waited for smo_mu_ while another split ran retries its
+  // leaf first; a writer's descent lets the leaf's parent go before
+  // latching the leaf, and keeps the leaf if the sequence did not move.
+  std::atomic<uint64_t> smo_seq_{0};
+  class SmoScope {
+   public:
+    explicit SmoScope(std::atomic<uint64_t>* seq) : seq_(seq) { seq_->fetch_add(1, std::memory_order_acq_rel); }
+    ~SmoScope() { seq_->fetch_add(1, std::memory_order_release); }
+    SmoScope(const SmoScope&) = delete;
+    SmoScope& operator=(const SmoScope&) = delete;
+
+   private:
+    std::atomic<uint64_t>* const seq_;
+  };
   // Whether the root was a leaf last time we looked; picks the root's latch
   // mode for writers. A stale hint costs a retry, never correctness.
   mutable std::atomic<bool> root_is_leaf_{true};
