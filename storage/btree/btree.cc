@@ -174,13 +174,17 @@ Status BTree::DuplicateKey(std::string_view key) const {
 }
 
 Result<PageGuard> BTree::FetchChild(const NodeView& parent, int idx, LatchMode mode) const {
-  auto child = FetchNode(parent.child(idx), mode);
-  if (!child.ok()) return child.status();
-  if (NodeView(child->data()).level() != parent.level() - 1) {
+  return FetchNodeAtLevel(parent.child(idx), mode, parent.level() - 1);
+}
+
+Result<PageGuard> BTree::FetchNodeAtLevel(uint32_t page_no, LatchMode mode, int level) const {
+  auto page = FetchNode(page_no, mode);
+  if (!page.ok()) return page.status();
+  if (NodeView(page->data()).level() != level) {
     return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
-                                          space_id_, child->id().page, options_.index_name));
+                                          space_id_, page_no, options_.index_name));
   }
-  return child;
+  return page;
 }
 
 Result<PageGuard> BTree::FetchNode(uint32_t page_no, LatchMode mode) const {
@@ -251,13 +255,8 @@ Result<PageGuard> BTree::DescendToLeaf(std::string_view key, Target target, Latc
         if ((seq & 1) == 0) {
           const uint32_t leaf_no = node.child(idx);
           cur.Release();
-          auto leaf = FetchNode(leaf_no, leaf_mode);
+          auto leaf = FetchNodeAtLevel(leaf_no, leaf_mode, 0);
           if (smo_seq_.load(std::memory_order_acquire) != seq) break;  // moved: descend again
-          if (!leaf.ok()) return leaf.status();
-          if (!NodeView(leaf->data()).is_leaf()) {
-            return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
-                                                  space_id_, leaf_no, options_.index_name));
-          }
           return leaf;
         }
       }
@@ -706,13 +705,9 @@ Status BTree::RemoveEmptyLeaf(std::string_view key) {
         absorbed_leaf = child;  // the leaf's neighbour: latched below
         break;
       }
-      auto c = FetchNode(child, LatchMode::kExclusive);
+      auto c = FetchNodeAtLevel(child, LatchMode::kExclusive, level);
       if (!c.ok()) return c.status();
       NodeView cv(c->data());
-      if (cv.level() != level) {
-        return Status::Corruption(fmt::format("space {} page {} of index '{}' is at the wrong level",
-                                              space_id_, child, options_.index_name));
-      }
       const bool more = cv.slot_count() == 0;
       child = cv.leftmost_child();
       absorbed.push_back(std::move(*c));

@@ -259,6 +259,8 @@ class BTree {
   Status CheckRecord(std::string_view key, std::string_view value) const;
   Status DuplicateKey(std::string_view key) const;
   Result<PageGuard> FetchNode(uint32_t page_no, LatchMode mode) const;
+  // FetchNode, and Corruption when the node is not at `level`.
+  Result<PageGuard> FetchNodeAtLevel(uint32_t page_no, LatchMode mode, int level) const;
   // Child `idx` of `parent`, latched in `mode`; Corruption when it is not
   // one level below its parent.
   Result<PageGuard> FetchChild(const NodeView& parent, int idx, LatchMode mode) const;
