@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -77,40 +78,31 @@ Slot ParseSlot(const char* p, size_t n) {
   return s;
 }
 
-}  // namespace
-
-std::string RedoLog::SegmentName(uint64_t start_lsn) { return fmt::format("redo.{:016x}", start_lsn); }
-
-namespace {
-
-// The start LSN a segment's file name gives, or nullopt for other names.
+// The start LSN a segment's file name gives, or nullopt for other names
+// (only the exact spelling SegmentName writes).
 std::optional<uint64_t> ParseSegmentName(const std::string& name) {
   constexpr std::string_view kPrefix = "redo.";
-  if (name.size() != kPrefix.size() + 16 || name.compare(0, kPrefix.size(), kPrefix) != 0) return std::nullopt;
+  if (name.compare(0, kPrefix.size(), kPrefix) != 0) return std::nullopt;
   uint64_t v = 0;
-  for (size_t i = kPrefix.size(); i < name.size(); ++i) {
-    const char c = name[i];
-    int d;
-    if (c >= '0' && c <= '9') {
-      d = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      d = c - 'a' + 10;
-    } else {
-      return std::nullopt;
-    }
-    v = (v << 4) | static_cast<uint64_t>(d);
-  }
+  const char* end = name.data() + name.size();
+  auto [p, ec] = std::from_chars(name.data() + kPrefix.size(), end, v, 16);
+  if (ec != std::errc() || p != end || name != RedoLog::SegmentName(v)) return std::nullopt;
   return v;
 }
 
+std::string SegmentPath(const std::string& dir, uint64_t start_lsn) {
+  return dir + "/" + RedoLog::SegmentName(start_lsn);
+}
+
 }  // namespace
+
+std::string RedoLog::SegmentName(uint64_t start_lsn) { return fmt::format("redo.{:016x}", start_lsn); }
 
 Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::string& dir,
                                                const Options& options,
                                                const RecordCallback& on_record) {
   SLUICE_RETURN_IF_ERROR(fs->CreateDir(dir));
   const std::string ctl_path = dir + "/" + kCtlName;
-  auto path_of = [&](uint64_t start) { return dir + "/" + SegmentName(start); };
 
   // The segments on disk, oldest first; a datadir from before segments
   // has its one file renamed to the segment at LSN 0.
@@ -127,7 +119,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
     if (!segments.empty()) {
       return Status::Corruption(fmt::format("{}: both {} and redo segments are present", dir, kLegacyLogName));
     }
-    SLUICE_RETURN_IF_ERROR(fs->Rename(dir + "/" + kLegacyLogName, path_of(0)));
+    SLUICE_RETURN_IF_ERROR(fs->Rename(dir + "/" + kLegacyLogName, SegmentPath(dir, 0)));
     SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
     segments.push_back(0);
   }
@@ -165,7 +157,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
     if (checkpoint != 0) {
       return Status::Corruption(fmt::format("{}: checkpoint {} but no redo segment", dir, checkpoint));
     }
-    Result<std::unique_ptr<io::File>> f = fs->Open(path_of(0), io::OpenMode::kCreateNew);
+    Result<std::unique_ptr<io::File>> f = fs->Open(SegmentPath(dir, 0), io::OpenMode::kCreateNew);
     if (!f.ok()) return f.status();
     segments.push_back(0);
     created = true;
@@ -183,7 +175,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
     return Status::Corruption(fmt::format("{}: checkpoint {} is before the first redo segment ({})", dir,
                                           checkpoint, SegmentName(segments.front())));
   }
-  for (size_t i = 0; i < first; ++i) (void)fs->Remove(path_of(segments[i]));
+  for (size_t i = 0; i < first; ++i) (void)fs->Remove(SegmentPath(dir, segments[i]));
   segments.erase(segments.begin(), segments.begin() + static_cast<std::ptrdiff_t>(first));
 
   // Scan from the checkpoint, segment by segment.
@@ -193,7 +185,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
   for (size_t i = 0; i < segments.size(); ++i) {
     const uint64_t seg_start = segments[i];
     const bool is_last = i + 1 == segments.size();
-    const std::string path = path_of(seg_start);
+    const std::string path = SegmentPath(dir, seg_start);
     Result<std::unique_ptr<io::File>> f = fs->Open(path, io::OpenMode::kOpenExisting);
     if (!f.ok()) return f.status();
     Result<uint64_t> size = (*f)->Size();
@@ -353,7 +345,7 @@ Status RedoLog::WriteSegmented(uint64_t start, std::string_view data) {
     // only the last segment ending torn), then start the next at `start`.
     SLUICE_RETURN_IF_ERROR(log_->Sync());
     Result<std::unique_ptr<io::File>> next =
-        fs_->Open(dir_ + "/" + SegmentName(start), io::OpenMode::kCreateNew);
+        fs_->Open(SegmentPath(dir_, start), io::OpenMode::kCreateNew);
     if (!next.ok()) return next.status();
     SLUICE_RETURN_IF_ERROR(fs_->SyncDir(dir_));
     log_ = std::move(*next);
@@ -444,7 +436,7 @@ Status RedoLog::Checkpoint(uint64_t lsn) {
     segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(n));
   }
   for (uint64_t start : gone) {
-    if (fs_->Remove(dir_ + "/" + SegmentName(start)).ok()) {
+    if (fs_->Remove(SegmentPath(dir_, start)).ok()) {
       segments_removed_.fetch_add(1, std::memory_order_relaxed);
     }
   }

@@ -28,6 +28,12 @@
 //             checkpoint interval writes plus one segment. (A datadir
 //             from before segments has one file, redo.log: Open renames it
 //             to the segment at LSN 0.)
+//   redo.ctl  two 512-byte slots; a slot is
+//             [magic u64][seq u64][checkpoint_lsn u64][crc32 u32 of the
+//             first 24 bytes]. Checkpoint writes slot (seq % 2) with the next
+//             seq and syncs, so a torn write leaves the other slot intact;
+//             Open takes the valid slot with the highest seq.
+//
 // LSNs: Append returns the END LSN of the record. A record's start LSN is
 // end - FramedSize(payload.size()). A checkpoint LSN must be a record
 // boundary (a start LSN, or an end LSN returned by Append) that is already
@@ -139,8 +145,8 @@ class RedoLog {
 
   // Durably records that recovery may start at `lsn` (a record boundary,
   // <= flushed_lsn(), >= the last checkpoint), then removes the segments
-  // wholly before it (a removal that fails is retried by the next
-  // checkpoint or Open; it fails nothing).
+  // wholly before it (a removal that fails fails nothing: Open removes
+  // the file).
   Status Checkpoint(uint64_t lsn);
 
   // Writes and fsyncs everything appended; stops the background flusher.
