@@ -92,8 +92,30 @@ struct Queue {
   Queue* hash_next = nullptr;
   bool is_table = false;
   bool supremum = false;
-  QueueList granted;
+  QueueList granted;  // changed only through AddGranted and RemoveGranted
   QueueList waiting;  // arrival order
+  // How many of `granted` hold each mode. A table request compatible with
+  // every mode counted here has no granted blocker, and skips the walk of
+  // `granted` (which, under autocommit INSERTs at concurrency 64, held up to
+  // 63 other transactions' IX for each new IX).
+  uint32_t granted_by_mode[kNumLockModes] = {};
+
+  void AddGranted(LockRequest* r) {
+    granted.PushBack(r);
+    ++granted_by_mode[static_cast<int>(r->mode)];
+  }
+  void RemoveGranted(LockRequest* r) {
+    granted.Remove(r);
+    --granted_by_mode[static_cast<int>(r->mode)];
+  }
+  // Table queues: may a request for `mode` conflict with a granted lock
+  // (another transaction's, or the requester's own)?
+  bool MayConflictWithGranted(LockMode mode) const {
+    for (int m = 0; m < kNumLockModes; ++m) {
+      if (granted_by_mode[m] != 0 && !LockModesCompatible(mode, static_cast<LockMode>(m))) return true;
+    }
+    return false;
+  }
 };
 
 // One shard: a latch, a chained hash table of queues, and the waiters.

@@ -369,8 +369,10 @@ inline bool MayBypass(bool is_table, LockMode mode, uint16_t bits, LockMode wait
 }  // namespace
 
 LockTrx* LockManager::FindBlockerForNew(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits) {
-  for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
-    if (g->trx != &trx && HasToWait(q, mode, bits, *g)) return g->trx;
+  if (!q.is_table || q.MayConflictWithGranted(mode)) {
+    for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
+      if (g->trx != &trx && HasToWait(q, mode, bits, *g)) return g->trx;
+    }
   }
   // Newcomers queue behind incompatible waiters instead of barging.
   for (const Request* w = q.waiting.front(); w != nullptr; w = QueueList::Next(w)) {
@@ -382,6 +384,7 @@ LockTrx* LockManager::FindBlockerForNew(const Queue& q, const LockTrx& trx, Lock
 }
 
 LockTrx* LockManager::GrantedBlocker(const Queue& q, const Request& r) {
+  if (q.is_table && !q.MayConflictWithGranted(r.mode)) return nullptr;
   for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
     if (g->trx != r.trx && HasToWait(q, r.mode, r.bits, *g)) return g->trx;
   }
@@ -399,7 +402,7 @@ LockTrx* LockManager::EarlierWaiterBlocker(const Queue& q, const Request& r) {
 
 void LockManager::GrantLocked(Shard& shard, Queue& q, Request* r, WakeList& wake) REQUIRES(shard.mu) {
   q.waiting.Remove(r);
-  q.granted.PushBack(r);
+  q.AddGranted(r);
   shard.waiters.Remove(r);
   shard.n_waiters.store(static_cast<uint32_t>(shard.waiters.size()), std::memory_order_relaxed);
   r->waiting = false;
@@ -492,7 +495,7 @@ void LockManager::GrantWaitersLocked(Shard& shard, Queue& q, WakeList& wake) REQ
 
 void LockManager::ReleaseGrantedLocked(Shard& shard, Request* r, WakeList& wake) REQUIRES(shard.mu) {
   Queue* q = r->queue;
-  q->granted.Remove(r);
+  q->RemoveGranted(r);
   if (!q->waiting.empty()) GrantWaitersLocked(shard, *q, wake);
   if (q->granted.empty() && q->waiting.empty()) shard.Erase(q);
 }
@@ -575,7 +578,10 @@ Status LockManager::Acquire(LockTrx& trx, bool is_table, uint32_t shard_index, c
   Queue* q = shard.Find(key, hash);
   LockTrx* blocker = nullptr;
   if (q != nullptr) {
-    if (!insert_intention && HoldsCovering(*q, trx, mode, bits)) {
+    // A table lock the transaction already covers never gets here: LockTable
+    // answered it from the transaction's own list, which notes every table
+    // lock granted and forgets every one released.
+    if (!insert_intention && !is_table && HoldsCovering(*q, trx, mode, bits)) {
       shard.mu.unlock();
       latch_.UnlockShared(slot);
       return Status::OK();
@@ -604,7 +610,7 @@ Status LockManager::Acquire(LockTrx& trx, bool is_table, uint32_t shard_index, c
     r->bits = bits;
     r->waiting = false;
     r->cancelled = false;
-    q->granted.PushBack(r);
+    q->AddGranted(r);
     shard.mu.unlock();
     latch_.UnlockShared(slot);
     trx.locks_.PushBack(r);
@@ -877,7 +883,7 @@ size_t LockManager::ReleaseRecord(LockTrx& trx, const RecordId& record, LockMode
     for (Request* g = q->granted.front(); g != nullptr && n < 4;) {
       Request* next = QueueList::Next(g);
       if (g->trx == &trx && g->mode == mode && (g->bits & kGapBit) == 0) {
-        q->granted.Remove(g);
+        q->RemoveGranted(g);
         released[n++] = g;
       }
       g = next;

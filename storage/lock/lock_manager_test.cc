@@ -332,6 +332,45 @@ TEST_F(LockManagerTest, TableUpgradeFromIntentionToExclusiveWaitsForOthers) {
   EXPECT_EQ(a->lock_count(), 2u);
 }
 
+// A table queue counts its granted locks by mode, and a request compatible
+// with every counted mode is granted without walking the queue: the counts
+// must follow every grant (immediate and after a wait) and every release.
+TEST_F(LockManagerTest, TableRequestsSeeTheModesStillGrantedThroughGrantsAndReleases) {
+  std::vector<LockTrxPtr> holders;
+  for (uint64_t id = 1; id <= 8; ++id) {
+    holders.push_back(lm_->CreateTrx(id));
+    ASSERT_TRUE(lm_->LockTable(*holders.back(), 5, LockMode::kIX).ok());
+  }
+  auto s = lm_->CreateTrx(20);
+  EXPECT_TRUE(IsLockWaitTimeout(lm_->LockTable(*s, 5, LockMode::kS, kNoWait)));
+  for (size_t i = 0; i + 1 < holders.size(); ++i) lm_->ReleaseAll(*holders[i]);
+  EXPECT_TRUE(IsLockWaitTimeout(lm_->LockTable(*s, 5, LockMode::kS, kNoWait)));  // one IX is left
+  auto granted_s = Async([&] { return lm_->LockTable(*s, 5, LockMode::kS, kLongWait); });
+  ASSERT_TRUE(events_.AwaitWaits(1));
+  lm_->ReleaseAll(*holders.back());
+  ASSERT_TRUE(granted_s.get().ok());  // granted after its wait: counted as S
+
+  auto ix = lm_->CreateTrx(21);
+  EXPECT_TRUE(IsLockWaitTimeout(lm_->LockTable(*ix, 5, LockMode::kIX, kNoWait)));
+  EXPECT_TRUE(lm_->LockTable(*ix, 5, LockMode::kIS, kNoWait).ok());
+
+  // AUTO-INC released at statement end leaves the others' modes counted.
+  auto ai = lm_->CreateTrx(22);
+  ASSERT_TRUE(lm_->LockTable(*ai, 6, LockMode::kAutoInc).ok());
+  ASSERT_TRUE(lm_->LockTable(*ai, 6, LockMode::kIX).ok());
+  auto other = lm_->CreateTrx(23);
+  EXPECT_TRUE(IsLockWaitTimeout(lm_->LockTable(*other, 6, LockMode::kAutoInc, kNoWait)));
+  EXPECT_TRUE(lm_->ReleaseTable(*ai, 6, LockMode::kAutoInc));
+  EXPECT_TRUE(lm_->LockTable(*other, 6, LockMode::kAutoInc, kNoWait).ok());
+  EXPECT_TRUE(IsLockWaitTimeout(lm_->LockTable(*other, 6, LockMode::kX, kNoWait)));  // ai's IX
+
+  lm_->ReleaseAll(*s);
+  lm_->ReleaseAll(*ix);
+  lm_->ReleaseAll(*ai);
+  lm_->ReleaseAll(*other);
+  ExpectNoLocksLeft();
+}
+
 // --- Release ---------------------------------------------------------------
 
 TEST_F(LockManagerTest, ReleaseAllLeavesNothingAndWakesWaiters) {
