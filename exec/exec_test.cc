@@ -211,6 +211,7 @@ class ExecTest : public ::testing::Test {
   // A connection of `user`@`host` (the account of that name), in database db.
   void Login(SessionContext& ctx, uint32_t id, const std::string& user, const std::string& host) {
     ctx.connection_id = id;
+    ctx.mdl.id = id;
     ctx.user = ctx.priv_user = user;
     ctx.host = ctx.priv_host = host;
     ctx.account = acl_.Lookup(acl::AccountName{user, host});

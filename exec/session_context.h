@@ -26,6 +26,7 @@
 #include "base/mutex.h"
 #include "base/status.h"
 #include "exec/lock_wait.h"
+#include "exec/metadata_lock.h"
 #include "exec/prepared.h"
 #include "exec/settings.h"
 #include "sql/value.h"
@@ -92,13 +93,13 @@ struct SessionContext {
   uint64_t found_rows = 0;
   bool in_transaction = false;   // BEGIN / START TRANSACTION seen, not yet ended
   bool read_only_transaction = false;  // START TRANSACTION READ ONLY
-  // The open engine transaction (TableExecutor), and whether this session
-  // may hold shared metadata locks (exec/metadata_lock.h) on the tables
-  // its statements used. `trx` is the statement thread's only; KILL
-  // reaches the transaction from another thread (to cancel a lock wait)
-  // through what Transaction::Open and End publish (PublishTrx).
+  // The open engine transaction (TableExecutor), and the metadata locks
+  // (exec/metadata_lock.h) this session holds on the tables its statements
+  // used (`mdl.id` is `connection_id`). `trx` is the statement thread's
+  // only; KILL reaches the transaction from another thread (to cancel a
+  // lock wait) through what Transaction::Open and End publish (PublishTrx).
   std::unique_ptr<storage::EngineTrx> trx;
-  bool holds_metadata_lock = false;
+  MetadataLocks::Owner mdl;
   // `trx` as KILL may see it (null: none): published once it is set and
   // withdrawn before it is destroyed. The statement's thread.
   void PublishTrx(storage::EngineTrx* published) EXCLUDES(trx_mu_) {

@@ -80,8 +80,7 @@ TableExecutor::~TableExecutor() {
   // A statement that ended without a transaction (autocommit, or one that
   // failed before reading) keeps no table's lock.
   if (!ctx_.trx) {
-    if (ctx_.holds_metadata_lock) env_.metadata_locks().ReleaseShared(ctx_.connection_id);
-    ctx_.holds_metadata_lock = false;
+    if (ctx_.mdl.MayHold()) env_.metadata_locks().ReleaseShared(ctx_.mdl);
   }
   // Every DDL path ends with EndDdl; this is the backstop.
   if (holds_ddl_lock_) EndDdl();
@@ -89,7 +88,7 @@ TableExecutor::~TableExecutor() {
 
 Status TableExecutor::AcquireMetadataLocks(std::vector<MetadataLocks::Request> requests) {
   bool waited = false;
-  Status st = env_.metadata_locks().Acquire(ctx_.connection_id, std::move(requests),
+  Status st = env_.metadata_locks().Acquire(ctx_.mdl, std::move(requests),
                                                LockWaitTimeout(env_, ctx_), &ctx_.killed, [&] {
                                                  waited = true;
                                                  ctx_.SetState("Waiting for table metadata lock");
@@ -214,12 +213,10 @@ Status TableExecutor::UseTable(Table& t, const sql::TableRef& ref, bool write) {
         &ctx_.killed)));
   }
   const std::string key = MetadataLocks::TableKey(t.schema, t.def->name);
-  if (ctx_.holds_metadata_lock &&
-      env_.metadata_locks().Holds(ctx_.connection_id, key, MetadataLocks::Mode::kShared)) {
+  if (ctx_.mdl.MayHold() && env_.metadata_locks().Holds(ctx_.mdl, key, MetadataLocks::Mode::kShared)) {
     return Status::OK();
   }
   const std::string name = t.def->name;
-  ctx_.holds_metadata_lock = true;
   SLUICE_RETURN_IF_ERROR(AcquireMetadataLocks({{key, MetadataLocks::Mode::kShared}}));
   // The definition read before the lock may be one a DDL has since replaced.
   t.def = env_.engine().FindTable(t.schema, name);
@@ -246,14 +243,12 @@ Status TableExecutor::UseForeignKeyTables(const TableDef& def) {
   for (const auto& [schema, name] : related) {
     if (schema == def.schema && name == def.name) continue;
     std::string key = MetadataLocks::TableKey(schema, name);
-    if (ctx_.holds_metadata_lock &&
-        env_.metadata_locks().Holds(ctx_.connection_id, key, MetadataLocks::Mode::kShared)) {
+    if (ctx_.mdl.MayHold() && env_.metadata_locks().Holds(ctx_.mdl, key, MetadataLocks::Mode::kShared)) {
       continue;
     }
     requests.push_back({std::move(key), MetadataLocks::Mode::kShared});
   }
   if (requests.empty()) return Status::OK();
-  ctx_.holds_metadata_lock = true;
   return AcquireMetadataLocks(std::move(requests));
 }
 
@@ -378,7 +373,7 @@ Status TableExecutor::BeginDdl(std::vector<MetadataLocks::Request> requests) {
 }
 
 void TableExecutor::EndDdl() {
-  if (!ddl_keys_.empty()) env_.metadata_locks().Release(ctx_.connection_id, ddl_keys_);
+  if (!ddl_keys_.empty()) env_.metadata_locks().Release(ctx_.mdl, ddl_keys_);
   ddl_keys_.clear();
   holds_ddl_lock_ = false;
   EndWrite();

@@ -75,10 +75,7 @@ void Transaction::End() {
   ctx_.trx.reset();  // rolls back one still active, outside the mutex KILL takes
   ctx_.savepoints.clear();
   if (ctx_.binlog) ctx_.binlog->Clear();
-  if (ctx_.holds_metadata_lock) {
-    env_.metadata_locks().ReleaseShared(ctx_.connection_id);
-    ctx_.holds_metadata_lock = false;
-  }
+  if (ctx_.mdl.MayHold()) env_.metadata_locks().ReleaseShared(ctx_.mdl);
 }
 
 Status Transaction::Commit() {
@@ -131,7 +128,7 @@ Status Transaction::Rollback() {
 void Transaction::EndSession() {
   if (ctx_.trx && ctx_.trx->active()) (void)env_.engine().Rollback(*ctx_.trx);
   End();
-  env_.metadata_locks().ReleaseAll(ctx_.connection_id);
+  env_.metadata_locks().ReleaseAll(ctx_.mdl);
 }
 
 Transaction::Mark Transaction::StartStatement(storage::EngineTrx& trx) {

@@ -92,6 +92,7 @@ Session::Session(Server& server, StreamSocket socket, Peer peer, uint32_t connec
       timer_(socket_.get_executor()),
       watch_timer_(socket_.get_executor()) {
   ctx_.connection_id = connection_id;
+  ctx_.mdl.id = connection_id;
   remote_ip_ = std::move(peer.ip);
   ctx_.host = std::move(peer.host);
   ctx_.peer = std::move(peer.peer);
