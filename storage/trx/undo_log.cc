@@ -89,21 +89,36 @@ class MemUndoStore::Log final : public UndoLog {
 MemUndoStore::~MemUndoStore() = default;
 
 Result<std::unique_ptr<UndoLog>> MemUndoStore::CreateLog(TrxId trx) {
-  WriterMutexLock l(&map_mu_);
-  if (next_slot_ > kMaxSlot) return Status::MySQL(1105, "HY000", "undo slots exhausted");
-  uint64_t slot = next_slot_++;
-  auto data = std::make_shared<LogData>(slot, trx);
-  logs_.emplace(slot, data);
-  slot_of_trx_[trx] = slot;
+  // Slots wrap (at 20000 transactions a second 2^31 - 1 of them last 30
+  // hours) and skip one still in use: a purged log's slot is free again,
+  // since no correct caller follows a roll pointer into a purged log.
+  std::shared_ptr<LogData> data;
+  uint64_t slot = 0;
+  for (int tries = 0; data == nullptr; ++tries) {
+    if (tries == 1024) return Status::MySQL(1105, "HY000", "undo slots exhausted");
+    slot = (next_slot_.fetch_add(1, std::memory_order_relaxed) - 1) % kMaxSlot + 1;
+    Shard& shard = ShardOfSlot(slot);
+    WriterMutexLock l(&shard.mu);
+    if (shard.logs.count(slot) != 0) continue;
+    data = std::make_shared<LogData>(slot, trx);
+    shard.logs.emplace(slot, data);
+  }
+  {
+    Shard& shard = ShardOfTrx(trx);
+    WriterMutexLock l(&shard.mu);
+    uint64_t& newest = shard.slot_of_trx[trx];
+    newest = std::max(newest, slot);
+  }
   return std::unique_ptr<UndoLog>(new Log(std::move(data)));
 }
 
 Result<UndoRecord> MemUndoStore::Fetch(RollPtr roll_ptr) const {
   uint64_t slot = roll_ptr.location() >> kIndexBits;
   uint64_t index = roll_ptr.location() & kMaxIndex;
-  ReaderMutexLock l(&map_mu_);
-  auto it = logs_.find(slot);
-  if (it == logs_.end()) return Status::Corruption("undo record not found: log purged or never written");
+  const Shard& shard = ShardOfSlot(slot);
+  ReaderMutexLock l(&shard.mu);
+  auto it = shard.logs.find(slot);
+  if (it == shard.logs.end()) return Status::Corruption("undo record not found: log purged or never written");
   std::string bytes;
   {
     MutexLock dl(&it->second->mu);
@@ -115,10 +130,11 @@ Result<UndoRecord> MemUndoStore::Fetch(RollPtr roll_ptr) const {
 
 Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* committed) {
   std::vector<std::shared_ptr<LogData>> freed_committed;
+  std::vector<std::pair<TrxId, uint64_t>> freed_slots;  // (trx, slot)
   size_t freed = 0;
-  {
-    WriterMutexLock l(&map_mu_);
-    for (auto it = logs_.begin(); it != logs_.end();) {
+  for (Shard& shard : shards_) {
+    WriterMutexLock l(&shard.mu);
+    for (auto it = shard.logs.begin(); it != shard.logs.end();) {
       LogData& d = *it->second;
       bool drop, was_committed;
       {
@@ -130,15 +146,25 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
         ++it;
         continue;
       }
-      if (auto t = slot_of_trx_.find(d.trx); t != slot_of_trx_.end() && t->second == d.slot) slot_of_trx_.erase(t);
+      freed_slots.emplace_back(d.trx, d.slot);
       if (committed != nullptr && was_committed) freed_committed.push_back(it->second);
-      it = logs_.erase(it);
+      it = shard.logs.erase(it);
       ++freed;
     }
   }
-  // Decoded outside map_mu_, and without LogData::mu: the logs are no
-  // longer reachable, and ended logs are never written again (which the
-  // analysis cannot know, hence NO_THREAD_SAFETY_ANALYSIS).
+  // Between the two passes SeenByAll may find a slot whose log is gone: it
+  // answers true, as it would once the slot goes (a log is freed only when
+  // every read view sees its transaction's changes, or none are left).
+  for (const auto& [trx, slot] : freed_slots) {
+    Shard& shard = ShardOfTrx(trx);
+    WriterMutexLock l(&shard.mu);
+    if (auto t = shard.slot_of_trx.find(trx); t != shard.slot_of_trx.end() && t->second == slot) {
+      shard.slot_of_trx.erase(t);
+    }
+  }
+  // Decoded outside the shards' locks, and without LogData::mu: the logs
+  // are no longer reachable, and ended logs are never written again (which
+  // the analysis cannot know, hence NO_THREAD_SAFETY_ANALYSIS).
   auto decode = [&]() NO_THREAD_SAFETY_ANALYSIS -> Status {
     std::sort(freed_committed.begin(), freed_committed.end(),
               [](const auto& a, const auto& b) NO_THREAD_SAFETY_ANALYSIS { return a->commit_no < b->commit_no; });
@@ -165,18 +191,31 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
 }
 
 bool MemUndoStore::SeenByAll(TrxId trx, TrxId purge_limit) const {
-  ReaderMutexLock l(&map_mu_);
-  auto t = slot_of_trx_.find(trx);
-  if (t == slot_of_trx_.end()) return true;
-  const LogData& d = *logs_.at(t->second);
+  uint64_t slot;
+  {
+    const Shard& shard = ShardOfTrx(trx);
+    ReaderMutexLock l(&shard.mu);
+    auto t = shard.slot_of_trx.find(trx);
+    if (t == shard.slot_of_trx.end()) return true;
+    slot = t->second;
+  }
+  const Shard& shard = ShardOfSlot(slot);
+  ReaderMutexLock l(&shard.mu);
+  auto it = shard.logs.find(slot);
+  if (it == shard.logs.end()) return true;  // purged since
+  const LogData& d = *it->second;
   MutexLock dl(&d.mu);
   return d.state == LogData::State::kRolledBack ||
          (d.state == LogData::State::kCommitted && d.commit_no < purge_limit);
 }
 
 size_t MemUndoStore::log_count() const {
-  ReaderMutexLock l(&map_mu_);
-  return logs_.size();
+  size_t n = 0;
+  for (const Shard& shard : shards_) {
+    ReaderMutexLock l(&shard.mu);
+    n += shard.logs.size();
+  }
+  return n;
 }
 
 }  // namespace sluice::storage

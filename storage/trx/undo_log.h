@@ -15,10 +15,12 @@
 // Thread-safety: an UndoLog is driven by its transaction's thread only
 // (Append, RollbackTo, Mark*). UndoStore methods may be called concurrently
 // with each other and with any log's owner.
-// Lock order (MemUndoStore): map_mu_ -> LogData::mu.
+// Lock order (MemUndoStore): Shard::mu -> LogData::mu; one shard at a time.
 // Ownership: the store must outlive its logs.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -98,6 +100,8 @@ class UndoStore {
 class MemUndoStore final : public UndoStore {
  public:
   MemUndoStore() = default;
+  // For tests: the first slot handed out (slots wrap after 2^31 - 1).
+  explicit MemUndoStore(uint64_t first_slot) : next_slot_(first_slot) {}
   MemUndoStore(const MemUndoStore&) = delete;
   MemUndoStore& operator=(const MemUndoStore&) = delete;
   ~MemUndoStore() override;
@@ -113,11 +117,23 @@ class MemUndoStore final : public UndoStore {
   struct LogData;
   class Log;
 
-  mutable SharedMutex map_mu_;
-  uint64_t next_slot_ GUARDED_BY(map_mu_) = 1;
-  std::map<uint64_t, std::shared_ptr<LogData>> logs_ GUARDED_BY(map_mu_);
-  // The newest log of each transaction id (SeenByAll).
-  std::unordered_map<TrxId, uint64_t> slot_of_trx_ GUARDED_BY(map_mu_);
+  // The logs are spread over shards by slot, and the newest slot of each
+  // transaction by transaction id, so that a new transaction's CreateLog
+  // waits only for the sixteenth of the logs a purge pass is walking (one
+  // map under one writer lock put 64 committers behind every pass).
+  static constexpr size_t kShards = 16;
+  struct alignas(128) Shard {
+    mutable SharedMutex mu;
+    std::map<uint64_t, std::shared_ptr<LogData>> logs GUARDED_BY(mu);  // slot % kShards == this
+    std::unordered_map<TrxId, uint64_t> slot_of_trx GUARDED_BY(mu);    // trx % kShards == this
+  };
+  Shard& ShardOfSlot(uint64_t slot) { return shards_[slot % kShards]; }
+  const Shard& ShardOfSlot(uint64_t slot) const { return shards_[slot % kShards]; }
+  Shard& ShardOfTrx(TrxId trx) { return shards_[trx % kShards]; }
+  const Shard& ShardOfTrx(TrxId trx) const { return shards_[trx % kShards]; }
+
+  std::atomic<uint64_t> next_slot_{1};
+  std::array<Shard, kShards> shards_;
 };
 
 }  // namespace sluice::storage

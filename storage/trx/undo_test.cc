@@ -93,6 +93,36 @@ TEST(UndoLogTest, AppendNumbersRecordsAndFlagsInserts) {
   EXPECT_EQ(rb->primary_key, "b");
 }
 
+// A server that runs long enough hands out 2^31 - 1 slots; the next one
+// wraps to 1 instead of failing every transaction from then on.
+TEST(UndoLogTest, SlotsWrapAfterTheLast) {
+  constexpr uint64_t kLastSlot = (uint64_t{1} << 31) - 1;
+  MemUndoStore store(kLastSlot - 1);
+  std::vector<std::unique_ptr<UndoLog>> logs;
+  std::vector<RollPtr> ptrs;
+  for (TrxId trx = 1; trx <= 4; ++trx) {
+    auto log = store.CreateLog(trx);
+    ASSERT_TRUE(log.ok()) << trx;
+    Result<RollPtr> p = (*log)->Append(UpdateRec(trx, "k" + std::to_string(trx), 0, RollPtr(), {{0, "v"}}));
+    ASSERT_TRUE(p.ok());
+    ptrs.push_back(*p);
+    logs.push_back(std::move(log).value());
+  }
+  EXPECT_EQ(ptrs[0].location() >> 32, kLastSlot - 1);
+  EXPECT_EQ(ptrs[1].location() >> 32, kLastSlot);
+  EXPECT_EQ(ptrs[2].location() >> 32, 1u);
+  EXPECT_EQ(ptrs[3].location() >> 32, 2u);
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    Result<UndoRecord> rec = store.Fetch(ptrs[i]);
+    ASSERT_TRUE(rec.ok());
+    EXPECT_EQ(rec->primary_key, "k" + std::to_string(i + 1));
+  }
+  for (size_t i = 0; i < logs.size(); ++i) logs[i]->MarkCommitted(i + 1);
+  EXPECT_EQ(store.Purge(100).value(), 4u);
+  EXPECT_EQ(store.log_count(), 0u);
+  EXPECT_TRUE(store.SeenByAll(3, 100));
+}
+
 TEST(UndoLogTest, RollbackToSavepointHandsRecordsNewestFirst) {
   MemUndoStore store;
   auto log = std::move(store.CreateLog(1).value());
@@ -225,6 +255,9 @@ TEST(UndoLogTest, ConcurrentAppendFetchAndPurgeAreSafe) {
       // Either still there, or purged: never torn.
       if (r.ok()) EXPECT_EQ(r->before_image.size(), 1u);
       else EXPECT_TRUE(r.status().IsCorruption());
+      // Looks a transaction's newest slot up in one shard and its log in
+      // another while purge frees both.
+      for (TrxId trx = 1; trx <= kOwners; ++trx) (void)store.SeenByAll(trx, commit_no.load() / 2);
     }
   });
   std::thread purger([&] {
