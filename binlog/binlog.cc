@@ -86,8 +86,8 @@ Status SpillError(const Status& io_error) {
 }
 }  // namespace
 
-Status TransactionCache::Append(std::string_view event) {
-  if (size_ + event.size() > max_size_) {
+Status TransactionCache::MakeRoom(uint64_t size) {
+  if (size_ + size > max_size_) {
     return Status::MySQL(1197, "HY000",
                          "Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; "
                          "increase this mysqld variable and try again");
@@ -95,9 +95,26 @@ Status TransactionCache::Append(std::string_view event) {
   // Past cache_size in memory: what is in memory goes to the file (the
   // whole cache the first time, the tail after that), so that memory stays
   // about cache_size.
-  if (mem_.size() + event.size() > cache_size_) SLUICE_RETURN_IF_ERROR(Spill());
+  if (mem_.size() + size > cache_size_) SLUICE_RETURN_IF_ERROR(Spill());
+  return Status::OK();
+}
+
+Status TransactionCache::Append(std::string_view event) {
+  SLUICE_RETURN_IF_ERROR(MakeRoom(event.size()));
   mem_.append(event);
   size_ += event.size();
+  return Status::OK();
+}
+
+Status TransactionCache::AppendWithoutCrc(std::string_view event) {
+  if (checksum_ != Checksum::kCrc32) return Append(event);
+  const uint64_t size = event.size() + kChecksumLen;
+  SLUICE_RETURN_IF_ERROR(MakeRoom(size));
+  const size_t start = mem_.size();
+  mem_.append(event);
+  mem_.append(kChecksumLen, '\0');
+  StoreLE(mem_.data() + start + 9, size, 4);  // event_size
+  size_ += size;
   return Status::OK();
 }
 

@@ -109,6 +109,11 @@ class TransactionCache {
   }
   // Appends one whole event (log_pos 0; CRC as `checksum()` says).
   Status Append(std::string_view event);
+  // Appends one whole event built without a CRC (Checksum::kOff, log_pos
+  // 0), stored in `checksum()`'s form: with kCrc32 its four CRC bytes are
+  // reserved and left zero. The flush computes every event's CRC anyway, as
+  // it patches log_pos, so one computed here would be thrown away.
+  Status AppendWithoutCrc(std::string_view event);
   uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // Drops everything after `size` (statement or savepoint rollback).
@@ -132,6 +137,8 @@ class TransactionCache {
  private:
   // Moves mem_ to the end of the file (created on the first spill).
   Status Spill();
+  // The 1197 check for `size` more bytes, and a spill when memory would pass cache_size.
+  Status MakeRoom(uint64_t size);
   uint64_t cache_size_ = 32768;
   uint64_t max_size_ = UINT64_MAX;
   Checksum checksum_ = Checksum::kCrc32;

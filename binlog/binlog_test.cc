@@ -196,6 +196,48 @@ TEST_F(BinlogTest, CommitWritesGtidAndAdvancesGtidExecuted) {
   EXPECT_EQ(events[0].header.flags & kLogEventBinlogInUse, 0);  // closed cleanly
 }
 
+// Events appended without a CRC (as a session's are) are written with
+// one, the same bytes as the same events built with their CRC, also when the
+// cache spilled to its temporary file.
+TEST_F(BinlogTest, EventsCachedWithoutCrcAreWrittenWithTheirCrc) {
+  auto b = OpenStarted(Opts());
+  EventHeader h;
+  h.server_id = 7;
+  QueryInfo q;
+  q.query = "BEGIN";
+  for (bool spill : {false, true}) {
+    for (bool deferred : {false, true}) {
+      TransactionCache c;
+      c.set_checksum(Checksum::kCrc32);
+      if (spill) c.set_limits(/*cache_size=*/16, /*max_size=*/1 << 20);
+      h.type = kQueryEvent;
+      const Checksum built = deferred ? Checksum::kOff : Checksum::kCrc32;
+      auto append = [&](const std::string& ev) { return deferred ? c.AppendWithoutCrc(ev) : c.Append(ev); };
+      ASSERT_TRUE(append(EncodeQuery(h, q, built)).ok());
+      h.type = kXidEvent;
+      ASSERT_TRUE(append(EncodeXid(h, 42, built)).ok());
+      EXPECT_EQ(c.size(), EncodeQuery(h, q, Checksum::kCrc32).size() + EncodeXid(h, 42, Checksum::kCrc32).size());
+      EXPECT_EQ(c.spilled(), spill);
+      ASSERT_TRUE(b->Commit(c, 1700000000).ok());
+      b->CommitDone();
+    }
+  }
+  ASSERT_TRUE(b->Close().ok());
+  auto events = ReadAll("binlog.000001");  // every CRC checked
+  // FDE, Previous_gtids, 4 x (Gtid, Query, Xid), Stop.
+  ASSERT_EQ(events.size(), 15u);
+  for (size_t pair = 0; pair < 2; ++pair) {
+    for (size_t i = 1; i < 3; ++i) {
+      const auto& with = events[2 + pair * 6 + i];
+      const auto& without = events[2 + pair * 6 + 3 + i];
+      // The same body; the header's log_pos and so the CRC differ.
+      auto body = [](const std::string& ev) { return ev.substr(kHeaderLen, ev.size() - kHeaderLen - kChecksumLen); };
+      EXPECT_EQ(body(with.bytes), body(without.bytes));
+      EXPECT_EQ(with.bytes.size(), without.bytes.size());
+    }
+  }
+}
+
 TEST_F(BinlogTest, RestartStartsANewFileAndKeepsGtids) {
   {
     auto b = OpenStarted(Opts());

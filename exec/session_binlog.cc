@@ -55,6 +55,10 @@ binlog::RowImage SessionRowImage(const ExecEnv& env, SessionContext& ctx) {
   return Settings::Of(env.sys_vars(), ctx).row_image;
 }
 
+// The cache's events are built without a CRC: the flush computes each one
+// as it patches the event's log_pos (TransactionCache::AppendWithoutCrc).
+constexpr binlog::Checksum kNoCrc = binlog::Checksum::kOff;
+
 binlog::RowMetadata RowMetadataSetting(const ExecEnv& env, SessionContext& ctx) {
   return Settings::Of(env.sys_vars(), ctx).row_metadata;
 }
@@ -64,10 +68,6 @@ binlog::RowMetadata RowMetadataSetting(const ExecEnv& env, SessionContext& ctx) 
 BinlogCacheCounters& GlobalBinlogCacheCounters() {
   static BinlogCacheCounters counters;
   return counters;
-}
-
-Status SessionBinlog::Append(const ExecEnv& env, SessionContext& ctx, std::string_view event) {
-  return cache_.Append(event);
 }
 
 Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const storage::TableDef& table, RowKind kind,
@@ -84,7 +84,7 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
     binlog::QueryInfo q = BaseQuery(env, ctx);
     q.db.clear();
     q.query = "BEGIN";
-    SLUICE_RETURN_IF_ERROR(cache_.Append(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, cache_.checksum())));
+    SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, kNoCrc)));
   }
   const uint8_t type = kind == RowKind::kWrite    ? binlog::kWriteRowsEvent
                        : kind == RowKind::kUpdate ? binlog::kUpdateRowsEvent
@@ -94,12 +94,11 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
   }
   if (builder_ == nullptr) {
     if (mapped_.insert(table.id).second) {
-      SLUICE_RETURN_IF_ERROR(cache_.Append(binlog::EncodeTableMap(Header(env, binlog::kTableMapEvent), table.id,
-                                                                   table, RowMetadataSetting(env, ctx),
-                                                                   cache_.checksum())));
+      SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(binlog::EncodeTableMap(
+          Header(env, binlog::kTableMapEvent), table.id, table, RowMetadataSetting(env, ctx), kNoCrc)));
     }
     builder_ = std::make_unique<binlog::RowsEventBuilder>(Header(env, type), type, table.id, table,
-                                                          SessionRowImage(env, ctx), cache_.checksum());
+                                                          SessionRowImage(env, ctx), kNoCrc);
     builder_->set_no_foreign_key_checks(!Settings::Of(env.sys_vars(), ctx).foreign_key_checks);
   }
   // Only the table's own columns (a hidden row id may trail).
@@ -108,7 +107,7 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
   if (before != nullptr) b.assign(before->begin(), before->begin() + static_cast<long>(std::min(n, before->size())));
   if (after != nullptr) a.assign(after->begin(), after->begin() + static_cast<long>(std::min(n, after->size())));
   SLUICE_RETURN_IF_ERROR(builder_->AddRow(before != nullptr ? &b : nullptr, after != nullptr ? &a : nullptr));
-  for (const std::string& ev : builder_->TakeFinished()) SLUICE_RETURN_IF_ERROR(cache_.Append(ev));
+  for (const std::string& ev : builder_->TakeFinished()) SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(ev));
   return Status::OK();
 }
 
@@ -116,7 +115,7 @@ Status SessionBinlog::FlushPending(bool stmt_end) {
   if (builder_ == nullptr) return Status::OK();
   std::vector<std::string> events = builder_->Finish(stmt_end);
   builder_.reset();
-  for (const std::string& ev : events) SLUICE_RETURN_IF_ERROR(cache_.Append(ev));
+  for (const std::string& ev : events) SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(ev));
   return Status::OK();
 }
 
@@ -144,7 +143,7 @@ void SessionBinlog::Clear() {
 Status SessionBinlog::Seal() { return FlushPending(/*stmt_end=*/true); }
 
 Status SessionBinlog::AppendXid(const ExecEnv& env, uint64_t xid) {
-  return cache_.Append(binlog::EncodeXid(Header(env, binlog::kXidEvent), xid, cache_.checksum()));
+  return cache_.AppendWithoutCrc(binlog::EncodeXid(Header(env, binlog::kXidEvent), xid, kNoCrc));
 }
 
 void SessionBinlog::CountCacheUse() const {
@@ -164,7 +163,7 @@ Result<std::unique_ptr<binlog::TransactionCache>> SessionBinlog::DdlEvents(const
   binlog::QueryInfo q = BaseQuery(env, ctx);
   q.query = std::string(query);
   q.ddl = true;
-  SLUICE_RETURN_IF_ERROR(cache->Append(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, cache->checksum())));
+  SLUICE_RETURN_IF_ERROR(cache->AppendWithoutCrc(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, kNoCrc)));
   return cache;
 }
 

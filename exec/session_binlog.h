@@ -92,7 +92,6 @@ class SessionBinlog {
                                                                      std::string_view query);
 
  private:
-  Status Append(const ExecEnv& env, SessionContext& ctx, std::string_view event);
   Status FlushPending(bool stmt_end);
 
   binlog::TransactionCache cache_;
