@@ -10,6 +10,9 @@ mariadb-slap concurrency (--concurrency, 16 and 64) and each server, rows in
 this order:
 
   none           no reader, no semisync plugin: the row the others divide by
+  1async         one go-mysql reader (tests/clients/go/bin/binlogreader, as
+                 the semisync rows use) without semisync: the asynchronous
+                 replication that `1semi` is measured against
   plain40        40 plain readers attached (--readers; real `mariadb-binlog
                  --read-from-remote-server --raw --stop-never` processes, or
                  with --raw-readers the lighter raw COM_BINLOG_DUMP readers of
@@ -30,7 +33,10 @@ ratio to the same server's `none` row, sluiced/MariaDB for the row, the
 semisync yes_tx / no_tx counted during it (no_tx > 0: some commits fell
 back to async), and the CPU seconds the server and the readers used for
 one run of the row (the row's total over --repeat, up to the readers'
-catching up with the last run). Part 2 runs bench/sysbench.sh (oltp_read_write,
+catching up with the last run); after each concurrency's rows, the ratios
+the issue sets targets for: plain40 / none, on+1semi / installed-off,
+1semi / 1async (semisync against the same reader asynchronous) and
+1semi / none. Part 2 runs bench/sysbench.sh (oltp_read_write,
 oltp_point_select, oltp_insert, oltp_update_index, oltp_delete at 16
 threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1) and prints its
 table. Everything competes for this machine's cores (the readers too): a
@@ -201,12 +207,19 @@ def start_plain_readers(srv, args, work, tag):
     return procs
 
 
-def start_semi_reader(srv, server_id):
+def start_semi_reader(srv, server_id, semisync=True):
+    """The go-mysql reader from the current end of the binlog: a semisync
+    replica, or with semisync=False the same reader asynchronous."""
     first = sql(srv.port, "SHOW MASTER STATUS")
     clients = srv.status("Rpl_semi_sync_master_clients")
-    p = subprocess.Popen([SEMI_READER, "-port", str(srv.port), "-server-id", str(server_id), "-semisync", "-rows",
-                          "1000000000", "-timeout", "3600s", "-file", first[0][0], "-pos", first[0][1]],
+    before = srv.dump_threads()
+    p = subprocess.Popen([SEMI_READER, "-port", str(srv.port), "-server-id", str(server_id)] +
+                         (["-semisync"] if semisync else []) +
+                         ["-rows", "1000000000", "-timeout", "3600s", "-file", first[0][0], "-pos", first[0][1]],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not semisync:
+        wait_dumps(srv, before + 1, "the go-mysql reader")
+        return p
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if srv.status("Rpl_semi_sync_master_clients") > clients:
@@ -227,7 +240,9 @@ def slap(srv, concurrency, queries):
     return queries / max(float(m.group(1)), 1e-3)
 
 
-ROWS = ["none", "plain40", "installed-off", "on+1semi", "on+3semi", "1semi"]
+ROWS = ["none", "1async", "plain40", "installed-off", "on+1semi", "on+3semi", "1semi"]
+# The issue's targets, each a row over the row it is measured against.
+TARGETS = [("plain40", "none"), ("on+1semi", "installed-off"), ("1semi", "1async"), ("1semi", "none")]
 
 
 def wait_caught_up(srv, readers):
@@ -275,6 +290,13 @@ def matrix(kind, concurrency, args, work):
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC")
         want = set(args.rows)
         out["none"] = measure(srv, concurrency, args, [])
+        if "1async" in want:
+            reader = start_semi_reader(srv, 76, semisync=False)
+            try:
+                out["1async"] = measure(srv, concurrency, args, [reader])
+            finally:
+                reader.kill()
+                reader.wait()
         if want & {"plain40", "installed-off", "on+1semi", "on+3semi"}:
             plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
         if "plain40" in want:
@@ -350,6 +372,10 @@ def main():
                 if len(kinds) > 1:
                     line += f"  {results['sluiced'][r]['ips'] / results['mariadb'][r]['ips']:15.2f}"
                 print(line, flush=True)
+            for num, den in TARGETS:
+                if num in args.rows and (den == "none" or den in args.rows):
+                    print(f"# c{c} {num} / {den}: " + ", ".join(
+                        f"{k} {results[k][num]['ips'] / results[k][den]['ips']:.2f}" for k in kinds), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.skip_sysbench:
