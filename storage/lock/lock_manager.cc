@@ -340,11 +340,7 @@ bool LockManager::HasToWait(const Queue& q, LockMode req_mode, uint16_t req_bits
 
 bool LockManager::HoldsCovering(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits) {
   for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
-    if (g->trx != &trx) continue;
-    if (q.is_table ? LockModeStrongerOrEqual(g->mode, mode)
-                   : RecLockCovers(g->mode, g->bits, mode, bits, q.supremum)) {
-      return true;
-    }
+    if (g->trx == &trx && RecLockCovers(g->mode, g->bits, mode, bits, q.supremum)) return true;
   }
   return false;
 }
@@ -368,12 +364,16 @@ inline bool MayBypass(bool is_table, LockMode mode, uint16_t bits, LockMode wait
 }
 }  // namespace
 
-LockTrx* LockManager::FindBlockerForNew(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits) {
-  if (!q.is_table || q.MayConflictWithGranted(mode)) {
-    for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
-      if (g->trx != &trx && HasToWait(q, mode, bits, *g)) return g->trx;
-    }
+LockTrx* LockManager::GrantedBlockerOf(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits) {
+  if (q.is_table && !q.MayConflictWithGranted(mode)) return nullptr;
+  for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
+    if (g->trx != &trx && HasToWait(q, mode, bits, *g)) return g->trx;
   }
+  return nullptr;
+}
+
+LockTrx* LockManager::FindBlockerForNew(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits) {
+  if (LockTrx* b = GrantedBlockerOf(q, trx, mode, bits)) return b;
   // Newcomers queue behind incompatible waiters instead of barging.
   for (const Request* w = q.waiting.front(); w != nullptr; w = QueueList::Next(w)) {
     if (w->trx == &trx || w->cancelled || !HasToWait(q, mode, bits, *w)) continue;
@@ -384,11 +384,7 @@ LockTrx* LockManager::FindBlockerForNew(const Queue& q, const LockTrx& trx, Lock
 }
 
 LockTrx* LockManager::GrantedBlocker(const Queue& q, const Request& r) {
-  if (q.is_table && !q.MayConflictWithGranted(r.mode)) return nullptr;
-  for (const Request* g = q.granted.front(); g != nullptr; g = QueueList::Next(g)) {
-    if (g->trx != r.trx && HasToWait(q, r.mode, r.bits, *g)) return g->trx;
-  }
-  return nullptr;
+  return GrantedBlockerOf(q, *r.trx, r.mode, r.bits);
 }
 
 LockTrx* LockManager::EarlierWaiterBlocker(const Queue& q, const Request& r) {

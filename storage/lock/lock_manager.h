@@ -232,8 +232,11 @@ class LockManager {
   // Queue logic. All REQUIRE the request's shard latch (or the global latch exclusive); the
   // *Locked ones say REQUIRES(shard.mu) on their definitions (Shard is incomplete here).
   static bool HasToWait(const Queue& q, LockMode req_mode, uint16_t req_bits, const Request& other);
+  // Record queues only: a table lock already covered is answered by LockTrx::TableCovered.
   static bool HoldsCovering(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits);
   static bool HoldsGrantedBlocker(const Queue& q, const LockTrx& trx, const Request& waiter);
+  // A granted lock of another transaction that (mode, bits) of `trx` must wait for.
+  static LockTrx* GrantedBlockerOf(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits);
   static LockTrx* FindBlockerForNew(const Queue& q, const LockTrx& trx, LockMode mode, uint16_t bits);
   static LockTrx* GrantedBlocker(const Queue& q, const Request& r);
   static LockTrx* EarlierWaiterBlocker(const Queue& q, const Request& r);
