@@ -32,12 +32,20 @@ MetadataLocks::Lock* MetadataLocks::Find(const std::string& key) const {
   return it == locks_.end() ? nullptr : it->second.get();
 }
 
-MetadataLocks::Lock& MetadataLocks::LockFor(const std::string& key) {
-  if (Lock* e = Find(key)) return *e;
-  WriterMutexLock lock(&map_mu_);
+MetadataLocks::Lock& MetadataLocks::InsertLocked(const std::string& key) {
   std::unique_ptr<Lock>& slot = locks_[key];
   if (!slot) slot = std::make_unique<Lock>(key);
   return *slot;
+}
+
+MetadataLocks::Lock& MetadataLocks::LockFor(const std::string& key) {
+  if (Lock* e = Find(key)) return *e;
+  WriterMutexLock lock(&map_mu_);
+  return InsertLocked(key);
+}
+
+bool MetadataLocks::HoldsFast(const Owner& owner, const std::string& key) {
+  return std::any_of(owner.fast_.begin(), owner.fast_.end(), [&](const Lock* e) { return e->key == key; });
 }
 
 namespace {
@@ -63,9 +71,8 @@ MetadataLocks::Lock* MetadataLocks::TryFastShared(const std::string& key) {
     }
   }
   WriterMutexLock lock(&map_mu_);
-  std::unique_ptr<Lock>& slot = locks_[key];
-  if (!slot) slot = std::make_unique<Lock>(key);
-  return CountIn(slot->state, kObtrusive) ? slot.get() : nullptr;
+  Lock& e = InsertLocked(key);
+  return CountIn(e.state, kObtrusive) ? &e : nullptr;
 }
 
 void MetadataLocks::ReleaseFast(Owner& owner, const std::vector<std::string>* keys) {
@@ -172,9 +179,7 @@ Status MetadataLocks::Acquire(Owner& owner, std::vector<Request> requests, std::
     for (; next < requests.size(); ++next) {
       const Request& r = requests[next];
       if (r.mode != Mode::kShared) break;
-      if (std::any_of(owner.fast_.begin(), owner.fast_.end(), [&](const Lock* e) { return e->key == r.key; })) {
-        continue;
-      }
+      if (HoldsFast(owner, r.key)) continue;
       Lock* e = TryFastShared(r.key);
       if (e == nullptr) break;
       owner.fast_.push_back(e);
@@ -334,10 +339,7 @@ void MetadataLocks::ReleaseAll(Owner& owner) {
 }
 
 bool MetadataLocks::Holds(const Owner& owner, const std::string& key, Mode mode) const {
-  if (mode == Mode::kShared &&
-      std::any_of(owner.fast_.begin(), owner.fast_.end(), [&](const Lock* e) { return e->key == key; })) {
-    return true;
-  }
+  if (mode == Mode::kShared && HoldsFast(owner, key)) return true;
   if (!owner.recorded_) return false;
   MutexLock lock(&mu_);
   const Lock* e = Find(key);

@@ -148,6 +148,9 @@ class MetadataLocks {
   // held: only a holder of mu_ erases one.
   Lock& LockFor(const std::string& key) REQUIRES(mu_) EXCLUDES(map_mu_);
   Lock* Find(const std::string& key) const REQUIRES(mu_) EXCLUDES(map_mu_);
+  Lock& InsertLocked(const std::string& key) REQUIRES(map_mu_);  // find or create
+  // Whether `owner` holds `key` on the fast path.
+  static bool HoldsFast(const Owner& owner, const std::string& key);
   // One compare-and-swap: a fast-path shared lock on `key`, or null (an
   // exclusive lock is held or waited for: take the slow path).
   Lock* TryFastShared(const std::string& key) EXCLUDES(map_mu_);
