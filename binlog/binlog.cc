@@ -52,18 +52,26 @@ Binlog::End UnpackEnd(uint64_t v) {
   return Binlog::End{static_cast<uint32_t>(v >> kOffsetBits), v & ((uint64_t{1} << kOffsetBits) - 1)};
 }
 
+// Appends `event` (built with `from`'s checksum) to `out` in checksum
+// `to`'s form: the four CRC bytes dropped, or added as zeros, and
+// event_size set to match. The CRC itself is PatchLogPos's to compute.
+void AppendInForm(std::string& out, std::string_view event, Checksum from, Checksum to) {
+  const bool from_crc = from == Checksum::kCrc32, to_crc = to == Checksum::kCrc32;
+  if (from_crc == to_crc) {
+    out.append(event);
+    return;
+  }
+  const size_t start = out.size();
+  out.append(event.substr(0, event.size() - (from_crc ? kChecksumLen : 0)));
+  if (to_crc) out.append(kChecksumLen, '\0');
+  StoreLE(out.data() + start + 9, out.size() - start, 4);
+}
+
 // Appends `event` (built with `from`'s checksum) to `out` as an event of a
 // file with checksum `to`, with log_pos = `log_pos`.
 void AppendPatched(std::string& out, std::string_view event, Checksum from, Checksum to, uint64_t end_in_file) {
-  const bool from_crc = from == Checksum::kCrc32, to_crc = to == Checksum::kCrc32;
   const size_t start = out.size();
-  if (from_crc == to_crc) {
-    out.append(event);
-  } else {
-    out.append(event.substr(0, event.size() - (from_crc ? kChecksumLen : 0)));
-    if (to_crc) out.append(kChecksumLen, '\0');
-    StoreLE(out.data() + start + 9, out.size() - start, 4);
-  }
+  AppendInForm(out, event, from, to);
   PatchLogPos(out.data() + start, static_cast<uint32_t>(end_in_file), to);
 }
 
@@ -107,13 +115,9 @@ Status TransactionCache::Append(std::string_view event) {
 }
 
 Status TransactionCache::AppendWithoutCrc(std::string_view event) {
-  if (checksum_ != Checksum::kCrc32) return Append(event);
-  const uint64_t size = event.size() + kChecksumLen;
+  const uint64_t size = PatchedSize(event.size(), Checksum::kOff, checksum_);
   SLUICE_RETURN_IF_ERROR(MakeRoom(size));
-  const size_t start = mem_.size();
-  mem_.append(event);
-  mem_.append(kChecksumLen, '\0');
-  StoreLE(mem_.data() + start + 9, size, 4);  // event_size
+  AppendInForm(mem_, event, Checksum::kOff, checksum_);
   size_ += size;
   return Status::OK();
 }
