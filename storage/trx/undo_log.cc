@@ -106,8 +106,7 @@ Result<std::unique_ptr<UndoLog>> MemUndoStore::CreateLog(TrxId trx) {
   {
     Shard& shard = ShardOfTrx(trx);
     WriterMutexLock l(&shard.mu);
-    uint64_t& newest = shard.slot_of_trx[trx];
-    newest = std::max(newest, slot);
+    shard.slot_of_trx[trx] = slot;  // the transaction's newest log (its logs come one after another)
   }
   return std::unique_ptr<UndoLog>(new Log(std::move(data)));
 }
@@ -131,7 +130,6 @@ Result<UndoRecord> MemUndoStore::Fetch(RollPtr roll_ptr) const {
 Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* committed) {
   std::vector<std::shared_ptr<LogData>> freed_committed;
   std::vector<std::pair<TrxId, uint64_t>> freed_slots;  // (trx, slot)
-  size_t freed = 0;
   for (Shard& shard : shards_) {
     WriterMutexLock l(&shard.mu);
     for (auto it = shard.logs.begin(); it != shard.logs.end();) {
@@ -149,7 +147,6 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
       freed_slots.emplace_back(d.trx, d.slot);
       if (committed != nullptr && was_committed) freed_committed.push_back(it->second);
       it = shard.logs.erase(it);
-      ++freed;
     }
   }
   // Between the two passes SeenByAll may find a slot whose log is gone: it
@@ -187,7 +184,7 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
   };
   Status bad = decode();
   if (!bad.ok()) return bad;
-  return freed;
+  return freed_slots.size();
 }
 
 bool MemUndoStore::SeenByAll(TrxId trx, TrxId purge_limit) const {

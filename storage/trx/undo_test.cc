@@ -123,6 +123,21 @@ TEST(UndoLogTest, SlotsWrapAfterTheLast) {
   EXPECT_TRUE(store.SeenByAll(3, 100));
 }
 
+// A transaction's newest log is the one created last, also when its slot
+// wrapped to below the older one's.
+TEST(UndoLogTest, SeenByAllAsksTheNewestLogAcrossTheWrap) {
+  constexpr uint64_t kLastSlot = (uint64_t{1} << 31) - 1;
+  MemUndoStore store(kLastSlot);
+  auto older = std::move(store.CreateLog(5).value());  // slot kLastSlot
+  auto newer = std::move(store.CreateLog(5).value());  // slot 1
+  ASSERT_TRUE(older->Append(UpdateRec(5, "a", 0, RollPtr(), {{0, "v"}})).ok());
+  ASSERT_TRUE(newer->Append(UpdateRec(5, "b", 0, RollPtr(), {{0, "v"}})).ok());
+  older->MarkCommitted(1);
+  EXPECT_FALSE(store.SeenByAll(5, 100));  // the newer log is still active
+  newer->MarkCommitted(2);
+  EXPECT_TRUE(store.SeenByAll(5, 100));
+}
+
 TEST(UndoLogTest, RollbackToSavepointHandsRecordsNewestFirst) {
   MemUndoStore store;
   auto log = std::move(store.CreateLog(1).value());
