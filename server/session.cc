@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -270,10 +269,20 @@ void Session::ArmTimer(std::chrono::seconds timeout) {
   });
 }
 
-template <typename Buffers>
-asio::awaitable<size_t> Session::ReadExact(const Buffers& b, error_code& ec) {
-  if (tls_) co_return co_await asio::async_read(*tls_, b, asio::redirect_error(asio::use_awaitable, ec));
-  co_return co_await asio::async_read(socket_, b, asio::redirect_error(asio::use_awaitable, ec));
+asio::awaitable<size_t> Session::ReadExact(asio::mutable_buffer b, error_code& ec) {
+  const size_t ahead = TakeReadAhead(static_cast<char*>(b.data()), b.size());
+  if (ahead == b.size()) co_return ahead;
+  b += ahead;
+  if (tls_) co_return ahead + co_await asio::async_read(*tls_, b, asio::redirect_error(asio::use_awaitable, ec));
+  co_return ahead + co_await asio::async_read(socket_, b, asio::redirect_error(asio::use_awaitable, ec));
+}
+
+size_t Session::TakeReadAhead(char* out, size_t size) {
+  const size_t n = std::min(size, in_.size());
+  if (n == 0) return 0;
+  std::memcpy(out, in_.data(), n);
+  in_.pos += n;
+  return n;
 }
 
 template <typename Buffers>
@@ -753,23 +762,60 @@ bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
   return true;
 }
 
-std::optional<std::string> Session::NextCommandOnWorker() {
-  const int fd = fd_;
-  pollfd pfd{fd, POLLIN | POLLRDHUP, 0};
-  idle_on_worker_.store(true, std::memory_order_relaxed);
-  int rc;
-  do {
-    rc = ::poll(&pfd, 1, kStayOnWorkerMs);
-  } while (rc < 0 && errno == EINTR);
-  idle_on_worker_.store(false, std::memory_order_relaxed);
-  // Quiet, hung up or failed: the coroutine reads (and reports) it.
-  if (rc != 1 || pfd.revents != POLLIN) return std::nullopt;
-  uint8_t head[p::kHeaderSize + 1];
-  if (::recv(fd, head, sizeof(head), MSG_PEEK | MSG_DONTWAIT) != static_cast<ssize_t>(sizeof(head))) {
-    return std::nullopt;
+namespace {
+// What a worker reads at a time: a typical command, and whatever a
+// pipelining client sent after it, in one recv(2).
+constexpr size_t kInputChunk = 16 << 10;
+}  // namespace
+
+bool Session::ReadAheadOnWorker(size_t want) {
+  want = std::max(want, kInputChunk);
+  if (in_.pos == in_.end) in_.pos = in_.end = 0;
+  if (in_.cap - in_.end < want) {
+    // Move the unread bytes to the front, into a larger buffer if need be.
+    const size_t unread = in_.size();
+    const size_t cap = std::max(in_.cap, unread + want);
+    if (cap != in_.cap) {
+      auto grown = std::make_unique<char[]>(cap);
+      if (unread != 0) std::memcpy(grown.get(), in_.data(), unread);
+      in_.buf = std::move(grown);
+      in_.cap = cap;
+    } else if (unread != 0) {
+      std::memmove(in_.buf.get(), in_.data(), unread);
+    }
+    in_.pos = 0;
+    in_.end = unread;
   }
-  const p::FrameHeader h = p::ParseFrameHeader(head);
-  const uint8_t command = head[p::kHeaderSize];
+  ssize_t got;
+  do {
+    got = ::recv(fd_, in_.buf.get() + in_.end, in_.cap - in_.end, MSG_DONTWAIT);
+  } while (got < 0 && errno == EINTR);
+  if (got <= 0) return false;
+  in_.end += static_cast<size_t>(got);
+  return true;
+}
+
+std::optional<std::string> Session::NextCommandOnWorker() {
+  // A large packet's buffer is not kept once it has been used.
+  if (in_.size() == 0 && in_.cap > kInputChunk) in_ = ReadAhead{};
+  auto header = [this] { return p::ParseFrameHeader(reinterpret_cast<const uint8_t*>(in_.data())); };
+  auto whole = [&] { return in_.size() > p::kHeaderSize && in_.size() >= p::kHeaderSize + header().length; };
+  // A pipelining client's next command may be here already.
+  if (!whole()) {
+    pollfd pfd{fd_, POLLIN | POLLRDHUP, 0};
+    idle_on_worker_.store(true, std::memory_order_relaxed);
+    int rc;
+    do {
+      rc = ::poll(&pfd, 1, kStayOnWorkerMs);
+    } while (rc < 0 && errno == EINTR);
+    idle_on_worker_.store(false, std::memory_order_relaxed);
+    // Quiet, hung up or failed: the coroutine reads (and reports) it.
+    if (rc != 1 || pfd.revents != POLLIN) return std::nullopt;
+    if (!ReadAheadOnWorker(0)) return std::nullopt;
+  }
+  if (in_.size() <= p::kHeaderSize) return std::nullopt;
+  const p::FrameHeader h = header();
+  const uint8_t command = static_cast<uint8_t>(in_.data()[p::kHeaderSize]);
   // The coroutine's ReadPacket answers a bad sequence id or a packet over
   // max_allowed_packet, and reassembles multi-frame packets; the commands
   // that change what the connection is run there too.
@@ -779,23 +825,14 @@ std::optional<std::string> Session::NextCommandOnWorker() {
     return std::nullopt;
   }
   const size_t total = p::kHeaderSize + h.length;
-  int available = 0;
-  if (::ioctl(fd, FIONREAD, &available) != 0 || static_cast<size_t>(available) < total) return std::nullopt;
-  std::string frame(total, '\0');
-  ssize_t got;
-  do {
-    got = ::recv(fd, frame.data(), total, MSG_DONTWAIT);
-  } while (got < 0 && errno == EINTR);
-  if (got != static_cast<ssize_t>(total)) {
-    // FIONREAD said the bytes were there; a short read would leave the
-    // stream mid-packet, so the connection ends rather than misparse it.
-    ::shutdown(fd, SHUT_RDWR);
-    return std::nullopt;
-  }
+  // A large command: the rest of it, if it has all arrived.
+  if (in_.size() < total && !ReadAheadOnWorker(total - in_.size())) return std::nullopt;
+  if (in_.size() < total) return std::nullopt;
+  std::string payload(in_.data() + p::kHeaderSize, h.length);
+  in_.pos += total;
   ctx_.bytes_received += total;
   next_seq_ = 1;
-  frame.erase(0, p::kHeaderSize);
-  return frame;
+  return payload;
 }
 
 }  // namespace sluice::server
@@ -820,7 +857,10 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   static constexpr bool kTls = !std::is_same_v<Stream, Session::StreamSocket>;
 
  public:
-  SocketSink(Stream& stream, int fd, uint8_t first_seq) : stream_(stream), fd_(fd), seq_(first_seq) {}
+  // `read_ahead`: what the client sent after the dump command that the
+  // session has already read (Session::in_).
+  SocketSink(Stream& stream, int fd, uint8_t first_seq, std::string read_ahead)
+      : stream_(stream), fd_(fd), seq_(first_seq), in_(std::move(read_ahead)) {}
   Status Send(std::string_view payload) override {
     p::AppendPacket(&buf_, &seq_, payload);
     return buf_.size() >= (64u << 10) ? Flush() : Status::OK();
@@ -992,7 +1032,8 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   };
   auto job = [this, bl, request = std::move(req).value(), options, param = std::move(param), command]() mutable {
     auto run = [&](auto& stream) {
-      SocketSink sink(stream, fd_, next_seq_);
+      SocketSink sink(stream, fd_, next_seq_, in_.size() != 0 ? std::string(in_.data(), in_.size()) : std::string());
+      in_ = ReadAhead{};
       param.connection = &sink;
       rpl::BinlogSender sender(*bl, server_.replication(), std::move(request), options, std::move(param), sink,
                                dump_stop_);

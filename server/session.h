@@ -88,8 +88,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // the slot free. `p41`: false for an error sent before the greeting.
   asio::awaitable<void> WriteLastError(const Status& st, bool p41 = true);
 
-  template <typename Buffers>
-  asio::awaitable<size_t> ReadExact(const Buffers& b, error_code& ec);
+  // Fills `b` from the socket, after what a worker read ahead (in_).
+  asio::awaitable<size_t> ReadExact(asio::mutable_buffer b, error_code& ec);
   template <typename Buffers>
   asio::awaitable<size_t> WriteAll(const Buffers& b, error_code& ec);
   void ArmTimer(std::chrono::seconds timeout);
@@ -121,8 +121,14 @@ class Session : public std::enable_shared_from_this<Session> {
   // Writes a reply from the worker (net_write_timeout). False: connection over.
   bool WriteOnWorker(const std::vector<std::string>& payloads);
   // The next command when one arrives whole within kStayOnWorkerMs and is
-  // one ServeOnWorker may run; otherwise nothing is read.
+  // one ServeOnWorker may run; otherwise what was read stays in in_ for the
+  // coroutine.
   std::optional<std::string> NextCommandOnWorker();
+  // One non-blocking read of up to `want` bytes (at least kInputChunk) onto
+  // the end of in_. False when the client is gone or sent nothing.
+  bool ReadAheadOnWorker(size_t want);
+  // Copies up to `size` read-ahead bytes out of in_; returns how many.
+  size_t TakeReadAhead(char* out, size_t size);
 
   // Who may use the socket: the strand, or a thread the coroutine waits
   // for (a dump thread, or a worker serving commands). While a thread holds
@@ -164,6 +170,24 @@ class Session : public std::enable_shared_from_this<Session> {
   // A worker waits for the next command: the client watch (which counts a
   // hang-up as an aborted client) is for running statements only.
   std::atomic<bool> idle_on_worker_{false};
+
+  // Bytes a worker read from the socket and has not used yet: the
+  // commands it serves are read with one recv(2) each (MySQL's net layer
+  // reads the same way, through a buffer), and what it reads beyond the
+  // command it takes (a pipelined command, or one it leaves to the
+  // coroutine) is used from here first: by NextCommandOnWorker, by
+  // ReadExact, and by a dump connection's reader (SocketSink). buf[pos,
+  // end) is unread. Used by one thread at a time: the worker, or the
+  // coroutine once RunOnWorker has returned.
+  struct ReadAhead {
+    std::unique_ptr<char[]> buf;
+    size_t cap = 0;
+    size_t pos = 0;
+    size_t end = 0;
+    size_t size() const { return end - pos; }
+    const char* data() const { return buf.get() + pos; }
+  };
+  ReadAhead in_;
 
   SessionState ctx_;
 };

@@ -476,7 +476,15 @@ class RawConn:
     def query(self, sql):
         """COM_QUERY; returns rows (list of lists of str/None) or the OK payload.
         Raises ServerError on ERR."""
-        first = self.command(COM_QUERY, sql.encode())
+        self.send_packet(bytes([COM_QUERY]) + sql.encode(), seq=0)
+        return self.read_result()
+
+    def read_result(self):
+        """Reads one command's response: rows, or the OK payload. Raises
+        ServerError on ERR. (With query() split from it, a test can send
+        several commands before reading their responses.)"""
+        self.seq = 1
+        first = self.read_packet()
         if first[:1] == b"\xff":
             raise ServerError(*parse_err(first))
         if first[:1] == b"\x00":
