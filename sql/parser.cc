@@ -1,8 +1,9 @@
 #include "sql/parser.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
-#include <deque>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -334,7 +335,13 @@ class Parser::Impl {
   ParseOptions options_;
   size_t end_;  // the query without trailing spaces and ';'
   Lexer lexer_;
-  std::deque<Token> ahead_;
+  // Tokens lexed but not taken: a ring, as no rule looks more than six
+  // tokens ahead (REVOKE ALL PRIVILEGES, GRANT OPTION FROM), so parsing
+  // allocates nothing for its lookahead.
+  static constexpr size_t kLookahead = 8;
+  std::array<Token, kLookahead> ahead_;
+  size_t ahead_first_ = 0;  // the next token's slot
+  size_t ahead_count_ = 0;
   uint32_t last_end_ = 0;      // end of the last consumed token
   size_t stmt_base_ = 0;       // first non-space byte of the current statement
   size_t next_stmt_start_ = 0;
@@ -367,14 +374,19 @@ Parser::Impl::Impl(std::string_view query, ParseOptions options)
 // ------------------------------------------------------------------ tokens
 
 const Token& Parser::Impl::Peek(size_t k) {
-  while (ahead_.size() <= k) ahead_.push_back(lexer_.Next());
-  return ahead_[k];
+  if (k >= kLookahead) std::abort();  // a rule looking further ahead needs a larger ring
+  while (ahead_count_ <= k) {
+    ahead_[(ahead_first_ + ahead_count_) % kLookahead] = lexer_.Next();
+    ++ahead_count_;
+  }
+  return ahead_[(ahead_first_ + k) % kLookahead];
 }
 
 Token Parser::Impl::Take() {
   Peek();
-  Token t = std::move(ahead_.front());
-  ahead_.pop_front();
+  Token t = std::move(ahead_[ahead_first_]);
+  ahead_first_ = (ahead_first_ + 1) % kLookahead;
+  --ahead_count_;
   if (t.kind != TokenKind::kEnd && t.kind != TokenKind::kError) last_end_ = t.end;
   return t;
 }
