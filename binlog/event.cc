@@ -14,9 +14,12 @@ namespace {
 using internal::ByteReader;
 using internal::EventPayload;
 using internal::FinishEvent;
+using internal::FinishStartedEvent;
 using internal::LenencSize;
 using internal::PutLE;
 using internal::PutLenenc;
+using internal::StartEvent;
+using internal::StoreLE;
 
 // MySQL 8.0.26+ post-header lengths, entry i for type i+1 (41 types).
 // Persisted in every file's Format_description: never change.
@@ -341,8 +344,7 @@ uint32_t GtidEventSize(const GtidInfo& g, Checksum checksum) {
 }
 
 std::string EncodeGtid(EventHeader h, const GtidInfo& g, Checksum checksum) {
-  std::string p;
-  p.reserve(kGtidPostHeaderLen + 7 + 7 + 9 + 8);
+  std::string p = StartEvent(kGtidPostHeaderLen + 7 + 7 + 9 + 8);
   p.push_back(g.may_have_sbr ? '\1' : '\0');  // gtid_flags: FLAG_MAY_HAVE_SBR
   if (g.anonymous) {
     p.append(16, '\0');
@@ -368,11 +370,22 @@ std::string EncodeGtid(EventHeader h, const GtidInfo& g, Checksum checksum) {
     PutLE(p, g.immediate_server_version & ~kOriginalServerVersionFlag, 4);
   }
   h.type = g.anonymous ? kAnonymousGtidEvent : kGtidEvent;
-  return FinishEvent(h, p, checksum);
+  return FinishStartedEvent(h, std::move(p), checksum);
 }
 
 std::string EncodeQuery(EventHeader h, const QueryInfo& q, Checksum checksum) {
-  std::string sv;
+  const std::string_view db = std::string_view(q.db).substr(0, 255);
+  // The status variables (at most some 600 bytes) are written in place;
+  // their length, before them, is set once they are.
+  std::string p = StartEvent(kQueryPostHeaderLen + 64 + db.size() + 1 + q.query.size());
+  PutLE(p, q.thread_id, 4);
+  PutLE(p, q.exec_time, 4);
+  p.push_back(static_cast<char>(db.size()));
+  PutLE(p, q.error_code, 2);
+  const size_t sv_len_at = p.size();
+  PutLE(p, 0, 2);
+  const size_t sv_start = p.size();
+  std::string& sv = p;  // the status variables go straight into the event
   // Status variables in the order MySQL 8.0 writes them (not by code):
   // readers without per-variable lengths stop at the first unknown code.
   sv.push_back(static_cast<char>(kQFlags2));
@@ -421,27 +434,19 @@ std::string EncodeQuery(EventHeader h, const QueryInfo& q, Checksum checksum) {
     sv.push_back(0);
   }
 
-  std::string_view db = std::string_view(q.db).substr(0, 255);
-  std::string p;
-  p.reserve(kQueryPostHeaderLen + sv.size() + db.size() + 1 + q.query.size());
-  PutLE(p, q.thread_id, 4);
-  PutLE(p, q.exec_time, 4);
-  p.push_back(static_cast<char>(db.size()));
-  PutLE(p, q.error_code, 2);
-  PutLE(p, sv.size(), 2);
-  p.append(sv);
+  StoreLE(p.data() + sv_len_at, p.size() - sv_start, 2);
   p.append(db);
   p.push_back('\0');
   p.append(q.query);
   h.type = kQueryEvent;
-  return FinishEvent(h, p, checksum);
+  return FinishStartedEvent(h, std::move(p), checksum);
 }
 
 std::string EncodeXid(EventHeader h, uint64_t xid, Checksum checksum) {
-  std::string p;
+  std::string p = StartEvent(8);
   PutLE(p, xid, 8);
   h.type = kXidEvent;
-  return FinishEvent(h, p, checksum);
+  return FinishStartedEvent(h, std::move(p), checksum);
 }
 
 std::string EncodeRotate(EventHeader h, uint64_t position, std::string_view next_file, Checksum checksum) {

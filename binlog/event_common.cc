@@ -58,20 +58,31 @@ void PatchLogPos(char* event, uint32_t log_pos, Checksum checksum) {
 
 namespace internal {
 
-std::string FinishEvent(EventHeader h, std::string_view payload, Checksum checksum) {
-  const bool crc = checksum == Checksum::kCrc32;
+std::string StartEvent(size_t payload_bytes) {
   std::string out;
-  out.reserve(kHeaderLen + payload.size() + (crc ? kChecksumLen : 0));
-  h.event_size = static_cast<uint32_t>(kHeaderLen + payload.size() + (crc ? kChecksumLen : 0));
-  PutLE(out, h.timestamp, 4);
-  out.push_back(static_cast<char>(h.type));
-  PutLE(out, h.server_id, 4);
-  PutLE(out, h.event_size, 4);
-  PutLE(out, h.log_pos, 4);
-  PutLE(out, h.flags, 2);
-  out.append(payload);
-  if (crc) PutLE(out, Crc32(out), 4);
+  out.reserve(kHeaderLen + payload_bytes + kChecksumLen);
+  out.resize(kHeaderLen);
   return out;
+}
+
+std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum) {
+  const bool crc = checksum == Checksum::kCrc32;
+  h.event_size = static_cast<uint32_t>(event.size() + (crc ? kChecksumLen : 0));
+  char* p = event.data();
+  StoreLE(p, h.timestamp, 4);
+  p[4] = static_cast<char>(h.type);
+  StoreLE(p + 5, h.server_id, 4);
+  StoreLE(p + 9, h.event_size, 4);
+  StoreLE(p + 13, h.log_pos, 4);
+  StoreLE(p + 17, h.flags, 2);
+  if (crc) PutLE(event, Crc32(event), 4);
+  return event;
+}
+
+std::string FinishEvent(EventHeader h, std::string_view payload, Checksum checksum) {
+  std::string event = StartEvent(payload.size());
+  event.append(payload);
+  return FinishStartedEvent(h, std::move(event), checksum);
 }
 
 Result<std::string_view> EventPayload(std::string_view event, Checksum checksum) {

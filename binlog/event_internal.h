@@ -8,8 +8,14 @@
 
 namespace sluice::binlog::internal {
 
-// Header (event_size computed) + payload (post-header and body) + CRC32
-// over all of it when `checksum` is kCrc32.
+// Events are built in place, in one allocation: StartEvent returns the
+// header's room (zeroes) with capacity for `payload_bytes` and a CRC, the
+// encoder appends the payload (post-header and body), and
+// FinishStartedEvent writes the header (event_size computed) into the room
+// and appends the CRC32 of it all when `checksum` is kCrc32.
+std::string StartEvent(size_t payload_bytes);
+std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum);
+// The same for a payload built elsewhere.
 std::string FinishEvent(EventHeader h, std::string_view payload, Checksum checksum);
 // The post-header and body of a whole event (header and, for kCrc32, the
 // trailing CRC removed). Corruption when the sizes disagree.

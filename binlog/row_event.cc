@@ -583,7 +583,7 @@ uint16_t CollationId(std::string_view collation) {
 std::string EncodeTableMap(EventHeader h, uint64_t table_id, const TableDef& table, RowMetadata metadata,
                            Checksum checksum) {
   h.type = kTableMapEvent;
-  std::string p;
+  std::string p = internal::StartEvent(32 + table.schema.size() + table.name.size() + 4 * table.columns.size());
   PutLE(p, table_id, 6);
   PutLE(p, 1, 2);  // TM_BIT_LEN_EXACT_F
   const std::string_view schema = std::string_view(table.schema).substr(0, 255);
@@ -606,22 +606,33 @@ std::string EncodeTableMap(EventHeader h, uint64_t table_id, const TableDef& tab
   p += meta;
   p += LsbBitmap(nullable);
   p += OptionalMetadataBlock(table, metadata);
-  return internal::FinishEvent(h, p, checksum);
+  return internal::FinishStartedEvent(h, std::move(p), checksum);
 }
 
 // ---- rows events ----
 
 RowsEventBuilder::RowsEventBuilder(EventHeader h, uint8_t type, uint64_t table_id, const TableDef& table,
-                                   RowImage image, Checksum checksum, size_t max_event_bytes)
-    : h_(h),
-      type_(type),
-      table_id_(table_id),
-      table_(&table),
-      image_(image),
-      checksum_(checksum),
-      max_event_bytes_(max_event_bytes) {
+                                   RowImage image, Checksum checksum, size_t max_event_bytes) {
+  Reset(h, type, table_id, table, image, checksum, max_event_bytes);
+}
+
+void RowsEventBuilder::Reset(EventHeader h, uint8_t type, uint64_t table_id, const TableDef& table, RowImage image,
+                             Checksum checksum, size_t max_event_bytes) {
+  h_ = h;
   h_.type = type;
   h_.log_pos = 0;
+  type_ = type;
+  table_id_ = table_id;
+  table_ = &table;
+  image_ = image;
+  checksum_ = checksum;
+  max_event_bytes_ = max_event_bytes;
+  no_foreign_key_checks_ = false;
+  finished_.clear();
+  pending_rows_.clear();
+  pending_count_ = 0;
+  pending_before_.clear();
+  pending_after_.clear();
 }
 
 size_t RowsEventBuilder::EventSizeWith(size_t extra_row_bytes) const {
@@ -633,7 +644,7 @@ size_t RowsEventBuilder::EventSizeWith(size_t extra_row_bytes) const {
 
 void RowsEventBuilder::FinishPending(bool stmt_end) {
   if (pending_count_ == 0) return;
-  std::string p;
+  std::string p = internal::StartEvent(EventSizeWith(0) - kHeaderLen);
   PutLE(p, table_id_, 6);
   PutLE(p, (stmt_end ? kStmtEndF : 0) | (no_foreign_key_checks_ ? kNoForeignKeyChecksF : 0), 2);
   PutLE(p, 2, 2);  // extra_data_len: no extra data
@@ -645,12 +656,20 @@ void RowsEventBuilder::FinishPending(bool stmt_end) {
     if (type_ == kUpdateRowsEvent) p += LsbBitmap(pending_after_);
   }
   p += pending_rows_;
-  finished_.push_back(internal::FinishEvent(h_, p, checksum_));
+  finished_.push_back(internal::FinishStartedEvent(h_, std::move(p), checksum_));
   pending_rows_.clear();
   pending_count_ = 0;
 }
 
 Status RowsEventBuilder::AddRow(const storage::Row* before, const storage::Row* after) {
+  return Add(before, after, /*exact=*/true);
+}
+
+Status RowsEventBuilder::AddStoredRow(const storage::Row* before, const storage::Row* after) {
+  return Add(before, after, /*exact=*/false);
+}
+
+Status RowsEventBuilder::Add(const storage::Row* before, const storage::Row* after, bool exact) {
   const TableDef& t = *table_;
   const size_t n = t.columns.size();
   const bool want_before = type_ == kDeleteRowsEvent || type_ == kUpdateRowsEvent;
@@ -661,18 +680,23 @@ Status RowsEventBuilder::AddRow(const storage::Row* before, const storage::Row* 
   if ((want_before && before == nullptr) || (want_after && after == nullptr)) {
     return Status::InvalidArgument("binlog rows: missing row image");
   }
-  if ((want_before && before->size() != n) || (want_after && after->size() != n)) {
+  auto fits = [&](const storage::Row* r) { return exact ? r->size() == n : r->size() >= n; };
+  if ((want_before && !fits(before)) || (want_after && !fits(after))) {
     return Status::InvalidArgument("binlog rows: row width does not match the table");
   }
   const bool has_pk = !t.indexes.empty() && !t.has_hidden_row_id();
-  std::vector<bool> in_pk(n, false);
-  if (has_pk) {
+  std::vector<bool>& in_pk = in_pk_;
+  in_pk.assign(n, false);
+  if (has_pk && image_ != RowImage::kFull) {
     for (const storage::KeyPart& part : t.clustered().parts) {
       if (part.column < n) in_pk[part.column] = true;
     }
   }
   // Present columns of each image.
-  std::vector<bool> before_cols(n, false), after_cols(n, false);
+  std::vector<bool>& before_cols = before_cols_;
+  std::vector<bool>& after_cols = after_cols_;
+  before_cols.assign(n, false);
+  after_cols.assign(n, false);
   if (want_before) {
     for (size_t i = 0; i < n; ++i) {
       switch (image_) {
@@ -693,9 +717,11 @@ Status RowsEventBuilder::AddRow(const storage::Row* before, const storage::Row* 
     }
   }
   // The row: per image, a NULL bitmap over its present columns, then values.
-  std::string row;
+  std::string& row = row_;
+  row.clear();
   auto append_image = [&](const storage::Row& values, const std::vector<bool>& cols) -> Status {
-    std::vector<bool> nulls;
+    std::vector<bool>& nulls = nulls_;
+    nulls.clear();
     for (size_t i = 0; i < n; ++i) {
       if (cols[i]) nulls.push_back(storage::IsNull(values[i]));
     }
@@ -721,8 +747,8 @@ Status RowsEventBuilder::AddRow(const storage::Row* before, const storage::Row* 
     FinishPending(false);
   }
   if (pending_count_ == 0) {
-    pending_before_ = std::move(before_cols);
-    pending_after_ = std::move(after_cols);
+    pending_before_ = before_cols;
+    pending_after_ = after_cols;
   }
   pending_rows_ += row;
   ++pending_count_;

@@ -89,10 +89,24 @@ class RowsEventBuilder {
   // InvalidArgument when an image the type needs is missing or a row's
   // width is not the table's. A failed row leaves the builder unchanged.
   Status AddRow(const storage::Row* before, const storage::Row* after);
+  // The same for rows as the engine stores them: the table's columns, then
+  // perhaps more (a hidden row id) that are not logged.
+  Status AddStoredRow(const storage::Row* before, const storage::Row* after);
+
+  // Starts over, as if newly constructed, keeping the memory its buffers
+  // hold (a session's builder serves statement after statement).
+  void Reset(EventHeader h, uint8_t type, uint64_t table_id, const storage::TableDef& table, RowImage image,
+             Checksum checksum, size_t max_event_bytes = 8192);
 
   // Whole events finished so far (log_pos 0: the caller patches it); the
   // builder keeps the pending one. Takes them out.
   std::vector<std::string> TakeFinished();
+  // The same, in place: ClearFinished drops them, keeping the memory.
+  const std::vector<std::string>& finished() const { return finished_; }
+  void ClearFinished() { finished_.clear(); }
+  // Finishes the pending event (if it has rows) into finished(), with
+  // STMT_END_F when `stmt_end`.
+  void FinishStatement(bool stmt_end) { FinishPending(stmt_end); }
   // Finishes the pending event (if it has rows) with STMT_END_F when
   // `stmt_end`, and returns every event not yet taken.
   // The builder is empty afterwards and may build the next statement's.
@@ -110,6 +124,8 @@ class RowsEventBuilder {
   size_t EventSizeWith(size_t extra_row_bytes) const;
   // Finishes the pending event (when it has rows) into finished_.
   void FinishPending(bool stmt_end);
+  // AddRow; `exact`: the rows must be as wide as the table, else at least.
+  Status Add(const storage::Row* before, const storage::Row* after, bool exact);
 
   EventHeader h_;
   uint8_t type_;
@@ -125,6 +141,10 @@ class RowsEventBuilder {
   std::string pending_rows_;
   size_t pending_count_ = 0;
   std::vector<bool> pending_before_, pending_after_;
+  // Add's working space, kept so that a row allocates nothing once the
+  // builder has seen a row as wide.
+  std::vector<bool> in_pk_, before_cols_, after_cols_, nulls_;
+  std::string row_;
 };
 
 // ---- decoding (tools, SHOW BINLOG EVENTS, tests) ----

@@ -1,5 +1,6 @@
 #include "exec/session_binlog.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "base/log.h"
@@ -74,7 +75,7 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
                              const storage::Row* before, const storage::Row* after) {
   binlog::Binlog* bl = env.binlog();
   if (bl == nullptr) return Status::OK();
-  if (cache_.empty() && builder_ == nullptr) {
+  if (cache_.empty() && !building_) {
     if (SqlLogBinOff(env, ctx)) return Status::OK();
     // The transaction's first event: settings are taken now, and BEGIN.
     const Settings& settings = Settings::Of(env.sys_vars(), ctx);
@@ -89,34 +90,43 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
   const uint8_t type = kind == RowKind::kWrite    ? binlog::kWriteRowsEvent
                        : kind == RowKind::kUpdate ? binlog::kUpdateRowsEvent
                                                   : binlog::kDeleteRowsEvent;
-  if (builder_ != nullptr && (builder_->table_id() != table.id || builder_->type() != type)) {
+  if (building_ && (builder_->table_id() != table.id || builder_->type() != type)) {
     SLUICE_RETURN_IF_ERROR(FlushPending(/*stmt_end=*/false));
   }
-  if (builder_ == nullptr) {
-    if (mapped_.insert(table.id).second) {
+  if (!building_) {
+    if (std::find(mapped_.begin(), mapped_.end(), table.id) == mapped_.end()) {
+      mapped_.push_back(table.id);
       SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(binlog::EncodeTableMap(
           Header(env, binlog::kTableMapEvent), table.id, table, RowMetadataSetting(env, ctx), kNoCrc)));
     }
-    builder_ = std::make_unique<binlog::RowsEventBuilder>(Header(env, type), type, table.id, table,
-                                                          SessionRowImage(env, ctx), kNoCrc);
+    if (builder_) {
+      builder_->Reset(Header(env, type), type, table.id, table, SessionRowImage(env, ctx), kNoCrc);
+    } else {
+      builder_.emplace(Header(env, type), type, table.id, table, SessionRowImage(env, ctx), kNoCrc);
+    }
+    building_ = true;
     builder_->set_no_foreign_key_checks(!Settings::Of(env.sys_vars(), ctx).foreign_key_checks);
   }
-  // Only the table's own columns (a hidden row id may trail).
-  const size_t n = table.columns.size();
-  storage::Row b, a;
-  if (before != nullptr) b.assign(before->begin(), before->begin() + static_cast<long>(std::min(n, before->size())));
-  if (after != nullptr) a.assign(after->begin(), after->begin() + static_cast<long>(std::min(n, after->size())));
-  SLUICE_RETURN_IF_ERROR(builder_->AddRow(before != nullptr ? &b : nullptr, after != nullptr ? &a : nullptr));
-  for (const std::string& ev : builder_->TakeFinished()) SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(ev));
-  return Status::OK();
+  // Only the table's own columns are logged (a hidden row id may trail).
+  SLUICE_RETURN_IF_ERROR(builder_->AddStoredRow(before, after));
+  return AppendFinished();
+}
+
+Status SessionBinlog::AppendFinished() {
+  Status s;
+  for (const std::string& ev : builder_->finished()) {
+    s = cache_.AppendWithoutCrc(ev);
+    if (!s.ok()) break;
+  }
+  builder_->ClearFinished();
+  return s;
 }
 
 Status SessionBinlog::FlushPending(bool stmt_end) {
-  if (builder_ == nullptr) return Status::OK();
-  std::vector<std::string> events = builder_->Finish(stmt_end);
-  builder_.reset();
-  for (const std::string& ev : events) SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(ev));
-  return Status::OK();
+  if (!building_) return Status::OK();
+  builder_->FinishStatement(stmt_end);
+  building_ = false;
+  return AppendFinished();
 }
 
 Status SessionBinlog::EndStatement() {
@@ -128,14 +138,14 @@ Status SessionBinlog::EndStatement() {
 uint64_t SessionBinlog::Mark() { return cache_.size(); }
 
 Status SessionBinlog::RollbackTo(uint64_t mark) {
-  builder_.reset();
+  building_ = false;
   mapped_.clear();
   // Back to an empty transaction also drops BEGIN: nothing is left.
   return cache_.Truncate(mark);
 }
 
 void SessionBinlog::Clear() {
-  builder_.reset();
+  building_ = false;
   mapped_.clear();
   cache_.Clear();
 }

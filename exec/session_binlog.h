@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
 
 #include "base/status.h"
 #include "binlog/binlog.h"
@@ -75,7 +75,7 @@ class SessionBinlog {
   // Forgets the transaction's events (ROLLBACK, session end).
   void Clear();
   // Whether the open transaction has anything for the binlog.
-  bool has_events() const { return !cache_.empty() || builder_ != nullptr; }
+  bool has_events() const { return !cache_.empty() || building_; }
 
   // Commit (exec/transaction.cc): the pending rows event closes, then the
   // Xid event ends the transaction's events, which go to the binlog's
@@ -93,12 +93,19 @@ class SessionBinlog {
 
  private:
   Status FlushPending(bool stmt_end);
+  // Moves the builder's finished events into the cache.
+  Status AppendFinished();
 
   binlog::TransactionCache cache_;
   // The pending rows event. REQUIRES: its table's definition outlives the
   // statement (the executor holds it).
-  std::unique_ptr<binlog::RowsEventBuilder> builder_;
-  std::unordered_set<uint64_t> mapped_;  // tables with a Table_map in this statement
+  // Kept from statement to statement (RowsEventBuilder::Reset) for its
+  // memory; it holds rows only while `building_`.
+  std::optional<binlog::RowsEventBuilder> builder_;
+  bool building_ = false;
+  // Tables with a Table_map in this statement: a few at most, searched in
+  // order; cleared, not freed, per statement.
+  std::vector<uint64_t> mapped_;
   bool limits_set_ = false;
 };
 
