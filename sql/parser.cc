@@ -304,6 +304,23 @@ class Parser::Impl {
   // AND / OR / XOR over `terms`, left-deep as written when short, balanced
   // when long (see kMaxExprHeight).
   ExprPtr MakeLogicalChain(Op op, std::vector<ExprPtr> terms);
+  // term (separator term)*, joined by `op`: `term` parses one, `separator`
+  // takes the separator when one follows. A single term (nearly every
+  // expression) is returned as it is, with no list allocated.
+  template <typename Term, typename Separator>
+  Status ParseLogicalChain(Op op, ExprPtr* out, Term term, Separator separator) {
+    SLUICE_RETURN_IF_ERROR(term(out));
+    if (!separator()) return Status::OK();
+    std::vector<ExprPtr> terms;
+    terms.push_back(std::move(*out));
+    do {
+      ExprPtr next;
+      SLUICE_RETURN_IF_ERROR(term(&next));
+      terms.push_back(std::move(next));
+    } while (separator());
+    *out = MakeLogicalChain(op, std::move(terms));
+    return Status::OK();
+  }
   ExprPtr MakeBalanced(Op op, std::vector<ExprPtr>& terms, size_t from, size_t to);
 
   ExprPtr MakeExpr(ExprKind kind, uint32_t begin, uint32_t end) {
@@ -342,6 +359,7 @@ class Parser::Impl {
   std::array<Token, kLookahead> ahead_;
   size_t ahead_first_ = 0;  // the next token's slot
   size_t ahead_count_ = 0;
+  std::vector<Expr*> height_stack_;  // CheckHeight's walk
   uint32_t last_end_ = 0;      // end of the last consumed token
   size_t stmt_base_ = 0;       // first non-space byte of the current statement
   size_t next_stmt_start_ = 0;
@@ -2947,7 +2965,8 @@ Status Parser::Impl::CheckHeight(Expr* root) {
   if (root->height == 0) {
     // Post-order over the nodes still without a height; the ones below a
     // nested ParseExpr have theirs already, so each node is visited once.
-    std::vector<Expr*> stack = {root};
+    std::vector<Expr*>& stack = height_stack_;  // kept: no allocation per expression
+    stack.assign(1, root);
     while (!stack.empty()) {
       Expr* e = stack.back();
       bool ready = true;
@@ -3003,41 +3022,29 @@ ExprPtr Parser::Impl::MakeBalanced(Op op, std::vector<ExprPtr>& terms, size_t fr
 Status Parser::Impl::ParseExpr(ExprPtr* out) {
   Nesting nesting(this);
   SLUICE_RETURN_IF_ERROR(nesting.status());
-  std::vector<ExprPtr> terms(1);
-  SLUICE_RETURN_IF_ERROR(ParseXor(&terms[0]));
-  while (PeekKeyword("OR") || (PeekPunct(Punct::kOrOr) && !options_.pipes_as_concat)) {
-    Take();
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseXor(&r));
-    terms.push_back(std::move(r));
-  }
-  *out = MakeLogicalChain(Op::kOr, std::move(terms));
+  SLUICE_RETURN_IF_ERROR(ParseLogicalChain(
+      Op::kOr, out, [this](ExprPtr* e) { return ParseXor(e); },
+      [this] {
+        if (!PeekKeyword("OR") && !(PeekPunct(Punct::kOrOr) && !options_.pipes_as_concat)) return false;
+        Take();
+        return true;
+      }));
   return CheckHeight(out->get());
 }
 
 Status Parser::Impl::ParseXor(ExprPtr* out) {
-  std::vector<ExprPtr> terms(1);
-  SLUICE_RETURN_IF_ERROR(ParseAnd(&terms[0]));
-  while (AcceptKeyword("XOR")) {
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseAnd(&r));
-    terms.push_back(std::move(r));
-  }
-  *out = MakeLogicalChain(Op::kXor, std::move(terms));
-  return Status::OK();
+  return ParseLogicalChain(
+      Op::kXor, out, [this](ExprPtr* e) { return ParseAnd(e); }, [this] { return AcceptKeyword("XOR"); });
 }
 
 Status Parser::Impl::ParseAnd(ExprPtr* out) {
-  std::vector<ExprPtr> terms(1);
-  SLUICE_RETURN_IF_ERROR(ParseNot(&terms[0]));
-  while (PeekKeyword("AND") || PeekPunct(Punct::kAndAnd)) {
-    Take();
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseNot(&r));
-    terms.push_back(std::move(r));
-  }
-  *out = MakeLogicalChain(Op::kAnd, std::move(terms));
-  return Status::OK();
+  return ParseLogicalChain(
+      Op::kAnd, out, [this](ExprPtr* e) { return ParseNot(e); },
+      [this] {
+        if (!PeekKeyword("AND") && !PeekPunct(Punct::kAndAnd)) return false;
+        Take();
+        return true;
+      });
 }
 
 Status Parser::Impl::ParseNot(ExprPtr* out) {
