@@ -90,10 +90,22 @@ class PosixFileSystem final : public FileSystem {
       case OpenMode::kCreateNew: flags |= O_RDWR | O_CREAT | O_EXCL; break;
       case OpenMode::kOpenOrCreate: flags |= O_RDWR | O_CREAT; break;
     }
+    // A read-only open does not update the file's access time on each read
+    // (a dump thread reads the binlog while it is written, so relatime
+    // would write the inode back every time). O_NOATIME needs the file's
+    // owner: for a file of another user, open it without.
+    if (mode == OpenMode::kReadOnly) flags |= O_NOATIME;
     int fd;
-    do {
+    for (;;) {
       fd = ::open(path.c_str(), flags, static_cast<mode_t>(permissions));
-    } while (fd < 0 && errno == EINTR);
+      if (fd >= 0) break;
+      if (errno == EINTR) continue;
+      if (errno == EPERM && (flags & O_NOATIME) != 0) {
+        flags &= ~O_NOATIME;
+        continue;
+      }
+      break;
+    }
     if (fd < 0) return OsError("open", path, errno);
     return std::unique_ptr<File>(std::make_unique<PosixFile>(path, fd));
   }
