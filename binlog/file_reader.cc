@@ -29,32 +29,41 @@ std::string Where(uint64_t offset) { return " at offset " + std::to_string(offse
 
 BinlogFileReader::~BinlogFileReader() = default;
 
-Status BinlogFileReader::ReadAt(uint64_t offset, char* out, size_t n, size_t* got) {
-  *got = 0;
-  if (offset >= buf_offset_ && offset + n <= buf_offset_ + buf_.size()) {
-    std::memcpy(out, buf_.data() + (offset - buf_offset_), n);
-    *got = n;
-    return Status::OK();
-  }
-  if (n >= kBufferSize) {  // a large event: straight into the caller's memory
-    Result<size_t> r = file_->ReadAt(offset, out, n);
-    if (!r.ok()) return Status::IOError("cannot read binlog file" + Where(offset) + ": " + r.status().message());
-    *got = *r;
-    return Status::OK();
-  }
+Status BinlogFileReader::Fill(uint64_t offset, size_t n) {
   size_t want = kBufferSize;
   if (limit_ > offset) want = static_cast<size_t>(std::min<uint64_t>(want, limit_ - offset));
-  want = std::max(want, n);
-  buf_.resize(want);
-  Result<size_t> r = file_->ReadAt(offset, buf_.data(), want);
-  if (!r.ok()) {
-    buf_.clear();
-    return Status::IOError("cannot read binlog file" + Where(offset) + ": " + r.status().message());
-  }
-  buf_.resize(*r);
+  want = std::max(want, n);  // n < kBufferSize (Window)
+  if (!buf_) buf_.reset(new char[kBufferSize]);
+  buf_len_ = 0;
+  Result<size_t> r = file_->ReadAt(offset, buf_.get(), want);
+  if (!r.ok()) return Status::IOError("cannot read binlog file" + Where(offset) + ": " + r.status().message());
+  buf_len_ = *r;
   buf_offset_ = offset;
-  *got = std::min(n, buf_.size());
-  std::memcpy(out, buf_.data(), *got);
+  return Status::OK();
+}
+
+Result<const char*> BinlogFileReader::Window(uint64_t offset, size_t n, size_t* got) {
+  *got = 0;
+  if (offset >= buf_offset_ && offset + n <= buf_offset_ + buf_len_) {
+    *got = n;
+    return static_cast<const char*>(buf_.get() + (offset - buf_offset_));
+  }
+  if (n >= kBufferSize) {  // a large event: a buffer of its own
+    large_.resize(n);
+    Result<size_t> r = file_->ReadAt(offset, large_.data(), n);
+    if (!r.ok()) return Status::IOError("cannot read binlog file" + Where(offset) + ": " + r.status().message());
+    *got = *r;
+    return static_cast<const char*>(large_.data());
+  }
+  SLUICE_RETURN_IF_ERROR(Fill(offset, n));
+  *got = std::min(n, buf_len_);
+  return static_cast<const char*>(buf_.get());
+}
+
+Status BinlogFileReader::ReadAt(uint64_t offset, char* out, size_t n, size_t* got) {
+  Result<const char*> w = Window(offset, n, got);
+  if (!w.ok()) return w.status();
+  std::memcpy(out, *w, *got);
   return Status::OK();
 }
 
@@ -124,7 +133,19 @@ Result<std::optional<BinlogFileReader::Event>> BinlogFileReader::Next() {
 }
 
 Result<bool> BinlogFileReader::Next(Event* out) {
+  EventView v;
+  Result<bool> got = NextView(&v);
+  if (!got.ok() || !*got) return got;
+  out->offset = v.offset;
+  out->header = v.header;
+  out->bytes.assign(v.bytes);  // reuses the capacity of the caller's last event
+  return true;
+}
+
+Result<bool> BinlogFileReader::NextView(EventView* out) {
   using internal::LoadLE;
+  // The last event's own buffer (one larger than buf_) is not kept.
+  if (large_.capacity() != 0) std::string().swap(large_);
   if (pos_ >= limit_) {
     valid_end_ = pos_;
     return false;
@@ -132,9 +153,9 @@ Result<bool> BinlogFileReader::Next(Event* out) {
   // Whatever the file had when opened may have grown since (the active file).
   if (pos_ + kHeaderLen > file_size_) RefreshSize();
 
-  char head[kHeaderLen];
   size_t got = 0;
-  SLUICE_RETURN_IF_ERROR(ReadAt(pos_, head, kHeaderLen, &got));
+  Result<const char*> head = Window(pos_, kHeaderLen, &got);
+  if (!head.ok()) return head.status();
   if (got == 0) {  // clean end of file
     valid_end_ = pos_;
     return false;
@@ -144,7 +165,7 @@ Result<bool> BinlogFileReader::Next(Event* out) {
     truncated_ = true;
     return false;
   }
-  const uint64_t size = LoadLE(head + 9, 4);
+  const uint64_t size = LoadLE(*head + 9, 4);
   if (size < kHeaderLen || size > kMaxEventSize) {
     return Status::Corruption("binlog event has a bad event_size " + std::to_string(size) + Where(pos_));
   }
@@ -159,29 +180,29 @@ Result<bool> BinlogFileReader::Next(Event* out) {
                               " runs past the readable end " + std::to_string(limit_));
   }
 
-  Event& ev = *out;
-  ev.offset = pos_;
-  ev.bytes.resize(size);  // reuses the capacity of the caller's last event
-  std::memcpy(ev.bytes.data(), head, kHeaderLen);
-  SLUICE_RETURN_IF_ERROR(ReadAt(pos_ + kHeaderLen, ev.bytes.data() + kHeaderLen, size - kHeaderLen, &got));
-  if (got < size - kHeaderLen) {  // the file shrank under us
+  Result<const char*> whole = Window(pos_, static_cast<size_t>(size), &got);
+  if (!whole.ok()) return whole.status();
+  if (got < size) {  // the file shrank under us
     valid_end_ = pos_;
     truncated_ = true;
     return false;
   }
-  Result<EventHeader> h = ParseHeader(ev.bytes);
+  const std::string_view bytes(*whole, static_cast<size_t>(size));
+  Result<EventHeader> h = ParseHeader(bytes);
   if (!h.ok()) return h.status();
-  ev.header = *h;
 
   // The Format_description always carries a CRC (even when it announces
   // OFF); the other events carry one when it announces CRC32.
-  const bool has_crc = ev.header.type == kFormatDescriptionEvent || fd_.checksum == Checksum::kCrc32;
+  const bool has_crc = h->type == kFormatDescriptionEvent || fd_.checksum == Checksum::kCrc32;
   if (verify_ && has_crc) {
-    if (size < kHeaderLen + kChecksumLen || !VerifyChecksum(ev.bytes)) {
-      return Status::Corruption("binlog event" + Where(pos_) + " (type " + std::to_string(ev.header.type) +
+    if (size < kHeaderLen + kChecksumLen || !VerifyChecksum(bytes)) {
+      return Status::Corruption("binlog event" + Where(pos_) + " (type " + std::to_string(h->type) +
                                 ") has a bad checksum");
     }
   }
+  out->offset = pos_;
+  out->header = *h;
+  out->bytes = bytes;
   pos_ += size;
   valid_end_ = pos_;
   return true;

@@ -16,6 +16,7 @@
 // Thread-safety: one reader per thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,6 +35,13 @@ class BinlogFileReader {
     EventHeader header;
     std::string bytes;    // the whole event, header and CRC included
   };
+  // An event read without copying it: `bytes` points into the reader's
+  // buffer and is valid until the reader's next Next(), NextView() or Seek().
+  struct EventView {
+    uint64_t offset = 0;
+    EventHeader header;
+    std::string_view bytes;
+  };
 
   // Opens `path`; reads and checks the magic and the Format_description.
   // NotFound-like IOError when missing; Corruption for a file that is not
@@ -49,10 +57,19 @@ class BinlogFileReader {
   // The same into `*out` (false at the end), reusing its buffer: a reader
   // that keeps one Event allocates nothing per event once warm.
   Result<bool> Next(Event* out);
+  // The same as a view into the reader's buffer (a dump thread sends each
+  // event from there).
+  Result<bool> NextView(EventView* out);
   // Continue at `offset` (an event boundary; >= 4).
   Status Seek(uint64_t offset);
   // Stop at `limit` bytes (e.g. the published end of the active file).
   void set_limit(uint64_t limit) { limit_ = limit; }
+  // The same for a limit the file is known to have written up to (the
+  // published end of the active binlog): reads up to it ask no file size.
+  void set_written_limit(uint64_t limit) {
+    limit_ = limit;
+    file_size_ = std::max(file_size_, limit);
+  }
   bool truncated() const { return truncated_; }
   uint64_t valid_end() const { return valid_end_; }
   uint64_t file_size() const { return file_size_; }
@@ -61,6 +78,13 @@ class BinlogFileReader {
   BinlogFileReader() = default;
   // Up to `n` bytes at `offset` into `out`; `*got` < n at the end of the file.
   Status ReadAt(uint64_t offset, char* out, size_t n, size_t* got);
+  // Up to `n` bytes at `offset` in place: in buf_, read again from `offset`
+  // when it does not hold them all, or in large_ for `n` >= the buffer's
+  // size. `*got` < n at the end of the file.
+  Result<const char*> Window(uint64_t offset, size_t n, size_t* got);
+  // Fills buf_ with what the file has from `offset` (at least `n` bytes
+  // asked for), never past the limit.
+  Status Fill(uint64_t offset, size_t n);
   // file_size_ = the file's current size (unchanged when that fails: reads
   // then find the end).
   void RefreshSize() {
@@ -70,8 +94,12 @@ class BinlogFileReader {
   std::unique_ptr<io::File> file_;
   // Read-ahead: the file's bytes from buf_offset_, never past the limit
   // that was set when they were read (see file_reader.cc).
-  std::string buf_;
+  // kBufferSize bytes once first filled, buf_len_ of them read; not
+  // cleared before a read (a fill reads only what the file has).
+  std::unique_ptr<char[]> buf_;
+  size_t buf_len_ = 0;
   uint64_t buf_offset_ = 0;
+  std::string large_;  // NextView's event when it is larger than buf_ holds
   FormatDescription fd_;
   bool verify_ = true;
   uint64_t pos_ = 4;

@@ -358,5 +358,34 @@ TEST_F(FileReaderTest, LargeEvent) {
   EXPECT_EQ(events[4].bytes, img.bytes.substr(img.starts[4], img.starts[5] - img.starts[4]));
 }
 
+// Views are the file's bytes wherever an event falls: inside the read-ahead
+// buffer, across its end, or larger than it (just under, at and over 64 KiB).
+TEST_F(FileReaderTest, NextViewIsEachEventInPlace) {
+  FileImage img(Checksum::kCrc32);
+  for (int i = 1; i <= 400; ++i) {
+    const size_t len = i == 100 ? (64 << 10) - 120 : i == 200 ? (64 << 10) : i == 300 ? (200 << 10) : 37 * i;
+    img.AddTransaction(i, "INSERT INTO t VALUES ('" + std::string(len, static_cast<char>('a' + i % 26)) + "')");
+  }
+  auto r = BinlogFileReader::Open(Write("views", img.bytes));
+  ASSERT_TRUE(r.ok());
+  BinlogFileReader::EventView v;
+  size_t n = 0;
+  for (;;) {
+    Result<bool> got = (*r)->NextView(&v);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (!*got) break;
+    ASSERT_LT(n, img.starts.size());
+    const uint64_t end = n + 1 < img.starts.size() ? img.starts[n + 1] : img.bytes.size();
+    EXPECT_EQ(v.offset, img.starts[n]);
+    ASSERT_EQ(v.bytes.size(), end - img.starts[n]) << "event " << n;
+    EXPECT_TRUE(v.bytes == std::string_view(img.bytes).substr(img.starts[n], end - img.starts[n])) << "event " << n;
+    EXPECT_EQ(v.header.event_size, v.bytes.size());
+    ++n;
+  }
+  EXPECT_EQ(n, img.starts.size());
+  EXPECT_FALSE((*r)->truncated());
+  EXPECT_EQ((*r)->valid_end(), img.bytes.size());
+}
+
 }  // namespace
 }  // namespace sluice::binlog

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 
 #include "base/mysql_error.h"
 
@@ -26,18 +27,39 @@ FrameHeader ParseFrameHeader(const uint8_t header[4]) {
   return h;
 }
 
-void AppendPacket(std::string* out, uint8_t* seq, std::string_view payload) {
-  size_t offset = 0;
+void AppendPacket(std::string* out, uint8_t* seq, std::string_view payload) { AppendPacket(out, seq, {}, payload); }
+
+namespace {
+constexpr size_t kSmallHead = 12;  // an event packet's OK byte and an observer's header
+}  // namespace
+
+void AppendPacket(std::string* out, uint8_t* seq, std::string_view head, std::string_view body) {
+  const size_t total = head.size() + body.size();
+  if (total < kMaxChunk && head.size() <= kSmallHead) {  // one frame: two appends, nothing zeroed first
+    char start[kHeaderSize + kSmallHead] = {static_cast<char>(total & 0xFF), static_cast<char>((total >> 8) & 0xFF),
+                                            static_cast<char>((total >> 16) & 0xFF), static_cast<char>(*seq)};
+    if (!head.empty()) std::memcpy(start + kHeaderSize, head.data(), head.size());
+    out->append(start, kHeaderSize + head.size());
+    out->append(body);
+    ++*seq;
+    return;
+  }
+  size_t offset = 0;  // into head, then body
   // Always writes at least one frame; a frame of exactly kMaxChunk bytes
   // means "more follows", so a payload that is an exact multiple of
   // kMaxChunk ends with an empty frame.
   while (true) {
-    const size_t n = std::min<size_t>(payload.size() - offset, kMaxChunk);
-    out->push_back(static_cast<char>(n & 0xFF));
-    out->push_back(static_cast<char>((n >> 8) & 0xFF));
-    out->push_back(static_cast<char>((n >> 16) & 0xFF));
-    out->push_back(static_cast<char>(*seq));
-    out->append(payload.substr(offset, n));
+    const size_t n = std::min<size_t>(total - offset, kMaxChunk);
+    const char frame[kHeaderSize] = {static_cast<char>(n & 0xFF), static_cast<char>((n >> 8) & 0xFF),
+                                     static_cast<char>((n >> 16) & 0xFF), static_cast<char>(*seq)};
+    out->append(frame, kHeaderSize);
+    if (offset < head.size()) {
+      const size_t from_head = std::min(n, head.size() - offset);
+      out->append(head.substr(offset, from_head));
+      out->append(body.substr(0, n - from_head));
+    } else {
+      out->append(body.substr(offset - head.size(), n));
+    }
     offset += n;
     ++*seq;  // wraps at 255 by design
     if (n < kMaxChunk) break;

@@ -37,6 +37,9 @@ int TakePacket(std::string* buffered, std::string* payload, size_t max);
 // Appends `payload` to *out as one or more frames, starting at *seq and
 // advancing it once per frame written.
 void AppendPacket(std::string* out, uint8_t* seq, std::string_view payload);
+// The same for the payload `head` followed by `body`, without joining them
+// first (a binlog event behind its packet's leading bytes).
+void AppendPacket(std::string* out, uint8_t* seq, std::string_view head, std::string_view body);
 
 // Reassembles one logical packet from its chunks.
 //

@@ -150,6 +150,27 @@ TEST(PacketTest, PayloadJustOverMaxChunkEndsWithShortFrame) {
   EXPECT_EQ(a.payload(), payload);
 }
 
+TEST(PacketTest, HeadAndBodyFrameAsTheirJoinedPayload) {
+  // Split points on both sides of each frame boundary, and a body that
+  // starts or ends one.
+  const std::string payload = Pattern(2 * kMaxChunk + 5);
+  for (size_t total : {size_t{0}, size_t{7}, size_t{kMaxChunk} - 1, size_t{kMaxChunk}, size_t{kMaxChunk} + 1,
+                       2 * size_t{kMaxChunk} + 5}) {
+    for (size_t cut : {size_t{0}, size_t{1}, size_t{5}, size_t{kMaxChunk} - 1, size_t{kMaxChunk},
+                       size_t{kMaxChunk} + 2, total}) {
+      if (cut > total) continue;
+      const std::string_view whole(payload.data(), total);
+      std::string joined, split;
+      uint8_t seq_joined = 250, seq_split = 250;
+      AppendPacket(&joined, &seq_joined, whole);
+      AppendPacket(&split, &seq_split, whole.substr(0, cut), whole.substr(cut));
+      ASSERT_EQ(split.size(), joined.size()) << "total " << total << " cut " << cut;
+      EXPECT_TRUE(split == joined) << "total " << total << " cut " << cut;
+      EXPECT_EQ(seq_split, seq_joined);
+    }
+  }
+}
+
 TEST(PacketTest, AssemblerAcceptsChunkInPieces) {
   PayloadAssembler a(1024);
   a.Start(0);

@@ -91,23 +91,23 @@ Status BinlogSender::Fatal(std::string message) const {
 }
 
 Status BinlogSender::SendEvent(std::string_view event, const std::string& file, uint64_t end_pos) {
-  // One buffer per sender, reused: no allocation per event once warm.
-  thread_local std::string packet;
-  packet.clear();
-  packet.push_back('\0');
-  if (transmit_.observed()) {
+  static constexpr char kOk = '\0';  // the byte before each event in its packet
+  if (!transmit_.observed()) {
+    // Framed straight from the reader's buffer into the sink's.
+    SLUICE_RETURN_IF_ERROR(sink_.SendPieces(std::string_view(&kOk, 1), event));
+  } else {
+    // One buffer per sender, reused: no allocation per event once warm.
+    thread_local std::string packet;
+    packet.assign(1, kOk);
     SLUICE_RETURN_IF_ERROR(transmit_.ReserveHeader(packet));
     packet.append(event);
     SLUICE_RETURN_IF_ERROR(transmit_.BeforeSendEvent(packet, file, end_pos));
     SLUICE_RETURN_IF_ERROR(sink_.Send(packet));
     SLUICE_RETURN_IF_ERROR(transmit_.AfterSendEvent(event, file, end_pos));
-    counters_.hook_calls.fetch_add(3, std::memory_order_relaxed);
-  } else {
-    packet.append(event);
-    SLUICE_RETURN_IF_ERROR(sink_.Send(packet));
+    Counters::Bump(counters_.hook_calls, 3);
   }
-  counters_.events.fetch_add(1, std::memory_order_relaxed);
-  counters_.bytes.fetch_add(event.size(), std::memory_order_relaxed);
+  Counters::Bump(counters_.events, 1);
+  Counters::Bump(counters_.bytes, event.size());
   return Status::OK();
 }
 
@@ -117,7 +117,7 @@ Status BinlogSender::SendHeartbeat(const std::string& file, uint64_t pos) {
   h.server_id = options_.server_id;
   h.log_pos = static_cast<uint32_t>(pos);
   std::string ev = binlog::EncodeHeartbeat(h, file, file_checksum_);
-  counters_.heartbeats.fetch_add(1, std::memory_order_relaxed);
+  Counters::Bump(counters_.heartbeats, 1);
   // Heartbeats carry no observer header: nothing waits for their ack.
   std::string packet(1, '\0');
   if (transmit_.observed()) SLUICE_RETURN_IF_ERROR(transmit_.ReserveHeader(packet));
@@ -301,22 +301,26 @@ Status BinlogSender::Run() {
     // end it last saw: per event the sender reads no line a committer writes.
     binlog::Binlog::End end = published();
     // A held reader may be ahead of the limit (in a later file): it waits.
-    auto limit_of = [&](const binlog::Binlog::End& e) {
-      return e.file_number == number ? e.offset : e.file_number < number ? reader.valid_end() : UINT64_MAX;
+    auto set_limit = [&](const binlog::Binlog::End& e) {
+      if (e.file_number == number) {
+        reader.set_written_limit(e.offset);  // the binlog publishes only what it wrote
+      } else {
+        reader.set_limit(e.file_number < number ? reader.valid_end() : UINT64_MAX);
+      }
     };
     bool active = end.file_number <= number;
-    reader.set_limit(limit_of(end));
-    binlog::BinlogFileReader::Event e;  // one buffer for every event of the file
+    set_limit(end);
+    binlog::BinlogFileReader::EventView e;  // each event is sent from the reader's buffer
     while (!next_file) {
       if (stop_.load(std::memory_order_relaxed)) return Status::OK();
-      Result<bool> got = reader.Next(&e);
+      Result<bool> got = reader.NextView(&e);
       if (!got.ok()) return Fatal(got.status().message());
       if (!*got) {
         const binlog::Binlog::End now = published();
         if (now.file_number != end.file_number || now.offset != end.offset) {
           end = now;
           active = end.file_number <= number;
-          reader.set_limit(limit_of(end));
+          set_limit(end);
           continue;
         }
         if (!active) {
@@ -378,7 +382,7 @@ Status BinlogSender::Run() {
           skipping = false;
         }
         if (skipping) {
-          counters_.skipped.fetch_add(1, std::memory_order_relaxed);
+          Counters::Bump(counters_.skipped, 1);
           continue;
         }
       }

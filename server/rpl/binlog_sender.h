@@ -44,6 +44,14 @@ class PacketSink {
   virtual ~PacketSink() = default;
   // IOError when the reader is gone.
   virtual Status Send(std::string_view payload) = 0;
+  // One packet whose payload is `head` then `body`. A sink that frames
+  // into a buffer of its own overrides it to skip the join.
+  virtual Status SendPieces(std::string_view head, std::string_view body) {
+    std::string joined;
+    joined.reserve(head.size() + body.size());
+    joined.append(head).append(body);
+    return Send(joined);
+  }
   // Pushes what is buffered (called before waiting for new events).
   virtual Status Flush() = 0;
 };
@@ -93,7 +101,11 @@ class BinlogSender {
 
   // This sender's own counters (no other sender writes them); readable
   // from any thread.
+  // Written by the sender's thread only (Bump), read from any.
   struct Counters {
+    static void Bump(std::atomic<uint64_t>& c, uint64_t n) {
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // no locked add per event
+    }
     std::atomic<uint64_t> events{0};
     std::atomic<uint64_t> bytes{0};
     std::atomic<uint64_t> heartbeats{0};
