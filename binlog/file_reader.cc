@@ -60,13 +60,6 @@ Result<const char*> BinlogFileReader::Window(uint64_t offset, size_t n, size_t* 
   return static_cast<const char*>(buf_.get());
 }
 
-Status BinlogFileReader::ReadAt(uint64_t offset, char* out, size_t n, size_t* got) {
-  Result<const char*> w = Window(offset, n, got);
-  if (!w.ok()) return w.status();
-  std::memcpy(out, *w, *got);
-  return Status::OK();
-}
-
 Result<std::unique_ptr<BinlogFileReader>> BinlogFileReader::Open(const std::string& path, bool verify_checksums,
                                                                  io::FileSystem* fs) {
   Result<std::unique_ptr<io::File>> f =
@@ -78,11 +71,11 @@ Result<std::unique_ptr<BinlogFileReader>> BinlogFileReader::Open(const std::stri
   Result<uint64_t> size = r->file_->Size();
   r->file_size_ = size.ok() ? *size : 0;  // 0: reads then find the end
 
-  char magic[4] = {0, 0, 0, 0};
   size_t got = 0;
-  SLUICE_RETURN_IF_ERROR(r->ReadAt(0, magic, 4, &got));
-  if (got != 4 || std::memcmp(magic, kBinlogMagic, 4) != 0) {
-    if (r->file_size_ >= 4 && std::memcmp(magic, "\xfd" "bin", 4) == 0) {
+  Result<const char*> magic = r->Window(0, 4, &got);
+  if (!magic.ok()) return magic.status();
+  if (got != 4 || std::memcmp(*magic, kBinlogMagic, 4) != 0) {
+    if (r->file_size_ >= 4 && got == 4 && std::memcmp(*magic, "\xfd" "bin", 4) == 0) {
       return Status::NotSupported("binlog file '" + path + "' is encrypted");
     }
     return Status::Corruption("Binlog has bad magic number; It's not a binary log file that can be used by this "
@@ -145,7 +138,7 @@ Result<bool> BinlogFileReader::Next(Event* out) {
 Result<bool> BinlogFileReader::NextView(EventView* out) {
   using internal::LoadLE;
   // The last event's own buffer (one larger than buf_) is not kept.
-  if (large_.capacity() != 0) std::string().swap(large_);
+  if (!large_.empty()) std::string().swap(large_);
   if (pos_ >= limit_) {
     valid_end_ = pos_;
     return false;

@@ -76,8 +76,6 @@ class BinlogFileReader {
 
  private:
   BinlogFileReader() = default;
-  // Up to `n` bytes at `offset` into `out`; `*got` < n at the end of the file.
-  Status ReadAt(uint64_t offset, char* out, size_t n, size_t* got);
   // Up to `n` bytes at `offset` in place: in buf_, read again from `offset`
   // when it does not hold them all, or in large_ for `n` >= the buffer's
   // size. `*got` < n at the end of the file.
