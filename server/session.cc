@@ -861,7 +861,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   // session has already read (Session::in_).
   SocketSink(Stream& stream, int fd, uint8_t first_seq, std::string read_ahead)
       : stream_(stream), fd_(fd), seq_(first_seq), in_(std::move(read_ahead)) {}
-  Status Send(std::string_view payload) override { return SendPieces(payload, {}); }
+  Status Send(std::string_view payload) override { return SendPieces({}, payload); }
   Status SendPieces(std::string_view head, std::string_view body) override {
     p::AppendPacket(&buf_, &seq_, head, body);
     return buf_.size() >= (64u << 10) ? Flush() : Status::OK();

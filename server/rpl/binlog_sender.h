@@ -99,12 +99,11 @@ class BinlogSender {
   enum class State { kStarting, kSending, kWaiting, kSwitching, kDone };
   void set_state_listener(std::function<void(State)> f) { on_state_ = std::move(f); }
 
-  // This sender's own counters (no other sender writes them); readable
-  // from any thread.
-  // Written by the sender's thread only (Bump), read from any.
+  // This sender's own counters: written by its thread only (Bump, no
+  // locked add per event), readable from any thread.
   struct Counters {
     static void Bump(std::atomic<uint64_t>& c, uint64_t n) {
-      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // no locked add per event
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     }
     std::atomic<uint64_t> events{0};
     std::atomic<uint64_t> bytes{0};
