@@ -260,9 +260,11 @@ def wait_caught_up(srv, readers):
     print(f"# {srv.kind}: readers still busy after 120 s", flush=True)
 
 
-def measure(srv, concurrency, args, readers):
+def measure(srv, concurrency, args, readers, row):
     """One row: inserts/s (the median of --repeat slap runs), semisync
-    yes/no tx, server and reader CPU s (per run: the total / --repeat)."""
+    yes/no tx, server and reader CPU s (per run: the total / --repeat).
+    Each row's runs also go to stderr as they end, so that a run cut off
+    (bench/device/run.sh) still shows the rows it measured."""
     wait_caught_up(srv, readers)
     y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     reader_pids = [p.pid for p in readers]
@@ -275,6 +277,9 @@ def measure(srv, concurrency, args, readers):
     wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
+    print(f"# {srv.kind} c{concurrency} {row}: " + ", ".join(f"{r:.0f}" for r in runs) + " ins/s, "
+          f"server {(s1 - s0) / args.repeat:.1f} s, readers {(r1 - r0) / args.repeat:.1f} s per run",
+          file=sys.stderr, flush=True)
     return {"ips": statistics.median(runs), "yes": y1 - y0, "no": n1 - n0,
             "server_cpu": (s1 - s0) / args.repeat, "reader_cpu": (r1 - r0) / args.repeat}
 
@@ -289,39 +294,39 @@ def matrix(kind, concurrency, args, work):
         if kind == "mariadb":
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC")
         want = set(args.rows)
-        out["none"] = measure(srv, concurrency, args, [])
+        out["none"] = measure(srv, concurrency, args, [], "none")
         if "1async" in want:
             reader = start_semi_reader(srv, 76, semisync=False)
             try:
-                out["1async"] = measure(srv, concurrency, args, [reader])
+                out["1async"] = measure(srv, concurrency, args, [reader], "1async")
             finally:
                 reader.kill()
                 reader.wait()
         if want & {"plain40", "installed-off", "on+1semi", "on+3semi"}:
             plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
         if "plain40" in want:
-            out["plain40"] = measure(srv, concurrency, args, plain)
+            out["plain40"] = measure(srv, concurrency, args, plain, "plain40")
         if want & {"installed-off", "on+1semi", "on+3semi", "1semi"} and kind == "sluiced":
             sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
         if "installed-off" in want:
-            out["installed-off"] = measure(srv, concurrency, args, plain)
+            out["installed-off"] = measure(srv, concurrency, args, plain, "installed-off")
         if want & {"on+1semi", "on+3semi", "1semi"}:
             # go-mysql asks for semisync only when the variable is already ON.
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
             semis.append(start_semi_reader(srv, 77))
         if "on+1semi" in want:
-            out["on+1semi"] = measure(srv, concurrency, args, plain + semis)
+            out["on+1semi"] = measure(srv, concurrency, args, plain + semis, "on+1semi")
         if "on+3semi" in want:
             for sid in (78, 79):
                 semis.append(start_semi_reader(srv, sid))
-            out["on+3semi"] = measure(srv, concurrency, args, plain + semis)
+            out["on+3semi"] = measure(srv, concurrency, args, plain + semis, "on+3semi")
         if "1semi" in want:
             for p in plain + semis[1:]:
                 p.kill()
                 p.wait()
             plain, semis = [], semis[:1]
             time.sleep(1)
-            out["1semi"] = measure(srv, concurrency, args, semis)
+            out["1semi"] = measure(srv, concurrency, args, semis, "1semi")
     finally:
         for p in plain + semis:
             p.kill()

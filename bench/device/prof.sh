@@ -1,6 +1,6 @@
 #!/bin/bash
 # Device, from the repository root with $OUT set: perf profile of sluiced under
-# a mariadb-slap single-row INSERT load at concurrency 16 and 64. For each:
+# a mariadb-slap single-row INSERT load at concurrency 16 and 64 (CONCS="16" for one). For each:
 # perf stat (context switches, migrations, task-clock) and sluiced's CPU ticks
 # over 2 s, then 2 s of perf record with DWARF call graphs, and the slap result.
 # Writes $OUT/flat.C.txt (self time), children.C.txt (inclusive time),
@@ -23,7 +23,7 @@ sluiced --datadir=$D/data --port=$P --bind-address=127.0.0.1 --log-error=$D/err.
 SP=$!
 for i in $(seq 100); do mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
 mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'CREATE DATABASE slap; CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)'
-for c in 16 64; do
+for c in ${CONCS:-16 64}; do
   # Enough queries to outlast the 2 s warm-up and 4 s of measuring on 16 cores.
   mariadb-slap --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl --concurrency=$c --iterations=1 --number-of-queries=600000 \
     --create-schema=slap --no-drop "--query=INSERT INTO slap.t (v) VALUES (1)" > $D/slap.$c 2>&1 &

@@ -2,16 +2,17 @@
 # Device run, from the repository root with $OUT set: unpacks the bundle, then
 # lock-manager scaling (sluice-lockbench, CATS and FIFO at 1..16 threads,
 # ~10 s), then the Bug #70218 matrix of bench/replication.py (6 rows x 2
-# concurrencies x 2 servers, cut off by SIGINT after 400 s so that the run
+# concurrencies x 2 servers, cut off by SIGINT after BENCH_SECONDS, 400 by default, so that the run
 # fits the device's 10 minutes a command). All output also goes to $OUT/log.txt.
 #   SMALL=1 bash .devbundle/run.sh     tiny sizes, to check that it runs
-# QUERIES, READERS and LOCK_SECONDS override the sizes.
+# QUERIES, READERS, LOCK_SECONDS and BENCH_SECONDS (the cut-off) override the sizes.
 set -o pipefail
 : "${OUT:?set OUT to a folder}"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 QUERIES=${QUERIES:-30000}
 READERS=${READERS:-40}
 LOCK_SECONDS=${LOCK_SECONDS:-1}
+BENCH_SECONDS=${BENCH_SECONDS:-400}
 if [ -n "${SMALL:-}" ]; then QUERIES=500; READERS=4; LOCK_SECONDS=0.1; fi
 mkdir -p "$OUT"
 {
@@ -26,7 +27,7 @@ mkdir -p "$OUT"
   echo "## $(date -u +%FT%TZ) bench/replication.py --queries $QUERIES --readers $READERS"
   start=$SECONDS
   # SIGINT, not TERM: the bench's finally blocks then stop its servers and readers.
-  timeout -s INT -k 30 400 python3 bench/replication.py --skip-sysbench --concurrency 16 64 \
+  timeout -s INT -k 30 "$BENCH_SECONDS" python3 bench/replication.py --skip-sysbench --concurrency 16 64 \
     --queries "$QUERIES" --readers "$READERS"
   rc=$?
   echo "## $(date -u +%FT%TZ) replication.py rc=$rc in $((SECONDS - start)) s"

@@ -1,0 +1,84 @@
+#!/bin/bash
+# Device A/B of sluiced builds, from the repository root with $OUT set: the
+# no-reader mariadb-slap row (single-row autocommit INSERTs,
+# flush_log_at_trx_commit=2, sync_binlog=0) at concurrency 16 and 64, on a
+# fresh server per build and concurrency, two runs each, in two rounds (the
+# second in reverse order, so that drift favours no build). Prints, and
+# writes to $OUT/ab.txt, inserts/s, server CPU µs per insert and voluntary
+# context switches per insert.
+#   bash .devbundle/ab.sh QUERIES NAME...
+# Each NAME is a build carried as .devbundle/sluiced-NAME.xz, made here with
+#   strip -o /tmp/s build/bin/sluiced && xz -c /tmp/s > .devbundle/sluiced-NAME.xz
+# Compare builds within one call only: each call may get another machine.
+set -o pipefail
+: "${OUT:?set OUT to a folder}"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+[ $# -ge 2 ] || { echo "usage: ab.sh QUERIES NAME..." >&2; exit 2; }
+bash .devbundle/setup.sh >/dev/null 2>&1 || { echo "ab: setup failed" >&2; exit 1; }
+export PATH=/opt/sb/bin:$PATH
+Q=$1; shift
+for b in "$@"; do
+  [ -x ".devbundle/sluiced-$b" ] && continue
+  xz -dc ".devbundle/sluiced-$b.xz" > ".devbundle/sluiced-$b" 2>/dev/null ||
+    python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],'wb'))" \
+      ".devbundle/sluiced-$b.xz" ".devbundle/sluiced-$b" || { echo "ab: no .devbundle/sluiced-$b.xz" >&2; exit 1; }
+  chmod +x ".devbundle/sluiced-$b"
+done
+
+# CPU seconds and voluntary switches of all of a process's threads.
+pstat() {
+  python3 - "$1" <<'PY'
+import os, sys
+pid = sys.argv[1]; cpu = vol = 0
+for t in os.listdir(f"/proc/{pid}/task"):
+    try:
+        st = open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()
+        cpu += int(st[11]) + int(st[12])
+        for line in open(f"/proc/{pid}/task/{t}/status"):
+            if line.startswith("voluntary_ctxt_switches"):
+                vol += int(line.split()[1])
+    except FileNotFoundError:
+        pass
+print(cpu / os.sysconf("SC_CLK_TCK"), vol)
+PY
+}
+
+# One build at one concurrency, on a fresh server.
+one() {
+  local b=$1 c=$2 P=13400 D SP r s e c0 v0 c1 v1
+  D=$(mktemp -d)
+  LD_LIBRARY_PATH=/opt/sb/lib ".devbundle/sluiced-$b" --datadir="$D/data" --port=$P --bind-address=127.0.0.1 \
+    --log-error="$D/err.log" --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 --sync-binlog=0 \
+    --server-id=1 --max-connections=400 >/dev/null 2>&1 &
+  SP=$!
+  for _ in $(seq 100); do
+    mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'select 1' >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl \
+    -e 'CREATE DATABASE slap; CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)'
+  for r in 1 2; do
+    read -r c0 v0 < <(pstat $SP)
+    s=$(date +%s.%N)
+    mariadb-slap --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl --concurrency="$c" --iterations=1 \
+      --number-of-queries="$Q" --create-schema=slap --no-drop "--query=INSERT INTO slap.t (v) VALUES (1)" >/dev/null 2>&1
+    e=$(date +%s.%N)
+    read -r c1 v1 < <(pstat $SP)
+    python3 -c "print('%-10s c%-3s run %d: %6.0f ins/s  %5.1f us cpu/ins  %4.2f vol sw/ins' % \
+      ('$b', $c, $r, $Q / ($e - $s), ($c1 - $c0) * 1e6 / $Q, ($v1 - $v0) / $Q))"
+  done
+  kill $SP
+  wait $SP 2>/dev/null
+  rm -rf "$D"
+}
+
+mkdir -p "$OUT"
+{
+  for round in 1 2; do
+    bins=("$@")
+    [ $round = 2 ] && mapfile -t bins < <(printf '%s\n' "$@" | tac)
+    for c in 16 64; do
+      for b in "${bins[@]}"; do one "$b" "$c"; done
+    done
+  done
+} 2>&1 | tee "$OUT/ab.txt"
