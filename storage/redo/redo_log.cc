@@ -289,52 +289,64 @@ Result<uint64_t> RedoLog::Append(std::string_view payload, uint8_t type) {
   pending_.append(payload.data(), payload.size());
   current_lsn_ = start + FramedSize(payload.size());
   const uint64_t end = current_lsn_;
-  if (pending_.size() >= options_.buffer_size && !leader_active_) {
-    Status st = LeadFlush(/*sync=*/false);
+  if (pending_.size() >= options_.buffer_size && !writer_active_) {
+    Status st = LeadWrite();
     if (!st.ok()) return st;
   }
   return end;
 }
 
-Status RedoLog::LeadFlush(bool sync) {
-  leader_active_ = true;
+Status RedoLog::LeadWrite() {
+  writer_active_ = true;
   std::string buf;
   buf.swap(pending_);
   const uint64_t start = written_lsn_;
   const uint64_t end = current_lsn_;
-  const bool do_sync = (sync || sync_requested_lsn_ > flushed_lsn_) && end > flushed_lsn_;
   mu_.Unlock();
 
-  // flush stage
   Status st;
-  bool wrote = false;
-  if (!buf.empty()) {
-    st = WriteSegmented(start, buf);
-    wrote = true;
-  }
-  // sync stage
-  bool synced = false;
-  if (st.ok() && do_sync) {
-    MutexLock seg(&seg_mu_);
-    st = log_->Sync();
-    synced = true;
-  }
+  if (!buf.empty()) st = WriteSegmented(start, buf);
 
   mu_.Lock();
-  // commit stage: publish and wake the followers.
-  if (wrote) {
+  if (!buf.empty()) {
     ++stats_.writes;
     if (st.ok()) stats_.bytes_written += buf.size();
   }
-  if (synced) ++stats_.fsyncs;
   if (st.ok()) {
     written_lsn_ = end;
-    if (do_sync) flushed_lsn_ = std::max(flushed_lsn_, end);
   } else if (error_.ok()) {
     error_ = st;
   }
-  leader_active_ = false;
-  cv_.NotifyAll();
+  writer_active_ = false;
+  write_cv_.NotifyAll();
+  return error_.ok() ? st : error_;
+}
+
+Status RedoLog::LeadSync() {
+  syncer_active_ = true;
+  // Everything up to here was written before the fsync starts, so the
+  // fsync covers it; what is written meanwhile waits for the next one.
+  const uint64_t target = written_lsn_;
+  mu_.Unlock();
+
+  std::shared_ptr<io::File> segment;
+  {
+    // The segment holding `target`, or a later one: a full segment is
+    // fsynced whole before the next one starts (WriteSegmented).
+    MutexLock seg(&seg_mu_);
+    segment = log_;
+  }
+  Status st = segment->Sync();
+
+  mu_.Lock();
+  ++stats_.fsyncs;
+  if (st.ok()) {
+    flushed_lsn_ = std::max(flushed_lsn_, target);
+  } else if (error_.ok()) {
+    error_ = st;
+  }
+  syncer_active_ = false;
+  sync_cv_.NotifyAll();
   return error_.ok() ? st : error_;
 }
 
@@ -362,15 +374,23 @@ Status RedoLog::WaitLocked(uint64_t lsn, bool sync) {
   }
   for (;;) {
     if (!error_.ok()) return error_;
-    if ((sync ? flushed_lsn_ : written_lsn_) >= lsn) return Status::OK();
-    if (sync) sync_requested_lsn_ = std::max(sync_requested_lsn_, lsn);
-    if (leader_active_) {
-      // Follower: the leader's flush ends in bounded time (one write+fsync).
-      cv_.Wait(&mu_);
+    if (written_lsn_ < lsn) {
+      // A write is in progress (it ends in bounded time: no fsync in it
+      // but a full segment's). It may have taken this record; if not, the
+      // next write leader takes it, this thread when nobody else is first.
+      if (writer_active_) {
+        write_cv_.Wait(&mu_);
+        continue;
+      }
+      SLUICE_RETURN_IF_ERROR(LeadWrite());
       continue;
     }
-    Status st = LeadFlush(sync);
-    if (!st.ok()) return st;
+    if (!sync || flushed_lsn_ >= lsn) return Status::OK();
+    if (syncer_active_) {
+      sync_cv_.Wait(&mu_);
+      continue;
+    }
+    SLUICE_RETURN_IF_ERROR(LeadSync());
   }
 }
 
@@ -459,8 +479,10 @@ void RedoLog::BackgroundLoop() {
     }
     if (stop_) break;
     if (!error_.ok()) continue;
-    if (leader_active_ || flushed_lsn_ >= current_lsn_) continue;
-    (void)LeadFlush(/*sync=*/true);  // a failure is sticky in error_
+    // Whatever leads are busy now finish without it; a failure is sticky
+    // in error_.
+    if (!writer_active_ && written_lsn_ < current_lsn_ && !LeadWrite().ok()) continue;
+    if (!syncer_active_ && flushed_lsn_ < written_lsn_) (void)LeadSync();
   }
 }
 

@@ -4,8 +4,8 @@
 // payloads and get back the log sequence number (LSN) just past their
 // record; a commit then waits until its LSN is durable as
 // innodb_flush_log_at_trx_commit says (see Durability). Concurrent waiters
-// share one write+fsync (group commit, leader/follower as in leveldb
-// DBImpl::Write). Checkpoint(lsn) records where recovery may start; Open()
+// share one write and one fsync (group commit, leader/follower as in
+// leveldb DBImpl::Write). Checkpoint(lsn) records where recovery may start; Open()
 // replays every intact record from the last checkpoint, in LSN order, and
 // truncates a torn tail.
 //
@@ -50,9 +50,11 @@
 //
 // Thread-safety: every method may be called from any thread.
 // Lock order: ckpt_mu_ -> mu_, ckpt_mu_ -> seg_mu_; mu_ and seg_mu_ are
-// never held together. mu_ is never held during file I/O; seg_mu_ is held
-// by the one flush leader during its write and fsync (and briefly by a
-// checkpoint), ckpt_mu_ only serializes checkpoints.
+// never held together. mu_ is never held during file I/O. Writing and
+// syncing have a leader each (as MySQL 8.0's log writer and log flusher):
+// seg_mu_ is held by the write leader during its write, briefly by the
+// sync leader (to take the segment it syncs) and by a checkpoint; ckpt_mu_
+// only serializes checkpoints.
 #pragma once
 
 #include <atomic>
@@ -170,13 +172,19 @@ class RedoLog {
           std::unique_ptr<io::File> log, std::unique_ptr<io::File> ctl, uint64_t end_lsn,
           uint64_t checkpoint_lsn, uint64_t ctl_seq);
 
-  // Called with mu_ held and no leader active: becomes the leader, writes the
-  // pending buffer (and fsyncs when `sync` or a waiter asked for it) with mu_
-  // released, then publishes the result and wakes everyone.
-  // The caller's scoped lock stays valid: mu_ is held again on return.
-  Status LeadFlush(bool sync) REQUIRES(mu_);
-  // Waits (leading when nobody is) until written_lsn_ (sync: flushed_lsn_)
-  // reaches lsn. mu_ held.
+  // Called with mu_ held and no writer active: becomes the write leader,
+  // writes the pending buffer with mu_ released, then publishes
+  // written_lsn_ and wakes those waiting for a write. The caller's scoped
+  // lock stays valid: mu_ is held again on return.
+  Status LeadWrite() REQUIRES(mu_);
+  // Called with mu_ held and no syncer active: becomes the sync leader,
+  // fsyncs the log through written_lsn_ as it is now, with mu_ released,
+  // then publishes flushed_lsn_ and wakes those waiting for a sync. Writes
+  // go on meanwhile: a commit that needs its record written (modes 0 and
+  // 2) never waits for an fsync, and the next sync takes what they wrote.
+  Status LeadSync() REQUIRES(mu_);
+  // Waits (leading the write, then the sync, when nobody is) until
+  // written_lsn_ (sync: flushed_lsn_) reaches lsn. mu_ held.
   Status WaitLocked(uint64_t lsn, bool sync) REQUIRES(mu_);
   // The leader's write of `data` at LSN `start`: into the last segment, or
   // into a new one (after fsyncing the last) once the last is full.
@@ -192,24 +200,28 @@ class RedoLog {
   Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_, seg_mu_);
   uint64_t ctl_seq_ GUARDED_BY(ckpt_mu_);
 
-  // The segments: taken by the flush leader around its write and fsync
+  // The segments: taken by the write leader around its write (and a full
+  // segment's fsync), by the sync leader to take the segment it syncs
   // (never with mu_ held), and by Checkpoint to drop the old ones.
   mutable Mutex seg_mu_;
   std::vector<uint64_t> segments_ GUARDED_BY(seg_mu_);  // start LSNs, oldest first
-  std::unique_ptr<io::File> log_ GUARDED_BY(seg_mu_);   // the last segment
+  // The last segment. Shared: the sync leader syncs it with seg_mu_
+  // released, while the write leader may start the next one.
+  std::shared_ptr<io::File> log_ GUARDED_BY(seg_mu_);
   std::atomic<uint64_t> segments_created_{0};
   std::atomic<uint64_t> segments_removed_{0};
 
   mutable Mutex mu_;
-  CondVar cv_;       // a flush finished
+  CondVar write_cv_;  // a write finished
+  CondVar sync_cv_;   // a sync finished
   CondVar stop_cv_;  // stop requested: the background loop's own, so flushes do not wake it
   std::string pending_ GUARDED_BY(mu_);  // bytes [written_lsn_, current_lsn_)
   uint64_t current_lsn_ GUARDED_BY(mu_);
   uint64_t written_lsn_ GUARDED_BY(mu_);
   uint64_t flushed_lsn_ GUARDED_BY(mu_);
-  uint64_t sync_requested_lsn_ GUARDED_BY(mu_) = 0;  // highest LSN a mode-1 waiter wants
   uint64_t checkpoint_lsn_ GUARDED_BY(mu_);
-  bool leader_active_ GUARDED_BY(mu_) = false;
+  bool writer_active_ GUARDED_BY(mu_) = false;  // a write leader is writing
+  bool syncer_active_ GUARDED_BY(mu_) = false;  // a sync leader is syncing
   bool stop_ GUARDED_BY(mu_) = false;
   Status error_ GUARDED_BY(mu_);  // sticky
   Stats stats_ GUARDED_BY(mu_);

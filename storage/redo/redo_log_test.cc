@@ -7,12 +7,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "base/io/mem_file_system.h"
+#include "base/mutex.h"
 
 namespace sluice::storage {
 namespace {
@@ -23,16 +25,35 @@ constexpr char kCtlPath[] = "/data/redo/redo.ctl";
 
 // Delegates to another FileSystem; File::Sync takes `sync_delay` longer, as a
 // disk would, so concurrent committers pile up behind a leader's fsync.
+// HoldSyncs() makes every File::Sync wait at its start until ReleaseSyncs():
+// an fsync that a loaded disk takes seconds to finish.
 class SlowSyncFileSystem final : public io::FileSystem {
  public:
   SlowSyncFileSystem(io::FileSystem* base, std::chrono::microseconds sync_delay)
       : base_(base), delay_(sync_delay) {}
 
+  void HoldSyncs() {
+    MutexLock l(&hold_mu_);
+    held_ = true;
+  }
+  // Returns once a sync waits in the hold.
+  void AwaitHeldSync() {
+    MutexLock l(&hold_mu_);
+    while (waiting_ == 0) hold_cv_.Wait(&hold_mu_);
+  }
+  void ReleaseSyncs() {
+    {
+      MutexLock l(&hold_mu_);
+      held_ = false;
+    }
+    hold_cv_.NotifyAll();
+  }
+
   Result<std::unique_ptr<io::File>> Open(const std::string& path, io::OpenMode mode,
                                          uint32_t permissions = kDefaultPermissions) override {
     Result<std::unique_ptr<io::File>> f = base_->Open(path, mode, permissions);
     if (!f.ok()) return f.status();
-    return std::unique_ptr<io::File>(new SlowFile(std::move(*f), delay_));
+    return std::unique_ptr<io::File>(new SlowFile(this, std::move(*f), delay_));
   }
   Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
   Status Remove(const std::string& path) override { return base_->Remove(path); }
@@ -48,10 +69,12 @@ class SlowSyncFileSystem final : public io::FileSystem {
  private:
   class SlowFile final : public io::File {
    public:
-    SlowFile(std::unique_ptr<io::File> f, std::chrono::microseconds d) : f_(std::move(f)), d_(d) {}
+    SlowFile(SlowSyncFileSystem* fs, std::unique_ptr<io::File> f, std::chrono::microseconds d)
+        : fs_(fs), f_(std::move(f)), d_(d) {}
     Result<size_t> ReadAt(uint64_t o, char* b, size_t n) override { return f_->ReadAt(o, b, n); }
     Status WriteAt(uint64_t o, std::string_view d) override { return f_->WriteAt(o, d); }
     Status Sync() override {
+      fs_->WaitWhileHeld();
       std::this_thread::sleep_for(d_);  // simulated disk latency, not a synchronization
       return f_->Sync();
     }
@@ -60,11 +83,25 @@ class SlowSyncFileSystem final : public io::FileSystem {
     const std::string& path() const override { return f_->path(); }
 
    private:
+    SlowSyncFileSystem* fs_;
     std::unique_ptr<io::File> f_;
     std::chrono::microseconds d_;
   };
+  void WaitWhileHeld() {
+    MutexLock l(&hold_mu_);
+    if (!held_) return;
+    ++waiting_;
+    hold_cv_.NotifyAll();
+    while (held_) hold_cv_.Wait(&hold_mu_);
+    --waiting_;
+  }
+
   io::FileSystem* base_;
   std::chrono::microseconds delay_;
+  Mutex hold_mu_;
+  CondVar hold_cv_;
+  bool held_ GUARDED_BY(hold_mu_) = false;
+  int waiting_ GUARDED_BY(hold_mu_) = 0;
 };
 
 class RedoLogTest : public ::testing::Test {
@@ -420,6 +457,67 @@ TEST_F(RedoLogTest, ConcurrentModeOneCommitsShareFsyncsAndAllRecover) {
     ASSERT_EQ(std::sscanf(r.c_str(), "t%d-%d", &t, &i), 2);
     EXPECT_EQ(i, next[t]++);
   }
+}
+
+TEST_F(RedoLogTest, AModeTwoCommitDoesNotWaitForAnFsyncInProgress) {
+  // flush_log_at_trx_commit=2 asks only that the record reach the OS. An
+  // fsync in progress (the background flusher's, or the buffer pool's
+  // write-ahead flush) can take seconds on a busy disk; commits used to
+  // wait for it, since one leader wrote and then synced.
+  SlowSyncFileSystem slow(&mem, std::chrono::microseconds(0));
+  auto log = OpenLog(NoBackground(), &slow);
+  const uint64_t a = MustAppend(log.get(), "flushed up to by the write-ahead rule");
+  slow.HoldSyncs();
+  std::thread flusher([&] { EXPECT_TRUE(log->FlushUpTo(a).ok()); });
+  slow.AwaitHeldSync();
+
+  const uint64_t b = MustAppend(log.get(), "a mode-2 commit");
+  std::future<Status> commit =
+      std::async(std::launch::async, [&] { return log->WaitFlushed(b, Durability::kWriteEachCommit); });
+  // Generous: it needs no fsync at all. Released either way, so that a
+  // failure does not hang the test.
+  const bool returned = commit.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  EXPECT_TRUE(returned) << "the mode-2 commit waited for the held fsync";
+  if (returned) {
+    EXPECT_GE(log->written_lsn(), b);
+    EXPECT_LT(log->flushed_lsn(), a);  // the fsync is still held
+  }
+  slow.ReleaseSyncs();
+  EXPECT_TRUE(commit.get().ok());
+  flusher.join();
+  EXPECT_GE(log->flushed_lsn(), a);
+}
+
+TEST_F(RedoLogTest, AModeOneCommitWrittenDuringAnFsyncWaitsForAnFsyncThatCoversIt) {
+  // While one fsync is in flight, another commit writes its record; that
+  // fsync may or may not cover it, so the commit returns only after an
+  // fsync that started once its record was written.
+  SlowSyncFileSystem slow(&mem, std::chrono::microseconds(0));
+  auto log = OpenLog(NoBackground(), &slow);
+  const uint64_t a = MustAppend(log.get(), "first");
+  slow.HoldSyncs();
+  std::thread first([&] { EXPECT_TRUE(log->WaitFlushed(a, Durability::kSyncEachCommit).ok()); });
+  slow.AwaitHeldSync();
+
+  const uint64_t b = MustAppend(log.get(), "second");
+  std::atomic<bool> second_done{false};
+  std::thread second([&] {
+    EXPECT_TRUE(log->WaitFlushed(b, Durability::kSyncEachCommit).ok());
+    second_done = true;
+  });
+  while (log->written_lsn() < b) std::this_thread::yield();
+  EXPECT_FALSE(second_done.load());
+  slow.ReleaseSyncs();
+  first.join();
+  second.join();
+  EXPECT_GE(log->flushed_lsn(), b);
+  EXPECT_EQ(log->stats().fsyncs, 2u);
+
+  mem.DropUnsyncedData();
+  log.reset();
+  log = OpenLog();
+  ASSERT_EQ(recovered.size(), 2u);
+  EXPECT_EQ(recovered[1], "second");
 }
 
 TEST_F(RedoLogTest, NonEmptyControlFileWithoutAValidSlotIsCorruption) {
