@@ -304,15 +304,12 @@ Status RedoLog::LeadWrite() {
   const uint64_t end = current_lsn_;
   mu_.Unlock();
 
-  Status st;
-  if (!buf.empty()) st = WriteSegmented(start, buf);
+  Status st = WriteSegmented(start, buf);
 
   mu_.Lock();
-  if (!buf.empty()) {
-    ++stats_.writes;
-    if (st.ok()) stats_.bytes_written += buf.size();
-  }
+  ++stats_.writes;
   if (st.ok()) {
+    stats_.bytes_written += buf.size();
     written_lsn_ = end;
   } else if (error_.ok()) {
     error_ = st;

@@ -172,8 +172,9 @@ class RedoLog {
           std::unique_ptr<io::File> log, std::unique_ptr<io::File> ctl, uint64_t end_lsn,
           uint64_t checkpoint_lsn, uint64_t ctl_seq);
 
-  // Called with mu_ held and no writer active: becomes the write leader,
-  // writes the pending buffer with mu_ released, then publishes
+  // Called with mu_ held, no writer active and something pending
+  // (written_lsn_ < current_lsn_): becomes the write leader, writes the
+  // pending buffer with mu_ released, then publishes
   // written_lsn_ and wakes those waiting for a write. The caller's scoped
   // lock stays valid: mu_ is held again on return.
   Status LeadWrite() REQUIRES(mu_);
@@ -186,7 +187,7 @@ class RedoLog {
   // Waits (leading the write, then the sync, when nobody is) until
   // written_lsn_ (sync: flushed_lsn_) reaches lsn. mu_ held.
   Status WaitLocked(uint64_t lsn, bool sync) REQUIRES(mu_);
-  // The leader's write of `data` at LSN `start`: into the last segment, or
+  // The write leader's write of `data` at LSN `start`: into the last segment, or
   // into a new one (after fsyncing the last) once the last is full.
   Status WriteSegmented(uint64_t start, std::string_view data) EXCLUDES(mu_);
   void BackgroundLoop() EXCLUDES(mu_);
