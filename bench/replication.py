@@ -294,39 +294,43 @@ def matrix(kind, concurrency, args, work):
         if kind == "mariadb":
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC")
         want = set(args.rows)
-        out["none"] = measure(srv, concurrency, args, [], "none")
+
+        def row(name, readers):
+            out[name] = measure(srv, concurrency, args, readers, name)
+
+        row("none", [])
         if "1async" in want:
             reader = start_semi_reader(srv, 76, semisync=False)
             try:
-                out["1async"] = measure(srv, concurrency, args, [reader], "1async")
+                row("1async", [reader])
             finally:
                 reader.kill()
                 reader.wait()
         if want & {"plain40", "installed-off", "on+1semi", "on+3semi"}:
             plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
         if "plain40" in want:
-            out["plain40"] = measure(srv, concurrency, args, plain, "plain40")
+            row("plain40", plain)
         if want & {"installed-off", "on+1semi", "on+3semi", "1semi"} and kind == "sluiced":
             sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
         if "installed-off" in want:
-            out["installed-off"] = measure(srv, concurrency, args, plain, "installed-off")
+            row("installed-off", plain)
         if want & {"on+1semi", "on+3semi", "1semi"}:
             # go-mysql asks for semisync only when the variable is already ON.
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
             semis.append(start_semi_reader(srv, 77))
         if "on+1semi" in want:
-            out["on+1semi"] = measure(srv, concurrency, args, plain + semis, "on+1semi")
+            row("on+1semi", plain + semis)
         if "on+3semi" in want:
             for sid in (78, 79):
                 semis.append(start_semi_reader(srv, sid))
-            out["on+3semi"] = measure(srv, concurrency, args, plain + semis, "on+3semi")
+            row("on+3semi", plain + semis)
         if "1semi" in want:
             for p in plain + semis[1:]:
                 p.kill()
                 p.wait()
             plain, semis = [], semis[:1]
             time.sleep(1)
-            out["1semi"] = measure(srv, concurrency, args, semis, "1semi")
+            row("1semi", semis)
     finally:
         for p in plain + semis:
             p.kill()
