@@ -16,12 +16,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [ $# -ge 2 ] || { echo "usage: ab.sh QUERIES NAME..." >&2; exit 2; }
 bash .devbundle/setup.sh >/dev/null 2>&1 || { echo "ab: setup failed" >&2; exit 1; }
 export PATH=/opt/sb/bin:$PATH
+. .devbundle/lib.sh
 Q=$1; shift
 for b in "$@"; do
   [ -x ".devbundle/sluiced-$b" ] && continue
-  xz -dc ".devbundle/sluiced-$b.xz" > ".devbundle/sluiced-$b" 2>/dev/null ||
-    python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],'wb'))" \
-      ".devbundle/sluiced-$b.xz" ".devbundle/sluiced-$b" || { echo "ab: no .devbundle/sluiced-$b.xz" >&2; exit 1; }
+  unxz_to ".devbundle/sluiced-$b.xz" ".devbundle/sluiced-$b" || { echo "ab: no .devbundle/sluiced-$b.xz" >&2; exit 1; }
   chmod +x ".devbundle/sluiced-$b"
 done
 
@@ -47,16 +46,7 @@ PY
 one() {
   local b=$1 c=$2 P=13400 D SP r s e c0 v0 c1 v1
   D=$(mktemp -d)
-  LD_LIBRARY_PATH=/opt/sb/lib ".devbundle/sluiced-$b" --datadir="$D/data" --port=$P --bind-address=127.0.0.1 \
-    --log-error="$D/err.log" --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 --sync-binlog=0 \
-    --server-id=1 --max-connections=400 >/dev/null 2>&1 &
-  SP=$!
-  for _ in $(seq 100); do
-    mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'select 1' >/dev/null 2>&1 && break
-    sleep 0.2
-  done
-  mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl \
-    -e 'CREATE DATABASE slap; CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)'
+  start_slap_server ".devbundle/sluiced-$b" "$D" $P
   for r in 1 2; do
     read -r c0 v0 < <(pstat $SP)
     s=$(date +%s.%N)

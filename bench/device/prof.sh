@@ -11,18 +11,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 {
 bash .devbundle/setup.sh >/dev/null 2>&1 || { echo setup failed; exit 1; }
 mkdir -p /opt/perf && tar -xJf .devbundle/perf.tar.xz -C /opt/perf
+. .devbundle/lib.sh
 # The bundle's sluiced is fully stripped; this one keeps its symbol table.
-python3 -c "import lzma,shutil; shutil.copyfileobj(lzma.open('.devbundle/sluiced-sym.xz'), open('/opt/sb/libexec/sluiced','wb'))"
+unxz_to .devbundle/sluiced-sym.xz /opt/sb/libexec/sluiced
 chmod +x /opt/sb/libexec/sluiced
 PERF="env LD_LIBRARY_PATH=/opt/perf/lib /opt/perf/perf"
 $PERF --version
 export PATH=/opt/sb/bin:$PATH
 D=$(mktemp -d); P=13306
-sluiced --datadir=$D/data --port=$P --bind-address=127.0.0.1 --log-error=$D/err.log --innodb-buffer-pool-size=256M \
-  --innodb-flush-log-at-trx-commit=2 --sync-binlog=0 --server-id=1 --max-connections=400 &
-SP=$!
-for i in $(seq 100); do mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
-mariadb --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl -e 'CREATE DATABASE slap; CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)'
+start_slap_server /opt/sb/libexec/sluiced "$D" $P
 for c in ${CONCS:-16 64}; do
   # Enough queries to outlast the 2 s warm-up and 4 s of measuring on 16 cores.
   mariadb-slap --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl --concurrency=$c --iterations=1 --number-of-queries=600000 \
