@@ -175,7 +175,11 @@ TEST(MetadataLocksTest, FastPathAndExclusiveNeverOverlap) {
     });
   }
   Owner ddl(1);
-  for (int i = 0; i < 2000; ++i) {
+  // 2000 rounds, and on until the sessions have been granted the lock in
+  // between: on a loaded machine (CI, two cores) the 2000 rounds can end
+  // before any of their threads has run.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  for (int i = 0; i < 2000 || (shared_grants.load() == 0 && std::chrono::steady_clock::now() < deadline); ++i) {
     ASSERT_TRUE(mdl.Acquire(ddl, {{kT1, Mode::kExclusive}}, 10s).ok());
     exclusive_inside.fetch_add(1);
     if (shared_inside.load() != 0) overlaps.fetch_add(1);
