@@ -8,10 +8,11 @@
 // (Query BEGIN, Table_map, rows events, Xid; or one DDL Query) built by the
 // session with log_pos 0. Commit() puts it in a queue; the first session to
 // find the queue empty is the leader of a group:
-//   gather       when at least kAfterSyncBacklog transactions of earlier
-//                groups are in after_sync (waiting for semisync acks), the
-//                leader waits for them before it flushes, and its queue
-//                grows meanwhile (see AwaitAfterSyncBacklog()).
+//   gather       when at least Options::after_sync_backlog transactions
+//                of earlier groups are in after_sync (waiting for
+//                semisync acks), the leader waits for them before it
+//                flushes, and its queue grows meanwhile (see
+//                AwaitAfterSyncBacklog()).
 //   flush stage  (holds flush_mu_) when the group will be fsynced, first
 //                yields the CPU while its queue still grows (at most
 //                kGatherYields times); takes every queued cache, makes the
@@ -213,6 +214,10 @@ class Binlog {
     // Where the sessions' TransactionCaches spill, on `fs` (--tmpdir;
     // empty: $TMPDIR or /tmp).
     std::string cache_temp_dir;
+    // A leader that finds at least this many transactions in after_sync
+    // waits for them all before it flushes (AwaitAfterSyncBacklog()). 0:
+    // two per CPU, at least four.
+    size_t after_sync_backlog = 0;
   };
 
   // What Open() found.
@@ -422,9 +427,8 @@ class Binlog {
   // A leader about to fsync yields at most this many times while its queue
   // grows (Commit()).
   static constexpr int kGatherYields = 3;
-  // A leader that finds at least this many transactions in after_sync
-  // waits for them all before it flushes (AwaitAfterSyncBacklog()).
-  static constexpr size_t kAfterSyncBacklog = 4;
+  // Options::after_sync_backlog, resolved.
+  const size_t after_sync_backlog_;
   mutable Mutex queue_mu_;
   uint64_t queue_generation_ GUARDED_BY(queue_mu_) = 0;
   CondVar group_cv_[kGroupCvs];

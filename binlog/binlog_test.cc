@@ -506,8 +506,8 @@ TEST_F(BinlogTest, TheGroupLeaderRunsAfterSyncForEachTransactionBeforeItsCommitt
   ASSERT_TRUE(b->Close().ok());
 }
 
-// With kAfterSyncBacklog transactions in after_sync (waiting for acks), the
-// next leader waits for them before it flushes, and the committers that
+// With Options::after_sync_backlog transactions in after_sync (waiting for
+// acks), the next leader waits for them before it flushes, and the committers that
 // come meanwhile join its group. Below that, groups are written while
 // earlier ones wait (their round trips overlap).
 TEST_F(BinlogTest, ALeaderWaitsBehindABacklogInAfterSyncAndItsGroupGrows) {
@@ -531,7 +531,10 @@ TEST_F(BinlogTest, ALeaderWaitsBehindABacklogInAfterSyncAndItsGroupGrows) {
       --waiting;
     }
   } gate;
-  auto b = OpenStarted(Opts());
+  constexpr uint64_t kBacklog = 4;
+  Binlog::Options o = Opts();
+  o.after_sync_backlog = kBacklog;
+  auto b = OpenStarted(o);
   b->set_hooks(&gate);
   const auto until = [&](const std::function<bool()>& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -568,7 +571,6 @@ TEST_F(BinlogTest, ALeaderWaitsBehindABacklogInAfterSyncAndItsGroupGrows) {
   };
   // One at a time: each is a group of its own, written while the earlier
   // ones wait in after_sync.
-  constexpr uint64_t kBacklog = 4;  // Binlog::kAfterSyncBacklog
   for (uint64_t n = 1; n <= kBacklog; ++n) {
     commit(n);
     ASSERT_TRUE(until([&] { return blocked() == n; })) << "group " << n << " was not written";

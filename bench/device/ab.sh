@@ -9,6 +9,9 @@
 #   bash .devbundle/ab.sh QUERIES NAME...
 # Each NAME is a build carried as .devbundle/sluiced-NAME.xz, made here with
 #   strip -o /tmp/s build/bin/sluiced && xz -c /tmp/s > .devbundle/sluiced-NAME.xz
+# With ROWS set (for example ROWS="1async 1semi"), each build runs those rows
+# of bench/replication.py instead (sluiced only, c16 and c64, REPEAT runs a
+# row, 2 by default), with the bundle's semisync plugins.
 # Compare builds within one call only: each call may get another machine.
 set -o pipefail
 : "${OUT:?set OUT to a folder}"
@@ -62,7 +65,30 @@ one() {
   rm -rf "$D"
 }
 
+# One build through bench/replication.py's ROWS. The build goes beside the
+# bundle's sluiced, whose plugin directory (../plugin) it then finds.
+rows() {
+  local b=$1
+  cp ".devbundle/sluiced-$b" "/opt/sb/libexec/sluiced-$b"
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/sb/lib exec /opt/sb/libexec/sluiced-%s "$@"\n' "$b" > "/opt/sb/bin/sluiced-$b"
+  chmod +x "/opt/sb/bin/sluiced-$b"
+  echo "## $b"
+  # shellcheck disable=SC2086  # ROWS is a list of row names
+  SLUICED="/opt/sb/bin/sluiced-$b" PYTHONUNBUFFERED=1 python3 bench/replication.py --skip-mariadb --skip-sysbench \
+    --rows $ROWS --concurrency 16 64 --queries "$Q" --repeat "${REPEAT:-2}"
+}
+
 mkdir -p "$OUT"
+if [ -n "${ROWS:-}" ]; then
+  {
+    for round in 1 2; do
+      bins=("$@")
+      [ $round = 2 ] && mapfile -t bins < <(printf '%s\n' "$@" | tac)
+      for b in "${bins[@]}"; do rows "$b"; done
+    done
+  } 2>&1 | tee "$OUT/ab.txt"
+  exit
+fi
 {
   for round in 1 2; do
     bins=("$@")
