@@ -124,7 +124,8 @@ echo "make_bundle: compressing (xz -9, a minute or two)"
 # prof.sh swaps this in for libexec/sluiced so that perf can name symbols.
 strip --strip-debug -o "$STAGE/sluiced-sym" "$BUILD/bin/sluiced"
 xz -6 -T1 -c "$STAGE/sluiced-sym" > "$OUT/sluiced-sym.xz"
-cp bench/device/setup.sh bench/device/run.sh bench/device/prof.sh bench/device/ab.sh bench/device/lib.sh "$OUT/"
+cp bench/device/setup.sh bench/device/run.sh bench/device/prof.sh bench/device/ab.sh bench/device/lib.sh \
+   bench/device/switches.py "$OUT/"
 
 rm -rf "$OUTDIR"
 mv "$OUT" "$OUTDIR"
