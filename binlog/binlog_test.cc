@@ -588,5 +588,87 @@ TEST_F(BinlogTest, ALeaderWaitsBehindABacklogInAfterSyncAndItsGroupGrows) {
   ASSERT_TRUE(b->Close().ok());
 }
 
+// Readers of the published end. A capped reader (a plain dump thread
+// while semisync holds it at the acknowledged position) sees end() capped
+// at the reader limit: a new end beyond the limit does not end its wait,
+// moving the limit does. Uncapped and prompt readers see every new end
+// while the limit holds. (No test covered these waits before.)
+TEST_F(BinlogTest, ReadersWaitForTheirOwnViewOfTheEnd) {
+  auto b = OpenStarted(Opts());
+  const auto commit = [&](uint64_t n) {
+    TransactionCache c;
+    FillTrx(c, n);
+    ASSERT_TRUE(b->Commit(c, 1, nullptr, 0).ok());
+    b->CommitDone();
+  };
+  const auto same = [](Binlog::End a, Binlog::End e) {
+    return a.file_number == e.file_number && a.offset == e.offset;
+  };
+  // A reader in a thread, waiting far longer than the test takes: woken
+  // or not is what the test looks at.
+  struct Reader {
+    std::atomic<bool> done{false};
+    Binlog::End saw;
+    std::thread thread;
+    void Start(Binlog& b, Binlog::End seen, bool capped, bool prompt) {
+      thread = std::thread([this, &b, seen, capped, prompt] {
+        saw = b.WaitForEnd(seen, std::chrono::minutes(10), capped, prompt);
+        done = true;
+      });
+    }
+    bool WokenWithin(std::chrono::seconds limit) {
+      const auto deadline = std::chrono::steady_clock::now() + limit;
+      while (!done && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      return done;
+    }
+  };
+  commit(1);
+  const Binlog::End held = b->end();
+  ASSERT_TRUE(b->SetReaderLimit(b->FileName(held.file_number), held.offset));
+  EXPECT_TRUE(same(b->reader_end(), held));
+  Reader capped, uncapped, prompt, follows;
+  capped.Start(*b, held, /*capped=*/true, /*prompt=*/false);
+  uncapped.Start(*b, held, /*capped=*/false, /*prompt=*/false);
+  prompt.Start(*b, held, /*capped=*/false, /*prompt=*/true);
+  // However the test leaves, the readers are let go and joined.
+  struct Join {
+    Binlog& b;
+    std::vector<Reader*> readers;
+    ~Join() {
+      b.ClearReaderLimit();
+      TransactionCache c;
+      FillTrx(c, 99);
+      (void)b.Commit(c, 1, nullptr, 0);
+      b.CommitDone();
+      for (Reader* r : readers) r->thread.join();
+    }
+  } join{*b, {&capped, &uncapped, &prompt}};
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let them wait (the test holds either way)
+  commit(2);
+  const Binlog::End moved = b->end();
+  ASSERT_FALSE(same(moved, held));
+  // The uncapped and the prompt reader see the new end while the limit holds.
+  ASSERT_TRUE(uncapped.WokenWithin(std::chrono::seconds(30)));
+  ASSERT_TRUE(prompt.WokenWithin(std::chrono::seconds(30)));
+  EXPECT_TRUE(same(uncapped.saw, moved));
+  EXPECT_TRUE(same(prompt.saw, moved));
+  // The capped one still waits: what it may see has not moved.
+  EXPECT_FALSE(capped.WokenWithin(std::chrono::seconds(0)));
+  EXPECT_TRUE(same(b->reader_end(), held));
+  // Moving the limit wakes it.
+  ASSERT_TRUE(b->SetReaderLimit(b->FileName(moved.file_number), moved.offset));
+  ASSERT_TRUE(capped.WokenWithin(std::chrono::seconds(30)));
+  EXPECT_TRUE(same(capped.saw, moved));
+  // Without a limit a capped reader follows end().
+  b->ClearReaderLimit();
+  follows.Start(*b, moved, /*capped=*/true, /*prompt=*/false);
+  join.readers.push_back(&follows);
+  commit(3);
+  ASSERT_TRUE(follows.WokenWithin(std::chrono::seconds(30)));
+  EXPECT_TRUE(same(follows.saw, b->end()));
+}
+
 }  // namespace
 }  // namespace sluice::binlog
