@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/cpus.h"
 #include "base/io/write_file_atomically.h"
 #include "base/log.h"
 #include "binlog/bytes_internal.h"
@@ -214,7 +215,7 @@ Binlog::Binlog(Options options)
       gtid_mode_(options_.gtid_mode),
       after_sync_backlog_(options_.after_sync_backlog != 0
                               ? options_.after_sync_backlog
-                              : std::max<size_t>(4, 2 * size_t{std::thread::hardware_concurrency()})) {
+                              : std::max<size_t>(4, 2 * size_t{UsableCpus()})) {
   notifier_ = std::thread([this] { NotifierLoop(); });
 }
 

@@ -216,7 +216,7 @@ class Binlog {
     std::string cache_temp_dir;
     // A leader that finds at least this many transactions in after_sync
     // waits for them all before it flushes (AwaitAfterSyncBacklog()). 0:
-    // two per CPU, at least four.
+    // two per usable CPU (base/cpus.h), at least four.
     size_t after_sync_backlog = 0;
   };
 

@@ -231,7 +231,7 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
       ("connect-timeout", s("10"), "Seconds to wait for a client's handshake.")
       ("wait-timeout", s("28800"), "Seconds an idle connection may stay open.")
       ("thread-cache-size", s("9"), "Idle statement threads kept for reuse.")
-      ("io-threads", s("0"), "Asio I/O threads (0: one per core).")
+      ("io-threads", s("0"), "Asio I/O threads (0: one per usable CPU).")
       ("innodb-buffer-pool-size", s("128M"), "Bytes of table and index pages cached in memory (5M .. 1T).")
       ("innodb-flush-log-at-trx-commit", s("1"), "1: write and fsync the redo log at each commit; 2: write at commit, fsync once a second; 0: both once a second.")
       ("log-bin", s("binlog"), "Binary log basename (files <datadir>/<name>.NNNNNN); --skip-log-bin or --disable-log-bin turns the binary log off.");

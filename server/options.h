@@ -50,7 +50,7 @@ struct ServerOptions {
   uint64_t connect_timeout = 10;
   uint64_t wait_timeout = 28800;
   uint64_t thread_cache_size = 9;
-  uint32_t io_threads = 0;  // 0: hardware concurrency
+  uint32_t io_threads = 0;  // 0: the usable CPUs (base/cpus.h)
   uint64_t innodb_buffer_pool_size = 128ull << 20;
   uint32_t innodb_flush_log_at_trx_commit = 1;  // 0, 1 or 2
   std::string log_bin = "binlog";  // binlog basename; empty: log_bin OFF

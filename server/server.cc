@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "acl/access_control.h"
+#include "base/cpus.h"
 #include "base/log.h"
 #include "base/mysql_error.h"
 #include "base/thread_name.h"
@@ -335,7 +336,7 @@ Status Server::Start() {
   StartAccept();
   if (listening_socket_) StartAcceptLocal();
   net_->work.emplace(net_->io.get_executor());
-  unsigned n = options_.io_threads ? options_.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned n = options_.io_threads ? options_.io_threads : UsableCpus();
   for (unsigned i = 0; i < n; ++i) {
     net_->threads.emplace_back([this] {
       NameThisThread("sl_io");

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "base/cpu_relax.h"
+#include "base/cpus.h"
 #include "base/log.h"
 #include "base/thread_name.h"
 #include "storage/lock/lock_internal.h"
@@ -276,7 +277,7 @@ LockManager::LockManager(Options options)
       record_shards_(std::make_unique<Shard[]>(n_record_shards_)),
       table_shards_(std::make_unique<Shard[]>(n_table_shards_)),
       counters_(std::make_unique<CounterSlot[]>(ShardedRwLatch::kSlots)),
-      max_spinners_(std::max(1, static_cast<int>(std::thread::hardware_concurrency() / 2))),
+      max_spinners_(std::max(1, static_cast<int>(UsableCpus() / 2))),
       scratch_(std::make_unique<DetectorScratch>()),
       reporter_(std::make_unique<DeadlockReporter>(logger_, options_.reporter)) {
   if (options_.start_detector) detector_thread_ = std::thread([this] {
