@@ -48,14 +48,16 @@ std::optional<unsigned> CgroupQuotaCpus() {
 }
 
 unsigned ComputeUsableCpus() {
-  unsigned n = std::thread::hardware_concurrency();
+  // The smallest of the limits that are known (0: unknown).
+  unsigned n = 0;
+  const auto limit = [&n](unsigned cpus) {
+    if (cpus != 0) n = n == 0 ? cpus : std::min(n, cpus);
+  };
+  limit(std::thread::hardware_concurrency());
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int in_mask = CPU_COUNT(&set);
-    if (in_mask > 0) n = n == 0 ? static_cast<unsigned>(in_mask) : std::min(n, static_cast<unsigned>(in_mask));
-  }
-  if (std::optional<unsigned> quota = CgroupQuotaCpus()) n = n == 0 ? *quota : std::min(n, *quota);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) limit(static_cast<unsigned>(CPU_COUNT(&set)));
+  if (std::optional<unsigned> quota = CgroupQuotaCpus()) limit(*quota);
   return std::max(n, 1u);
 }
 

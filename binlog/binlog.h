@@ -321,6 +321,7 @@ class Binlog {
   struct End {
     uint32_t file_number = 0;  // the NNNNNN of the file
     uint64_t offset = 0;
+    bool operator==(const End&) const = default;
   };
   End end() const;
   // Waits until end() differs from `seen` or `timeout` passes; returns end().

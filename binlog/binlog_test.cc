@@ -601,9 +601,6 @@ TEST_F(BinlogTest, ReadersWaitForTheirOwnViewOfTheEnd) {
     ASSERT_TRUE(b->Commit(c, 1, nullptr, 0).ok());
     b->CommitDone();
   };
-  const auto same = [](Binlog::End a, Binlog::End e) {
-    return a.file_number == e.file_number && a.offset == e.offset;
-  };
   // A reader in a thread, waiting far longer than the test takes: woken
   // or not is what the test looks at.
   struct Reader {
@@ -627,7 +624,7 @@ TEST_F(BinlogTest, ReadersWaitForTheirOwnViewOfTheEnd) {
   commit(1);
   const Binlog::End held = b->end();
   ASSERT_TRUE(b->SetReaderLimit(b->FileName(held.file_number), held.offset));
-  EXPECT_TRUE(same(b->reader_end(), held));
+  EXPECT_EQ(b->reader_end(), held);
   Reader capped, uncapped, prompt, follows;
   capped.Start(*b, held, /*capped=*/true, /*prompt=*/false);
   uncapped.Start(*b, held, /*capped=*/false, /*prompt=*/false);
@@ -648,26 +645,26 @@ TEST_F(BinlogTest, ReadersWaitForTheirOwnViewOfTheEnd) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let them wait (the test holds either way)
   commit(2);
   const Binlog::End moved = b->end();
-  ASSERT_FALSE(same(moved, held));
+  ASSERT_NE(moved, held);
   // The uncapped and the prompt reader see the new end while the limit holds.
   ASSERT_TRUE(uncapped.WokenWithin(std::chrono::seconds(30)));
   ASSERT_TRUE(prompt.WokenWithin(std::chrono::seconds(30)));
-  EXPECT_TRUE(same(uncapped.saw, moved));
-  EXPECT_TRUE(same(prompt.saw, moved));
+  EXPECT_EQ(uncapped.saw, moved);
+  EXPECT_EQ(prompt.saw, moved);
   // The capped one still waits: what it may see has not moved.
   EXPECT_FALSE(capped.WokenWithin(std::chrono::seconds(0)));
-  EXPECT_TRUE(same(b->reader_end(), held));
+  EXPECT_EQ(b->reader_end(), held);
   // Moving the limit wakes it.
   ASSERT_TRUE(b->SetReaderLimit(b->FileName(moved.file_number), moved.offset));
   ASSERT_TRUE(capped.WokenWithin(std::chrono::seconds(30)));
-  EXPECT_TRUE(same(capped.saw, moved));
+  EXPECT_EQ(capped.saw, moved);
   // Without a limit a capped reader follows end().
   b->ClearReaderLimit();
   follows.Start(*b, moved, /*capped=*/true, /*prompt=*/false);
   join.readers.push_back(&follows);
   commit(3);
   ASSERT_TRUE(follows.WokenWithin(std::chrono::seconds(30)));
-  EXPECT_TRUE(same(follows.saw, b->end()));
+  EXPECT_EQ(follows.saw, b->end());
 }
 
 }  // namespace

@@ -317,7 +317,7 @@ Status BinlogSender::Run() {
       if (!got.ok()) return Fatal(got.status().message());
       if (!*got) {
         const binlog::Binlog::End now = published();
-        if (now.file_number != end.file_number || now.offset != end.offset) {
+        if (now != end) {
           end = now;
           active = end.file_number <= number;
           set_limit(end);
