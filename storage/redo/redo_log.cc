@@ -19,9 +19,16 @@ namespace {
 
 constexpr char kLegacyLogName[] = "redo.log";  // the one file before segments
 constexpr char kCtlName[] = "redo.ctl";
-constexpr uint64_t kCtlMagic = 0x534c554943454350ull;  // "SLUICECP"
+// A slot written before segments could end torn: magic, seq, checkpoint.
+constexpr uint64_t kCtlMagicV1 = 0x534c554943454350ull;  // "SLUICECP"
+constexpr size_t kSlotPayloadV1 = 24;
+// Since: magic, seq, checkpoint, sealed.
+constexpr uint64_t kCtlMagic = 0x324c554943454350ull;  // kCtlMagicV1, its top byte '2'
+constexpr size_t kSlotPayload = 32;
 constexpr uint64_t kSlotSize = 512;
-constexpr size_t kSlotPayload = 24;  // magic, seq, checkpoint_lsn
+// A V1 slot's sealed LSN: its writer fsynced every segment whole before it
+// started the next, so every segment but the last is sealed.
+constexpr uint64_t kAllSealed = ~uint64_t{0};
 
 void PutU32(char* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(v >> (8 * i));
@@ -65,17 +72,33 @@ struct Slot {
   bool valid = false;
   uint64_t seq = 0;
   uint64_t lsn = 0;
+  uint64_t sealed = 0;
 };
 
 Slot ParseSlot(const char* p, size_t n) {
   Slot s;
-  if (n < kSlotPayload + 4) return s;
-  if (GetU64(p) != kCtlMagic) return s;
-  if (GetU32(p + kSlotPayload) != Crc(0, p, kSlotPayload)) return s;
+  if (n < 8) return s;
+  const uint64_t magic = GetU64(p);
+  const size_t payload = magic == kCtlMagic ? kSlotPayload : magic == kCtlMagicV1 ? kSlotPayloadV1 : 0;
+  if (payload == 0 || n < payload + 4) return s;
+  if (GetU32(p + payload) != Crc(0, p, payload)) return s;
   s.valid = true;
   s.seq = GetU64(p + 8);
   s.lsn = GetU64(p + 16);
+  s.sealed = magic == kCtlMagic ? GetU64(p + 24) : kAllSealed;
   return s;
+}
+
+// Writes slot (seq % 2) and syncs the control file.
+Status WriteSlot(io::File* ctl, uint64_t seq, uint64_t checkpoint, uint64_t sealed) {
+  char slot[kSlotPayload + 4];
+  PutU64(slot, kCtlMagic);
+  PutU64(slot + 8, seq);
+  PutU64(slot + 16, checkpoint);
+  PutU64(slot + 24, sealed);
+  PutU32(slot + kSlotPayload, Crc(0, slot, kSlotPayload));
+  SLUICE_RETURN_IF_ERROR(ctl->WriteAt((seq % 2) * kSlotSize, std::string_view(slot, sizeof(slot))));
+  return ctl->Sync();
 }
 
 // The start LSN a segment's file name gives, or nullopt for other names
@@ -132,6 +155,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
   // Control file: the valid slot with the highest seq.
   uint64_t checkpoint = 0;
   uint64_t seq = 0;
+  uint64_t sealed = 0;
   {
     Result<uint64_t> size = (*ctl)->Size();
     if (!size.ok()) return size.status();
@@ -149,6 +173,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
       if (!best.valid) return Status::Corruption(ctl_path + ": no valid checkpoint slot");
       checkpoint = best.lsn;
       seq = best.seq;
+      sealed = best.sealed;
     }
   }
 
@@ -178,20 +203,30 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
   for (size_t i = 0; i < first; ++i) (void)fs->Remove(SegmentPath(dir, segments[i]));
   segments.erase(segments.begin(), segments.begin() + static_cast<std::ptrdiff_t>(first));
 
-  // Scan from the checkpoint, segment by segment.
+  // Scan from the checkpoint, segment by segment. A segment that ends at or
+  // before `sealed` was fsynced whole, with the directory, before the
+  // control file said so: damage there is Corruption. The writer starts a
+  // new segment without waiting for an fsync of the full one (the next
+  // sync does that, oldest first), so from the last sealed segment on, a
+  // crash may leave any of them torn, short, or missing: the first gap
+  // ends the log, and the segments after it go. Nothing after the gap was
+  // acknowledged as durable, since a sync covers a segment only after it
+  // has synced every segment before it.
   uint64_t pos = checkpoint;
   std::string payload;
   std::unique_ptr<io::File> last;
+  bool resealed = false;  // whole segments past `sealed`, fsynced here
   for (size_t i = 0; i < segments.size(); ++i) {
     const uint64_t seg_start = segments[i];
-    const bool is_last = i + 1 == segments.size();
+    bool is_last = i + 1 == segments.size();
+    const bool is_sealed = !is_last && segments[i + 1] <= sealed;
     const std::string path = SegmentPath(dir, seg_start);
     Result<std::unique_ptr<io::File>> f = fs->Open(path, io::OpenMode::kOpenExisting);
     if (!f.ok()) return f.status();
     Result<uint64_t> size = (*f)->Size();
     if (!size.ok()) return size.status();
     const uint64_t seg_end = seg_start + *size;
-    if (!is_last && seg_end != segments[i + 1]) {
+    if (!is_last && (seg_end > segments[i + 1] || (is_sealed && seg_end != segments[i + 1]))) {
       return Status::Corruption(fmt::format("{}: ends at lsn {} but the next segment starts at {}", path,
                                             seg_end, segments[i + 1]));
     }
@@ -216,32 +251,55 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
       if (on_record) SLUICE_RETURN_IF_ERROR(on_record(Record{pos, end, type, payload}));
       pos = end;
     }
-    if (pos < seg_end) {
-      // A segment was fsynced whole before the next one was started: only
-      // the last can end torn.
-      if (!is_last) {
-        return Status::Corruption(fmt::format("{}: damaged record at lsn {}, and later segments follow",
-                                              path, pos));
+    if (is_sealed && pos < seg_end) {
+      return Status::Corruption(fmt::format("{}: damaged record at lsn {}, and later segments follow",
+                                            path, pos));
+    }
+    if (!is_last && pos < segments[i + 1]) {
+      // The end of the log, in a segment the writer had left before a
+      // sync reached it: the later ones hold nothing durable.
+      for (size_t j = i + 1; j < segments.size(); ++j) {
+        SLUICE_RETURN_IF_ERROR(fs->Remove(SegmentPath(dir, segments[j])));
       }
+      segments.resize(i + 1);
+      SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
+      is_last = true;
+    }
+    if (pos < seg_end) {
       // Torn or corrupt tail: drop it durably before appending after it.
       SLUICE_RETURN_IF_ERROR((*f)->Truncate(pos - seg_start));
       SLUICE_RETURN_IF_ERROR((*f)->Sync());
     }
-    if (is_last) last = std::move(*f);
+    if (is_last) {
+      last = std::move(*f);
+    } else if (!is_sealed) {
+      // Whole, and perhaps only in the page cache: make it durable before
+      // the control file counts it as sealed.
+      SLUICE_RETURN_IF_ERROR((*f)->Sync());
+      resealed = true;
+    }
   }
+  if (resealed) {
+    SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
+    SLUICE_RETURN_IF_ERROR(WriteSlot(ctl->get(), ++seq, checkpoint, segments.back()));
+  }
+  // Every segment before the last is whole and durable now.
+  sealed = segments.back();
 
   return std::unique_ptr<RedoLog>(new RedoLog(fs, dir, options, std::move(segments), std::move(last),
-                                              std::move(*ctl), pos, checkpoint, seq));
+                                              std::move(*ctl), pos, checkpoint, seq, sealed));
 }
 
 RedoLog::RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::vector<uint64_t> segments,
                  std::unique_ptr<io::File> log, std::unique_ptr<io::File> ctl, uint64_t end_lsn,
-                 uint64_t checkpoint_lsn, uint64_t ctl_seq)
+                 uint64_t checkpoint_lsn, uint64_t ctl_seq, uint64_t sealed_lsn)
     : fs_(fs),
       dir_(std::move(dir)),
       options_(options),
       ctl_(std::move(ctl)),
       ctl_seq_(ctl_seq),
+      ctl_checkpoint_(checkpoint_lsn),
+      sealed_lsn_(sealed_lsn),
       segments_(std::move(segments)),
       log_(std::move(log)),
       current_lsn_(end_lsn),
@@ -326,14 +384,40 @@ Status RedoLog::LeadSync() {
   const uint64_t target = written_lsn_;
   mu_.Unlock();
 
+  // The segment holding `target`, or a later one, and the full segments
+  // before it that no sync has covered yet (WriteSegmented leaves them).
   std::shared_ptr<io::File> segment;
+  std::vector<std::shared_ptr<io::File>> full;
+  bool dir_dirty;
+  uint64_t segment_start;
   {
-    // The segment holding `target`, or a later one: a full segment is
-    // fsynced whole before the next one starts (WriteSegmented).
     MutexLock seg(&seg_mu_);
     segment = log_;
+    full.swap(unsynced_);
+    dir_dirty = dir_dirty_;
+    dir_dirty_ = false;
+    segment_start = segments_.back();
   }
-  Status st = segment->Sync();
+  // Oldest first, then the directory (the new segments' names), then the
+  // control file says they are sealed, and only then the last segment:
+  // whatever a crash leaves, a segment whose records were acknowledged as
+  // durable never follows a torn one.
+  Status st;
+  for (const std::shared_ptr<io::File>& f : full) {
+    if (st.ok()) st = f->Sync();
+  }
+  if (st.ok() && dir_dirty) st = fs_->SyncDir(dir_);
+  if (st.ok()) {
+    MutexLock c(&ctl_mu_);
+    if (segment_start > sealed_lsn_) {
+      st = WriteSlot(ctl_.get(), ctl_seq_ + 1, ctl_checkpoint_, segment_start);
+      if (st.ok()) {
+        ++ctl_seq_;
+        sealed_lsn_ = segment_start;
+      }
+    }
+  }
+  if (st.ok()) st = segment->Sync();
 
   mu_.Lock();
   ++stats_.fsyncs;
@@ -350,13 +434,15 @@ Status RedoLog::LeadSync() {
 Status RedoLog::WriteSegmented(uint64_t start, std::string_view data) {
   MutexLock seg(&seg_mu_);
   if (start - segments_.back() >= options_.segment_size) {
-    // The last segment is full: make it durable whole (recovery relies on
-    // only the last segment ending torn), then start the next at `start`.
-    SLUICE_RETURN_IF_ERROR(log_->Sync());
+    // The last segment is full: start the next at `start`. Its fsync is
+    // left to the next sync (LeadSync), which takes the full segments
+    // first: an fsync here stalled every commit behind this write, for
+    // half a second under a busy disk.
     Result<std::unique_ptr<io::File>> next =
         fs_->Open(SegmentPath(dir_, start), io::OpenMode::kCreateNew);
     if (!next.ok()) return next.status();
-    SLUICE_RETURN_IF_ERROR(fs_->SyncDir(dir_));
+    unsynced_.push_back(std::move(log_));
+    dir_dirty_ = true;
     log_ = std::move(*next);
     segments_.push_back(start);
     segments_created_.fetch_add(1, std::memory_order_relaxed);
@@ -372,8 +458,8 @@ Status RedoLog::WaitLocked(uint64_t lsn, bool sync) {
   for (;;) {
     if (!error_.ok()) return error_;
     if (written_lsn_ < lsn) {
-      // A write is in progress (it ends in bounded time: no fsync in it
-      // but a full segment's). It may have taken this record; if not, the
+      // A write is in progress (it ends in bounded time: no fsync in
+      // it). It may have taken this record; if not, the
       // next write leader takes it, this thread when nobody else is first.
       if (writer_active_) {
         write_cv_.Wait(&mu_);
@@ -425,20 +511,20 @@ Status RedoLog::Checkpoint(uint64_t lsn) {
     }
     if (lsn < checkpoint_lsn_) return Status::InvalidArgument("checkpoint lsn moves backwards");
   }
-  const uint64_t seq = ctl_seq_ + 1;
-  char slot[kSlotPayload + 4];
-  PutU64(slot, kCtlMagic);
-  PutU64(slot + 8, seq);
-  PutU64(slot + 16, lsn);
-  PutU32(slot + kSlotPayload, Crc(0, slot, kSlotPayload));
-  Status st = ctl_->WriteAt((seq % 2) * kSlotSize, std::string_view(slot, sizeof(slot)));
-  if (st.ok()) st = ctl_->Sync();
+  Status st;
+  {
+    MutexLock c(&ctl_mu_);
+    st = WriteSlot(ctl_.get(), ctl_seq_ + 1, lsn, sealed_lsn_);
+    if (st.ok()) {
+      ++ctl_seq_;
+      ctl_checkpoint_ = lsn;
+    }
+  }
   MutexLock lk(&mu_);
   if (!st.ok()) {
     if (error_.ok()) error_ = st;
     return error_;
   }
-  ctl_seq_ = seq;
   checkpoint_lsn_ = lsn;
   lk.Unlock();
 

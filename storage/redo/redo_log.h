@@ -20,19 +20,31 @@
 //             stale or misplaced record never passes. Type 0 is invalid.
 //             Records never span segments: the writer starts a new segment
 //             before a write once the current one holds
-//             Options::segment_size bytes, after fsyncing the current one,
-//             so only the last segment can end in a torn or partial record
-//             (recovery truncates it there; a damaged record in an earlier
-//             segment is Corruption). A checkpoint removes the segments
-//             wholly before it, so the log's disk space stays about what a
-//             checkpoint interval writes plus one segment. (A datadir
-//             from before segments has one file, redo.log: Open renames it
-//             to the segment at LSN 0.)
-//   redo.ctl  two 512-byte slots; a slot is
-//             [magic u64][seq u64][checkpoint_lsn u64][crc32 u32 of the
-//             first 24 bytes]. Checkpoint writes slot (seq % 2) with the next
-//             seq and syncs, so a torn write leaves the other slot intact;
-//             Open takes the valid slot with the highest seq.
+//             Options::segment_size bytes. It does not fsync the full one:
+//             the next sync does (LeadSync), the full segments oldest
+//             first, then the directory, then records in redo.ctl that the
+//             segments before the current one are sealed (whole and
+//             durable), and only then syncs the current one. So a commit
+//             never waits behind a rollover's fsync, and a crash can leave
+//             torn only the segments from the last sealed one on; recovery
+//             ends the log at the first gap there and removes the
+//             segments after it (nothing in them was acknowledged as
+//             durable), and a damaged record in a sealed segment is
+//             Corruption. A checkpoint removes the segments wholly before
+//             it, so the log's disk space stays about what a checkpoint
+//             interval writes plus one segment. (A datadir from before
+//             segments has one file, redo.log: Open renames it to the
+//             segment at LSN 0.)
+//   redo.ctl  two 512-byte slots; a slot is [magic u64][seq u64]
+//             [checkpoint_lsn u64][sealed_lsn u64][crc32 u32 of the first
+//             32 bytes]: the checkpoint, and the start of the newest
+//             segment known sealed, every one before it whole and durable.
+//             Checkpoint and a sync that seals segments write slot
+//             (seq % 2) with the next seq and sync, so a torn write leaves
+//             the other slot intact; Open takes the valid slot with the
+//             highest seq. A slot from before sealing (magic "SLUICECP",
+//             no sealed_lsn, crc of 24 bytes) reads as every segment but
+//             the last sealed, as its writer fsynced each full one at once.
 //
 // LSNs: Append returns the END LSN of the record. A record's start LSN is
 // end - FramedSize(payload.size()). A checkpoint LSN must be a record
@@ -49,12 +61,13 @@
 // Options::flush_interval (modes 0 and 2).
 //
 // Thread-safety: every method may be called from any thread.
-// Lock order: ckpt_mu_ -> mu_, ckpt_mu_ -> seg_mu_; mu_ and seg_mu_ are
-// never held together. mu_ is never held during file I/O. Writing and
-// syncing have a leader each (as MySQL 8.0's log writer and log flusher):
-// seg_mu_ is held by the write leader during its write, briefly by the
-// sync leader (to take the segment it syncs) and by a checkpoint; ckpt_mu_
-// only serializes checkpoints.
+// Lock order: ckpt_mu_ -> mu_, ckpt_mu_ -> seg_mu_, ckpt_mu_ -> ctl_mu_;
+// mu_, seg_mu_ and ctl_mu_ are never held together. mu_ is never held
+// during file I/O. Writing and syncing have a leader each (as MySQL 8.0's
+// log writer and log flusher): seg_mu_ is held by the write leader during
+// its write, briefly by the sync leader (to take the segments it syncs)
+// and by a checkpoint; ckpt_mu_ only serializes checkpoints; ctl_mu_ is
+// held around a write of redo.ctl (a checkpoint's, or a sync's sealing).
 #pragma once
 
 #include <atomic>
@@ -170,7 +183,7 @@ class RedoLog {
  private:
   RedoLog(io::FileSystem* fs, std::string dir, const Options& options, std::vector<uint64_t> segments,
           std::unique_ptr<io::File> log, std::unique_ptr<io::File> ctl, uint64_t end_lsn,
-          uint64_t checkpoint_lsn, uint64_t ctl_seq);
+          uint64_t checkpoint_lsn, uint64_t ctl_seq, uint64_t sealed_lsn);
 
   // Called with mu_ held, no writer active and something pending
   // (written_lsn_ < current_lsn_): becomes the write leader, writes the
@@ -179,7 +192,8 @@ class RedoLog {
   // lock stays valid: mu_ is held again on return.
   Status LeadWrite() REQUIRES(mu_);
   // Called with mu_ held and no syncer active: becomes the sync leader,
-  // fsyncs the log through written_lsn_ as it is now, with mu_ released,
+  // fsyncs the log through written_lsn_ as it is now (full segments no
+  // sync covered yet first, and seals them in redo.ctl), with mu_ released,
   // then publishes flushed_lsn_ and wakes those waiting for a sync. Writes
   // go on meanwhile: a commit that needs its record written (modes 0 and
   // 2) never waits for an fsync, and the next sync takes what they wrote.
@@ -188,7 +202,8 @@ class RedoLog {
   // written_lsn_ (sync: flushed_lsn_) reaches lsn. mu_ held.
   Status WaitLocked(uint64_t lsn, bool sync) REQUIRES(mu_);
   // The write leader's write of `data` at LSN `start`: into the last segment, or
-  // into a new one (after fsyncing the last) once the last is full.
+  // into a new one once the last is full (no fsync: the full one waits in
+  // unsynced_ for the next LeadSync).
   Status WriteSegmented(uint64_t start, std::string_view data) EXCLUDES(mu_);
   void BackgroundLoop() EXCLUDES(mu_);
   void StopBackground() EXCLUDES(mu_);
@@ -198,17 +213,25 @@ class RedoLog {
   const Options options_;
   const std::unique_ptr<io::File> ctl_;
 
-  Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_, seg_mu_);
-  uint64_t ctl_seq_ GUARDED_BY(ckpt_mu_);
+  Mutex ckpt_mu_ ACQUIRED_BEFORE(mu_, seg_mu_, ctl_mu_);
+  // What redo.ctl's newest slot says.
+  Mutex ctl_mu_;
+  uint64_t ctl_seq_ GUARDED_BY(ctl_mu_);
+  uint64_t ctl_checkpoint_ GUARDED_BY(ctl_mu_);
+  uint64_t sealed_lsn_ GUARDED_BY(ctl_mu_);
 
-  // The segments: taken by the write leader around its write (and a full
-  // segment's fsync), by the sync leader to take the segment it syncs
-  // (never with mu_ held), and by Checkpoint to drop the old ones.
+  // The segments: taken by the write leader around its write, by the sync
+  // leader to take the segments it syncs (never with mu_ held), and by
+  // Checkpoint to drop the old ones.
   mutable Mutex seg_mu_;
   std::vector<uint64_t> segments_ GUARDED_BY(seg_mu_);  // start LSNs, oldest first
   // The last segment. Shared: the sync leader syncs it with seg_mu_
   // released, while the write leader may start the next one.
   std::shared_ptr<io::File> log_ GUARDED_BY(seg_mu_);
+  // Full segments written since the last sync took them, oldest first, and
+  // whether the directory holds names no sync has made durable.
+  std::vector<std::shared_ptr<io::File>> unsynced_ GUARDED_BY(seg_mu_);
+  bool dir_dirty_ GUARDED_BY(seg_mu_) = false;
   std::atomic<uint64_t> segments_created_{0};
   std::atomic<uint64_t> segments_removed_{0};
 

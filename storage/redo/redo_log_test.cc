@@ -2,6 +2,7 @@
 #include "storage/redo/redo_log.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -661,13 +662,200 @@ TEST_F(RedoLogTest, AnEmptySegmentLeftByACrashAtRolloverIsWhereAppendingGoesOn) 
   EXPECT_EQ(log->current_lsn(), b);
 }
 
-TEST_F(RedoLogTest, ASegmentThatDoesNotEndWhereTheNextStartsIsCorruption) {
+TEST_F(RedoLogTest, ASealedSegmentThatDoesNotEndWhereTheNextStartsIsCorruption) {
+  auto log = OpenLog(SmallSegments());
+  uint64_t a = MustAppend(log.get(), std::string(80, 'a'));  // fills the first segment
+  ASSERT_TRUE(log->WaitFlushed(a, Durability::kWriteEachCommit).ok());
+  uint64_t b = MustAppend(log.get(), "b");  // starts the second
+  ASSERT_TRUE(log->WaitFlushed(b, Durability::kSyncEachCommit).ok());  // seals the first
+  ASSERT_EQ(log->segment_starts(), (std::vector<uint64_t>{0, a}));
+  log.reset();
+  {
+    auto f = mem.Open(kLogPath, io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->Truncate(a - 5).ok());
+    ASSERT_TRUE((*f)->Sync().ok());
+  }
+  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find("but the next segment starts at"), std::string::npos)
+      << r.status().ToString();
+}
+
+TEST_F(RedoLogTest, AGapAfterTheSealedSegmentsEndsTheLogAndTheSegmentsAfterItGo) {
   auto log = OpenLog(SmallSegments());
   uint64_t a = MustAppend(log.get(), std::string(80, 'a'));
   ASSERT_TRUE(log->Close().ok());
   log.reset();
+  // A segment no sync reached: its predecessor's end is not its start.
   ASSERT_TRUE(
       mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(a + 5), io::OpenMode::kCreateNew).ok());
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, (std::vector<std::string>{std::string(80, 'a')}));
+  EXPECT_EQ(log->current_lsn(), a);
+  EXPECT_EQ(log->segment_starts(), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(SegmentFiles(&mem), (std::vector<std::string>{RedoLog::SegmentName(0)}));
+}
+
+// Rollovers with commits that need only their write (mode 2): no fsync
+// at all, so a crash before the next sync takes every segment back to what
+// the last sync left, and recovery ends the log at the first gap.
+TEST_F(RedoLogTest, ARolloverDoesNotFsyncAndACrashBeforeTheNextSyncEndsTheLogAtItsLastSync) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<std::string> written;
+  std::vector<uint64_t> ends;
+  auto commit = [&](Durability d) {
+    written.push_back("r" + std::to_string(written.size()) + std::string(25, 'x'));
+    ends.push_back(MustAppend(log.get(), written.back()));
+    ASSERT_TRUE(log->WaitFlushed(ends.back(), d).ok());
+  };
+  for (int i = 0; i < 2; ++i) commit(Durability::kWriteEachCommit);
+  commit(Durability::kSyncEachCommit);  // the sync point: inside the second segment
+  const size_t synced = written.size();
+  const std::vector<uint64_t> at_sync = log->segment_starts();
+  ASSERT_EQ(at_sync.size(), 2u);
+  const uint64_t syncs = mem.op_count(io::MemFileSystem::Op::kSync);
+  const uint64_t dir_syncs = mem.op_count(io::MemFileSystem::Op::kSyncDir);
+  for (int i = 0; i < 10; ++i) commit(Durability::kWriteEachCommit);
+  ASSERT_GT(log->segment_starts().size(), at_sync.size() + 2);
+  EXPECT_EQ(mem.op_count(io::MemFileSystem::Op::kSync), syncs);
+  EXPECT_EQ(mem.op_count(io::MemFileSystem::Op::kSyncDir), dir_syncs);
+  mem.DropUnsyncedData();
+  log.reset();
+
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, std::vector<std::string>(written.begin(), written.begin() + synced));
+  EXPECT_EQ(log->current_lsn(), ends[synced - 1]);
+  EXPECT_EQ(log->segment_starts(), at_sync);
+  std::vector<std::string> names;
+  for (uint64_t st : at_sync) names.push_back(RedoLog::SegmentName(st));
+  EXPECT_EQ(SegmentFiles(&mem), names);
+  // Appending goes on after the recovered end, and a crash after its sync
+  // keeps it.
+  uint64_t more = MustAppend(log.get(), "more");
+  ASSERT_TRUE(log->WaitFlushed(more, Durability::kSyncEachCommit).ok());
+  mem.DropUnsyncedData();
+  log.reset();
+  log = OpenLog(SmallSegments());
+  ASSERT_EQ(recovered.size(), synced + 1);
+  EXPECT_EQ(recovered.back(), "more");
+  EXPECT_EQ(log->current_lsn(), more);
+}
+
+// One sync after several rollovers makes all of them durable, and seals the
+// full segments: damage in one of them is Corruption, not the end of the log.
+TEST_F(RedoLogTest, ASyncAfterRolloversCoversEveryFullSegmentAndSealsThem) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<std::string> written;
+  uint64_t end = 0;
+  for (int i = 0; i < 12; ++i) {
+    written.push_back("s" + std::to_string(i) + std::string(30, 'y'));
+    end = MustAppend(log.get(), written.back());
+    ASSERT_TRUE(log->WaitFlushed(end, Durability::kWriteEachCommit).ok());
+  }
+  const std::vector<uint64_t> starts = log->segment_starts();
+  ASSERT_GT(starts.size(), 3u);
+  ASSERT_TRUE(log->FlushUpTo(end).ok());
+  mem.DropUnsyncedData();
+  log.reset();
+
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, written);
+  EXPECT_EQ(log->segment_starts(), starts);
+  log.reset();
+  {
+    auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[1]), io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
+    ASSERT_TRUE((*f)->Sync().ok());
+  }
+  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+}
+
+// Whole segments that recovery finds past the sealed one (written, never
+// synced, but still in the page cache after a crash of the process alone)
+// are fsynced and sealed at Open: a later power loss keeps them.
+TEST_F(RedoLogTest, WholeSegmentsPastTheSealedOneAreSealedAtOpen) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<std::string> written;
+  std::vector<uint64_t> ends;
+  for (int i = 0; i < 10; ++i) {
+    written.push_back("w" + std::to_string(i) + std::string(30, 'z'));
+    ends.push_back(MustAppend(log.get(), written.back()));
+    ASSERT_TRUE(log->WaitFlushed(ends.back(), Durability::kWriteEachCommit).ok());
+  }
+  const std::vector<uint64_t> starts = log->segment_starts();
+  ASSERT_GT(starts.size(), 3u);
+  log.reset();  // the process dies; the page cache keeps what it wrote
+
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered, written);
+  EXPECT_EQ(log->segment_starts(), starts);
+  log.reset();
+  mem.DropUnsyncedData();  // and now the machine loses power
+  log = OpenLog(SmallSegments());
+  // The full segments are all there; the last one, as ever, only as far
+  // as a sync took it.
+  const size_t in_full = std::find(ends.begin(), ends.end(), starts.back()) - ends.begin() + 1;
+  ASSERT_LT(in_full, written.size());
+  EXPECT_EQ(recovered, std::vector<std::string>(written.begin(), written.begin() + in_full));
+  log.reset();
+  // They are sealed: damage in one is Corruption.
+  {
+    auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[1]), io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
+    ASSERT_TRUE((*f)->Sync().ok());
+  }
+  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+}
+
+// A control file written before sealing (magic "SLUICECP", 24-byte slot):
+// its writer synced every full segment at once, so they all count as
+// sealed, and its checkpoint is where recovery starts.
+TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsSealed) {
+  auto log = OpenLog(SmallSegments());
+  std::vector<uint64_t> ends;
+  for (int i = 0; i < 10; ++i) {
+    ends.push_back(MustAppend(log.get(), "v" + std::to_string(i) + std::string(30, 'v')));
+    ASSERT_TRUE(log->WaitFlushed(ends.back(), Durability::kSyncEachCommit).ok());
+  }
+  ASSERT_GT(log->segment_starts().size(), 3u);
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  {
+    char slot[28];
+    auto put64 = [&](int at, uint64_t v) {
+      for (int i = 0; i < 8; ++i) slot[at + i] = static_cast<char>(v >> (8 * i));
+    };
+    put64(0, 0x534c554943454350ull);
+    put64(8, 7);
+    put64(16, ends[0]);
+    const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(slot), 24));
+    for (int i = 0; i < 4; ++i) slot[24 + i] = static_cast<char>(crc >> (8 * i));
+    auto ctl = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(ctl.ok());
+    ASSERT_TRUE((*ctl)->Truncate(0).ok());
+    ASSERT_TRUE((*ctl)->WriteAt(512, std::string_view(slot, sizeof(slot))).ok());
+    ASSERT_TRUE((*ctl)->Sync().ok());
+  }
+  log = OpenLog(SmallSegments());
+  EXPECT_EQ(recovered.size(), ends.size() - 1);
+  EXPECT_EQ(log->checkpoint_lsn(), ends[0]);
+  EXPECT_EQ(log->current_lsn(), ends.back());
+  const std::vector<uint64_t> starts = log->segment_starts();
+  log.reset();
+  {
+    auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[1]), io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
+    ASSERT_TRUE((*f)->Sync().ok());
+  }
   auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
