@@ -279,8 +279,11 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
       resealed = true;
     }
   }
-  if (resealed) {
-    SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
+  // A slot from before sealing is rewritten now: it claims every segment
+  // but the last as sealed, which the full segments this writer leaves
+  // to the next sync will not be.
+  if (resealed || sealed == kAllSealed) {
+    if (resealed) SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
     SLUICE_RETURN_IF_ERROR(WriteSlot(ctl->get(), ++seq, checkpoint, segments.back()));
   }
   // Every segment before the last is whole and durable now.

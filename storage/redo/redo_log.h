@@ -44,7 +44,8 @@
 //             the other slot intact; Open takes the valid slot with the
 //             highest seq. A slot from before sealing (magic "SLUICECP",
 //             no sealed_lsn, crc of 24 bytes) reads as every segment but
-//             the last sealed, as its writer fsynced each full one at once.
+//             the last sealed, as its writer fsynced each full one at once;
+//             Open replaces it with one of this form.
 //
 // LSNs: Append returns the END LSN of the record. A record's start LSN is
 // end - FramedSize(payload.size()). A checkpoint LSN must be a record

@@ -552,6 +552,7 @@ std::vector<std::string> SegmentFiles(io::MemFileSystem* mem) {
 
 TEST_F(RedoLogTest, SegmentsRollOverAndRecoveryReadsAcrossThem) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<std::string> written;
   std::vector<uint64_t> ends;
   for (int i = 0; i < 20; ++i) {
@@ -576,6 +577,7 @@ TEST_F(RedoLogTest, SegmentsRollOverAndRecoveryReadsAcrossThem) {
   log.reset();
 
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, written);
   EXPECT_EQ(recovered_lsns, ends);
   EXPECT_EQ(log->current_lsn(), ends.back());
@@ -584,6 +586,7 @@ TEST_F(RedoLogTest, SegmentsRollOverAndRecoveryReadsAcrossThem) {
 
 TEST_F(RedoLogTest, ACheckpointRemovesTheSegmentsWhollyBeforeIt) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<uint64_t> ends;
   for (int i = 0; i < 20; ++i) {
     ends.push_back(MustAppend(log.get(), "r" + std::to_string(i) + std::string(20, 'c')));
@@ -610,6 +613,7 @@ TEST_F(RedoLogTest, ACheckpointRemovesTheSegmentsWhollyBeforeIt) {
   log.reset();
 
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   const size_t first_after = std::find(ends.begin(), ends.end(), before[3]) - ends.begin() + 1;
   ASSERT_EQ(recovered.size(), ends.size() - first_after);
   EXPECT_EQ(recovered.front(), "r" + std::to_string(first_after) + std::string(20, 'c'));
@@ -619,12 +623,14 @@ TEST_F(RedoLogTest, ACheckpointRemovesTheSegmentsWhollyBeforeIt) {
   ASSERT_TRUE(log->Close().ok());
   log.reset();
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered.back(), "more");
   EXPECT_EQ(log->current_lsn(), more);
 }
 
 TEST_F(RedoLogTest, ADamagedRecordInAnEarlierSegmentIsCorruptionNotATornTail) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   for (int i = 0; i < 10; ++i) {
     uint64_t e = MustAppend(log.get(), "rec" + std::to_string(i) + std::string(30, 'd'));
     ASSERT_TRUE(log->WaitFlushed(e, Durability::kSyncEachCommit).ok());
@@ -646,24 +652,28 @@ TEST_F(RedoLogTest, ADamagedRecordInAnEarlierSegmentIsCorruptionNotATornTail) {
 
 TEST_F(RedoLogTest, AnEmptySegmentLeftByACrashAtRolloverIsWhereAppendingGoesOn) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   uint64_t a = MustAppend(log.get(), std::string(80, 'a'));  // fills the first segment
   ASSERT_TRUE(log->Close().ok());
   log.reset();
   // The crash came after the next segment was created, before its write.
   ASSERT_TRUE(mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(a), io::OpenMode::kCreateNew).ok());
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, (std::vector<std::string>{std::string(80, 'a')}));
   EXPECT_EQ(log->segment_starts(), (std::vector<uint64_t>{0, a}));
   uint64_t b = MustAppend(log.get(), "b");
   ASSERT_TRUE(log->Close().ok());
   log.reset();
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, (std::vector<std::string>{std::string(80, 'a'), "b"}));
   EXPECT_EQ(log->current_lsn(), b);
 }
 
 TEST_F(RedoLogTest, ASealedSegmentThatDoesNotEndWhereTheNextStartsIsCorruption) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   uint64_t a = MustAppend(log.get(), std::string(80, 'a'));  // fills the first segment
   ASSERT_TRUE(log->WaitFlushed(a, Durability::kWriteEachCommit).ok());
   uint64_t b = MustAppend(log.get(), "b");  // starts the second
@@ -685,6 +695,7 @@ TEST_F(RedoLogTest, ASealedSegmentThatDoesNotEndWhereTheNextStartsIsCorruption) 
 
 TEST_F(RedoLogTest, AGapAfterTheSealedSegmentsEndsTheLogAndTheSegmentsAfterItGo) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   uint64_t a = MustAppend(log.get(), std::string(80, 'a'));
   ASSERT_TRUE(log->Close().ok());
   log.reset();
@@ -692,6 +703,7 @@ TEST_F(RedoLogTest, AGapAfterTheSealedSegmentsEndsTheLogAndTheSegmentsAfterItGo)
   ASSERT_TRUE(
       mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(a + 5), io::OpenMode::kCreateNew).ok());
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, (std::vector<std::string>{std::string(80, 'a')}));
   EXPECT_EQ(log->current_lsn(), a);
   EXPECT_EQ(log->segment_starts(), (std::vector<uint64_t>{0}));
@@ -703,6 +715,7 @@ TEST_F(RedoLogTest, AGapAfterTheSealedSegmentsEndsTheLogAndTheSegmentsAfterItGo)
 // the last sync left, and recovery ends the log at the first gap.
 TEST_F(RedoLogTest, ARolloverDoesNotFsyncAndACrashBeforeTheNextSyncEndsTheLogAtItsLastSync) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<std::string> written;
   std::vector<uint64_t> ends;
   auto commit = [&](Durability d) {
@@ -725,6 +738,7 @@ TEST_F(RedoLogTest, ARolloverDoesNotFsyncAndACrashBeforeTheNextSyncEndsTheLogAtI
   log.reset();
 
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, std::vector<std::string>(written.begin(), written.begin() + synced));
   EXPECT_EQ(log->current_lsn(), ends[synced - 1]);
   EXPECT_EQ(log->segment_starts(), at_sync);
@@ -738,6 +752,7 @@ TEST_F(RedoLogTest, ARolloverDoesNotFsyncAndACrashBeforeTheNextSyncEndsTheLogAtI
   mem.DropUnsyncedData();
   log.reset();
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   ASSERT_EQ(recovered.size(), synced + 1);
   EXPECT_EQ(recovered.back(), "more");
   EXPECT_EQ(log->current_lsn(), more);
@@ -747,6 +762,7 @@ TEST_F(RedoLogTest, ARolloverDoesNotFsyncAndACrashBeforeTheNextSyncEndsTheLogAtI
 // full segments: damage in one of them is Corruption, not the end of the log.
 TEST_F(RedoLogTest, ASyncAfterRolloversCoversEveryFullSegmentAndSealsThem) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<std::string> written;
   uint64_t end = 0;
   for (int i = 0; i < 12; ++i) {
@@ -761,6 +777,7 @@ TEST_F(RedoLogTest, ASyncAfterRolloversCoversEveryFullSegmentAndSealsThem) {
   log.reset();
 
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, written);
   EXPECT_EQ(log->segment_starts(), starts);
   log.reset();
@@ -780,6 +797,7 @@ TEST_F(RedoLogTest, ASyncAfterRolloversCoversEveryFullSegmentAndSealsThem) {
 // are fsynced and sealed at Open: a later power loss keeps them.
 TEST_F(RedoLogTest, WholeSegmentsPastTheSealedOneAreSealedAtOpen) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<std::string> written;
   std::vector<uint64_t> ends;
   for (int i = 0; i < 10; ++i) {
@@ -792,11 +810,13 @@ TEST_F(RedoLogTest, WholeSegmentsPastTheSealedOneAreSealedAtOpen) {
   log.reset();  // the process dies; the page cache keeps what it wrote
 
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered, written);
   EXPECT_EQ(log->segment_starts(), starts);
   log.reset();
   mem.DropUnsyncedData();  // and now the machine loses power
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   // The full segments are all there; the last one, as ever, only as far
   // as a sync took it.
   const size_t in_full = std::find(ends.begin(), ends.end(), starts.back()) - ends.begin() + 1;
@@ -820,6 +840,7 @@ TEST_F(RedoLogTest, WholeSegmentsPastTheSealedOneAreSealedAtOpen) {
 // sealed, and its checkpoint is where recovery starts.
 TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsSealed) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<uint64_t> ends;
   for (int i = 0; i < 10; ++i) {
     ends.push_back(MustAppend(log.get(), "v" + std::to_string(i) + std::string(30, 'v')));
@@ -845,6 +866,7 @@ TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsS
     ASSERT_TRUE((*ctl)->Sync().ok());
   }
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered.size(), ends.size() - 1);
   EXPECT_EQ(log->checkpoint_lsn(), ends[0]);
   EXPECT_EQ(log->current_lsn(), ends.back());
@@ -861,8 +883,56 @@ TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsS
   EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
 }
 
+// The slot from before sealing says every segment but the last is sealed.
+// Open replaces it, so a rollover that a crash catches before its sync is
+// the end of the log, not Corruption.
+TEST_F(RedoLogTest, AControlSlotFromBeforeSealingIsReplacedAtOpen) {
+  auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
+  std::vector<std::string> written;
+  uint64_t end = 0;
+  for (int i = 0; i < 4; ++i) {
+    written.push_back("o" + std::to_string(i) + std::string(30, 'o'));
+    end = MustAppend(log.get(), written.back());
+    ASSERT_TRUE(log->WaitFlushed(end, Durability::kSyncEachCommit).ok());
+  }
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  {
+    char slot[28];
+    auto put64 = [&](int at, uint64_t v) {
+      for (int i = 0; i < 8; ++i) slot[at + i] = static_cast<char>(v >> (8 * i));
+    };
+    put64(0, 0x534c554943454350ull);
+    put64(8, 3);
+    put64(16, 0);
+    const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(slot), 24));
+    for (int i = 0; i < 4; ++i) slot[24 + i] = static_cast<char>(crc >> (8 * i));
+    auto ctl = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(ctl.ok());
+    ASSERT_TRUE((*ctl)->Truncate(0).ok());
+    ASSERT_TRUE((*ctl)->WriteAt(512, std::string_view(slot, sizeof(slot))).ok());
+    ASSERT_TRUE((*ctl)->Sync().ok());
+  }
+  log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
+  ASSERT_EQ(recovered, written);
+  // Rollovers, no sync, and a crash.
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(
+        log->WaitFlushed(MustAppend(log.get(), std::string(30, 'n')), Durability::kWriteEachCommit).ok());
+  }
+  mem.DropUnsyncedData();
+  log.reset();
+  log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(recovered, written);
+  EXPECT_EQ(log->current_lsn(), end);
+}
+
 TEST_F(RedoLogTest, SegmentsLeftBeforeTheCheckpointAreRemovedAtOpen) {
   auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   std::vector<uint64_t> ends;
   for (int i = 0; i < 8; ++i) {
     ends.push_back(MustAppend(log.get(), std::string(40, static_cast<char>('a' + i))));
@@ -877,6 +947,7 @@ TEST_F(RedoLogTest, SegmentsLeftBeforeTheCheckpointAreRemovedAtOpen) {
   ASSERT_TRUE(mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[0]),
                        io::OpenMode::kCreateNew).ok());
   log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
   EXPECT_EQ(log->segment_starts().front(), starts[2]);
   EXPECT_EQ(SegmentFiles(&mem).front(), RedoLog::SegmentName(starts[2]));
   EXPECT_EQ(log->current_lsn(), ends.back());
