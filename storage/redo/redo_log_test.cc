@@ -550,6 +550,25 @@ std::vector<std::string> SegmentFiles(io::MemFileSystem* mem) {
   return out;
 }
 
+// Replaces redo.ctl with one slot as written before sealing: magic
+// "SLUICECP", seq, checkpoint, and the crc of those 24 bytes.
+void WriteSlotFromBeforeSealing(io::MemFileSystem* mem, uint64_t seq, uint64_t checkpoint) {
+  char slot[28];
+  auto put64 = [&](int at, uint64_t v) {
+    for (int i = 0; i < 8; ++i) slot[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put64(0, 0x534c554943454350ull);
+  put64(8, seq);
+  put64(16, checkpoint);
+  const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(slot), 24));
+  for (int i = 0; i < 4; ++i) slot[24 + i] = static_cast<char>(crc >> (8 * i));
+  auto ctl = mem->Open(kCtlPath, io::OpenMode::kOpenExisting);
+  ASSERT_TRUE(ctl.ok());
+  ASSERT_TRUE((*ctl)->Truncate(0).ok());
+  ASSERT_TRUE((*ctl)->WriteAt(512, std::string_view(slot, sizeof(slot))).ok());
+  ASSERT_TRUE((*ctl)->Sync().ok());
+}
+
 TEST_F(RedoLogTest, SegmentsRollOverAndRecoveryReadsAcrossThem) {
   auto log = OpenLog(SmallSegments());
   ASSERT_NE(log, nullptr);
@@ -849,22 +868,7 @@ TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsS
   ASSERT_GT(log->segment_starts().size(), 3u);
   ASSERT_TRUE(log->Close().ok());
   log.reset();
-  {
-    char slot[28];
-    auto put64 = [&](int at, uint64_t v) {
-      for (int i = 0; i < 8; ++i) slot[at + i] = static_cast<char>(v >> (8 * i));
-    };
-    put64(0, 0x534c554943454350ull);
-    put64(8, 7);
-    put64(16, ends[0]);
-    const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(slot), 24));
-    for (int i = 0; i < 4; ++i) slot[24 + i] = static_cast<char>(crc >> (8 * i));
-    auto ctl = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
-    ASSERT_TRUE(ctl.ok());
-    ASSERT_TRUE((*ctl)->Truncate(0).ok());
-    ASSERT_TRUE((*ctl)->WriteAt(512, std::string_view(slot, sizeof(slot))).ok());
-    ASSERT_TRUE((*ctl)->Sync().ok());
-  }
+  WriteSlotFromBeforeSealing(&mem, 7, ends[0]);
   log = OpenLog(SmallSegments());
   ASSERT_NE(log, nullptr);
   EXPECT_EQ(recovered.size(), ends.size() - 1);
@@ -898,22 +902,7 @@ TEST_F(RedoLogTest, AControlSlotFromBeforeSealingIsReplacedAtOpen) {
   }
   ASSERT_TRUE(log->Close().ok());
   log.reset();
-  {
-    char slot[28];
-    auto put64 = [&](int at, uint64_t v) {
-      for (int i = 0; i < 8; ++i) slot[at + i] = static_cast<char>(v >> (8 * i));
-    };
-    put64(0, 0x534c554943454350ull);
-    put64(8, 3);
-    put64(16, 0);
-    const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(slot), 24));
-    for (int i = 0; i < 4; ++i) slot[24 + i] = static_cast<char>(crc >> (8 * i));
-    auto ctl = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
-    ASSERT_TRUE(ctl.ok());
-    ASSERT_TRUE((*ctl)->Truncate(0).ok());
-    ASSERT_TRUE((*ctl)->WriteAt(512, std::string_view(slot, sizeof(slot))).ok());
-    ASSERT_TRUE((*ctl)->Sync().ok());
-  }
+  WriteSlotFromBeforeSealing(&mem, 3, 0);
   log = OpenLog(SmallSegments());
   ASSERT_NE(log, nullptr);
   ASSERT_EQ(recovered, written);
