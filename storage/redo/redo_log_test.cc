@@ -105,6 +105,8 @@ class SlowSyncFileSystem final : public io::FileSystem {
   int waiting_ GUARDED_BY(hold_mu_) = 0;
 };
 
+RedoLog::Options SmallSegments();  // below, with the segment tests
+
 class RedoLogTest : public ::testing::Test {
  protected:
   RedoLogTest() { EXPECT_TRUE(mem.CreateDir("/data").ok()); }
@@ -140,6 +142,20 @@ class RedoLogTest : public ::testing::Test {
     auto f = mem.Open(kLogPath, io::OpenMode::kOpenExisting);
     EXPECT_TRUE(f.ok());
     return *(*f)->Size();
+  }
+
+  // Damages the first record of the segment at `start` (durably), and
+  // expects Open to call that Corruption: the segment is sealed.
+  void ExpectCorruptionOnceDamaged(uint64_t start) {
+    {
+      auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(start), io::OpenMode::kOpenExisting);
+      ASSERT_TRUE(f.ok());
+      ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
+      ASSERT_TRUE((*f)->Sync().ok());
+    }
+    auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
   }
 
   io::MemFileSystem mem;
@@ -800,15 +816,7 @@ TEST_F(RedoLogTest, ASyncAfterRolloversCoversEveryFullSegmentAndSealsThem) {
   EXPECT_EQ(recovered, written);
   EXPECT_EQ(log->segment_starts(), starts);
   log.reset();
-  {
-    auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[1]), io::OpenMode::kOpenExisting);
-    ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
-    ASSERT_TRUE((*f)->Sync().ok());
-  }
-  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  ExpectCorruptionOnceDamaged(starts[1]);
 }
 
 // Whole segments that recovery finds past the sealed one (written, never
@@ -843,15 +851,7 @@ TEST_F(RedoLogTest, WholeSegmentsPastTheSealedOneAreSealedAtOpen) {
   EXPECT_EQ(recovered, std::vector<std::string>(written.begin(), written.begin() + in_full));
   log.reset();
   // They are sealed: damage in one is Corruption.
-  {
-    auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[1]), io::OpenMode::kOpenExisting);
-    ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
-    ASSERT_TRUE((*f)->Sync().ok());
-  }
-  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  ExpectCorruptionOnceDamaged(starts[1]);
 }
 
 // A control file written before sealing (magic "SLUICECP", 24-byte slot):
@@ -876,15 +876,7 @@ TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsS
   EXPECT_EQ(log->current_lsn(), ends.back());
   const std::vector<uint64_t> starts = log->segment_starts();
   log.reset();
-  {
-    auto f = mem.Open(std::string(kDir) + "/" + RedoLog::SegmentName(starts[1]), io::OpenMode::kOpenExisting);
-    ASSERT_TRUE(f.ok());
-    ASSERT_TRUE((*f)->WriteAt(RedoLog::kRecordHeaderSize + 1, "Z").ok());
-    ASSERT_TRUE((*f)->Sync().ok());
-  }
-  auto r = RedoLog::Open(&mem, kDir, SmallSegments(), nullptr);
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  ExpectCorruptionOnceDamaged(starts[1]);
 }
 
 // The slot from before sealing says every segment but the last is sealed.
