@@ -19,15 +19,18 @@ namespace {
 
 constexpr char kLegacyLogName[] = "redo.log";  // the one file before segments
 constexpr char kCtlName[] = "redo.ctl";
-// A slot written before segments could end torn: magic, seq, checkpoint.
-constexpr uint64_t kCtlMagicV1 = 0x534c554943454350ull;  // "SLUICECP"
-constexpr size_t kSlotPayloadV1 = 24;
-// Since: magic, seq, checkpoint, sealed.
-constexpr uint64_t kCtlMagic = 0x324c554943454350ull;  // kCtlMagicV1, its top byte '2'
-constexpr size_t kSlotPayload = 32;
+// A slot: [magic u64][seq u64][checkpoint u64][crc32 of bytes 0..24]
+// [sealed u64][crc32 of bytes 0..36]. A slot from before sealing ends at the
+// first crc (and a checkpoint written by such a version leaves whatever
+// followed it, which the second crc then rejects); a version that reads
+// only that far still reads the checkpoint.
+constexpr uint64_t kCtlMagic = 0x534c554943454350ull;  // "SLUICECP"
+constexpr size_t kSlotBase = 24;
+constexpr size_t kSlotSealed = kSlotBase + 4;
+constexpr size_t kSlotLength = kSlotSealed + 8 + 4;
 constexpr uint64_t kSlotSize = 512;
-// A V1 slot's sealed LSN: its writer fsynced every segment whole before it
-// started the next, so every segment but the last is sealed.
+// The sealed LSN of a slot without one: its writer fsynced every segment
+// whole before it started the next, so every segment but the last is.
 constexpr uint64_t kAllSealed = ~uint64_t{0};
 
 void PutU32(char* p, uint32_t v) {
@@ -72,31 +75,31 @@ struct Slot {
   bool valid = false;
   uint64_t seq = 0;
   uint64_t lsn = 0;
+  bool has_sealed = false;  // the second crc holds
   uint64_t sealed = 0;
 };
 
 Slot ParseSlot(const char* p, size_t n) {
   Slot s;
-  if (n < 8) return s;
-  const uint64_t magic = GetU64(p);
-  const size_t payload = magic == kCtlMagic ? kSlotPayload : magic == kCtlMagicV1 ? kSlotPayloadV1 : 0;
-  if (payload == 0 || n < payload + 4) return s;
-  if (GetU32(p + payload) != Crc(0, p, payload)) return s;
+  if (n < kSlotBase + 4 || GetU64(p) != kCtlMagic) return s;
+  if (GetU32(p + kSlotBase) != Crc(0, p, kSlotBase)) return s;
   s.valid = true;
   s.seq = GetU64(p + 8);
   s.lsn = GetU64(p + 16);
-  s.sealed = magic == kCtlMagic ? GetU64(p + 24) : kAllSealed;
+  s.has_sealed = n >= kSlotLength && GetU32(p + kSlotSealed + 8) == Crc(0, p, kSlotSealed + 8);
+  if (s.has_sealed) s.sealed = GetU64(p + kSlotSealed);
   return s;
 }
 
 // Writes slot (seq % 2) and syncs the control file.
 Status WriteSlot(io::File* ctl, uint64_t seq, uint64_t checkpoint, uint64_t sealed) {
-  char slot[kSlotPayload + 4];
+  char slot[kSlotLength];
   PutU64(slot, kCtlMagic);
   PutU64(slot + 8, seq);
   PutU64(slot + 16, checkpoint);
-  PutU64(slot + 24, sealed);
-  PutU32(slot + kSlotPayload, Crc(0, slot, kSlotPayload));
+  PutU32(slot + kSlotBase, Crc(0, slot, kSlotBase));
+  PutU64(slot + kSlotSealed, sealed);
+  PutU32(slot + kSlotSealed + 8, Crc(0, slot, kSlotSealed + 8));
   SLUICE_RETURN_IF_ERROR(ctl->WriteAt((seq % 2) * kSlotSize, std::string_view(slot, sizeof(slot))));
   return ctl->Sync();
 }
@@ -156,6 +159,7 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
   uint64_t checkpoint = 0;
   uint64_t seq = 0;
   uint64_t sealed = 0;
+  bool unsealed_slot = false;  // the newest slot has no sealed LSN: rewrite it
   {
     Result<uint64_t> size = (*ctl)->Size();
     if (!size.ok()) return size.status();
@@ -163,17 +167,23 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
       std::string buf(2 * kSlotSize, '\0');
       Result<size_t> n = (*ctl)->ReadAt(0, buf.data(), buf.size());
       if (!n.ok()) return n.status();
-      Slot best;
+      Slot slots[2];
       for (uint64_t i = 0; i < 2; ++i) {
         uint64_t off = i * kSlotSize;
         if (*n <= off) break;
-        Slot s = ParseSlot(buf.data() + off, std::min<size_t>(kSlotSize, *n - off));
-        if (s.valid && (!best.valid || s.seq > best.seq)) best = s;
+        slots[i] = ParseSlot(buf.data() + off, std::min<size_t>(kSlotSize, *n - off));
       }
+      const bool newer = slots[1].valid && (!slots[0].valid || slots[1].seq > slots[0].seq);
+      const Slot& best = slots[newer ? 1 : 0];
+      const Slot& other = slots[newer ? 0 : 1];
       if (!best.valid) return Status::Corruption(ctl_path + ": no valid checkpoint slot");
       checkpoint = best.lsn;
       seq = best.seq;
-      sealed = best.sealed;
+      // A slot whose sealed LSN did not land (a write torn past the first
+      // crc) reads as the other slot's, older and so no larger: taken as
+      // from before sealing, it would call segments no sync reached sealed.
+      sealed = best.has_sealed ? best.sealed : other.valid && other.has_sealed ? other.sealed : kAllSealed;
+      unsealed_slot = !best.has_sealed;
     }
   }
 
@@ -279,10 +289,10 @@ Result<std::unique_ptr<RedoLog>> RedoLog::Open(io::FileSystem* fs, const std::st
       resealed = true;
     }
   }
-  // A slot from before sealing is rewritten now: it claims every segment
-  // but the last as sealed, which the full segments this writer leaves
-  // to the next sync will not be.
-  if (resealed || sealed == kAllSealed) {
+  // A slot without a sealed LSN is rewritten now: read as from before
+  // sealing, it claims every segment but the last as sealed, which the
+  // full segments this writer leaves to the next sync will not be.
+  if (resealed || unsealed_slot) {
     if (resealed) SLUICE_RETURN_IF_ERROR(fs->SyncDir(dir));
     SLUICE_RETURN_IF_ERROR(WriteSlot(ctl->get(), ++seq, checkpoint, segments.back()));
   }

@@ -36,16 +36,18 @@
 //             segments has one file, redo.log: Open renames it to the
 //             segment at LSN 0.)
 //   redo.ctl  two 512-byte slots; a slot is [magic u64][seq u64]
-//             [checkpoint_lsn u64][sealed_lsn u64][crc32 u32 of the first
-//             32 bytes]: the checkpoint, and the start of the newest
-//             segment known sealed, every one before it whole and durable.
-//             Checkpoint and a sync that seals segments write slot
-//             (seq % 2) with the next seq and sync, so a torn write leaves
-//             the other slot intact; Open takes the valid slot with the
-//             highest seq. A slot from before sealing (magic "SLUICECP",
-//             no sealed_lsn, crc of 24 bytes) reads as every segment but
-//             the last sealed, as its writer fsynced each full one at once;
-//             Open replaces it with one of this form.
+//             [checkpoint_lsn u64][crc32 u32 of the first 24 bytes]
+//             [sealed_lsn u64][crc32 u32 of the first 36 bytes]: the
+//             checkpoint, and the start of the newest segment known sealed,
+//             every one before it whole and durable. Checkpoint and a sync
+//             that seals segments write slot (seq % 2) with the next seq
+//             and sync, so a torn write leaves the other slot intact; Open
+//             takes the valid slot (first crc) with the highest seq. A slot
+//             without a valid second crc is from before sealing (a version
+//             that wrote and reads only the first 28 bytes, and so can
+//             still read this file): it reads as every segment but the last
+//             sealed, as its writer fsynced each full one at once, and Open
+//             replaces it with a whole one.
 //
 // LSNs: Append returns the END LSN of the record. A record's start LSN is
 // end - FramedSize(payload.size()). A checkpoint LSN must be a record

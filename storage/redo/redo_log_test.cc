@@ -566,6 +566,18 @@ std::vector<std::string> SegmentFiles(io::MemFileSystem* mem) {
   return out;
 }
 
+// Little-endian reads of redo.ctl's fields.
+uint64_t GetLE64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+uint32_t GetLE32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
 // Replaces redo.ctl with one slot as written before sealing: magic
 // "SLUICECP", seq, checkpoint, and the crc of those 24 bytes.
 void WriteSlotFromBeforeSealing(io::MemFileSystem* mem, uint64_t seq, uint64_t checkpoint) {
@@ -877,6 +889,69 @@ TEST_F(RedoLogTest, AControlSlotFromBeforeSealingCountsEverySegmentButTheLastAsS
   const std::vector<uint64_t> starts = log->segment_starts();
   log.reset();
   ExpectCorruptionOnceDamaged(starts[1]);
+}
+
+// A version from before sealing reads a slot's first 28 bytes only: magic,
+// seq, checkpoint and their crc. Every slot this version writes keeps that
+// form, so such a version still finds the checkpoint.
+TEST_F(RedoLogTest, EverySlotKeepsTheFormAVersionFromBeforeSealingReads) {
+  auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
+  uint64_t end = 0;
+  for (int i = 0; i < 8; ++i) {
+    end = MustAppend(log.get(), "k" + std::to_string(i) + std::string(30, 'k'));
+    ASSERT_TRUE(log->WaitFlushed(end, Durability::kSyncEachCommit).ok());
+  }
+  ASSERT_TRUE(log->Checkpoint(end).ok());
+  log.reset();
+  auto ctl = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
+  ASSERT_TRUE(ctl.ok());
+  std::string buf(1024, '\0');
+  ASSERT_TRUE((*ctl)->ReadAt(0, buf.data(), buf.size()).ok());
+  uint64_t best_seq = 0, best_ckpt = 0;
+  for (size_t off : {size_t{0}, size_t{512}}) {
+    const char* p = buf.data() + off;
+    EXPECT_EQ(GetLE64(p), 0x534c554943454350ull) << off;
+    EXPECT_EQ(GetLE32(p + 24), static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(p), 24))) << off;
+    if (GetLE64(p + 8) > best_seq) {
+      best_seq = GetLE64(p + 8);
+      best_ckpt = GetLE64(p + 16);
+    }
+  }
+  EXPECT_EQ(best_ckpt, end);
+}
+
+// A sealing write torn past its first crc leaves a slot with the newest seq
+// and no sealed LSN. Read as from before sealing, it would call every
+// segment but the last sealed, and a crash that caught rollovers before
+// their sync would read as Corruption; the other slot's sealed LSN (older,
+// so no larger) is used instead.
+TEST_F(RedoLogTest, ASlotWhoseSealedLsnDidNotLandFallsBackToTheOtherSlots) {
+  auto log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
+  std::vector<std::string> written;
+  auto commit = [&](Durability d) {
+    written.push_back("t" + std::to_string(written.size()) + std::string(30, 't'));
+    ASSERT_TRUE(log->WaitFlushed(MustAppend(log.get(), written.back()), d).ok());
+  };
+  for (int i = 0; i < 6; ++i) commit(Durability::kSyncEachCommit);  // seals, in both slots
+  const size_t synced = written.size();
+  for (int i = 0; i < 6; ++i) commit(Durability::kWriteEachCommit);  // rollovers, no sync
+  mem.DropUnsyncedData();
+  log.reset();
+  {
+    auto ctl = mem.Open(kCtlPath, io::OpenMode::kOpenExisting);
+    ASSERT_TRUE(ctl.ok());
+    std::string buf(1024, '\0');
+    ASSERT_TRUE((*ctl)->ReadAt(0, buf.data(), buf.size()).ok());
+    ASSERT_NE(GetLE64(buf.data() + 8), GetLE64(buf.data() + 512 + 8));
+    const uint64_t newest = GetLE64(buf.data() + 8) > GetLE64(buf.data() + 512 + 8) ? 0 : 512;
+    ASSERT_TRUE((*ctl)->WriteAt(newest + 30, "\xff").ok());  // inside the sealed LSN
+    ASSERT_TRUE((*ctl)->Sync().ok());
+  }
+  log = OpenLog(SmallSegments());
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(recovered, std::vector<std::string>(written.begin(), written.begin() + synced));
 }
 
 // The slot from before sealing says every segment but the last is sealed.
