@@ -163,7 +163,7 @@ void TransactionCache::Clear() {
   has_statements_ = false;
 }
 
-Status TransactionCache::ForEachChunk(const std::function<Status(std::string_view)>& f) const {
+Status TransactionCache::ForEachChunkSpilled(const std::function<Status(std::string_view)>& f) const {
   std::string chunk;
   uint64_t pos = 0;
   constexpr size_t kChunk = size_t{1} << 20;
@@ -795,9 +795,9 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
     h.server_id = server_id();
     h.type = gtids ? kGtidEvent : kAnonymousGtidEvent;
     h.log_pos = static_cast<uint32_t>(offset + gsize);
-    std::string gev = EncodeGtid(h, g, cs);
-    buf += gev;
-    offset += gev.size();
+    const size_t gtid_at = buf.size();
+    AppendGtid(buf, h, g, cs);
+    offset += buf.size() - gtid_at;
     s = cache.ForEachChunk([&](std::string_view chunk) {
       while (!chunk.empty()) {
         const uint32_t size = static_cast<uint32_t>(LoadLE(chunk.data() + 9, 4));

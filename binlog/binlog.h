@@ -131,11 +131,18 @@ class TransactionCache {
   // Whether the transaction went past cache_size into the temporary file
   // (Binlog_cache_disk_use).
   bool spilled() const { return spilled_; }
-  // Calls `f` with the cached bytes, in order, in chunks (each a whole
-  // number of events). IOError from the temporary file.
-  Status ForEachChunk(const std::function<Status(std::string_view)>& f) const;
+  // Calls `f` (Status(std::string_view)) with the cached bytes, in order,
+  // in chunks (each a whole number of events). IOError from the temporary
+  // file. A transaction that did not spill is one call, with no
+  // std::function built (the flush stage calls this for every transaction).
+  template <typename F>
+  Status ForEachChunk(F&& f) const {
+    if (file_size_ == 0) return mem_.empty() ? Status::OK() : f(std::string_view(mem_));
+    return ForEachChunkSpilled(f);
+  }
 
  private:
+  Status ForEachChunkSpilled(const std::function<Status(std::string_view)>& f) const;
   // Moves mem_ to the end of the file (created on the first spill).
   Status Spill();
   // The 1197 check for `size` more bytes, and a spill when memory would pass cache_size.

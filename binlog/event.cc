@@ -15,10 +15,12 @@ using internal::ByteReader;
 using internal::EventPayload;
 using internal::FinishEvent;
 using internal::FinishStartedEvent;
+using internal::FinishStartedEventIn;
 using internal::LenencSize;
 using internal::PutLE;
 using internal::PutLenenc;
 using internal::StartEvent;
+using internal::StartEventIn;
 using internal::StoreLE;
 
 // MySQL 8.0.26+ post-header lengths, entry i for type i+1 (41 types).
@@ -344,7 +346,13 @@ uint32_t GtidEventSize(const GtidInfo& g, Checksum checksum) {
 }
 
 std::string EncodeGtid(EventHeader h, const GtidInfo& g, Checksum checksum) {
-  std::string p = StartEvent(kGtidPostHeaderLen + 7 + 7 + 9 + 8);
+  std::string out;
+  AppendGtid(out, h, g, checksum);
+  return out;
+}
+
+void AppendGtid(std::string& p, EventHeader h, const GtidInfo& g, Checksum checksum) {
+  const size_t start = StartEventIn(p, kGtidPostHeaderLen + 7 + 7 + 9 + 8);
   p.push_back(g.may_have_sbr ? '\1' : '\0');  // gtid_flags: FLAG_MAY_HAVE_SBR
   if (g.anonymous) {
     p.append(16, '\0');
@@ -370,7 +378,7 @@ std::string EncodeGtid(EventHeader h, const GtidInfo& g, Checksum checksum) {
     PutLE(p, g.immediate_server_version & ~kOriginalServerVersionFlag, 4);
   }
   h.type = g.anonymous ? kAnonymousGtidEvent : kGtidEvent;
-  return FinishStartedEvent(h, std::move(p), checksum);
+  FinishStartedEventIn(h, p, start, checksum);
 }
 
 std::string EncodeQuery(EventHeader h, const QueryInfo& q, Checksum checksum) {

@@ -143,6 +143,9 @@ struct GtidInfo {
 uint32_t GtidEventSize(const GtidInfo& g, Checksum checksum);
 // Gtid (33) or Anonymous_gtid (34); gtid_flags from may_have_sbr.
 std::string EncodeGtid(EventHeader h, const GtidInfo& g, Checksum checksum);
+// The same event, appended to `out` (the commit pipeline builds a group's
+// events in one buffer).
+void AppendGtid(std::string& out, EventHeader h, const GtidInfo& g, Checksum checksum);
 
 struct QueryInfo {
   uint32_t thread_id = 0;

@@ -58,24 +58,34 @@ void PatchLogPos(char* event, uint32_t log_pos, Checksum checksum) {
 
 namespace internal {
 
-std::string StartEvent(size_t payload_bytes) {
-  std::string out;
-  out.reserve(kHeaderLen + payload_bytes + kChecksumLen);
-  out.resize(kHeaderLen);
-  return out;
+size_t StartEventIn(std::string& out, size_t payload_bytes) {
+  const size_t start = out.size();
+  out.reserve(start + kHeaderLen + payload_bytes + kChecksumLen);
+  out.resize(start + kHeaderLen);
+  return start;
 }
 
-std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum) {
+void FinishStartedEventIn(EventHeader h, std::string& out, size_t start, Checksum checksum) {
   const bool crc = checksum == Checksum::kCrc32;
-  h.event_size = static_cast<uint32_t>(event.size() + (crc ? kChecksumLen : 0));
-  char* p = event.data();
+  h.event_size = static_cast<uint32_t>(out.size() - start + (crc ? kChecksumLen : 0));
+  char* p = out.data() + start;
   StoreLE(p, h.timestamp, 4);
   p[4] = static_cast<char>(h.type);
   StoreLE(p + 5, h.server_id, 4);
   StoreLE(p + 9, h.event_size, 4);
   StoreLE(p + 13, h.log_pos, 4);
   StoreLE(p + 17, h.flags, 2);
-  if (crc) PutLE(event, Crc32(event), 4);
+  if (crc) PutLE(out, Crc32(std::string_view(out).substr(start)), 4);
+}
+
+std::string StartEvent(size_t payload_bytes) {
+  std::string out;
+  StartEventIn(out, payload_bytes);
+  return out;
+}
+
+std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum) {
+  FinishStartedEventIn(h, event, 0, checksum);
   return event;
 }
 

@@ -15,6 +15,11 @@ namespace sluice::binlog::internal {
 // and appends the CRC32 of it all when `checksum` is kCrc32.
 std::string StartEvent(size_t payload_bytes);
 std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum);
+// The same at the end of `out`, which may already hold other events:
+// StartEventIn appends the header's room and returns where the event
+// starts, FinishStartedEventIn finishes the event from there to the end.
+size_t StartEventIn(std::string& out, size_t payload_bytes);
+void FinishStartedEventIn(EventHeader h, std::string& out, size_t start, Checksum checksum);
 // The same for a payload built elsewhere.
 std::string FinishEvent(EventHeader h, std::string_view payload, Checksum checksum);
 // The post-header and body of a whole event (header and, for kCrc32, the

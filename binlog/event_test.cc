@@ -279,6 +279,19 @@ TEST(PreviousGtidsTest, RoundTrip) {
 
 // ---- Gtid ----
 
+// Appended after other events (the flush stage's group buffer), the event
+// is the same bytes, its CRC over itself alone.
+TEST(GtidEventTest, AppendedAfterOtherBytesIsTheSameEvent) {
+  for (Checksum cs : {Checksum::kCrc32, Checksum::kOff}) {
+    const GtidInfo g = OriginGtid();
+    std::string buf = EncodeXid(Header(), 9, cs);
+    const std::string before = buf;
+    AppendGtid(buf, Header(), g, cs);
+    EXPECT_EQ(buf, before + EncodeGtid(Header(), g, cs));
+    if (cs == Checksum::kCrc32) EXPECT_TRUE(VerifyChecksum(std::string_view(buf).substr(before.size())));
+  }
+}
+
 TEST(GtidEventTest, OriginServerLayout) {
   GtidInfo g = OriginGtid();
   std::string e = EncodeGtid(Header(), g, Checksum::kCrc32);
