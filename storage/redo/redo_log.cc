@@ -422,13 +422,7 @@ Status RedoLog::LeadSync() {
   if (st.ok() && dir_dirty) st = fs_->SyncDir(dir_);
   if (st.ok()) {
     MutexLock c(&ctl_mu_);
-    if (segment_start > sealed_lsn_) {
-      st = WriteSlot(ctl_.get(), ctl_seq_ + 1, ctl_checkpoint_, segment_start);
-      if (st.ok()) {
-        ++ctl_seq_;
-        sealed_lsn_ = segment_start;
-      }
-    }
+    if (segment_start > sealed_lsn_) st = WriteCtlLocked(ctl_checkpoint_, segment_start);
   }
   if (st.ok()) st = segment->Sync();
 
@@ -442,6 +436,14 @@ Status RedoLog::LeadSync() {
   syncer_active_ = false;
   sync_cv_.NotifyAll();
   return error_.ok() ? st : error_;
+}
+
+Status RedoLog::WriteCtlLocked(uint64_t checkpoint, uint64_t sealed) {
+  SLUICE_RETURN_IF_ERROR(WriteSlot(ctl_.get(), ctl_seq_ + 1, checkpoint, sealed));
+  ++ctl_seq_;
+  ctl_checkpoint_ = checkpoint;
+  sealed_lsn_ = sealed;
+  return Status::OK();
 }
 
 Status RedoLog::WriteSegmented(uint64_t start, std::string_view data) {
@@ -471,9 +473,9 @@ Status RedoLog::WaitLocked(uint64_t lsn, bool sync) {
   for (;;) {
     if (!error_.ok()) return error_;
     if (written_lsn_ < lsn) {
-      // A write is in progress (it ends in bounded time: no fsync in
-      // it). It may have taken this record; if not, the
-      // next write leader takes it, this thread when nobody else is first.
+      // A write is in progress (it ends in bounded time: no fsync in it).
+      // It may have taken this record; if not, the next write leader
+      // takes it, this thread when nobody else is first.
       if (writer_active_) {
         write_cv_.Wait(&mu_);
         continue;
@@ -527,11 +529,7 @@ Status RedoLog::Checkpoint(uint64_t lsn) {
   Status st;
   {
     MutexLock c(&ctl_mu_);
-    st = WriteSlot(ctl_.get(), ctl_seq_ + 1, lsn, sealed_lsn_);
-    if (st.ok()) {
-      ++ctl_seq_;
-      ctl_checkpoint_ = lsn;
-    }
+    st = WriteCtlLocked(lsn, sealed_lsn_);
   }
   MutexLock lk(&mu_);
   if (!st.ok()) {

@@ -208,6 +208,9 @@ class RedoLog {
   // into a new one once the last is full (no fsync: the full one waits in
   // unsynced_ for the next LeadSync).
   Status WriteSegmented(uint64_t start, std::string_view data) EXCLUDES(mu_);
+  // Writes the next slot of redo.ctl (and syncs it), then records what it
+  // says: the sequence number, `checkpoint` and `sealed`.
+  Status WriteCtlLocked(uint64_t checkpoint, uint64_t sealed) REQUIRES(ctl_mu_);
   void BackgroundLoop() EXCLUDES(mu_);
   void StopBackground() EXCLUDES(mu_);
 
