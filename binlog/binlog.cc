@@ -731,6 +731,8 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   const uint64_t start = file_size_;
   uint64_t offset = start;
   std::string buf;
+  buf.swap(group_buf_);  // the last group's buffer, emptied: its capacity
+  buf.clear();
   Status s;
   uint64_t written = start;
   io::File* const active = file_.get();  // the lambdas below are analysed without flush_mu_
@@ -749,11 +751,11 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
   }
   const bool gtids = gtid_mode_.load(std::memory_order_relaxed);
   const int64_t last_committed = last_group_end_;
-  GtidSet added;
+  const int64_t first_gno = next_gno;
   // Formatted once per group: this runs under flush_mu_, which every
-  // committer behind this group waits for.
+  // committer behind this group waits for. Each committer's GTID text is
+  // formatted by whoever needs it, after this lock (CommitResult::gtid).
   const std::string file_name = FileName(file_number_);
-  const std::string sid_prefix = gtids ? sid.ToString() + ":" : std::string();
   for (Ticket* t : group) {
     const TransactionCache& cache = *t->cache;
     GtidInfo g;
@@ -762,7 +764,6 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
     if (gtids) {
       g.sid = sid;
       g.gno = next_gno++;
-      added.Add(sid, g.gno);
     }
     g.last_committed = last_committed;
     g.sequence_number = ++sequence_number_;
@@ -809,11 +810,14 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
       return buf.size() >= (size_t{4} << 20) ? write_out() : Status::OK();
     });
     if (!s.ok()) break;
-    t->result.gtid = gtids ? sid_prefix + std::to_string(g.gno) : std::string();
+    t->result.sid = sid;
+    t->result.gno = gtids ? g.gno : 0;
     t->result.file = file_name;
     t->result.end = offset;
   }
   if (s.ok()) s = write_out();
+  // Kept for the next group, unless a group of big transactions grew it.
+  if (buf.capacity() <= (size_t{1} << 20)) group_buf_.swap(buf);
   if (!s.ok()) {
     // Nothing of the group may stay: cut the file back.
     (void)file_->Truncate(start);
@@ -845,9 +849,9 @@ Status Binlog::FlushGroupLocked(std::vector<Ticket*>& group) {
     }
     stat_syncs_.fetch_add(1, std::memory_order_relaxed);
   }
-  {
+  if (gtids && next_gno > first_gno) {
     MutexLock st(&state_mu_);
-    gtid_executed_.Add(added);
+    gtid_executed_.AddInterval(sid, first_gno, next_gno - 1);
   }
   {
     MutexLock p(&pending_mu_);

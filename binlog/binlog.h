@@ -256,9 +256,12 @@ class Binlog {
   // A fresh, unique Xid for a transaction about to prepare.
   uint64_t NextXid() { return next_xid_.fetch_add(1, std::memory_order_relaxed); }
   struct CommitResult {
-    std::string gtid;   // "uuid:N" (empty when anonymous)
+    Uuid sid;           // the transaction's GTID, sid:gno (gno 0: anonymous)
+    int64_t gno = 0;
     std::string file;
     uint64_t end = 0;   // end offset of the transaction in `file`
+    // "uuid:N", "" when anonymous (FormatGtid writes it without allocating).
+    std::string gtid() const { return gno == 0 ? std::string() : GtidToString(sid, gno); }
   };
   // Writes `cache` as one transaction (see the file comment). `timestamp`
   // is the Gtid event's header timestamp (seconds). On error nothing of
@@ -417,6 +420,9 @@ class Binlog {
   Checksum file_checksum_ GUARDED_BY(flush_mu_) = Checksum::kCrc32;  // of the active file
   int64_t sequence_number_ GUARDED_BY(flush_mu_) = 0;  // logical clock, per file
   int64_t last_group_end_ GUARDED_BY(flush_mu_) = 0;   // sequence_number of the last group's last transaction
+  // The group's bytes on their way to the file, kept between groups so
+  // that a group does not grow a buffer from nothing under flush_mu_.
+  std::string group_buf_ GUARDED_BY(flush_mu_);
   uint64_t groups_since_sync_ GUARDED_BY(flush_mu_) = 0;
   bool writing_ GUARDED_BY(flush_mu_) = false;
   bool first_file_ GUARDED_BY(flush_mu_) = false;  // the next file is the first since start

@@ -176,7 +176,7 @@ TEST_F(BinlogTest, CommitWritesGtidAndAdvancesGtidExecuted) {
     Binlog::CommitResult r;
     ASSERT_TRUE(b->Commit(c, 1700000000, &r).ok());
     b->CommitDone();
-    EXPECT_EQ(r.gtid, "3e11fa47-71ca-11e1-9e33-c80aa9429562:" + std::to_string(i));
+    EXPECT_EQ(r.gtid(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:" + std::to_string(i));
     EXPECT_EQ(r.file, "binlog.000001");
     EXPECT_EQ(r.end, b->CurrentPosition().second);
   }
@@ -256,7 +256,7 @@ TEST_F(BinlogTest, RestartStartsANewFileAndKeepsGtids) {
   Binlog::CommitResult r;
   ASSERT_TRUE(b->Commit(c, 1, &r).ok());
   b->CommitDone();
-  EXPECT_EQ(r.gtid, "3e11fa47-71ca-11e1-9e33-c80aa9429562:2");
+  EXPECT_EQ(r.gtid(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:2");
   EXPECT_EQ(r.file, "binlog.000002");
   ASSERT_TRUE(b->Close().ok());
   auto events = ReadAll("binlog.000002");

@@ -732,7 +732,7 @@ std::string EventInfo(std::string_view event, const FormatDescription& fd) {
       Result<GtidInfo> g = DecodeGtid(event, checksum);
       if (!g.ok()) return "";
       if (g->anonymous) return "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'";
-      return "SET @@SESSION.GTID_NEXT= '" + g->sid.ToString() + ":" + Decimal(static_cast<uint64_t>(g->gno)) + "'";
+      return "SET @@SESSION.GTID_NEXT= '" + GtidToString(g->sid, g->gno) + "'";
     }
     case kQueryEvent: {
       Result<QueryInfo> q = DecodeQuery(event, checksum);

@@ -4,6 +4,7 @@
 #include "binlog/gtid.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <limits>
 
@@ -103,16 +104,31 @@ Result<Uuid> Uuid::Parse(std::string_view text) {
   return u;
 }
 
-std::string Uuid::ToString() const {
+char* Uuid::FormatTo(char* out) const {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
   for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 0xf]);
+    if (i == 4 || i == 6 || i == 8 || i == 10) *out++ = '-';
+    *out++ = kHex[bytes[i] >> 4];
+    *out++ = kHex[bytes[i] & 0xf];
   }
   return out;
+}
+
+std::string Uuid::ToString() const {
+  char text[36];
+  return std::string(text, FormatTo(text));
+}
+
+std::string_view FormatGtid(const Uuid& sid, int64_t gno, std::span<char, kGtidTextMax> out) {
+  char* p = sid.FormatTo(out.data());
+  *p++ = ':';
+  p = std::to_chars(p, out.data() + out.size(), gno).ptr;
+  return std::string_view(out.data(), static_cast<size_t>(p - out.data()));
+}
+
+std::string GtidToString(const Uuid& sid, int64_t gno) {
+  char text[kGtidTextMax];
+  return std::string(FormatGtid(sid, gno, text));
 }
 
 bool Uuid::is_zero() const {

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,9 +28,19 @@ struct Uuid {
   // InvalidArgument when malformed.
   static Result<Uuid> Parse(std::string_view text);
   std::string ToString() const;  // lower case, with dashes
+  // The same 36 characters into `out`; returns the end of what it wrote.
+  char* FormatTo(char* out) const;
   bool is_zero() const;
   auto operator<=>(const Uuid&) const = default;
 };
+
+// One GTID's text, "uuid:gno", is at most this long (GNOs have up to 19
+// digits).
+inline constexpr size_t kGtidTextMax = 36 + 1 + 19;
+// "uuid:gno" into `out` (kGtidTextMax characters), without allocating;
+// returns the text, which lives in `out`.
+std::string_view FormatGtid(const Uuid& sid, int64_t gno, std::span<char, kGtidTextMax> out);
+std::string GtidToString(const Uuid& sid, int64_t gno);
 
 class GtidSet {
  public:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace sluice::binlog {
@@ -47,6 +48,17 @@ TEST(UuidTest, RejectsMalformedText) {
       EXPECT_EQ(u.status().code(), Status::Code::kInvalidArgument);
     }
   }
+}
+
+TEST(GtidTextTest, FormatsUuidColonGnoUpToTheLargestGno) {
+  const Uuid u = U(kUuidA);
+  char text[kGtidTextMax];
+  EXPECT_EQ(FormatGtid(u, 1, text), A(":1"));
+  // The largest GNO (2^63 - 1, 19 digits) fills the buffer exactly.
+  const std::string_view longest = FormatGtid(u, std::numeric_limits<int64_t>::max(), text);
+  EXPECT_EQ(longest, A(":9223372036854775807"));
+  EXPECT_EQ(longest.size(), kGtidTextMax);
+  EXPECT_EQ(GtidToString(u, 42), A(":42"));
 }
 
 TEST(GtidSetTest, ParseAndFormatRoundTrip) {

@@ -41,7 +41,8 @@ Status AfterBinlogCommit(const ExecEnv& env, uint32_t connection_id, const binlo
   env.binlog()->CommitDone();
   TransactionHooks::Param param;
   param.connection_id = connection_id;
-  param.gtid = written.gtid;
+  char gtid_text[binlog::kGtidTextMax];
+  if (written.gno != 0) param.gtid = binlog::FormatGtid(written.sid, written.gno, gtid_text);
   param.log_file = written.file;
   param.log_pos = written.end;
   LogHookFailure("after_commit", hooks.AfterCommit(param), written);

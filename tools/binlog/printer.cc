@@ -642,7 +642,7 @@ Status BinlogPrinter::PrintGtid(const BinlogFileReader::Event& ev, RunState& st)
   st.head += Printf("/*!80014 SET @@session.original_server_version=%u*/%s\n", original_version, kDelimiter);
   st.head += Printf("/*!80014 SET @@session.immediate_server_version=%u*/%s\n", g->immediate_server_version,
                     kDelimiter);
-  const std::string next = anonymous ? "ANONYMOUS" : g->sid.ToString() + ":" + std::to_string(g->gno);
+  const std::string next = anonymous ? "ANONYMOUS" : binlog::GtidToString(g->sid, g->gno);
   st.head += "SET @@SESSION.GTID_NEXT= '" + next + "'" + kDelimiter + "\n";
   return Status::OK();
 }
