@@ -371,6 +371,7 @@ Status RedoLog::LeadWrite() {
   writer_active_ = true;
   std::string buf;
   buf.swap(pending_);
+  pending_.swap(spare_);
   const uint64_t start = written_lsn_;
   const uint64_t end = current_lsn_;
   mu_.Unlock();
@@ -386,6 +387,11 @@ Status RedoLog::LeadWrite() {
     error_ = st;
   }
   writer_active_ = false;
+  // Kept for the next write unless a burst grew it past the buffer size.
+  if (buf.capacity() <= std::max<size_t>(options_.buffer_size, size_t{1} << 20)) {
+    buf.clear();
+    spare_.swap(buf);
+  }
   write_cv_.NotifyAll();
   return error_.ok() ? st : error_;
 }

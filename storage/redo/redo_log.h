@@ -246,6 +246,9 @@ class RedoLog {
   CondVar sync_cv_;   // a sync finished
   CondVar stop_cv_;  // stop requested: the background loop's own, so flushes do not wake it
   std::string pending_ GUARDED_BY(mu_);  // bytes [written_lsn_, current_lsn_)
+  // The buffer the last write took, emptied: the next write hands it to
+  // pending_, so that appends do not grow a buffer from nothing each time.
+  std::string spare_ GUARDED_BY(mu_);
   uint64_t current_lsn_ GUARDED_BY(mu_);
   uint64_t written_lsn_ GUARDED_BY(mu_);
   uint64_t flushed_lsn_ GUARDED_BY(mu_);
