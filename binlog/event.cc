@@ -382,10 +382,16 @@ void AppendGtid(std::string& p, EventHeader h, const GtidInfo& g, Checksum check
 }
 
 std::string EncodeQuery(EventHeader h, const QueryInfo& q, Checksum checksum) {
+  std::string out;
+  AppendQuery(out, h, q, checksum);
+  return out;
+}
+
+void AppendQuery(std::string& p, EventHeader h, const QueryInfo& q, Checksum checksum) {
   const std::string_view db = std::string_view(q.db).substr(0, 255);
   // The status variables (at most some 600 bytes) are written in place;
   // their length, before them, is set once they are.
-  std::string p = StartEvent(kQueryPostHeaderLen + 64 + db.size() + 1 + q.query.size());
+  const size_t start = StartEventIn(p, kQueryPostHeaderLen + 64 + db.size() + 1 + q.query.size());
   PutLE(p, q.thread_id, 4);
   PutLE(p, q.exec_time, 4);
   p.push_back(static_cast<char>(db.size()));
@@ -447,14 +453,20 @@ std::string EncodeQuery(EventHeader h, const QueryInfo& q, Checksum checksum) {
   p.push_back('\0');
   p.append(q.query);
   h.type = kQueryEvent;
-  return FinishStartedEvent(h, std::move(p), checksum);
+  FinishStartedEventIn(h, p, start, checksum);
 }
 
 std::string EncodeXid(EventHeader h, uint64_t xid, Checksum checksum) {
-  std::string p = StartEvent(8);
+  std::string out;
+  AppendXid(out, h, xid, checksum);
+  return out;
+}
+
+void AppendXid(std::string& p, EventHeader h, uint64_t xid, Checksum checksum) {
+  const size_t start = StartEventIn(p, 8);
   PutLE(p, xid, 8);
   h.type = kXidEvent;
-  return FinishStartedEvent(h, std::move(p), checksum);
+  FinishStartedEventIn(h, p, start, checksum);
 }
 
 std::string EncodeRotate(EventHeader h, uint64_t position, std::string_view next_file, Checksum checksum) {

@@ -172,6 +172,10 @@ struct QueryInfo {
 // DDL the extra four above (in MySQL's order by code).
 std::string EncodeQuery(EventHeader h, const QueryInfo& q, Checksum checksum);
 std::string EncodeXid(EventHeader h, uint64_t xid, Checksum checksum);
+// The same events, appended to `out` (a session builds each event of its
+// transaction in one buffer it keeps).
+void AppendQuery(std::string& out, EventHeader h, const QueryInfo& q, Checksum checksum);
+void AppendXid(std::string& out, EventHeader h, uint64_t xid, Checksum checksum);
 // Rotate (4): position (8) then the next file's basename, no NUL.
 std::string EncodeRotate(EventHeader h, uint64_t position, std::string_view next_file, Checksum checksum);
 std::string EncodeStop(EventHeader h, Checksum checksum);

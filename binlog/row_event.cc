@@ -268,21 +268,29 @@ bool KeyPartHasPrefix(const ColumnDef& c, const storage::KeyPart& part) {
   return part.prefix_length < c.length;
 }
 
-std::string OptionalMetadataBlock(const TableDef& t, RowMetadata metadata) {
-  std::string out;
-  // SIGNEDNESS over the numeric columns.
-  std::vector<bool> unsigned_bits;
-  for (const ColumnDef& c : t.columns) {
-    if (IsNumericBinlogType(BinlogType(c.type))) unsigned_bits.push_back(c.is_unsigned);
+void AppendOptionalMetadata(std::string& out, const TableDef& t, RowMetadata metadata) {
+  // SIGNEDNESS over the numeric columns: an MSB-first bitmap, written in place.
+  size_t numeric = 0;
+  for (const ColumnDef& c : t.columns) numeric += IsNumericBinlogType(BinlogType(c.type)) ? 1 : 0;
+  if (numeric != 0) {
+    out.push_back(static_cast<char>(kSignedness));
+    PutLenenc(out, (numeric + 7) / 8);
+    const size_t at = out.size();
+    out.append((numeric + 7) / 8, '\0');
+    size_t i = 0;
+    for (const ColumnDef& c : t.columns) {
+      if (!IsNumericBinlogType(BinlogType(c.type))) continue;
+      if (c.is_unsigned) out[at + i / 8] = static_cast<char>(out[at + i / 8] | (0x80 >> (i % 8)));
+      ++i;
+    }
   }
-  if (!unsigned_bits.empty()) PutTlv(out, kSignedness, MsbBitmap(unsigned_bits));
   // Character sets of the character columns.
   std::vector<uint16_t> collations;
   for (const ColumnDef& c : t.columns) {
     if (IsCharacterColumn(c)) collations.push_back(ColumnCollation(t, c));
   }
   AppendCharsetField(out, collations, kDefaultCharset, kColumnCharset);
-  if (metadata != RowMetadata::kFull) return out;
+  if (metadata != RowMetadata::kFull) return;
 
   std::string names;
   for (const ColumnDef& c : t.columns) {
@@ -325,7 +333,6 @@ std::string OptionalMetadataBlock(const TableDef& t, RowMetadata metadata) {
 
   std::vector<bool> visible(t.columns.size(), true);
   PutTlv(out, kColumnVisibility, MsbBitmap(visible));
-  return out;
 }
 
 // ---- row values ----
@@ -582,8 +589,16 @@ uint16_t CollationId(std::string_view collation) {
 
 std::string EncodeTableMap(EventHeader h, uint64_t table_id, const TableDef& table, RowMetadata metadata,
                            Checksum checksum) {
+  std::string out;
+  AppendTableMap(out, h, table_id, table, metadata, checksum);
+  return out;
+}
+
+void AppendTableMap(std::string& p, EventHeader h, uint64_t table_id, const TableDef& table, RowMetadata metadata,
+                    Checksum checksum) {
   h.type = kTableMapEvent;
-  std::string p = internal::StartEvent(32 + table.schema.size() + table.name.size() + 4 * table.columns.size());
+  const size_t start =
+      internal::StartEventIn(p, 32 + table.schema.size() + table.name.size() + 4 * table.columns.size());
   PutLE(p, table_id, 6);
   PutLE(p, 1, 2);  // TM_BIT_LEN_EXACT_F
   const std::string_view schema = std::string_view(table.schema).substr(0, 255);
@@ -595,18 +610,29 @@ std::string EncodeTableMap(EventHeader h, uint64_t table_id, const TableDef& tab
   p.append(name);
   p.push_back('\0');
   PutLenenc(p, table.columns.size());
-  std::string meta;
-  std::vector<bool> nullable;
-  for (const ColumnDef& c : table.columns) {
-    p.push_back(static_cast<char>(BinlogType(c.type)));
-    AppendColumnMeta(meta, table, c);
-    nullable.push_back(c.nullable);
+  for (const ColumnDef& c : table.columns) p.push_back(static_cast<char>(BinlogType(c.type)));
+  // The metadata block goes straight into the event, after a one-byte
+  // length; a block of 251 bytes or more (over some 125 columns) moves
+  // over for the longer length.
+  const size_t meta_len_at = p.size();
+  p.push_back('\0');
+  for (const ColumnDef& c : table.columns) AppendColumnMeta(p, table, c);
+  const size_t meta_size = p.size() - meta_len_at - 1;
+  if (meta_size < 251) {
+    p[meta_len_at] = static_cast<char>(meta_size);
+  } else {
+    std::string len;
+    PutLenenc(len, meta_size);
+    p.replace(meta_len_at, 1, len);
   }
-  PutLenenc(p, meta.size());
-  p += meta;
-  p += LsbBitmap(nullable);
-  p += OptionalMetadataBlock(table, metadata);
-  return internal::FinishStartedEvent(h, std::move(p), checksum);
+  // The NULL-able columns, LSB first.
+  const size_t nullable_at = p.size();
+  p.append((table.columns.size() + 7) / 8, '\0');
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (table.columns[i].nullable) p[nullable_at + i / 8] = static_cast<char>(p[nullable_at + i / 8] | (1 << (i % 8)));
+  }
+  AppendOptionalMetadata(p, table, metadata);
+  internal::FinishStartedEventIn(h, p, start, checksum);
 }
 
 // ---- rows events ----
@@ -628,7 +654,7 @@ void RowsEventBuilder::Reset(EventHeader h, uint8_t type, uint64_t table_id, con
   checksum_ = checksum;
   max_event_bytes_ = max_event_bytes;
   no_foreign_key_checks_ = false;
-  finished_.clear();
+  finished_count_ = 0;
   pending_rows_.clear();
   pending_count_ = 0;
   pending_before_.clear();
@@ -644,7 +670,10 @@ size_t RowsEventBuilder::EventSizeWith(size_t extra_row_bytes) const {
 
 void RowsEventBuilder::FinishPending(bool stmt_end) {
   if (pending_count_ == 0) return;
-  std::string p = internal::StartEvent(EventSizeWith(0) - kHeaderLen);
+  if (finished_count_ == finished_.size()) finished_.emplace_back();
+  std::string& p = finished_[finished_count_++];
+  p.clear();
+  const size_t start = internal::StartEventIn(p, EventSizeWith(0) - kHeaderLen);
   PutLE(p, table_id_, 6);
   PutLE(p, (stmt_end ? kStmtEndF : 0) | (no_foreign_key_checks_ ? kNoForeignKeyChecksF : 0), 2);
   PutLE(p, 2, 2);  // extra_data_len: no extra data
@@ -656,7 +685,7 @@ void RowsEventBuilder::FinishPending(bool stmt_end) {
     if (type_ == kUpdateRowsEvent) p += LsbBitmap(pending_after_);
   }
   p += pending_rows_;
-  finished_.push_back(internal::FinishStartedEvent(h_, std::move(p), checksum_));
+  internal::FinishStartedEventIn(h_, p, start, checksum_);
   pending_rows_.clear();
   pending_count_ = 0;
 }
@@ -758,6 +787,8 @@ Status RowsEventBuilder::Add(const storage::Row* before, const storage::Row* aft
 std::vector<std::string> RowsEventBuilder::TakeFinished() {
   std::vector<std::string> out;
   out.swap(finished_);
+  out.resize(finished_count_);
+  finished_count_ = 0;
   return out;
 }
 
@@ -766,7 +797,15 @@ std::vector<std::string> RowsEventBuilder::Finish(bool stmt_end) {
   return TakeFinished();
 }
 
-bool RowsEventBuilder::empty() const { return pending_count_ == 0 && finished_.empty(); }
+void RowsEventBuilder::ClearFinished() {
+  // A big row's event is not kept for the session's later statements.
+  for (size_t i = 0; i < finished_count_; ++i) {
+    if (finished_[i].capacity() > kKeptBufferBytes) std::string().swap(finished_[i]);
+  }
+  finished_count_ = 0;
+}
+
+bool RowsEventBuilder::empty() const { return pending_count_ == 0 && finished_count_ == 0; }
 
 // ---- decoding ----
 

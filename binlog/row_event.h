@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,9 @@ uint16_t CollationId(std::string_view collation);
 // flags = TM_BIT_LEN_EXACT_F (1).
 std::string EncodeTableMap(EventHeader h, uint64_t table_id, const storage::TableDef& table, RowMetadata metadata,
                            Checksum checksum);
+// The same event, appended to `out`.
+void AppendTableMap(std::string& out, EventHeader h, uint64_t table_id, const storage::TableDef& table,
+                    RowMetadata metadata, Checksum checksum);
 
 // Builds the rows events of one statement on one table (v2, extra_data_len
 // 2, flags 0 but STMT_END_F). Rows are added in order; a row that would
@@ -74,6 +78,9 @@ std::string EncodeTableMap(EventHeader h, uint64_t table_id, const storage::Tabl
 // Finish(stmt_end) closes the last one (STMT_END_F when stmt_end).
 class RowsEventBuilder {
  public:
+  // Event buffers up to this size are kept for the next events.
+  static constexpr size_t kKeptBufferBytes = 64 << 10;
+
   // type: kWriteRowsEvent, kUpdateRowsEvent or kDeleteRowsEvent.
   RowsEventBuilder(EventHeader h, uint8_t type, uint64_t table_id, const storage::TableDef& table, RowImage image,
                    Checksum checksum, size_t max_event_bytes = 8192);
@@ -101,9 +108,10 @@ class RowsEventBuilder {
   // Whole events finished so far (log_pos 0: the caller patches it); the
   // builder keeps the pending one. Takes them out.
   std::vector<std::string> TakeFinished();
-  // The same, in place: ClearFinished drops them, keeping the memory.
-  const std::vector<std::string>& finished() const { return finished_; }
-  void ClearFinished() { finished_.clear(); }
+  // The same, in place: ClearFinished drops them, keeping their buffers
+  // for the next events.
+  std::span<const std::string> finished() const { return {finished_.data(), finished_count_}; }
+  void ClearFinished();
   // Finishes the pending event (if it has rows) into finished(), with
   // STMT_END_F when `stmt_end`.
   void FinishStatement(bool stmt_end) { FinishPending(stmt_end); }
@@ -135,7 +143,8 @@ class RowsEventBuilder {
   RowImage image_;
   Checksum checksum_;
   size_t max_event_bytes_;
-  std::vector<std::string> finished_;
+  std::vector<std::string> finished_;  // the first finished_count_ are events; the rest, spare buffers
+  size_t finished_count_ = 0;
   // The pending event: its rows' bytes, row count and column bitmaps (all
   // its rows share them; a row with other present columns starts a new one).
   std::string pending_rows_;

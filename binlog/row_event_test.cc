@@ -429,6 +429,42 @@ TEST(TableMapTest, LongCharFoldsLengthIntoType) {
   EXPECT_EQ(info->column_meta[0], 0xCEFC);
 }
 
+TEST(TableMapTest, MetadataOf251BytesOrMoreTakesTheLongerLength) {
+  // 130 VARCHAR columns, two metadata bytes each: a 260-byte block, whose
+  // length is 0xFC 04 01; 125 of them (250 bytes) keep the one-byte length.
+  for (size_t n : {125u, 126u, 130u}) {
+    std::vector<ColumnDef> cols;
+    for (size_t i = 0; i < n; ++i) {
+      cols.push_back(Col("c" + std::to_string(i), ColumnType::kVarChar, i % 2 == 0));
+      cols.back().length = 10;
+    }
+    TableDef t = MakeTable("db", "wide", cols);
+    std::string ev = EncodeTableMap(Header(), 9, t, RowMetadata::kFull, Checksum::kCrc32);
+    const std::string len = n * 2 < 251 ? Bytes({static_cast<uint8_t>(n * 2)})
+                                        : Bytes({0xFC, static_cast<uint8_t>(n * 2 & 0xFF), static_cast<uint8_t>(n * 2 >> 8)});
+    EXPECT_NE(ev.find(std::string(n, '\x0F') + len), std::string::npos) << n;
+    Result<TableMapInfo> info = DecodeTableMap(ev, Checksum::kCrc32);
+    ASSERT_TRUE(info.ok()) << n << ": " << info.status().ToString();
+    ASSERT_EQ(info->column_meta.size(), n);
+    EXPECT_EQ(info->column_meta[n - 1], 40);  // utf8mb4: 10 characters, 40 bytes
+    ASSERT_EQ(info->nullable.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(info->nullable[i], i % 2 == 0) << i;
+    ASSERT_EQ(info->column_names.size(), n);
+    EXPECT_EQ(info->column_names[n - 1], "c" + std::to_string(n - 1));
+  }
+}
+
+TEST(TableMapTest, AppendedAfterOtherBytesIsTheSameEvent) {
+  TableDef t = AllTypesTable();
+  for (Checksum cs : {Checksum::kOff, Checksum::kCrc32}) {
+    const std::string alone = EncodeTableMap(Header(), 300, t, RowMetadata::kFull, cs);
+    std::string buf = "earlier bytes";
+    AppendTableMap(buf, Header(), 300, t, RowMetadata::kFull, cs);
+    EXPECT_EQ(Hex(buf.substr(13)), Hex(alone));
+    EXPECT_EQ(buf.substr(0, 13), "earlier bytes");
+  }
+}
+
 // ---- value encodings ----
 
 TEST(RowValueTest, DecimalBytes) {

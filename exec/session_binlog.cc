@@ -71,6 +71,16 @@ BinlogCacheCounters& GlobalBinlogCacheCounters() {
   return counters;
 }
 
+template <typename Encode>
+Status SessionBinlog::AppendEvent(Encode&& encode) {
+  event_.clear();
+  encode(event_);
+  Status s = cache_.AppendWithoutCrc(event_);
+  // A long statement's Query event is not kept for the session's later ones.
+  if (event_.capacity() > binlog::RowsEventBuilder::kKeptBufferBytes) std::string().swap(event_);
+  return s;
+}
+
 Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const storage::TableDef& table, RowKind kind,
                              const storage::Row* before, const storage::Row* after) {
   binlog::Binlog* bl = env.binlog();
@@ -85,7 +95,8 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
     binlog::QueryInfo q = BaseQuery(env, ctx);
     q.db.clear();
     q.query = "BEGIN";
-    SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(binlog::EncodeQuery(Header(env, binlog::kQueryEvent), q, kNoCrc)));
+    SLUICE_RETURN_IF_ERROR(AppendEvent(
+        [&](std::string& out) { binlog::AppendQuery(out, Header(env, binlog::kQueryEvent), q, kNoCrc); }));
   }
   const uint8_t type = kind == RowKind::kWrite    ? binlog::kWriteRowsEvent
                        : kind == RowKind::kUpdate ? binlog::kUpdateRowsEvent
@@ -96,8 +107,10 @@ Status SessionBinlog::LogRow(const ExecEnv& env, SessionContext& ctx, const stor
   if (!building_) {
     if (std::find(mapped_.begin(), mapped_.end(), table.id) == mapped_.end()) {
       mapped_.push_back(table.id);
-      SLUICE_RETURN_IF_ERROR(cache_.AppendWithoutCrc(binlog::EncodeTableMap(
-          Header(env, binlog::kTableMapEvent), table.id, table, RowMetadataSetting(env, ctx), kNoCrc)));
+      SLUICE_RETURN_IF_ERROR(AppendEvent([&](std::string& out) {
+        binlog::AppendTableMap(out, Header(env, binlog::kTableMapEvent), table.id, table,
+                               RowMetadataSetting(env, ctx), kNoCrc);
+      }));
     }
     if (builder_) {
       builder_->Reset(Header(env, type), type, table.id, table, SessionRowImage(env, ctx), kNoCrc);
@@ -153,7 +166,7 @@ void SessionBinlog::Clear() {
 Status SessionBinlog::Seal() { return FlushPending(/*stmt_end=*/true); }
 
 Status SessionBinlog::AppendXid(const ExecEnv& env, uint64_t xid) {
-  return cache_.AppendWithoutCrc(binlog::EncodeXid(Header(env, binlog::kXidEvent), xid, kNoCrc));
+  return AppendEvent([&](std::string& out) { binlog::AppendXid(out, Header(env, binlog::kXidEvent), xid, kNoCrc); });
 }
 
 void SessionBinlog::CountCacheUse() const {

@@ -95,6 +95,10 @@ class SessionBinlog {
   Status FlushPending(bool stmt_end);
   // Moves the builder's finished events into the cache.
   Status AppendFinished();
+  // Appends the event `encode` writes into event_ (a buffer kept from
+  // event to event) to the cache.
+  template <typename Encode>
+  Status AppendEvent(Encode&& encode);
 
   binlog::TransactionCache cache_;
   // The pending rows event. REQUIRES: its table's definition outlives the
@@ -107,6 +111,7 @@ class SessionBinlog {
   // order; cleared, not freed, per statement.
   std::vector<uint64_t> mapped_;
   bool limits_set_ = false;
+  std::string event_;
 };
 
 }  // namespace sluice::exec
