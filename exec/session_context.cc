@@ -20,11 +20,15 @@ ProcessInfo SessionContext::process_info() const {
   return copy;
 }
 
-void SessionContext::SetCommand(std::string command, std::string info, std::string state) {
+void SessionContext::SetCommand(std::string_view command, std::string_view info, std::string_view state) {
+  // A long statement's text is not kept for the session's later ones.
+  constexpr size_t kKeptInfoBytes = 64 << 10;
+  std::string drop;
   MutexLock lock(&info_mu_);
-  info_.command = std::move(command);
-  info_.info = std::move(info);
-  info_.state = std::move(state);
+  info_.command.assign(command);
+  if (info_.info.capacity() > kKeptInfoBytes && info.size() <= kKeptInfoBytes) drop.swap(info_.info);
+  info_.info.assign(info);
+  info_.state.assign(state);
   info_.since = std::chrono::steady_clock::now();
 }
 

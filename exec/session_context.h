@@ -177,7 +177,9 @@ struct SessionContext {
 
   // The process list row; thread-safe.
   ProcessInfo process_info() const;
-  void SetCommand(std::string command, std::string info, std::string state = "");
+  // Copies into the strings the row keeps, which grow to the longest
+  // statement (up to 64 KiB) and stay: no allocation per statement.
+  void SetCommand(std::string_view command, std::string_view info, std::string_view state = "");
   // Only the state (e.g. "Waiting for table metadata lock"), keeping the
   // command, statement text and time.
   void SetState(std::string state);

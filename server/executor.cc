@@ -400,7 +400,7 @@ Response Executor::Query(SessionState& ctx, std::string_view sql) {
   Response r;
   const auto& cs = server_.core_status();
   ctx.status->Add(cs.questions);
-  ctx.SetCommand("Query", std::string(sql), "executing");
+  ctx.SetCommand("Query", sql, "executing");
   sql::Parser parser(sql, ParseOptionsFor(ctx));
   bool multi = (ctx.capabilities & p::CLIENT_MULTI_STATEMENTS) != 0;
   bool first = true;

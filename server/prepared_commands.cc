@@ -231,7 +231,7 @@ Result<PreparedStatement*> Executor::Prepare(SessionContext& ctx, std::string te
 Response Executor::StmtPrepare(SessionState& ctx, std::string_view sql) {
   Response r;
   ctx.status->Add(server_.core_status().com_stmt_prepare);
-  ctx.SetCommand("Prepare", std::string(sql), "starting");
+  ctx.SetCommand("Prepare", sql, "starting");
   auto prepared = Prepare(ctx, std::string(sql), "");
   if (!prepared.ok()) {
     ctx.warnings.clear();

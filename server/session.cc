@@ -738,7 +738,7 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
       out.over = true;
       return out;
     }
-    std::optional<std::string> next = NextCommandOnWorker();
+    const std::optional<std::string_view> next = NextCommandOnWorker();
     if (!next) return out;
     // KILL CONNECTION may land while the next command was already in
     // flight: the connection ends without running it.
@@ -795,7 +795,7 @@ bool Session::ReadAheadOnWorker(size_t want) {
   return true;
 }
 
-std::optional<std::string> Session::NextCommandOnWorker() {
+std::optional<std::string_view> Session::NextCommandOnWorker() {
   // A large packet's buffer is not kept once it has been used.
   if (in_.size() == 0 && in_.cap > kInputChunk) in_ = ReadAhead{};
   auto header = [this] { return p::ParseFrameHeader(reinterpret_cast<const uint8_t*>(in_.data())); };
@@ -828,7 +828,7 @@ std::optional<std::string> Session::NextCommandOnWorker() {
   // A large command: the rest of it, if it has all arrived.
   if (in_.size() < total && !ReadAheadOnWorker(total - in_.size())) return std::nullopt;
   if (in_.size() < total) return std::nullopt;
-  std::string payload(in_.data() + p::kHeaderSize, h.length);
+  const std::string_view payload(in_.data() + p::kHeaderSize, h.length);
   in_.pos += total;
   ctx_.bytes_received += total;
   next_seq_ = 1;

@@ -122,8 +122,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool WriteOnWorker(const std::vector<std::string>& payloads);
   // The next command when one arrives whole within kStayOnWorkerMs and is
   // one ServeOnWorker may run; otherwise what was read stays in in_ for the
-  // coroutine.
-  std::optional<std::string> NextCommandOnWorker();
+  // coroutine. The command's bytes are in in_: valid until the next call.
+  std::optional<std::string_view> NextCommandOnWorker();
   // One non-blocking read of up to `want` bytes (at least kInputChunk) onto
   // the end of in_. False when the client is gone or sent nothing.
   bool ReadAheadOnWorker(size_t want);
