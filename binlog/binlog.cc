@@ -636,22 +636,26 @@ Status Binlog::Commit(const TransactionCache& cache, uint32_t timestamp, CommitR
   {
     MutexLock q(&queue_mu_);
     group.swap(queue_);
+    queue_.swap(spare_queue_);
     generation = queue_generation_++;
   }
   Status s = writing_ ? FlushGroupLocked(group)
                       : Status::MySQL(1381, "HY000", "You are not using binary logging");
   auto release_followers = [&] {
+    const size_t n = group.size();
     {
       MutexLock q(&queue_mu_);
       for (Ticket* t : group) {
         if (!s.ok()) t->status = s;
         t->done = true;
       }
+      group.clear();
+      if (spare_queue_.capacity() < group.capacity()) spare_queue_.swap(group);
     }
     // One broadcast wakes the group; the next groups' followers wait on
     // other condition variables (a group waiting for its acks would wake
     // them for nothing otherwise).
-    if (group.size() > 1) group_cv_[generation % kGroupCvs].NotifyAll();
+    if (n > 1) group_cv_[generation % kGroupCvs].NotifyAll();
   };
   if (s.ok() && after_sync) {
     // The next group may be written and synced while this one's after_sync

@@ -447,6 +447,9 @@ class Binlog {
   uint64_t queue_generation_ GUARDED_BY(queue_mu_) = 0;
   CondVar group_cv_[kGroupCvs];
   std::vector<Ticket*> queue_ GUARDED_BY(queue_mu_);
+  // A group's vector, emptied, once its leader is through: the next
+  // leader's queue_ starts from it instead of growing from nothing.
+  std::vector<Ticket*> spare_queue_ GUARDED_BY(queue_mu_);
 
   // Transactions whose leader runs their after_sync hooks now.
   Mutex after_sync_mu_;
