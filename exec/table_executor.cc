@@ -1,5 +1,6 @@
 #include "exec/table_executor.h"
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -306,7 +307,7 @@ void TableExecutor::EndSession(const ExecEnv& env, SessionContext& ctx) {
   ctx.in_transaction = false;
 }
 
-Outcome TableExecutor::RunDml(const std::function<Outcome(EngineTrx&)>& body, bool writes) {
+Outcome TableExecutor::RunDml(FunctionRef<Outcome(EngineTrx&)> body, bool writes) {
   Outcome o;
   if (writes) {
     o.error = BeginWrite();
@@ -891,7 +892,8 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   // Without a key nothing can be a duplicate: REPLACE and ON DUPLICATE KEY
   // UPDATE are plain inserts on a table without a PRIMARY KEY.
   // Target column ordinals, in the statement's order.
-  std::vector<const ColumnDef*> targets;
+  // (In place for up to 32 columns: no allocation for a typical INSERT.)
+  boost::container::small_vector<const ColumnDef*, 32> targets;
   if (s.columns.empty()) {
     for (const auto& c : def.columns) targets.push_back(&c);
   } else {
@@ -960,7 +962,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
       }
       AssignContext cx = Assigning(strict, row_number);
       Row row(def.columns.size());
-      std::vector<bool> given(def.columns.size(), false);
+      boost::container::small_vector<bool, 64> given(def.columns.size(), false);
       for (size_t i = 0; i < width; ++i) {
         const ColumnDef& c = *targets[i];
         given[c.ordinal] = true;

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/function_ref.h"
 #include "exec/metadata_lock.h"
 #include "exec/result_set.h"
 #include "exec/session_binlog.h"
@@ -131,7 +132,7 @@ class TableExecutor {
   // Runs a data statement: takes a savepoint, calls `body`, then commits
   // (autocommit) or keeps the transaction; on error undoes the statement
   // (the whole transaction after a deadlock), as InnoDB does.
-  Outcome RunDml(const std::function<Outcome(storage::EngineTrx&)>& body, bool writes = false);
+  Outcome RunDml(FunctionRef<Outcome(storage::EngineTrx&)> body, bool writes = false);
   // Waits out FLUSH TABLES WITH READ LOCK held by another session (1223
   // when this session holds it); EndWrite pairs with a successful one.
   Status BeginWrite();
