@@ -477,15 +477,20 @@ void Engine::ForgetActive(EngineTrx& trx) {
 
 Result<RollPtr> Engine::AppendUndo(EngineTrx& trx, UndoRecord rec) {
   rec.undo_no = trx.undo_->position();
-  std::string encoded;
-  EncodeUndoRecord(rec, &encoded);
+  // The redo record (trx id, roll pointer, the undo record) is built in a
+  // buffer each thread keeps; the roll pointer goes in once the log has
+  // given it.
+  thread_local std::string payload;
+  payload.clear();
+  PutU64(&payload, trx.id());
+  PutU64(&payload, 0);
+  EncodeUndoRecord(rec, &payload);
   Result<RollPtr> rp = trx.undo_->Append(std::move(rec));
   if (!rp.ok()) return rp;
-  std::string payload;
-  PutU64(&payload, trx.id());
-  PutU64(&payload, rp->raw());
-  payload += encoded;
+  StoreU64(payload.data() + 8, rp->raw());
   Result<uint64_t> end = LogTrxRecord(trx, kRedoUndo, payload);
+  // A big row's before image is not kept for the thread's later records.
+  if (payload.capacity() > (64 << 10)) std::string().swap(payload);
   if (!end.ok()) return end.status();
   return rp;
 }
