@@ -460,7 +460,12 @@ Response Executor::Query(SessionState& ctx, std::string_view sql) {
       uint16_t warnings = keeps_diagnostics ? 0 : ctx.warning_count();
       auto packets = p::EncodeTextResultSet(o.result->columns, o.result->rows, ctx.capabilities, flags,
                                             warnings);
-      for (auto& pk : packets) r.payloads.push_back(std::move(pk));
+      if (r.payloads.empty()) {
+        r.payloads = std::move(packets);
+      } else {
+        r.payloads.reserve(r.payloads.size() + packets.size());
+        for (auto& pk : packets) r.payloads.push_back(std::move(pk));
+      }
       ctx.row_count = -1;
     } else {
       r.payloads.push_back(OkPacketFor(ctx, flags, o.affected_rows, o.info, o.last_insert_id));
