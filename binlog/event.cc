@@ -14,12 +14,10 @@ namespace {
 using internal::ByteReader;
 using internal::EventPayload;
 using internal::FinishEvent;
-using internal::FinishStartedEvent;
 using internal::FinishStartedEventIn;
 using internal::LenencSize;
 using internal::PutLE;
 using internal::PutLenenc;
-using internal::StartEvent;
 using internal::StartEventIn;
 using internal::StoreLE;
 

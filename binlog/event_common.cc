@@ -78,21 +78,12 @@ void FinishStartedEventIn(EventHeader h, std::string& out, size_t start, Checksu
   if (crc) PutLE(out, Crc32(std::string_view(out).substr(start)), 4);
 }
 
-std::string StartEvent(size_t payload_bytes) {
-  std::string out;
-  StartEventIn(out, payload_bytes);
-  return out;
-}
-
-std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum) {
-  FinishStartedEventIn(h, event, 0, checksum);
-  return event;
-}
-
 std::string FinishEvent(EventHeader h, std::string_view payload, Checksum checksum) {
-  std::string event = StartEvent(payload.size());
+  std::string event;
+  const size_t start = StartEventIn(event, payload.size());
   event.append(payload);
-  return FinishStartedEvent(h, std::move(event), checksum);
+  FinishStartedEventIn(h, event, start, checksum);
+  return event;
 }
 
 Result<std::string_view> EventPayload(std::string_view event, Checksum checksum) {

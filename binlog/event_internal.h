@@ -8,16 +8,12 @@
 
 namespace sluice::binlog::internal {
 
-// Events are built in place, in one allocation: StartEvent returns the
-// header's room (zeroes) with capacity for `payload_bytes` and a CRC, the
-// encoder appends the payload (post-header and body), and
-// FinishStartedEvent writes the header (event_size computed) into the room
-// and appends the CRC32 of it all when `checksum` is kCrc32.
-std::string StartEvent(size_t payload_bytes);
-std::string FinishStartedEvent(EventHeader h, std::string event, Checksum checksum);
-// The same at the end of `out`, which may already hold other events:
-// StartEventIn appends the header's room and returns where the event
-// starts, FinishStartedEventIn finishes the event from there to the end.
+// Events are built in place, at the end of `out` (which may already hold
+// other events): StartEventIn appends the header's room (zeroes), reserving
+// `payload_bytes` and a CRC more, and returns where the event starts; the
+// encoder appends the payload (post-header and body); FinishStartedEventIn
+// writes the header (event_size computed) into the room and appends the
+// CRC32 of the event when `checksum` is kCrc32.
 size_t StartEventIn(std::string& out, size_t payload_bytes);
 void FinishStartedEventIn(EventHeader h, std::string& out, size_t start, Checksum checksum);
 // The same for a payload built elsewhere.
