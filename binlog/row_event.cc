@@ -221,12 +221,31 @@ void PutTlv(std::string& out, uint8_t type, std::string_view value) {
   out.append(value);
 }
 
+// Appends a bitmap one bit at a time: LSB first in each byte (rows events,
+// the Table_map's NULL bitmap) or MSB first (the optional metadata's).
+enum class BitOrder { kLsbFirst, kMsbFirst };
+class BitmapAppender {
+ public:
+  BitmapAppender(std::string& out, BitOrder order) : out_(out), at_(out.size()), order_(order) {}
+  void Add(bool bit) {
+    if (n_ % 8 == 0) out_.push_back('\0');
+    const unsigned shift = order_ == BitOrder::kLsbFirst ? n_ % 8 : 7 - n_ % 8;
+    if (bit) out_[at_ + n_ / 8] = static_cast<char>(out_[at_ + n_ / 8] | (1u << shift));
+    ++n_;
+  }
+
+ private:
+  std::string& out_;
+  const size_t at_;
+  const BitOrder order_;
+  size_t n_ = 0;
+};
+
 // MSB-first bitmap of `bits`.
 std::string MsbBitmap(const std::vector<bool>& bits) {
-  std::string out((bits.size() + 7) / 8, '\0');
-  for (size_t i = 0; i < bits.size(); ++i) {
-    if (bits[i]) out[i / 8] = static_cast<char>(out[i / 8] | (0x80 >> (i % 8)));
-  }
+  std::string out;
+  BitmapAppender bitmap(out, BitOrder::kMsbFirst);
+  for (const bool bit : bits) bitmap.Add(bit);
   return out;
 }
 
@@ -270,18 +289,14 @@ bool KeyPartHasPrefix(const ColumnDef& c, const storage::KeyPart& part) {
 
 void AppendOptionalMetadata(std::string& out, const TableDef& t, RowMetadata metadata) {
   // SIGNEDNESS over the numeric columns: an MSB-first bitmap, written in place.
-  size_t numeric = 0;
-  for (const ColumnDef& c : t.columns) numeric += IsNumericBinlogType(BinlogType(c.type)) ? 1 : 0;
+  auto is_numeric = [](const ColumnDef& c) { return IsNumericBinlogType(BinlogType(c.type)); };
+  const size_t numeric = static_cast<size_t>(std::count_if(t.columns.begin(), t.columns.end(), is_numeric));
   if (numeric != 0) {
     out.push_back(static_cast<char>(kSignedness));
     PutLenenc(out, (numeric + 7) / 8);
-    const size_t at = out.size();
-    out.append((numeric + 7) / 8, '\0');
-    size_t i = 0;
+    BitmapAppender unsigned_bits(out, BitOrder::kMsbFirst);
     for (const ColumnDef& c : t.columns) {
-      if (!IsNumericBinlogType(BinlogType(c.type))) continue;
-      if (c.is_unsigned) out[at + i / 8] = static_cast<char>(out[at + i / 8] | (0x80 >> (i % 8)));
-      ++i;
+      if (is_numeric(c)) unsigned_bits.Add(c.is_unsigned);
     }
   }
   // Character sets of the character columns.
@@ -553,10 +568,9 @@ bool IsBlob(const ColumnDef& c) { return storage::IsBlobOrText(c.type) || c.type
 
 // LSB-first bitmap of `bits`.
 std::string LsbBitmap(const std::vector<bool>& bits) {
-  std::string out((bits.size() + 7) / 8, '\0');
-  for (size_t i = 0; i < bits.size(); ++i) {
-    if (bits[i]) out[i / 8] = static_cast<char>(out[i / 8] | (1 << (i % 8)));
-  }
+  std::string out;
+  BitmapAppender bitmap(out, BitOrder::kLsbFirst);
+  for (const bool bit : bits) bitmap.Add(bit);
   return out;
 }
 
@@ -625,12 +639,9 @@ void AppendTableMap(std::string& p, EventHeader h, uint64_t table_id, const Tabl
     PutLenenc(len, meta_size);
     p.replace(meta_len_at, 1, len);
   }
-  // The NULL-able columns, LSB first.
-  const size_t nullable_at = p.size();
-  p.append((table.columns.size() + 7) / 8, '\0');
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    if (table.columns[i].nullable) p[nullable_at + i / 8] = static_cast<char>(p[nullable_at + i / 8] | (1 << (i % 8)));
-  }
+  // The NULL-able columns.
+  BitmapAppender nullable(p, BitOrder::kLsbFirst);
+  for (const ColumnDef& c : table.columns) nullable.Add(c.nullable);
   AppendOptionalMetadata(p, table, metadata);
   internal::FinishStartedEventIn(h, p, start, checksum);
 }
