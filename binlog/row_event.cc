@@ -14,6 +14,7 @@
 
 #include <zlib.h>
 
+#include "base/scratch.h"
 #include "binlog/bytes_internal.h"
 #include "binlog/event_internal.h"
 
@@ -665,7 +666,7 @@ void RowsEventBuilder::Reset(EventHeader h, uint8_t type, uint64_t table_id, con
   checksum_ = checksum;
   max_event_bytes_ = max_event_bytes;
   no_foreign_key_checks_ = false;
-  finished_count_ = 0;
+  ClearFinished();
   pending_rows_.clear();
   pending_count_ = 0;
   pending_before_.clear();
@@ -682,8 +683,7 @@ size_t RowsEventBuilder::EventSizeWith(size_t extra_row_bytes) const {
 void RowsEventBuilder::FinishPending(bool stmt_end) {
   if (pending_count_ == 0) return;
   if (finished_count_ == finished_.size()) finished_.emplace_back();
-  std::string& p = finished_[finished_count_++];
-  p.clear();
+  std::string& p = finished_[finished_count_++];  // empty: a spare, or new
   const size_t start = internal::StartEventIn(p, EventSizeWith(0) - kHeaderLen);
   PutLE(p, table_id_, 6);
   PutLE(p, (stmt_end ? kStmtEndF : 0) | (no_foreign_key_checks_ ? kNoForeignKeyChecksF : 0), 2);
@@ -809,10 +809,8 @@ std::vector<std::string> RowsEventBuilder::Finish(bool stmt_end) {
 }
 
 void RowsEventBuilder::ClearFinished() {
-  // A big row's event is not kept for the session's later statements.
-  for (size_t i = 0; i < finished_count_; ++i) {
-    if (finished_[i].capacity() > kKeptBufferBytes) std::string().swap(finished_[i]);
-  }
+  // (A big row's event is not kept for the session's later statements.)
+  for (size_t i = 0; i < finished_count_; ++i) ClearScratch(finished_[i]);
   finished_count_ = 0;
 }
 

@@ -78,9 +78,6 @@ void AppendTableMap(std::string& out, EventHeader h, uint64_t table_id, const st
 // Finish(stmt_end) closes the last one (STMT_END_F when stmt_end).
 class RowsEventBuilder {
  public:
-  // Event buffers up to this size are kept for the next events.
-  static constexpr size_t kKeptBufferBytes = 64 << 10;
-
   // type: kWriteRowsEvent, kUpdateRowsEvent or kDeleteRowsEvent.
   RowsEventBuilder(EventHeader h, uint8_t type, uint64_t table_id, const storage::TableDef& table, RowImage image,
                    Checksum checksum, size_t max_event_bytes = 8192);

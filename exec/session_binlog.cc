@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "base/scratch.h"
 #include "exec/exec_env.h"
 #include "exec/session_context.h"
 #include "exec/settings.h"
@@ -73,11 +74,9 @@ BinlogCacheCounters& GlobalBinlogCacheCounters() {
 
 template <typename Encode>
 Status SessionBinlog::AppendEvent(Encode&& encode) {
-  event_.clear();
   encode(event_);
   Status s = cache_.AppendWithoutCrc(event_);
-  // A long statement's Query event is not kept for the session's later ones.
-  if (event_.capacity() > binlog::RowsEventBuilder::kKeptBufferBytes) std::string().swap(event_);
+  ClearScratch(event_);  // a long statement's Query event is not kept
   return s;
 }
 

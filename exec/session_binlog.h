@@ -95,8 +95,8 @@ class SessionBinlog {
   Status FlushPending(bool stmt_end);
   // Moves the builder's finished events into the cache.
   Status AppendFinished();
-  // Appends the event `encode` writes into event_ (a buffer kept from
-  // event to event) to the cache.
+  // Appends the event `encode` writes into event_ (a scratch buffer, empty
+  // between calls) to the cache.
   template <typename Encode>
   Status AppendEvent(Encode&& encode);
 

@@ -3,6 +3,7 @@
 #include "exec/session_binlog.h"
 
 #include "base/mysql_error.h"
+#include "base/scratch.h"
 
 #include "storage/engine/engine.h"
 #include "vars/status_vars.h"
@@ -21,12 +22,12 @@ ProcessInfo SessionContext::process_info() const {
 }
 
 void SessionContext::SetCommand(std::string_view command, std::string_view info, std::string_view state) {
-  // A long statement's text is not kept for the session's later ones.
-  constexpr size_t kKeptInfoBytes = 64 << 10;
+  // A long statement's text is not kept for the session's later ones (and
+  // is freed after the lock).
   std::string drop;
   MutexLock lock(&info_mu_);
   info_.command.assign(command);
-  if (info_.info.capacity() > kKeptInfoBytes && info.size() <= kKeptInfoBytes) drop.swap(info_.info);
+  if (info_.info.capacity() > kKeptScratchBytes && info.size() <= kKeptScratchBytes) drop.swap(info_.info);
   info_.info.assign(info);
   info_.state.assign(state);
   info_.since = std::chrono::steady_clock::now();

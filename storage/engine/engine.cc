@@ -12,6 +12,7 @@
 
 #include "base/log.h"
 #include "base/mysql_error.h"
+#include "base/scratch.h"
 #include "base/utf8.h"
 #include "storage/btree/key_codec.h"
 #include "storage/btree/overflow.h"
@@ -480,17 +481,18 @@ Result<RollPtr> Engine::AppendUndo(EngineTrx& trx, UndoRecord rec) {
   // The redo record (trx id, roll pointer, the undo record) is built in a
   // buffer each thread keeps; the roll pointer goes in once the log has
   // given it.
-  thread_local std::string payload;
-  payload.clear();
+  thread_local std::string payload;  // scratch: empty between calls
   PutU64(&payload, trx.id());
   PutU64(&payload, 0);
   EncodeUndoRecord(rec, &payload);
   Result<RollPtr> rp = trx.undo_->Append(std::move(rec));
-  if (!rp.ok()) return rp;
+  if (!rp.ok()) {
+    ClearScratch(payload);
+    return rp;
+  }
   StoreU64(payload.data() + 8, rp->raw());
   Result<uint64_t> end = LogTrxRecord(trx, kRedoUndo, payload);
-  // A big row's before image is not kept for the thread's later records.
-  if (payload.capacity() > (64 << 10)) std::string().swap(payload);
+  ClearScratch(payload);  // a big row's before image is not kept
   if (!end.ok()) return end.status();
   return rp;
 }
