@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <boost/container/small_vector.hpp>
+
 #include "base/mysql_error.h"
 #include "base/stack_guard.h"
 #include "sql/number.h"
@@ -332,6 +334,7 @@ class Parser::Impl {
   ExprPtr MakeBinary(Op op, ExprPtr l, ExprPtr r) {
     auto e = MakeExpr(ExprKind::kBinary, l->begin, r->end);
     e->op = op;
+    e->args.reserve(2);
     e->args.push_back(std::move(l));
     e->args.push_back(std::move(r));
     return e;
@@ -359,7 +362,9 @@ class Parser::Impl {
   std::array<Token, kLookahead> ahead_;
   size_t ahead_first_ = 0;  // the next token's slot
   size_t ahead_count_ = 0;
-  std::vector<Expr*> height_stack_;  // CheckHeight's walk
+  // CheckHeight's walk: in place for the usual expression (the parser is
+  // made per query), on the heap only for a deep one.
+  boost::container::small_vector<Expr*, 32> height_stack_;
   uint32_t last_end_ = 0;      // end of the last consumed token
   size_t stmt_base_ = 0;       // first non-space byte of the current statement
   size_t next_stmt_start_ = 0;
@@ -2965,7 +2970,7 @@ Status Parser::Impl::CheckHeight(Expr* root) {
   if (root->height == 0) {
     // Post-order over the nodes still without a height; the ones below a
     // nested ParseExpr have theirs already, so each node is visited once.
-    std::vector<Expr*>& stack = height_stack_;  // kept: no allocation per expression
+    auto& stack = height_stack_;  // kept: no allocation per expression
     stack.assign(1, root);
     while (!stack.empty()) {
       Expr* e = stack.back();
@@ -3498,7 +3503,7 @@ Status Parser::Impl::ParsePrimary(ExprPtr* out) {
 }
 
 Status Parser::Impl::ParseColumnRef(Token first, ExprPtr* out) {
-  std::vector<Token> parts;
+  boost::container::small_vector<Token, 3> parts;  // [schema.][table.]column
   parts.push_back(std::move(first));
   while (parts.size() < 3 && PeekPunct(Punct::kDot)) {
     const Token& n = Peek(1);
