@@ -131,17 +131,17 @@ bool HasCollate(const sql::Expr& e) {
 // What the conjuncts give one index: equalities on its leading parts, then
 // range bounds on the next part.
 struct IndexMatch {
-  std::vector<const sql::Expr*> key;
-  std::vector<bool> null_safe;
-  std::vector<const sql::Expr*> key_conjuncts;  // the equalities, when the key enforces them
+  ExprList key;
+  boost::container::small_vector<bool, 4> null_safe;
+  ExprList key_conjuncts;  // the equalities, when the key enforces them
   bool whole_columns = true;                    // no key part in `key` is a column prefix
-  std::vector<AccessPath::Bound> lo, hi;
-  std::vector<const sql::Expr*> in_list;  // IN of several values, on the part after `key`
+  AccessPath::Bounds lo, hi;
+  ExprList in_list;  // IN of several values, on the part after `key`
   bool ranged() const { return !lo.empty() || !hi.empty() || !in_list.empty(); }
   size_t used() const { return key.size() + (ranged() ? 1 : 0); }
 };
 
-IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const std::vector<const sql::Expr*>& conjuncts) {
+IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const ExprList& conjuncts) {
   IndexMatch m;
   for (const KeyPart& part : idx.parts) {
     const ColumnDef& c = ColumnOf(*t.def, part);
@@ -272,8 +272,9 @@ enum class KeyOutcome : uint8_t {
   kNoRows,     // no row can match (= NULL; a number an integer column cannot equal)
   kUnbounded,  // a value the key cannot express: read without the key
 };
-Result<KeyOutcome> EvalKey(const TableDef& def, const IndexDef& idx, const std::vector<const sql::Expr*>& exprs,
-                           const std::vector<bool>& null_safe, sql::EvalContext& eval, Row* out) {
+Result<KeyOutcome> EvalKey(const TableDef& def, const IndexDef& idx, const ExprList& exprs,
+                           const boost::container::small_vector<bool, 4>& null_safe, sql::EvalContext& eval,
+                           Row* out) {
   out->clear();
   for (size_t i = 0; i < exprs.size(); ++i) {
     const ColumnDef& c = ColumnOf(def, idx.parts[i]);
@@ -308,8 +309,8 @@ struct Range {
   std::optional<RangeEnd> lo, hi;
   bool empty = false;  // a NULL bound: no row
 };
-Result<Range> EvalRange(const ColumnDef& c, const std::vector<AccessPath::Bound>& lo,
-                        const std::vector<AccessPath::Bound>& hi, sql::EvalContext& eval) {
+Result<Range> EvalRange(const ColumnDef& c, const AccessPath::Bounds& lo, const AccessPath::Bounds& hi,
+                        sql::EvalContext& eval) {
   Range r;
   for (bool lower : {true, false}) {
     for (const AccessPath::Bound& b : lower ? lo : hi) {
@@ -336,7 +337,7 @@ Result<Range> EvalRange(const ColumnDef& c, const std::vector<AccessPath::Bound>
 // order (for a DESC part: the index's order is the reverse). NULL and
 // numbers an integer column cannot hold match nothing and are left out;
 // kUnbounded when a value is one the key cannot express.
-Result<KeyOutcome> EvalPoints(const ColumnDef& c, const std::vector<const sql::Expr*>& list, sql::EvalContext& eval,
+Result<KeyOutcome> EvalPoints(const ColumnDef& c, const ExprList& list, sql::EvalContext& eval,
                               std::vector<RowValue>* points) {
   points->clear();
   for (const sql::Expr* e : list) {
@@ -396,7 +397,7 @@ Result<std::optional<IndexRange>> RangeOf(const TableDef& def, const IndexDef& i
 
 // Reads along `path` without locks.
 Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
-                sql::EvalContext& eval, const std::function<bool(const Row&)>& fn) {
+                sql::EvalContext& eval, FunctionRef<bool(const Row&)> fn) {
   const TableDef& def = *table.def;
   using Bound = storage::Engine::KeyBound;
   if (path.type == AccessPath::Type::kAll || path.index < 0) {
@@ -461,7 +462,7 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
 // (Engine::IndexScanLocked); else the clustered index with the PRIMARY KEY
 // bounds.
 Status ReadLocked(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
-                  sql::EvalContext& eval, storage::LockMode lock, const std::function<bool(const Row&)>& fn) {
+                  sql::EvalContext& eval, storage::LockMode lock, FunctionRef<bool(const Row&)> fn) {
   const TableDef& def = *table.def;
   const IndexDef& pk = def.clustered();
   const bool by_secondary = path.index > 0 && path.in_list.empty() &&
@@ -590,7 +591,7 @@ bool BoundTable::Owns(const sql::Expr& e) const {
   return sql::EqualsIgnoreCase(e.table, qualifier);
 }
 
-void SplitConjuncts(const sql::Expr* e, std::vector<const sql::Expr*>* out) {
+void SplitConjuncts(const sql::Expr* e, ExprList* out) {
   if (e == nullptr) return;
   if (e->kind == sql::ExprKind::kBinary && e->op == sql::Op::kAnd) {
     SplitConjuncts(e->args[0].get(), out);
@@ -630,18 +631,18 @@ bool AccessPath::OrderedWhenLocking() const {
 
 AccessPath PlanAccess(const BoundTable& table, const sql::Expr* cond, const std::vector<sql::OrderItem>* order_by,
                       bool has_limit) {
-  std::vector<const sql::Expr*> conjuncts;
+  ExprList conjuncts;
   SplitConjuncts(cond, &conjuncts);
   return PlanAccess(table, conjuncts, order_by, has_limit);
 }
 
-AccessPath PlanAccess(const BoundTable& table, const std::vector<const sql::Expr*>& given,
+AccessPath PlanAccess(const BoundTable& table, const ExprList& given,
                       const std::vector<sql::OrderItem>* order_by, bool has_limit) {
   AccessPath path;
   const TableDef& def = *table.def;
-  std::vector<const sql::Expr*> conjuncts;
+  ExprList conjuncts;
   for (const sql::Expr* c : given) SplitConjuncts(c, &conjuncts);
-  std::vector<IndexMatch> matches;
+  boost::container::small_vector<IndexMatch, 4> matches;
   for (const IndexDef& idx : def.indexes) matches.push_back(MatchIndex(table, idx, conjuncts));
   for (size_t i = 0; i < matches.size(); ++i) {
     if (matches[i].used() > 0) path.possible.push_back(static_cast<int>(i));
@@ -736,7 +737,7 @@ AccessPath PlanAccess(const BoundTable& table, const std::vector<const sql::Expr
 
 Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                 sql::EvalContext& eval, std::optional<storage::LockMode> lock,
-                const std::function<Result<bool>(const Row&)>& fn) {
+                FunctionRef<Result<bool>(const Row&)> fn) {
   // SERIALIZABLE turns plain reads into shared locking reads (as the
   // engine's Get/Scan do).
   if (!lock && trx.isolation() == storage::IsolationLevel::kSerializable) lock = storage::LockMode::kS;
@@ -897,7 +898,7 @@ ExplainRow ExplainAccess(const BoundTable& table, const AccessPath& path, const 
   ExplainRow row;
   row.table = table.qualifier;
   row.type = std::string(path.TypeName());
-  auto names = [&](const std::vector<int>& positions) -> std::optional<std::string> {
+  auto names = [&](const auto& positions) -> std::optional<std::string> {
     if (positions.empty()) return std::nullopt;
     std::string out;
     for (int i : positions) out += (out.empty() ? "" : ",") + def.indexes[static_cast<size_t>(i)].name;
@@ -930,7 +931,7 @@ ExplainRow ExplainAccess(const BoundTable& table, const AccessPath& path, const 
   row.rows = path.type == Type::kConst || path.type == Type::kEqRef ? 1 : hints.rows;
 
   // The conjuncts left after the key lookup, and what they constrain.
-  std::vector<const sql::Expr*> conjuncts, residual;
+  ExprList conjuncts, residual;
   SplitConjuncts(hints.cond, &conjuncts);
   for (const sql::Expr* c : hints.conjuncts) SplitConjuncts(c, &conjuncts);
   for (const sql::Expr* c : conjuncts) {

@@ -55,6 +55,9 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
+#include "base/function_ref.h"
 #include "base/status.h"
 #include "sql/ast.h"
 #include "sql/eval.h"
@@ -68,6 +71,10 @@ class EngineTrx;
 }  // namespace sluice::storage
 
 namespace sluice::exec {
+
+// Conjuncts, key expressions, bounds: a statement has a handful, kept in
+// place (planning a point query allocates nothing for them).
+using ExprList = boost::container::small_vector<const sql::Expr*, 4>;
 
 // A table as a statement names it: its definition and the name its columns
 // are qualified with (the alias, else the table's name).
@@ -90,20 +97,21 @@ struct AccessPath {
   // kConst / kEqRef / kRef: one expression per key part looked up, in part
   // order (every part for kConst / kEqRef, the leading ones for kRef); for
   // kRange, the equal parts before the ranged one (usually none).
-  std::vector<const sql::Expr*> key;
+  ExprList key;
   // Per `key` entry: a NULL value looks up the NULL key (<=>, IS NULL)
   // instead of matching nothing (=).
-  std::vector<bool> key_null_safe;
+  boost::container::small_vector<bool, 4> key_null_safe;
   // kRange on part key.size() of the index: every bound given (the
   // tightest one wins at read time); `strict` for < and >.
   struct Bound {
     const sql::Expr* expr = nullptr;
     bool strict = false;
   };
-  std::vector<Bound> lo, hi;
+  using Bounds = boost::container::small_vector<Bound, 2>;
+  Bounds lo, hi;
   // kRange by a list instead (col IN (v1, v2, ...) on part key.size()):
   // the values looked up, each distinct one once, in key order.
-  std::vector<const sql::Expr*> in_list;
+  ExprList in_list;
   // The rows come in the ORDER BY order PlanAccess was given (every item a
   // plain column of this table, all in one direction): by the index, read
   // backwards when `reverse`. A locking read comes in PRIMARY KEY order
@@ -112,14 +120,14 @@ struct AccessPath {
   bool reverse = false;
   // What locking reads use (see the top): equality on the PRIMARY KEY's
   // leading parts, then bounds on the next part.
-  std::vector<const sql::Expr*> pk_key;
-  std::vector<Bound> pk_lo, pk_hi;
-  std::vector<const sql::Expr*> pk_in_list;  // IN on the part after pk_key
+  ExprList pk_key;
+  Bounds pk_lo, pk_hi;
+  ExprList pk_in_list;  // IN on the part after pk_key
   // EXPLAIN: the indexes (positions) some conjunct could read by
   // (possible_keys), and the conjuncts the key lookup itself enforces (the
   // rest make "Using where").
-  std::vector<int> possible;
-  std::vector<const sql::Expr*> key_conjuncts;
+  boost::container::small_vector<int, 4> possible;
+  ExprList key_conjuncts;
 
   // EXPLAIN's `type` column.
   std::string_view TypeName() const;
@@ -130,7 +138,7 @@ struct AccessPath {
 
 // The conjuncts of `e` (its AND-ed parts, recursively) appended to `out`;
 // nothing for null.
-void SplitConjuncts(const sql::Expr* e, std::vector<const sql::Expr*>* out);
+void SplitConjuncts(const sql::Expr* e, ExprList* out);
 
 // Chooses the path for `table` from the conjuncts of `cond` (null: none).
 // `order_by` (optional): the statement's ORDER BY, when its items are
@@ -141,7 +149,7 @@ void SplitConjuncts(const sql::Expr* e, std::vector<const sql::Expr*>* out);
 AccessPath PlanAccess(const BoundTable& table, const sql::Expr* cond,
                       const std::vector<sql::OrderItem>* order_by = nullptr, bool has_limit = false);
 // The same from a condition already split into conjuncts (a join level's).
-AccessPath PlanAccess(const BoundTable& table, const std::vector<const sql::Expr*>& conjuncts,
+AccessPath PlanAccess(const BoundTable& table, const ExprList& conjuncts,
                       const std::vector<sql::OrderItem>* order_by = nullptr, bool has_limit = false);
 
 // Reads the rows of `table` along `path` (bounds evaluated in `eval`) in the
@@ -153,7 +161,7 @@ AccessPath PlanAccess(const BoundTable& table, const std::vector<const sql::Expr
 // shared. Stops when `fn` returns false or an error.
 Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                 sql::EvalContext& eval, std::optional<storage::LockMode> lock,
-                const std::function<Result<bool>(const storage::Row&)>& fn);
+                FunctionRef<Result<bool>(const storage::Row&)> fn);
 
 // How many rows ReadRows would read along `path` without a lock (EXPLAIN's
 // `rows`; it reads them, so it costs what the read costs), at most `cap`.
@@ -176,7 +184,7 @@ struct ExplainHints {
   // The condition the path was planned from: `cond`'s conjuncts and
   // `conjuncts`.
   const sql::Expr* cond = nullptr;
-  std::vector<const sql::Expr*> conjuncts;
+  ExprList conjuncts;
   uint64_t rows = 0;                // the estimate (CountPathRows, or the LIMIT of an ordered read)
   // The columns (ordinals) the statement uses from this table; null: all of
   // them. When they are all in the index read: "Using index".

@@ -181,8 +181,8 @@ Status ExplainSelect(ExplainEnv& env, const sql::SelectStmt& s, ResultSet* rs) {
     std::shared_ptr<const TableDef> def;
     BoundTable bound;
     bool information_schema = false;
-    std::vector<const sql::Expr*> plan;   // conjuncts the path may use
-    std::vector<const sql::Expr*> check;  // conjuncts checked at this table
+    ExprList plan;   // conjuncts the path may use
+    ExprList check;  // conjuncts checked at this table
   };
   std::vector<Level> levels;
   for (const sql::TableRef& ref : s.from) {
@@ -244,7 +244,7 @@ Status ExplainSelect(ExplainEnv& env, const sql::SelectStmt& s, ResultSet* rs) {
     return static_cast<size_t>(last);
   };
   auto assign = [&](const sql::Expr* cond, bool plan, std::optional<size_t> only) {
-    std::vector<const sql::Expr*> conjuncts;
+    ExprList conjuncts;
     SplitConjuncts(cond, &conjuncts);
     for (const sql::Expr* c : conjuncts) {
       const size_t at = only ? *only : last_table(*c);
@@ -260,7 +260,7 @@ Status ExplainSelect(ExplainEnv& env, const sql::SelectStmt& s, ResultSet* rs) {
     if (ref.on) assign(ref.on.get(), true, outer ? std::optional<size_t>(i) : std::nullopt);
   }
   {
-    std::vector<const sql::Expr*> conjuncts;
+    ExprList conjuncts;
     SplitConjuncts(s.where.get(), &conjuncts);
     for (const sql::Expr* c : conjuncts) {
       const size_t at = last_table(*c);

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "base/mysql_error.h"
 #include "exec/column_values.h"
 #include "exec/table_executor.h"
@@ -76,12 +78,16 @@ class TableExecutor::RowEval : public sql::EvalContext {
     // copy of a USING / NATURAL join column).
     std::vector<uint32_t> hidden;
   };
+  // One per table; a statement's one or two in place.
+  using Sources = boost::container::small_vector<Source, 2>;
 
   // One table.
   RowEval(TableExecutor& ex, sql::EvalContext& base, const storage::TableDef& def, std::string_view alias)
-      : RowEval(ex, base, std::vector<Source>{Source{&def, std::string(alias), nullptr, {}}}) {}
+      : ex_(ex), base_(base), outer_(dynamic_cast<RowEval*>(&base)) {
+    sources_.push_back(Source{&def, std::string(alias), nullptr, {}});
+  }
   // The tables of a join, in FROM order.
-  RowEval(TableExecutor& ex, sql::EvalContext& base, std::vector<Source> sources)
+  RowEval(TableExecutor& ex, sql::EvalContext& base, Sources sources)
       : ex_(ex), base_(base), outer_(dynamic_cast<RowEval*>(&base)), sources_(std::move(sources)) {}
 
   size_t size() const { return sources_.size(); }
@@ -220,7 +226,7 @@ class TableExecutor::RowEval : public sql::EvalContext {
   TableExecutor& ex_;
   sql::EvalContext& base_;
   RowEval* outer_;  // the enclosing query's context (a subquery), or null
-  std::vector<Source> sources_;
+  Sources sources_;
   const char* clause_ = "where clause";
   const std::vector<std::pair<std::string, sql::Value>>* aliases_ = nullptr;
   bool reads_outer_ = false;

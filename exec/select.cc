@@ -24,7 +24,10 @@
 #include <optional>
 #include <set>
 
+#include <boost/container/small_vector.hpp>
+
 #include "acl/access_control.h"
+#include "base/function_ref.h"
 #include "base/mysql_error.h"
 #include "base/stack_guard.h"
 #include "exec/access_path.h"
@@ -48,7 +51,7 @@ using storage::RowValue;
 using storage::TableDef;
 
 // Calls `fn` on every column reference in `e` (not inside subqueries).
-Status ForEachColumn(const sql::Expr& e, const std::function<Status(const sql::Expr&)>& fn) {
+Status ForEachColumn(const sql::Expr& e, FunctionRef<Status(const sql::Expr&)> fn) {
   if (e.kind == sql::ExprKind::kColumn) return fn(e);
   for (const auto& a : e.args) {
     if (a) SLUICE_RETURN_IF_ERROR(ForEachColumn(*a, fn));
@@ -203,12 +206,14 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     const sql::TableRef* ref = nullptr;
     std::string qualifier;
     bool left = false;                   // LEFT JOIN: NULL-extended when no row passes `on`
-    std::vector<const sql::Expr*> on;    // a LEFT JOIN's ON conjuncts
-    std::vector<const sql::Expr*> filter;
-    std::vector<const sql::Expr*> plan;  // what may narrow the read
+    ExprList join;    // the ON (and USING / NATURAL) conjuncts of its join
+    ExprList on;      // a LEFT JOIN's ON conjuncts
+    ExprList filter;
+    ExprList plan;    // what may narrow the read
     AccessPath path;
   };
-  std::vector<Level> levels(s.from.size());
+  // A statement's usual one table in place (a level is about 1 KiB).
+  boost::container::small_vector<Level, 1> levels(s.from.size());
   for (size_t i = 0; i < s.from.size(); ++i) {
     const sql::TableRef& ref = s.from[i];
     Level& l = levels[i];
@@ -265,17 +270,17 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     levels[i].left = join == sql::JoinKind::kLeft || join == sql::JoinKind::kRight;
   }
 
-  std::vector<RowEval::Source> sources;
+  RowEval::Sources sources;
   for (const Level& l : levels) sources.push_back({l.def.get(), l.qualifier, nullptr, {}});
   // USING (c) and NATURAL joins: ON left.c = right.c, and the right side's
   // c hidden from unqualified names (MySQL coalesces the two).
   std::vector<sql::ExprPtr> made;  // conditions made here, alive for the statement
-  std::vector<std::vector<const sql::Expr*>> join_conds(levels.size());
   // SELECT *'s columns: MySQL puts a USING / NATURAL join's common columns
   // first (once, in the left side's order), then the left side's others,
-  // then the right table's.
+  // then the right table's. Listed only for a SELECT that has a *.
+  const bool any_star = std::any_of(s.items.begin(), s.items.end(), [](const auto& item) { return item.star; });
   std::vector<std::pair<int, const ColumnDef*>> star;
-  if (!levels.empty()) {
+  if (!levels.empty() && any_star) {
     for (const ColumnDef& c : levels[0].def->columns) star.push_back({0, &c});
   }
   for (size_t i = 1; i < levels.size(); ++i) {
@@ -300,10 +305,11 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       if (right == nullptr || j == i) return MakeError(er::kBadField, name, "from clause");
       made.push_back(MakeBinary(sql::Op::kEq, MakeColumn(levels[j].qualifier, levels[j].def->FindColumn(name)->name),
                                 MakeColumn(levels[i].qualifier, right->name)));
-      join_conds[i].push_back(made.back().get());
+      levels[i].join.push_back(made.back().get());
       sources[i].hidden.push_back(right->ordinal);
     }
-    SplitConjuncts(ref.on.get(), &join_conds[i]);
+    SplitConjuncts(ref.on.get(), &levels[i].join);
+    if (!any_star) continue;
     auto is_common = [&](const std::pair<int, const ColumnDef*>& col) {
       for (const std::string& name : using_columns) {
         if (sql::EqualsIgnoreCase(name, col.second->name)) return true;
@@ -339,7 +345,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     if (!st.ok()) return st;
     return last;
   };
-  std::vector<const sql::Expr*> constant_conds;  // checked once, before reading
+  ExprList constant_conds;  // checked once, before reading
   auto place = [&](const sql::Expr* c, int last) {
     if (levels.empty() || (last < 0 && !sql::HasSubquery(*c))) {
       constant_conds.push_back(c);
@@ -349,7 +355,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     l.filter.push_back(c);
   };
   for (size_t i = 0; i < levels.size(); ++i) {
-    for (const sql::Expr* c : join_conds[i]) {
+    for (const sql::Expr* c : levels[i].join) {
       Result<int> last = last_level(*c, i, "on clause");
       if (!last.ok()) return last.status();
       if (levels[i].left) {
@@ -359,7 +365,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       }
     }
   }
-  std::vector<const sql::Expr*> where_conds;
+  ExprList where_conds;
   SplitConjuncts(s.where.get(), &where_conds);
   for (const sql::Expr* c : where_conds) {
     Result<int> last = last_level(*c, levels.size(), "where clause");
@@ -413,7 +419,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     std::string name;
     std::string alias;  // for ORDER BY / GROUP BY / HAVING references
   };
-  std::vector<Out> outs;
+  boost::container::small_vector<Out, 4> outs;
   re.set_clause("field list");
   for (const auto& item : s.items) {
     if (item.star) {
@@ -498,7 +504,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     std::vector<std::string> distinct_key;  // SELECT DISTINCT: GroupingKey of each value
   };
   std::vector<Produced> produced;
-  std::vector<std::optional<sql::Value>> first_values(outs.size());
+  boost::container::small_vector<std::optional<sql::Value>, 4> first_values(outs.size());
   // Evaluates `e` for the current tuple; in a grouped query, aggregates
   // take the group's values (and plain columns the group's first tuple).
   const Aggregates::State* group = nullptr;
@@ -515,7 +521,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     re.set_clause("field list");
     Produced p;
     p.cells.reserve(outs.size());
-    std::vector<sql::Value> values(outs.size());
+    boost::container::small_vector<sql::Value, 4> values(outs.size());
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].column != nullptr) {
         const Row* row = re.source(outs[i].source).row;
@@ -558,7 +564,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       p.distinct_key.reserve(values.size());
       for (const sql::Value& v : values) p.distinct_key.push_back(sql::GroupingKey(v));
     }
-    if (want_values) p.values = std::move(values);
+    if (want_values) p.values.assign(std::make_move_iterator(values.begin()), std::make_move_iterator(values.end()));
     produced.push_back(std::move(p));
     return Status::OK();
   };
@@ -612,7 +618,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     return aggs.Add(*groups[it->second].state, re);
   };
   // The conditions of a level on the current tuple.
-  auto passes = [&](const std::vector<const sql::Expr*>& conds, const char* clause) -> Result<bool> {
+  auto passes = [&](const ExprList& conds, const char* clause) -> Result<bool> {
     re.set_clause(clause);
     for (const sql::Expr* c : conds) {
       Result<bool> ok = re.Test(c);
@@ -620,8 +626,9 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     }
     return true;
   };
-  // The nested loop: level i's rows for the current tuple of levels < i.
-  std::function<Status(size_t)> join = [&](size_t i) -> Status {
+  // The nested loop: level i's rows for the current tuple of levels < i
+  // (`self` is this lambda: it recurses without a std::function).
+  auto join = [&](const auto& self, size_t i) -> Status {
     if (i == levels.size()) return accept();
     Level& l = levels[i];
     bool matched = false;
@@ -633,7 +640,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       matched = true;
       Result<bool> ok = passes(l.filter, "where clause");
       if (!ok.ok()) return ok.status();
-      if (*ok) SLUICE_RETURN_IF_ERROR(join(i + 1));
+      if (*ok) SLUICE_RETURN_IF_ERROR(self(self, i + 1));
       return !stop;
     };
     Status st;
@@ -657,7 +664,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     if (l.left && !matched && !stop) {
       Result<bool> ok = passes(l.filter, "where clause");
       if (!ok.ok()) return ok.status();
-      if (*ok) return join(i + 1);
+      if (*ok) return self(self, i + 1);
     }
     return Status::OK();
   };
@@ -668,7 +675,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       if (levels.empty()) {
         SLUICE_RETURN_IF_ERROR(accept());
       } else {
-        SLUICE_RETURN_IF_ERROR(join(0));
+        SLUICE_RETURN_IF_ERROR(join(join, 0));
       }
     }
   }
