@@ -162,6 +162,15 @@ void MetadataLocks::EraseIfIdleLocked(const std::string& key) {
   if (it != locks_.end() && it->second->Idle()) locks_.erase(it);
 }
 
+bool MetadataLocks::TryAcquireSharedFast(Owner& owner, const std::string& key) {
+  if (owner.recorded_) return false;
+  if (HoldsFast(owner, key)) return true;
+  Lock* e = TryFastShared(key);
+  if (e == nullptr) return false;
+  owner.fast_.push_back(e);
+  return true;
+}
+
 Status MetadataLocks::Acquire(Owner& owner, std::vector<Request> requests, std::chrono::milliseconds timeout,
                               const std::atomic<int>* killed, const std::function<void()>& on_wait) {
   // Key order, one request per key (exclusive wins).
@@ -178,11 +187,7 @@ Status MetadataLocks::Acquire(Owner& owner, std::vector<Request> requests, std::
   if (!owner.recorded_) {
     for (; next < requests.size(); ++next) {
       const Request& r = requests[next];
-      if (r.mode != Mode::kShared) break;
-      if (HoldsFast(owner, r.key)) continue;
-      Lock* e = TryFastShared(r.key);
-      if (e == nullptr) break;
-      owner.fast_.push_back(e);
+      if (r.mode != Mode::kShared || !TryAcquireSharedFast(owner, r.key)) break;
     }
     if (next == requests.size()) return Status::OK();
   }

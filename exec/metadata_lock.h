@@ -106,6 +106,11 @@ class MetadataLocks {
                  const std::atomic<int>* killed = nullptr, const std::function<void()>& on_wait = nullptr)
       EXCLUDES(mu_, map_mu_);
 
+  // Takes the shared lock on `key` for `owner` if it can without waiting or
+  // the mutex (the fast path Acquire tries first; no request list to
+  // build): true when `owner` holds it now. False: call Acquire.
+  bool TryAcquireSharedFast(Owner& owner, const std::string& key) EXCLUDES(mu_, map_mu_);
+
   // Releases `owner`'s shared locks (its transaction ended).
   void ReleaseShared(Owner& owner) EXCLUDES(mu_, map_mu_);
   // Releases `owner`'s locks on `keys` (a DDL statement's, whatever mode).

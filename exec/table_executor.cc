@@ -218,7 +218,9 @@ Status TableExecutor::UseTable(Table& t, const sql::TableRef& ref, bool write) {
     return Status::OK();
   }
   const std::string name = t.def->name;
-  SLUICE_RETURN_IF_ERROR(AcquireMetadataLocks({{key, MetadataLocks::Mode::kShared}}));
+  if (!env_.metadata_locks().TryAcquireSharedFast(ctx_.mdl, key)) {
+    SLUICE_RETURN_IF_ERROR(AcquireMetadataLocks({{key, MetadataLocks::Mode::kShared}}));
+  }
   // The definition read before the lock may be one a DDL has since replaced.
   t.def = env_.engine().FindTable(t.schema, name);
   if (t.def == nullptr) return MakeError(er::kNoSuchTable, t.schema, name);

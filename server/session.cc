@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/mutex.h"
 #include "base/mysql_error.h"
+#include "base/scratch.h"
 #include "binlog/binlog.h"
 #include "protocol/auth.h"
 #include "protocol/constants.h"
@@ -338,18 +339,18 @@ asio::awaitable<Result<std::string>> Session::ReadPacket(std::chrono::seconds ti
 }
 
 namespace {
-std::string Frame(const std::vector<std::string>& payloads, uint8_t* seq) {
-  std::string out;
-  size_t total = 0;
+// Appends `payloads` to `out`, framed with sequence ids from *seq.
+void Frame(const std::vector<std::string>& payloads, uint8_t* seq, std::string* out) {
+  size_t total = out->size();
   for (const auto& pl : payloads) total += pl.size() + p::kHeaderSize;
-  out.reserve(total);
-  for (const auto& pl : payloads) p::AppendPacket(&out, seq, pl);
-  return out;
+  out->reserve(total);
+  for (const auto& pl : payloads) p::AppendPacket(out, seq, pl);
 }
 }  // namespace
 
 asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& payloads) {
-  std::string out = Frame(payloads, &next_seq_);
+  std::string out;
+  Frame(payloads, &next_seq_, &out);
   error_code ec;
   // net_write_timeout: a client that stops reading does not hold the
   // session (and its buffered response) forever.
@@ -751,15 +752,15 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
 }
 
 bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
-  const std::string out = Frame(payloads, &next_seq_);
-  const int fd = fd_;
+  Frame(payloads, &next_seq_, &out_);  // out_ is empty between replies
   // net_write_timeout: a client that stops reading does not hold the
   // session (and its reply) forever.
   const int timeout_ms =
       static_cast<int>(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20) * 1000);
-  if (SendAll(fd, out, timeout_ms) != 0) return false;  // timed out, or gone
-  ctx_.bytes_sent += out.size();
-  return true;
+  const bool sent = SendAll(fd_, out_, timeout_ms) == 0;  // else timed out, or gone
+  if (sent) ctx_.bytes_sent += out_.size();
+  ClearScratch(out_);
+  return sent;
 }
 
 namespace {

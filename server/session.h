@@ -188,6 +188,8 @@ class Session : public std::enable_shared_from_this<Session> {
     const char* data() const { return buf.get() + pos; }
   };
   ReadAhead in_;
+  // The framed reply WriteOnWorker sends, kept between commands (base/scratch.h).
+  std::string out_;
 
   SessionState ctx_;
 };
