@@ -169,6 +169,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory_resource>
 #include <thread>
 #include <cstdint>
 #include <functional>
@@ -792,7 +793,12 @@ class Engine {
   // before it has been stamped / registered by (see Checkpoint()).
   ShardedRwLatch log_latch_;
   mutable Mutex active_mu_;
-  std::map<TrxId, uint64_t> active_first_lsn_ GUARDED_BY(active_mu_);
+  // The per-transaction maps below take their nodes from pools used under
+  // their mutexes only, so a transaction does not allocate for them once
+  // the pools hold as many nodes as transactions have been open at once
+  // (they keep that many: bounded by the sessions).
+  std::pmr::unsynchronized_pool_resource active_nodes_ GUARDED_BY(active_mu_);
+  std::pmr::map<TrxId, uint64_t> active_first_lsn_ GUARDED_BY(active_mu_){&active_nodes_};
   // Serialises checkpoints with DDL (DetachSpace must not race FlushAll).
   Mutex ddl_mu_;
   BackgroundLoop checkpointer_;
@@ -816,7 +822,8 @@ class Engine {
   RecoveryInfo recovery_info_;
   mutable Mutex xa_mu_;
   std::map<std::string, std::unique_ptr<EngineTrx>, std::less<>> recovered_prepared_ GUARDED_BY(xa_mu_);
-  std::map<std::string, TrxId, std::less<>> xids_in_use_ GUARDED_BY(xa_mu_);
+  std::pmr::unsynchronized_pool_resource xid_nodes_ GUARDED_BY(xa_mu_);
+  std::pmr::map<std::string, TrxId, std::less<>> xids_in_use_ GUARDED_BY(xa_mu_){&xid_nodes_};
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BufferPool> pool_;
   // The tag of the next overflow chain (overflow.h: no two chains of a space
