@@ -88,6 +88,19 @@ class MemUndoStore::Log final : public UndoLog {
 
 MemUndoStore::~MemUndoStore() = default;
 
+void MemUndoStore::NoteGrowth(Shard& shard) {
+  shard.peak = std::max(shard.peak, shard.logs.size() + shard.slot_of_trx.size());
+}
+
+void MemUndoStore::TrimIfEmpty(Shard& shard) {
+  if (shard.peak <= kKeptNodes || !shard.logs.empty() || !shard.slot_of_trx.empty()) return;
+  // An empty unordered_map still holds its bucket array, from the pool; a
+  // new one holds nothing. Then nothing in the pool is in use.
+  decltype(shard.slot_of_trx)(&shard.nodes).swap(shard.slot_of_trx);
+  shard.nodes.release();
+  shard.peak = 0;
+}
+
 Result<std::unique_ptr<UndoLog>> MemUndoStore::CreateLog(TrxId trx) {
   // Slots wrap (at 20000 transactions a second 2^31 - 1 of them last 30
   // hours) and skip one still in use: a purged log's slot is free again,
@@ -102,11 +115,13 @@ Result<std::unique_ptr<UndoLog>> MemUndoStore::CreateLog(TrxId trx) {
     if (shard.logs.count(slot) != 0) continue;
     data = std::make_shared<LogData>(slot, trx);
     shard.logs.emplace(slot, data);
+    NoteGrowth(shard);
   }
   {
     Shard& shard = ShardOfTrx(trx);
     WriterMutexLock l(&shard.mu);
     shard.slot_of_trx[trx] = slot;  // the transaction's newest log (its logs come one after another)
+    NoteGrowth(shard);
   }
   return std::unique_ptr<UndoLog>(new Log(std::move(data)));
 }
@@ -148,6 +163,7 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
       if (committed != nullptr && was_committed) freed_committed.push_back(it->second);
       it = shard.logs.erase(it);
     }
+    TrimIfEmpty(shard);
   }
   // Between the two passes SeenByAll may find a slot whose log is gone: it
   // answers true, as it would once the slot goes (a log is freed only when
@@ -157,6 +173,7 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
     WriterMutexLock l(&shard.mu);
     if (auto t = shard.slot_of_trx.find(trx); t != shard.slot_of_trx.end() && t->second == slot) {
       shard.slot_of_trx.erase(t);
+      TrimIfEmpty(shard);
     }
   }
   // Decoded outside the shards' locks, and without LogData::mu: the logs

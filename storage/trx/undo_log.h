@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <unordered_map>
 #include <vector>
 
@@ -122,11 +123,23 @@ class MemUndoStore final : public UndoStore {
   // waits only for the sixteenth of the logs a purge pass is walking (one
   // map under one writer lock put 64 committers behind every pass).
   static constexpr size_t kShards = 16;
+  // A shard's maps take their nodes from its pool (used only under mu held
+  // exclusive: inserts and erases), so a new log allocates none for them.
+  // The pool keeps what the most logs at once needed; once a purge has
+  // emptied a shard that held more than kKeptNodes, it goes back to the
+  // heap (a long history does not pin its memory for good).
+  static constexpr size_t kKeptNodes = 4096;
   struct alignas(128) Shard {
     mutable SharedMutex mu;
-    std::map<uint64_t, std::shared_ptr<LogData>> logs GUARDED_BY(mu);  // slot % kShards == this
-    std::unordered_map<TrxId, uint64_t> slot_of_trx GUARDED_BY(mu);    // trx % kShards == this
+    std::pmr::unsynchronized_pool_resource nodes GUARDED_BY(mu);
+    size_t peak GUARDED_BY(mu) = 0;  // the most nodes in the maps since the pool was last given back
+    std::pmr::map<uint64_t, std::shared_ptr<LogData>> logs GUARDED_BY(mu){&nodes};  // slot % kShards == this
+    std::pmr::unordered_map<TrxId, uint64_t> slot_of_trx GUARDED_BY(mu){&nodes};    // trx % kShards == this
   };
+  // Notes the shard's size after an insert; after an erase, gives its pool
+  // back when that is due (see kKeptNodes).
+  static void NoteGrowth(Shard& shard) REQUIRES(shard.mu);
+  static void TrimIfEmpty(Shard& shard) REQUIRES(shard.mu);
   Shard& ShardOfSlot(uint64_t slot) { return shards_[slot % kShards]; }
   const Shard& ShardOfSlot(uint64_t slot) const { return shards_[slot % kShards]; }
   Shard& ShardOfTrx(TrxId trx) { return shards_[trx % kShards]; }

@@ -235,6 +235,33 @@ TEST(UndoLogTest, PurgeHandsOverCommittedLogsOldestFirstAndSeenByAllFollows) {
   EXPECT_EQ(store.log_count(), 1u);
 }
 
+// A long history (more logs than a shard's pool keeps) purged to nothing
+// gives the pools back; the store goes on as before (run under ASan too: a
+// map must hold nothing from a pool given back).
+TEST(UndoLogTest, AStoreEmptiedAfterALongHistoryKeepsWorking) {
+  MemUndoStore store;
+  constexpr TrxId kLogs = 16 * 4096 * 2;
+  for (TrxId t = 1; t <= kLogs; ++t) {
+    auto log = std::move(store.CreateLog(t).value());
+    ASSERT_TRUE(log->Append(UpdateRec(1, "k" + std::to_string(t), 0, RollPtr(), {})).ok());
+    log->MarkCommitted(t);
+  }
+  EXPECT_EQ(store.log_count(), kLogs);
+  EXPECT_FALSE(store.SeenByAll(kLogs, kLogs));
+  EXPECT_EQ(store.Purge(kLogs + 1).value(), kLogs);
+  EXPECT_EQ(store.log_count(), 0u);
+  EXPECT_TRUE(store.SeenByAll(kLogs, 0));
+  for (TrxId t = kLogs + 1; t <= kLogs + 100; ++t) {
+    auto log = std::move(store.CreateLog(t).value());
+    RollPtr p = log->Append(UpdateRec(1, "again", 0, RollPtr(), {})).value();
+    EXPECT_EQ(store.Fetch(p).value().primary_key, "again");
+    EXPECT_FALSE(store.SeenByAll(t, kMaxTrxId));
+    log->MarkCommitted(t);
+  }
+  EXPECT_EQ(store.Purge(kMaxTrxId).value(), 100u);
+  EXPECT_EQ(store.log_count(), 0u);
+}
+
 // Owners append, roll back and commit while readers fetch other
 // transactions' committed records and purge runs. Run under TSan too.
 TEST(UndoLogTest, ConcurrentAppendFetchAndPurgeAreSafe) {
