@@ -479,13 +479,13 @@ void Engine::ForgetActive(EngineTrx& trx) {
 Result<RollPtr> Engine::AppendUndo(EngineTrx& trx, UndoRecord rec) {
   rec.undo_no = trx.undo_->position();
   // The redo record (trx id, roll pointer, the undo record) is built in a
-  // buffer each thread keeps; the roll pointer goes in once the log has
-  // given it.
+  // buffer each thread keeps; the undo log keeps the record's bytes from
+  // it, and the roll pointer goes in once the log has given it.
   thread_local std::string payload;  // scratch: empty between calls
   PutU64(&payload, trx.id());
   PutU64(&payload, 0);
   EncodeUndoRecord(rec, &payload);
-  Result<RollPtr> rp = trx.undo_->Append(std::move(rec));
+  Result<RollPtr> rp = trx.undo_->AppendEncoded(std::string_view(payload).substr(16));
   if (!rp.ok()) {
     ClearScratch(payload);
     return rp;

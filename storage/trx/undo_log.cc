@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace sluice::storage {
 namespace {
 // In-memory roll pointer location: slot (31 bits) << 32 | index (32 bits).
@@ -18,9 +20,19 @@ struct MemUndoStore::LogData {
   const uint64_t slot;
   const TrxId trx;
   mutable Mutex mu;
-  std::vector<std::string> records GUARDED_BY(mu);  // for readers; owner mutates under mu
+  // The records, encoded one after another (for readers; the owner appends
+  // and rolls back under mu): record i is bytes[Begin(i), ends[i]). A short
+  // transaction's are in place: no allocation beyond the LogData itself.
+  boost::container::small_vector<char, 192> bytes GUARDED_BY(mu);
+  boost::container::small_vector<size_t, 4> ends GUARDED_BY(mu);
   State state GUARDED_BY(mu) = State::kActive;
   uint64_t commit_no GUARDED_BY(mu) = 0;
+
+  size_t count() const REQUIRES(mu) { return ends.size(); }
+  std::string_view Record(size_t i) const REQUIRES(mu) {
+    const size_t begin = i == 0 ? 0 : ends[i - 1];
+    return {bytes.data() + begin, ends[i] - begin};
+  }
 };
 
 class MemUndoStore::Log final : public UndoLog {
@@ -28,26 +40,30 @@ class MemUndoStore::Log final : public UndoLog {
   explicit Log(std::shared_ptr<LogData> data) : data_(std::move(data)) {}
 
   Result<RollPtr> Append(UndoRecord rec) override {
+    rec.undo_no = position();  // the owner is the only one that appends
     std::string bytes;
+    EncodeUndoRecord(rec, &bytes);
+    return AppendEncoded(bytes);
+  }
+
+  Result<RollPtr> AppendEncoded(std::string_view encoded) override {
     uint64_t index;
     {
       MutexLock l(&data_->mu);
       if (data_->state != LogData::State::kActive) return Status::InvalidArgument("undo log has ended");
-      index = data_->records.size();
+      index = data_->count();
       if (index > kMaxIndex) return Status::MySQL(1105, "HY000", "undo log full");
+      data_->bytes.insert(data_->bytes.end(), encoded.begin(), encoded.end());
+      data_->ends.push_back(data_->bytes.size());
     }
-    rec.undo_no = index;
-    EncodeUndoRecord(rec, &bytes);
-    {
-      MutexLock l(&data_->mu);
-      data_->records.push_back(std::move(bytes));
-    }
-    return RollPtr::Make(rec.type == UndoType::kInsert, (data_->slot << kIndexBits) | index);
+    // The type is the first byte (EncodeUndoRecord).
+    const bool insert = !encoded.empty() && encoded[0] == static_cast<char>(UndoType::kInsert);
+    return RollPtr::Make(insert, (data_->slot << kIndexBits) | index);
   }
 
   UndoPos position() const override {
     MutexLock l(&data_->mu);
-    return data_->records.size();
+    return data_->count();
   }
 
   Status RollbackTo(UndoPos pos, const ApplyFn& apply) override {
@@ -56,10 +72,10 @@ class MemUndoStore::Log final : public UndoLog {
       uint64_t index;
       {
         MutexLock l(&data_->mu);
-        if (pos > data_->records.size()) return Status::InvalidArgument("savepoint is past the end of the undo log");
-        if (data_->records.size() == pos) return Status::OK();
-        index = data_->records.size() - 1;
-        bytes = data_->records.back();
+        if (pos > data_->count()) return Status::InvalidArgument("savepoint is past the end of the undo log");
+        if (data_->count() == pos) return Status::OK();
+        index = data_->count() - 1;
+        bytes = data_->Record(index);
       }
       Result<UndoRecord> rec = DecodeUndoRecord(bytes);
       if (!rec.ok()) return rec.status();
@@ -67,7 +83,8 @@ class MemUndoStore::Log final : public UndoLog {
       SLUICE_RETURN_IF_ERROR(
           apply(*rec, RollPtr::Make(rec->type == UndoType::kInsert, (data_->slot << kIndexBits) | index)));
       MutexLock l(&data_->mu);
-      data_->records.pop_back();
+      data_->ends.pop_back();
+      data_->bytes.resize(data_->ends.empty() ? 0 : data_->ends.back());
     }
   }
 
@@ -136,8 +153,8 @@ Result<UndoRecord> MemUndoStore::Fetch(RollPtr roll_ptr) const {
   std::string bytes;
   {
     MutexLock dl(&it->second->mu);
-    if (index >= it->second->records.size()) return Status::Corruption("undo record not found: rolled back");
-    bytes = it->second->records[index];
+    if (index >= it->second->count()) return Status::Corruption("undo record not found: rolled back");
+    bytes = it->second->Record(index);
   }
   return DecodeUndoRecord(bytes);
 }
@@ -185,7 +202,8 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
     Status bad;
     for (const auto& d : freed_committed) {
       PurgedLog out{d->trx, d->commit_no, {}};
-      for (const std::string& bytes : d->records) {
+      for (size_t i = 0; i < d->count(); ++i) {
+        const std::string_view bytes = d->Record(i);
         // The type is the first byte (EncodeUndoRecord): skip inserts undecoded.
         if (!bytes.empty() && bytes[0] == static_cast<char>(UndoType::kInsert)) continue;
         Result<UndoRecord> rec = DecodeUndoRecord(bytes);

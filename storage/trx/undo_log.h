@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <memory_resource>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +47,10 @@ class UndoLog {
   // Stores `rec` with undo_no = position() and returns its roll pointer
   // (with the insert flag for kInsert). InvalidArgument once the log ended.
   virtual Result<RollPtr> Append(UndoRecord rec) = 0;
+  // The same for a record the caller has encoded (EncodeUndoRecord) with
+  // undo_no = position(), so that it is encoded once (the engine's redo
+  // record holds the same bytes).
+  virtual Result<RollPtr> AppendEncoded(std::string_view encoded) = 0;
 
   virtual UndoPos position() const = 0;
 

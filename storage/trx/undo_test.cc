@@ -95,6 +95,46 @@ TEST(UndoLogTest, AppendNumbersRecordsAndFlagsInserts) {
 
 // A server that runs long enough hands out 2^31 - 1 slots; the next one
 // wraps to 1 instead of failing every transaction from then on.
+TEST(UndoLogTest, AppendEncodedStoresTheCallersBytes) {
+  MemUndoStore store;
+  auto log = std::move(store.CreateLog(5).value());
+  std::vector<RollPtr> ptrs;
+  for (int i = 0; i < 40; ++i) {  // past what a log keeps in place
+    UndoRecord rec = i % 2 == 0 ? InsertRec(1, "k" + std::to_string(i))
+                                : UpdateRec(1, "u", 0, RollPtr(), {{0, std::string(i, 'x')}});
+    rec.undo_no = log->position();
+    std::string bytes;
+    EncodeUndoRecord(rec, &bytes);
+    RollPtr p = log->AppendEncoded(bytes).value();
+    EXPECT_EQ(p.is_insert(), i % 2 == 0);
+    ptrs.push_back(p);
+  }
+  EXPECT_EQ(log->position(), 40u);
+  for (int i = 0; i < 40; ++i) {
+    UndoRecord got = store.Fetch(ptrs[i]).value();
+    EXPECT_EQ(got.undo_no, static_cast<uint64_t>(i));
+    if (i % 2 == 0) {
+      EXPECT_EQ(got.primary_key, "k" + std::to_string(i));
+    } else {
+      ASSERT_EQ(got.before_image.size(), 1u);
+      EXPECT_EQ(got.before_image[0].before, std::string(i, 'x'));
+    }
+  }
+  // Rolled back to 10: the later records go, the earlier stay readable.
+  std::vector<uint64_t> undone;
+  ASSERT_TRUE(log->RollbackTo(10, [&](const UndoRecord& r, RollPtr) {
+                   undone.push_back(r.undo_no);
+                   return Status::OK();
+                 }).ok());
+  ASSERT_EQ(undone.size(), 30u);
+  EXPECT_EQ(undone.front(), 39u);
+  EXPECT_EQ(undone.back(), 10u);
+  EXPECT_EQ(log->position(), 10u);
+  EXPECT_EQ(store.Fetch(ptrs[9]).value().undo_no, 9u);
+  EXPECT_TRUE(store.Fetch(ptrs[10]).status().IsCorruption());
+  EXPECT_EQ(log->Append(InsertRec(1, "again")).value().location(), ptrs[10].location());
+}
+
 TEST(UndoLogTest, SlotsWrapAfterTheLast) {
   constexpr uint64_t kLastSlot = (uint64_t{1} << 31) - 1;
   MemUndoStore store(kLastSlot - 1);
