@@ -7,6 +7,8 @@
 #include <memory>
 #include <utility>
 
+#include <boost/container/small_vector.hpp>
+
 #include "storage/engine/engine.h"
 #include "storage/engine/engine_internal.h"
 
@@ -106,13 +108,14 @@ Status Engine::PurgePass(bool sweep) {
         if (status.ok()) status = candidates.status();
         continue;
       }
-      std::vector<RecordId> ids{RowLockId(t, item.key)};
+      boost::container::small_vector<RecordId, 8> ids{RowLockId(t, item.key)};
       for (const auto* keys : {&candidates->latest, &candidates->older}) {
         for (const auto& [i, ikey] : *keys) ids.push_back(EntryLockId(t, i, ikey + item.key));
       }
       // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
-      const bool ran = locks_->RunIfUnlocked(
-          ids, [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *candidates); });
+      const std::span<const RecordId> records(ids.data(), ids.size());
+      const bool ran =
+          locks_->RunIfUnlocked(records, [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *candidates); });
       for (const std::string& ref : chains_to_free_) {
         Status freed_chain = FreeStored(t, ref, /*external=*/true);
         if (freed_chain.ok()) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <boost/container/small_vector.hpp>
+
 #include "base/cpu_relax.h"
 #include "base/cpus.h"
 #include "base/log.h"
@@ -823,27 +825,28 @@ void LockManager::ReleaseAll(LockTrx& trx) {
   trx.n_locks_.store(0, std::memory_order_relaxed);
 }
 
-bool LockManager::RunIfUnlocked(const RecordId& record, const std::function<void()>& fn) {
+bool LockManager::RunIfUnlocked(const RecordId& record, FunctionRef<void()> fn) {
   return RunIfUnlocked(std::span<const RecordId>(&record, 1), fn);
 }
 
 // A variable set of shard latches, taken in shard order: more than the
 // analysis can follow, hence unannotated.
-bool LockManager::RunIfUnlocked(std::span<const RecordId> records, const std::function<void()>& fn)
+bool LockManager::RunIfUnlocked(std::span<const RecordId> records, FunctionRef<void()> fn)
     NO_THREAD_SAFETY_ANALYSIS {
   struct Probe {
     uint32_t shard;
     uint64_t bucket;
     LockKey key;
   };
-  std::vector<Probe> probes;
+  // A purge's few records in place.
+  boost::container::small_vector<Probe, 8> probes;
   probes.reserve(records.size());
   for (const RecordId& r : records) {
     const uint64_t page_hash = PageHash(r.space_id, r.page_no);
     probes.push_back({ShardIndex(page_hash, n_record_shards_), RecordBucketHash(page_hash, r.heap_no),
                       LockKey{r.space_id, r.page_no, r.heap_no}});
   }
-  std::vector<uint32_t> shards;
+  boost::container::small_vector<uint32_t, 8> shards;
   shards.reserve(probes.size());
   for (const Probe& p : probes) shards.push_back(p.shard);
   std::sort(shards.begin(), shards.end());

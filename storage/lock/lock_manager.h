@@ -48,6 +48,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/function_ref.h"
 #include "base/mutex.h"
 #include "base/status.h"
 #include "storage/lock/deadlock_report.h"
@@ -171,13 +172,13 @@ class LockManager {
   // engine removes a delete-marked record this way: a gap or next-key lock
   // on it would otherwise lose the gap it protects. `fn` must not call the
   // lock manager and must not wait for anything that may wait for a lock.
-  bool RunIfUnlocked(const RecordId& record, const std::function<void()>& fn);
+  bool RunIfUnlocked(const RecordId& record, FunctionRef<void()> fn);
   // The same over several records at once: `fn` runs only when none of
   // them has a lock, with every shard they fall in latched (in shard order;
   // no other path holds two shard latches, so this cannot deadlock with
   // one). Purge removes a row's stale secondary entries this way, the row
   // and the entries together: an entry with a gap lock on it stays.
-  bool RunIfUnlocked(std::span<const RecordId> records, const std::function<void()>& fn);
+  bool RunIfUnlocked(std::span<const RecordId> records, FunctionRef<void()> fn);
 
   // Releases `trx`'s granted table lock of `mode` on `table` (AUTO-INC at the
   // end of the statement). Returns whether one was held.
