@@ -1437,7 +1437,7 @@ Result<RowValue> CurrentTimestampValue(const ColumnDef& c, AssignContext& cx,
   return out;
 }
 
-Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const std::vector<bool>& assigned,
+Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const ColumnFlags& assigned,
                         storage::Row* updated, AssignContext& cx,
                         std::chrono::system_clock::time_point statement_time) {
   // Whether the row changed is asked only of a table with such a column

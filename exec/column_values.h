@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "base/status.h"
 #include "protocol/response.h"
 #include "sql/ast.h"
@@ -152,11 +154,14 @@ Result<storage::RowValue> ColumnDefault(const storage::ColumnDef& c, AssignConte
 Result<storage::RowValue> CurrentTimestampValue(const storage::ColumnDef& c, AssignContext& cx,
                                                 std::chrono::system_clock::time_point statement_time);
 
+// A flag per column of a table (by ordinal); up to 64 in place.
+using ColumnFlags = boost::container::small_vector<bool, 64>;
+
 // ON UPDATE CURRENT_TIMESTAMP: when an UPDATE (or INSERT ... ON DUPLICATE KEY
 // UPDATE) changes the row from `before`, each such column that the statement
 // did not assign (`assigned`, by ordinal) takes the statement's time. A row
 // left as it was keeps its time, as MySQL does.
-Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const std::vector<bool>& assigned,
+Status ApplyOnUpdateNow(const storage::TableDef& def, const storage::Row& before, const ColumnFlags& assigned,
                         storage::Row* updated, AssignContext& cx,
                         std::chrono::system_clock::time_point statement_time);
 

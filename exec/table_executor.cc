@@ -964,7 +964,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
       }
       AssignContext cx = Assigning(strict, row_number);
       Row row(def.columns.size());
-      boost::container::small_vector<bool, 64> given(def.columns.size(), false);
+      ColumnFlags given(def.columns.size(), false);
       for (size_t i = 0; i < width; ++i) {
         const ColumnDef& c = *targets[i];
         given[c.ordinal] = true;
@@ -1115,7 +1115,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
             if (c == nullptr) return std::nullopt;
             return FromColumnValue(*c, row[c->ordinal]);
           };
-          std::vector<bool> assigned(def.columns.size(), false);
+          ColumnFlags assigned(def.columns.size(), false);
           for (const auto& a : s.on_duplicate) {
             const ColumnDef* c = def.FindColumn(a.column->name);
             if (c == nullptr) {
@@ -1261,11 +1261,14 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
         return r;
       }
       ++row_number;
-      // The columns (a table without PRIMARY KEY has its row id after them).
-      const Row before(old.begin(), old.begin() + def.columns.size());
+      // The columns (a table without PRIMARY KEY has its row id after them,
+      // left out of a copy).
+      Row without_row_id;
+      if (old.size() != def.columns.size()) without_row_id.assign(old.begin(), old.begin() + def.columns.size());
+      const Row& before = old.size() != def.columns.size() ? without_row_id : old;
       Row updated = before;
       AssignContext cx = Assigning(strict, row_number);
-      std::vector<bool> assigned(def.columns.size(), false);
+      ColumnFlags assigned(def.columns.size(), false);
       for (const auto& a : s.set) {
         const ColumnDef* c = def.FindColumn(a.column->name);
         if (c == nullptr) {
