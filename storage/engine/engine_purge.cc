@@ -108,14 +108,23 @@ Status Engine::PurgePass(bool sweep) {
         if (status.ok()) status = candidates.status();
         continue;
       }
-      boost::container::small_vector<RecordId, 8> ids{RowLockId(t, item.key)};
-      for (const auto* keys : {&candidates->latest, &candidates->older}) {
-        for (const auto& [i, ikey] : *keys) ids.push_back(EntryLockId(t, i, ikey + item.key));
+      bool ran = true;
+      if (!item.delete_mark && t.def->indexes.size() <= 1) {
+        // An update of a table without secondary indexes leaves nothing a
+        // lock guards (at most the replaced version's overflow chain, which
+        // no version in use shares): purged now, not retried every pass
+        // while the row's next writers hold it.
+        outcome = PurgeRow(t, item, limit, *candidates);
+      } else {
+        boost::container::small_vector<RecordId, 8> ids{RowLockId(t, item.key)};
+        for (const auto* keys : {&candidates->latest, &candidates->older}) {
+          for (const auto& [i, ikey] : *keys) ids.push_back(EntryLockId(t, i, ikey + item.key));
+        }
+        // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
+        const std::span<const RecordId> records(ids.data(), ids.size());
+        ran = locks_->RunIfUnlocked(records,
+                                    [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *candidates); });
       }
-      // RunIfUnlocked calls fn on this thread before it returns: purge_mu_ is held.
-      const std::span<const RecordId> records(ids.data(), ids.size());
-      const bool ran =
-          locks_->RunIfUnlocked(records, [&]() REQUIRES(purge_mu_) { outcome = PurgeRow(t, item, limit, *candidates); });
       for (const std::string& ref : chains_to_free_) {
         Status freed_chain = FreeStored(t, ref, /*external=*/true);
         if (freed_chain.ok()) {

@@ -213,6 +213,49 @@ TEST_F(PurgeTest, ALockedRecordWaitsForItsLocksAndTheGapStaysProtected) {
   ExpectPurged();
 }
 
+// An update of a table without secondary indexes leaves nothing a lock
+// guards: purged while the row's next writer holds it, not left waiting
+// (and retried every pass) behind it; the replaced version's overflow
+// chain goes too.
+TEST_F(PurgeTest, AnUpdateOfATableWithoutSecondaryIndexesDoesNotWaitForTheRowsLocks) {
+  TableDef p;
+  p.schema = "db";
+  p.name = "p";
+  p.columns.push_back(Col("id", ColumnType::kBigInt, false));
+  ColumnDef v = Col("v", ColumnType::kVarChar);
+  v.length = 30000;
+  p.columns.push_back(v);
+  p.indexes.push_back(Idx("PRIMARY", {"id"}, true));
+  auto def = engine_->CreateTable(p);
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  const uint64_t pt = (*def)->id;
+  const std::string big(20000, 'x');
+  Committed([&](EngineTrx& trx) {
+    ASSERT_TRUE(engine_->Insert(trx, pt, Row{int64_t{1}, big}).ok());
+    ASSERT_TRUE(engine_->Insert(trx, pt, Row{int64_t{2}, std::string("small")}).ok());
+  });
+  Committed([&](EngineTrx& trx) {
+    ASSERT_TRUE(*engine_->Update(trx, pt, Pk(1), Row{int64_t{1}, std::string("was big")}));
+    ASSERT_TRUE(*engine_->Update(trx, pt, Pk(2), Row{int64_t{2}, std::string("still small")}));
+  });
+  auto locker = engine_->Begin();
+  ASSERT_TRUE(*engine_->Update(*locker, pt, Pk(1), Row{int64_t{1}, std::string("next")}));
+  ASSERT_TRUE(*engine_->Update(*locker, pt, Pk(2), Row{int64_t{2}, std::string("next")}));
+  const uint64_t chains_before = engine_->purge_stats().chains_freed;
+  Engine::PurgeStats st = PurgeNow();
+  EXPECT_EQ(st.waiting, 0u);
+  EXPECT_EQ(st.chains_freed, chains_before + 1);
+  ASSERT_TRUE(engine_->Commit(*locker).ok());
+  st = PurgeNow();
+  EXPECT_EQ(st.waiting, 0u);
+  auto reader = engine_->Begin();
+  Result<std::optional<Row>> row = engine_->Get(*reader, pt, Pk(1));
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ(std::get<std::string>((**row)[1]), "next");
+  ASSERT_TRUE(engine_->Commit(*reader).ok());
+  EXPECT_TRUE(engine_->CheckTable(pt, Engine::CheckLevel::kPurged).ok());
+}
+
 TEST_F(PurgeTest, ACrashLeavesWorkToTheSweepAndACleanCloseLeavesNone) {
   Committed([&](EngineTrx& trx) {
     for (int64_t i = 0; i < 40; ++i) ASSERT_TRUE(engine_->Insert(trx, t_, R(i, i)).ok());
