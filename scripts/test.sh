@@ -51,7 +51,11 @@ run_suite() {
   echo "== $title"
   local out rc line
   out=$("$@" 2>&1); rc=$?
-  echo "$out" | grep -E "^\[ FAIL" || true  # the failures, also when the tail is cut
+  # The failures with what follows each (a client test's traceback), also
+  # when the tail below is cut: up to 40 lines, until the next result line.
+  echo "$out" | awk '/^\[ FAIL/ {n = 40; print; next}
+                     /^(\[ pass \]|== |RESULT )/ {n = 0}
+                     n > 0 {print; n--}' || true
   echo "$out" | tail -60
   line=$(echo "$out" | grep -E "^$prefix: [0-9]+ passed, [0-9]+ failed" | tail -1)
   if [ -n "$line" ]; then
