@@ -132,7 +132,7 @@ bool HasCollate(const sql::Expr& e) {
 // range bounds on the next part.
 struct IndexMatch {
   ExprList key;
-  boost::container::small_vector<bool, 4> null_safe;
+  AccessPath::KeyFlags null_safe;
   ExprList key_conjuncts;  // the equalities, when the key enforces them
   bool whole_columns = true;                    // no key part in `key` is a column prefix
   AccessPath::Bounds lo, hi;
@@ -273,8 +273,7 @@ enum class KeyOutcome : uint8_t {
   kUnbounded,  // a value the key cannot express: read without the key
 };
 Result<KeyOutcome> EvalKey(const TableDef& def, const IndexDef& idx, const ExprList& exprs,
-                           const boost::container::small_vector<bool, 4>& null_safe, sql::EvalContext& eval,
-                           Row* out) {
+                           const AccessPath::KeyFlags& null_safe, sql::EvalContext& eval, Row* out) {
   out->clear();
   for (size_t i = 0; i < exprs.size(); ++i) {
     const ColumnDef& c = ColumnOf(def, idx.parts[i]);

@@ -100,7 +100,8 @@ struct AccessPath {
   ExprList key;
   // Per `key` entry: a NULL value looks up the NULL key (<=>, IS NULL)
   // instead of matching nothing (=).
-  boost::container::small_vector<bool, 4> key_null_safe;
+  using KeyFlags = boost::container::small_vector<bool, 4>;
+  KeyFlags key_null_safe;
   // kRange on part key.size() of the index: every bound given (the
   // tightest one wins at read time); `strict` for < and >.
   struct Bound {

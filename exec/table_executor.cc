@@ -1263,9 +1263,9 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
       ++row_number;
       // The columns (a table without PRIMARY KEY has its row id after them,
       // left out of a copy).
-      Row without_row_id;
-      if (old.size() != def.columns.size()) without_row_id.assign(old.begin(), old.begin() + def.columns.size());
-      const Row& before = old.size() != def.columns.size() ? without_row_id : old;
+      const bool has_row_id = old.size() != def.columns.size();
+      const Row without_row_id = has_row_id ? Row(old.begin(), old.begin() + def.columns.size()) : Row();
+      const Row& before = has_row_id ? without_row_id : old;
       Row updated = before;
       AssignContext cx = Assigning(strict, row_number);
       ColumnFlags assigned(def.columns.size(), false);

@@ -675,6 +675,12 @@ class Engine {
     std::string index_key;
   };
   enum class PurgeOutcome { kDone, kLater };
+  // Whether purging `item` touches what row and entry locks guard: not for
+  // an update of a table without secondary indexes, which leaves at most
+  // the replaced version's overflow chain (no version in use shares it).
+  static bool PurgeNeedsLocks(const TableDef& def, const PurgeItem& item) {
+    return item.delete_mark || def.indexes.size() > 1;
+  }
   Status PurgePass(bool sweep);
   // A secondary index key: its index's position in def->indexes and the
   // index key (the entry is that plus the row's clustered key).

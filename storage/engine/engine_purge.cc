@@ -109,11 +109,9 @@ Status Engine::PurgePass(bool sweep) {
         continue;
       }
       bool ran = true;
-      if (!item.delete_mark && t.def->indexes.size() <= 1) {
-        // An update of a table without secondary indexes leaves nothing a
-        // lock guards (at most the replaced version's overflow chain, which
-        // no version in use shares): purged now, not retried every pass
-        // while the row's next writers hold it.
+      if (!PurgeNeedsLocks(*t.def, item)) {
+        // Purged now, not retried every pass while the row's next writers
+        // hold it.
         outcome = PurgeRow(t, item, limit, *candidates);
       } else {
         boost::container::small_vector<RecordId, 8> ids{RowLockId(t, item.key)};
@@ -188,12 +186,11 @@ Result<Engine::PurgeCandidates> Engine::PurgeEntries(const TableHandle& t, const
 Result<Engine::PurgeOutcome> Engine::PurgeRow(TableHandle& t, const PurgeItem& item, TrxId limit,
                                               const PurgeCandidates& c) {
   const TableDef& def = *t.def;
-  const bool has_secondary = def.indexes.size() > 1;
   // The version an update replaced owned its overflow chain (engine.h,
   // "Off-page rows"); no view builds it any more: its writer's log is gone.
   const bool frees_chain = !item.delete_mark && item.before_external;
   // An update of a table without secondary indexes leaves nothing else.
-  if (!item.delete_mark && !has_secondary) {
+  if (!PurgeNeedsLocks(def, item)) {
     if (frees_chain) FreeChain(item.before_row);
     return PurgeOutcome::kDone;
   }

@@ -21,8 +21,9 @@ struct MemUndoStore::LogData {
   const TrxId trx;
   mutable Mutex mu;
   // The records, encoded one after another (for readers; the owner appends
-  // and rolls back under mu): record i is bytes[Begin(i), ends[i]). A short
-  // transaction's are in place: no allocation beyond the LogData itself.
+  // and rolls back under mu): record i ends at ends[i] and begins where
+  // record i - 1 ends (Record(i)). A short transaction's are in place: no
+  // allocation beyond the LogData itself.
   boost::container::small_vector<char, 192> bytes GUARDED_BY(mu);
   boost::container::small_vector<size_t, 4> ends GUARDED_BY(mu);
   State state GUARDED_BY(mu) = State::kActive;
@@ -56,9 +57,7 @@ class MemUndoStore::Log final : public UndoLog {
       data_->bytes.insert(data_->bytes.end(), encoded.begin(), encoded.end());
       data_->ends.push_back(data_->bytes.size());
     }
-    // The type is the first byte (EncodeUndoRecord).
-    const bool insert = !encoded.empty() && encoded[0] == static_cast<char>(UndoType::kInsert);
-    return RollPtr::Make(insert, (data_->slot << kIndexBits) | index);
+    return RollPtr::Make(IsEncodedInsert(encoded), (data_->slot << kIndexBits) | index);
   }
 
   UndoPos position() const override {
@@ -204,8 +203,7 @@ Result<size_t> MemUndoStore::Purge(TrxId purge_limit, std::vector<PurgedLog>* co
       PurgedLog out{d->trx, d->commit_no, {}};
       for (size_t i = 0; i < d->count(); ++i) {
         const std::string_view bytes = d->Record(i);
-        // The type is the first byte (EncodeUndoRecord): skip inserts undecoded.
-        if (!bytes.empty() && bytes[0] == static_cast<char>(UndoType::kInsert)) continue;
+        if (IsEncodedInsert(bytes)) continue;  // inserts leave nothing to purge: not decoded
         Result<UndoRecord> rec = DecodeUndoRecord(bytes);
         if (!rec.ok()) {
           bad = rec.status();

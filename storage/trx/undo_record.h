@@ -56,6 +56,12 @@ struct UndoRecord {
 // Appends the encoding of `rec` to `*out`.
 void EncodeUndoRecord(const UndoRecord& rec, std::string* out);
 
+// Whether `bytes`, an EncodeUndoRecord encoding, is a kInsert record (its
+// type is the first byte), without decoding it.
+inline bool IsEncodedInsert(std::string_view bytes) {
+  return !bytes.empty() && bytes[0] == static_cast<char>(UndoType::kInsert);
+}
+
 // Corruption on a truncated, trailing-garbage or unknown-type input.
 Result<UndoRecord> DecodeUndoRecord(std::string_view bytes);
 
