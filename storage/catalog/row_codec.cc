@@ -622,23 +622,39 @@ Result<std::string> EncodeRow(const TableDef& table, const Row& row) {
 }
 
 Result<Row> DecodeRow(const TableDef& table, std::string_view record) {
+  Row row;
+  SLUICE_RETURN_IF_ERROR(DecodeRowInto(table, record, &row));
+  return row;
+}
+
+Status DecodeRowInto(const TableDef& table, std::string_view record, Row* out) {
   size_t nullable = 0;
   for (const ColumnDef& c : table.columns) nullable += c.nullable;
   const size_t bitmap_bytes = (nullable + 7) / 8;
   if (record.size() < bitmap_bytes) return Status::Corruption("row codec: record too short");
   std::string_view bitmap = record.substr(0, bitmap_bytes);
   Reader r(record.substr(bitmap_bytes));
-  Row row;
-  row.reserve(table.columns.size());
+  Row& row = *out;
+  row.resize(table.columns.size());
+  size_t col = 0;
+  // A string column keeps its buffer from the row decoded into `out` before.
+  auto set_bytes = [&](std::string_view b) {
+    if (auto* s = std::get_if<std::string>(&row[col])) {
+      s->assign(b);
+    } else {
+      row[col].emplace<std::string>(b);
+    }
+  };
   size_t null_bit = 0;
   auto corrupt = [](const ColumnDef& c) {
     return Status::Corruption("row codec: record truncated at column '" + c.name + "'");
   };
-  for (const ColumnDef& c : table.columns) {
+  for (; col < table.columns.size(); ++col) {
+    const ColumnDef& c = table.columns[col];
     if (c.nullable) {
       const size_t bit = null_bit++;
       if (static_cast<unsigned char>(bitmap[bit / 8]) & (1 << (bit % 8))) {
-        row.emplace_back(std::monostate{});
+        row[col] = std::monostate{};
         continue;
       }
     }
@@ -650,11 +666,11 @@ Result<Row> DecodeRow(const TableDef& table, std::string_view record) {
         const size_t w = IntWidth(c.type);
         if (!r.LE(w, &u)) return corrupt(c);
         if (c.is_unsigned) {
-          row.emplace_back(u);
+          row[col] = RowValue(u);
         } else {
           // Sign-extend from w bytes.
           const int shift = static_cast<int>(64 - 8 * w);
-          row.emplace_back(static_cast<int64_t>(u << shift) >> shift);
+          row[col] = RowValue(static_cast<int64_t>(u << shift) >> shift);
         }
         break;
       }
@@ -663,55 +679,55 @@ Result<Row> DecodeRow(const TableDef& table, std::string_view record) {
         const auto bits = static_cast<uint32_t>(u);
         float f;
         std::memcpy(&f, &bits, 4);
-        row.emplace_back(static_cast<double>(f));
+        row[col] = RowValue(static_cast<double>(f));
         break;
       }
       case ColumnType::kDouble: {
         if (!r.LE(8, &u)) return corrupt(c);
         double d;
         std::memcpy(&d, &u, 8);
-        row.emplace_back(d);
+        row[col] = RowValue(d);
         break;
       }
       case ColumnType::kDecimal: {
         if (!r.Bytes(DecimalBytes(c.precision), &bytes)) return corrupt(c);
         Result<std::string> text = DecodeDecimal(bytes, c.precision, c.scale);
         if (!text.ok()) return text.status();
-        row.emplace_back(std::move(*text));
+        row[col] = std::move(*text);
         break;
       }
       case ColumnType::kDate:
         if (!r.LE(3, &u)) return corrupt(c);
-        row.emplace_back(static_cast<int64_t>(u));
+        row[col] = RowValue(static_cast<int64_t>(u));
         break;
       case ColumnType::kTime:
         if (!r.LE(6, &u)) return corrupt(c);
-        row.emplace_back(static_cast<int64_t>(u) - kTimeBias);
+        row[col] = RowValue(static_cast<int64_t>(u) - kTimeBias);
         break;
       case ColumnType::kDateTime: case ColumnType::kTimestamp:
         if (!r.LE(8, &u)) return corrupt(c);
-        row.emplace_back(static_cast<int64_t>(u));
+        row[col] = RowValue(static_cast<int64_t>(u));
         break;
       case ColumnType::kYear:
         if (!r.LE(1, &u)) return corrupt(c);
-        row.emplace_back(u == 0 ? uint64_t{0} : u + 1900);
+        row[col] = RowValue(u == 0 ? uint64_t{0} : u + 1900);
         break;
       case ColumnType::kEnum:
         if (!r.LE(2, &u)) return corrupt(c);
-        row.emplace_back(u);
+        row[col] = RowValue(u);
         break;
       case ColumnType::kBinary:
         if (!r.Bytes(c.length, &bytes)) return corrupt(c);
-        row.emplace_back(std::string(bytes));
+        set_bytes(bytes);
         break;
       default:
         if (!r.Varint(&u) || !r.Bytes(u, &bytes)) return corrupt(c);
-        row.emplace_back(std::string(bytes));
+        set_bytes(bytes);
         break;
     }
   }
   if (!r.done()) return Status::Corruption("row codec: trailing bytes in record");
-  return row;
+  return Status::OK();
 }
 
 // ---- keys ----

@@ -108,6 +108,10 @@ Status CheckRow(const TableDef& table, Row* row, uint64_t row_number);
 Result<std::string> EncodeRow(const TableDef& table, const Row& row);
 // Corruption when the bytes do not match the table's layout.
 Result<Row> DecodeRow(const TableDef& table, std::string_view record);
+// The same into `*out`, reusing its storage (a scan decodes every row into
+// one Row, so its vector and string buffers are allocated once); `*out` is
+// unspecified after an error.
+Status DecodeRowInto(const TableDef& table, std::string_view record, Row* out);
 
 // Bytes an integer column takes (TINYINT 1 .. BIGINT 8), and its value range
 // (by the column's signedness).

@@ -124,6 +124,28 @@ TEST(RowCodecTest, EveryTypeRoundTripsAtItsExtremes) {
   ExpectRoundTrip(t, mixed);
 }
 
+// A scan decodes every row into one Row: whatever that Row held before
+// (longer strings, NULLs, another table's wider row) must not show through.
+TEST(RowCodecTest, DecodeIntoAReusedRowGivesEachRowAlone) {
+  const TableDef t = AllTypes();
+  Row mixed = HighRow();
+  for (size_t i = 1; i < mixed.size(); i += 2) mixed[i] = std::monostate{};
+  Row rows[] = {HighRow(), LowRow(), Row(t.columns.size()), mixed, HighRow()};
+  Row into(t.columns.size() + 7, RowValue(std::string(100, 'x')));  // wider, all strings
+  for (Row& row : rows) {
+    ASSERT_TRUE(CheckRow(t, &row, 1).ok());
+    Result<std::string> rec = EncodeRow(t, row);
+    ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+    ASSERT_TRUE(DecodeRowInto(t, *rec, &into).ok());
+    ASSERT_EQ(into.size(), row.size());
+    for (size_t i = 0; i < row.size(); ++i) EXPECT_EQ(into[i], row[i]) << "column " << t.columns[i].name;
+  }
+  // A damaged record is an error, as DecodeRow's.
+  Result<std::string> rec = EncodeRow(t, rows[0]);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_FALSE(DecodeRowInto(t, std::string_view(*rec).substr(0, rec->size() - 1), &into).ok());
+}
+
 TEST(RowCodecTest, DateTimeSixDigitsRoundTrip) {
   const int64_t p = PackDateTime(2024, 2, 29, 13, 45, 7, 123456);
   DateTimeParts parts = UnpackDateTime(p);

@@ -163,17 +163,23 @@ Result<bool> SeekRangeStart(BTree::Cursor& c, const Engine::KeyBound* lo, const 
 
 namespace engine_internal {
 
-Result<StoredRecord> ParseRecord(std::string_view v) {
+Result<StoredRecordView> ParseRecordView(std::string_view v) {
   if (v.size() < kRecordHeaderBytes) return Status::Corruption("engine: clustered record too short");
-  engine_internal::StoredRecord r;
+  StoredRecordView r;
   r.trx_id = GetBigEndian(v.data(), kTrxIdBytes);
   r.roll_ptr = RollPtr(GetBigEndian(v.data() + kTrxIdBytes, kRollPtrBytes));
   const uint8_t flags = static_cast<uint8_t>(v[kTrxIdBytes + kRollPtrBytes]);
   if ((flags & ~(kDeleteMarkFlag | kExternalFlag)) != 0) return Status::Corruption("engine: bad record flags");
   r.delete_marked = (flags & kDeleteMarkFlag) != 0;
   r.external = (flags & kExternalFlag) != 0;
-  r.row.assign(v.substr(kRecordHeaderBytes));
+  r.row = v.substr(kRecordHeaderBytes);
   return r;
+}
+
+Result<StoredRecord> ParseRecord(std::string_view v) {
+  Result<StoredRecordView> view = ParseRecordView(v);
+  if (!view.ok()) return view.status();
+  return StoredRecord{view->trx_id, view->roll_ptr, view->delete_marked, view->external, std::string(view->row)};
 }
 
 UndoColumn RowImage(std::string row, bool external) { return UndoColumn{external ? 1u : 0u, std::move(row)}; }
@@ -235,6 +241,8 @@ using engine_internal::KeyText;
 using engine_internal::MakeRecord;
 using engine_internal::SetRecordRollPtr;
 using engine_internal::ParseRecord;
+using engine_internal::ParseRecordView;
+using engine_internal::StoredRecordView;
 using engine_internal::TrxPayload;
 using engine_internal::kRedoCommit;
 using engine_internal::kRedoMtr;
@@ -961,12 +969,18 @@ Result<std::string> Engine::StoreRow(const TableHandle& t, std::string_view key,
 }
 
 Result<Row> Engine::DecodeStored(const TableHandle& t, std::string_view row, bool external) const {
-  if (!external) return DecodeRow(*t.def, row);
+  Row out;
+  SLUICE_RETURN_IF_ERROR(DecodeStoredInto(t, row, external, &out));
+  return out;
+}
+
+Status Engine::DecodeStoredInto(const TableHandle& t, std::string_view row, bool external, Row* out) const {
+  if (!external) return DecodeRowInto(*t.def, row, out);
   Result<OverflowRef> ref = DecodeOverflowRef(row);
   if (!ref.ok()) return ref.status();
   Result<std::string> bytes = ReadOverflow(pool_.get(), t.def->space_id, *ref);
   if (!bytes.ok()) return bytes.status();
-  return DecodeRow(*t.def, *bytes);
+  return DecodeRowInto(*t.def, *bytes, out);
 }
 
 Result<Row> Engine::DecodeStored(const TableHandle& t, const StoredRecord& r) const {
@@ -983,18 +997,23 @@ Status Engine::FreeStored(const TableHandle& t, std::string_view row, bool exter
 // `record` is the latest version, read after the view was taken. A
 // Corruption may mean a lost race with a rollback that dropped the undo
 // record being followed; callers re-read the record and retry.
-Result<std::optional<Row>> Engine::VisibleRow(EngineTrx& trx, const TableHandle& t, std::string_view record) {
+Result<bool> Engine::VisibleRow(EngineTrx& trx, const TableHandle& t, std::string_view record, Row* out) {
   const ReadView* view = trx_sys_->GetReadView(*trx.trx_);
-  Accessor accessor(undo_store_.get());
-  Result<StoredRecord> r = ParseRecord(record);
+  Result<StoredRecordView> r = ParseRecordView(record);
   if (!r.ok()) return r.status();
-  RecordVersion v{r->trx_id, r->roll_ptr, r->delete_marked, std::move(r->row), r->external};
+  // Most reads see the latest version: decode it where it lies.
+  if (view == nullptr || view->Visible(r->trx_id)) {
+    if (r->delete_marked) return false;
+    SLUICE_RETURN_IF_ERROR(DecodeStoredInto(t, r->row, r->external, out));
+    return true;
+  }
+  Accessor accessor(undo_store_.get());
+  const RecordVersion v{r->trx_id, r->roll_ptr, r->delete_marked, std::string(r->row), r->external};
   Result<std::optional<RecordVersion>> visible = BuildVisibleVersion(v, view, accessor);
   if (!visible.ok()) return visible.status();
-  if (!visible->has_value()) return std::optional<Row>();
-  Result<Row> row = DecodeStored(t, (*visible)->row, (*visible)->external);
-  if (!row.ok()) return row.status();
-  return std::optional<Row>(std::move(row).value());
+  if (!visible->has_value()) return false;
+  SLUICE_RETURN_IF_ERROR(DecodeStoredInto(t, (*visible)->row, (*visible)->external, out));
+  return true;
 }
 
 Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const Row& pk) {
@@ -1011,10 +1030,15 @@ Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const 
     Result<bool> found = (*t)->clustered->Get(*key, &value);
     if (!found.ok()) return found.status();
     if (!*found) return std::optional<Row>();
-    Result<std::optional<Row>> row = VisibleRow(trx, **t, value);
-    if (row.ok() && row->has_value()) Count(kRowsRead);
-    if (row.ok() || row.status().code() != Status::Code::kCorruption) return row;
-    last = row.status();
+    Row row;
+    Result<bool> visible = VisibleRow(trx, **t, value, &row);
+    if (visible.ok()) {
+      if (!*visible) return std::optional<Row>();
+      Count(kRowsRead);
+      return std::optional<Row>(std::move(row));
+    }
+    if (visible.status().code() != Status::Code::kCorruption) return visible.status();
+    last = visible.status();
   }
   return last;
 }
@@ -1048,27 +1072,19 @@ Status Engine::ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* st
   BTree::Cursor c = (*t)->clustered->NewCursor();
   SLUICE_RETURN_IF_ERROR(start == nullptr ? c.SeekToFirst() : c.Seek(*start));
   uint64_t returned = 0;
+  Row row;  // every row is decoded into this one
   while (c.Valid()) {
-    Result<std::optional<Row>> row = VisibleRow(trx, **t, c.value());
-    for (int attempt = 0; !row.ok() && row.status().code() == Status::Code::kCorruption &&
-                          attempt < kReadRetries;
-         ++attempt) {
-      std::string value;
-      Result<bool> found = (*t)->clustered->Get(c.key(), &value);
-      if (!found.ok()) return found.status();
-      if (!*found) {
-        row = std::optional<Row>();
-        break;
-      }
-      row = VisibleRow(trx, **t, value);
+    Result<bool> visible = VisibleRow(trx, **t, c.value(), &row);
+    if (!visible.ok() && visible.status().code() == Status::Code::kCorruption) {
+      visible = VisibleRowAt(trx, **t, c.key(), &row);
     }
-    if (!row.ok()) {
+    if (!visible.ok()) {
       Count(kRowsRead, returned);
-      return row.status();
+      return visible.status();
     }
-    if (row->has_value()) {
+    if (*visible) {
       ++returned;
-      if (!fn(**row) || returned == limit) break;
+      if (!fn(row) || returned == limit) break;
     }
     Status s = c.Next();
     if (!s.ok()) {
@@ -1336,17 +1352,17 @@ Status Engine::IndexScanLocked(EngineTrx& trx, uint64_t table_id, size_t index, 
   return Status::OK();
 }
 
-Result<std::optional<Row>> Engine::VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key) {
-  Result<std::optional<Row>> row = std::optional<Row>();
+Result<bool> Engine::VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key, Row* out) {
+  Result<bool> visible = false;
+  std::string value;
   for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
-    std::string value;
     Result<bool> found = t.clustered->Get(key, &value);
     if (!found.ok()) return found.status();
-    if (!*found) return std::optional<Row>();
-    row = VisibleRow(trx, t, value);
-    if (row.ok() || row.status().code() != Status::Code::kCorruption) break;
+    if (!*found) return false;
+    visible = VisibleRow(trx, t, value, out);
+    if (visible.ok() || visible.status().code() != Status::Code::kCorruption) break;
   }
-  return row;
+  return visible;
 }
 
 Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const KeyBound* lo, const KeyBound* hi,
@@ -1395,38 +1411,41 @@ Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const 
   }
   uint64_t returned = 0;
   Status result;
+  Row row;  // every row is decoded into this one
   for (; c.Valid(); result = reverse ? c.Prev() : c.Next()) {  // a failed move ends the loop: !Valid()
     const std::string_view key = c.key();
     if (reverse ? before_lo(key) : after_hi(key)) break;
-    Result<std::optional<Row>> row = std::optional<Row>();
+    Result<bool> visible = false;
     if (index == 0) {
-      row = VisibleRow(trx, t, c.value());
-      if (!row.ok() && row.status().code() == Status::Code::kCorruption) row = VisibleRowAt(trx, t, key);
+      visible = VisibleRow(trx, t, c.value(), &row);
+      if (!visible.ok() && visible.status().code() == Status::Code::kCorruption) {
+        visible = VisibleRowAt(trx, t, key, &row);
+      }
     } else {
       Result<size_t> klen = IndexKeyLength(def, idx, key);
       if (!klen.ok()) {
         result = klen.status();
         break;
       }
-      row = VisibleRowAt(trx, t, key.substr(*klen));
-      if (row.ok() && row->has_value()) {
+      visible = VisibleRowAt(trx, t, key.substr(*klen), &row);
+      if (visible.ok() && *visible) {
         // Entries are not versioned: the visible version must still have
         // this entry's key (else it comes under its own key's entry).
-        Result<std::string> k = EncodeIndexKey(def, idx, **row);
+        Result<std::string> k = EncodeIndexKey(def, idx, row);
         if (!k.ok()) {
           result = k.status();
           break;
         }
-        if (*k != key.substr(0, *klen)) row = std::optional<Row>();
+        if (*k != key.substr(0, *klen)) visible = false;
       }
     }
-    if (!row.ok()) {
-      result = row.status();
+    if (!visible.ok()) {
+      result = visible.status();
       break;
     }
-    if (!row->has_value()) continue;
+    if (!*visible) continue;
     ++returned;
-    if (!fn(**row)) break;
+    if (!fn(row)) break;
   }
   Count(kRowsRead, returned);
   return result;

@@ -745,13 +745,18 @@ class Engine {
   // no lock or view protects re-read the record.
   Result<Row> DecodeStored(const TableHandle& t, std::string_view row, bool external) const;
   Result<Row> DecodeStored(const TableHandle& t, const StoredRecord& r) const;
+  // The same into `*out`, reusing its storage (DecodeRowInto).
+  Status DecodeStoredInto(const TableHandle& t, std::string_view row, bool external, Row* out) const;
   // Frees the chain of a stored row that is a reference (else nothing).
   Status FreeStored(const TableHandle& t, std::string_view row, bool external);
-  Result<std::optional<Row>> VisibleRow(EngineTrx& trx, const TableHandle& t,
-                                        std::string_view record);
-  // The version of the row with clustered key `key` that `trx`'s view sees
-  // (nullopt: none), re-reading the record after a lost rollback race.
-  Result<std::optional<Row>> VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key);
+  // Decodes into `*out` (reusing its storage) the version of `record`, a
+  // latest version read after `trx`'s view was taken, that the view sees;
+  // false when it sees none. The latest version is decoded from `record`
+  // itself; only an older one is copied out to be rebuilt from undo.
+  Result<bool> VisibleRow(EngineTrx& trx, const TableHandle& t, std::string_view record, Row* out);
+  // The same for the row with clustered key `key`, re-reading the record
+  // after a lost rollback race.
+  Result<bool> VisibleRowAt(EngineTrx& trx, const TableHandle& t, std::string_view key, Row* out);
   class NewKeyCheck;
   class EntryCheck;
   class PendingChain;

@@ -60,6 +60,15 @@ std::string KeyText(const TableDef& def, const IndexDef& idx, const Row& row);
 
 // Corruption when `value` is too short or its flags byte is not valid.
 Result<StoredRecord> ParseRecord(std::string_view value);
+// The same without copying the row: `row` points into `value`.
+struct StoredRecordView {
+  TrxId trx_id = kNoTrxId;
+  RollPtr roll_ptr;
+  bool delete_marked = false;
+  bool external = false;
+  std::string_view row;
+};
+Result<StoredRecordView> ParseRecordView(std::string_view value);
 
 // The whole-row before-image of a stored row (engine.h): column_id 0 for
 // EncodeRow bytes, 1 for an overflow reference.
