@@ -52,7 +52,13 @@ bool IsEofPacket(std::string_view payload) {
 }
 
 std::string EncodeColumnDefinition(const ColumnDefinition& c) {
-  WireWriter w;
+  std::string out;
+  AppendColumnDefinition(c, &out);
+  return out;
+}
+
+void AppendColumnDefinition(const ColumnDefinition& c, std::string* out) {
+  WireWriter w(out);
   w.LenencString("def")
       .LenencString(c.schema)
       .LenencString(c.table)
@@ -66,11 +72,11 @@ std::string EncodeColumnDefinition(const ColumnDefinition& c) {
       .Int2(c.flags)
       .Int1(c.decimals)
       .Zeros(2);
-  return w.Take();
 }
 
-std::string EncodeTextRow(const std::vector<std::optional<std::string>>& values) {
-  WireWriter w;
+namespace {
+void AppendTextRow(const std::vector<std::optional<std::string>>& values, std::string* out) {
+  WireWriter w(out);
   for (const auto& v : values) {
     if (v.has_value()) {
       w.LenencString(*v);
@@ -78,75 +84,97 @@ std::string EncodeTextRow(const std::vector<std::optional<std::string>>& values)
       w.Int1(0xFB);
     }
   }
-  return w.Take();
+}
+}  // namespace
+
+std::string EncodeTextRow(const std::vector<std::optional<std::string>>& values) {
+  std::string out;
+  AppendTextRow(values, &out);
+  return out;
 }
 
 namespace {
 
 // A result set's packets around its rows: column count, definitions, [EOF],
-// the rows `encode_row(i)` gives, then EOF or (CLIENT_DEPRECATE_EOF) an OK
-// with the 0xFE header.
-template <typename EncodeRow>
-std::vector<std::string> FrameResultSet(const std::vector<ColumnDefinition>& columns, size_t n_rows,
-                                        uint32_t capabilities, uint16_t status_flags, uint16_t warnings,
-                                        EncodeRow encode_row) {
+// the rows `append_row(i, out)` appends, then EOF or (CLIENT_DEPRECATE_EOF)
+// an OK with the 0xFE header.
+template <typename AppendRow>
+void FrameResultSet(const std::vector<ColumnDefinition>& columns, size_t n_rows, uint32_t capabilities,
+                    uint16_t status_flags, uint16_t warnings, AppendRow append_row, Payloads* out) {
   const bool deprecate_eof = (capabilities & CLIENT_DEPRECATE_EOF) != 0;
-  std::vector<std::string> packets;
-  packets.reserve(columns.size() + n_rows + 3);
-  WireWriter count;
-  count.LenencInt(columns.size());
-  packets.push_back(count.Take());
-  for (const auto& c : columns) packets.push_back(EncodeColumnDefinition(c));
-  if (!deprecate_eof) packets.push_back(EncodeEof(warnings, status_flags));
-  for (size_t i = 0; i < n_rows; ++i) packets.push_back(encode_row(i));
+  WireWriter(out->Open()).LenencInt(columns.size());
+  out->Close();
+  for (const auto& c : columns) {
+    AppendColumnDefinition(c, out->Open());
+    out->Close();
+  }
+  if (!deprecate_eof) out->push_back(EncodeEof(warnings, status_flags));
+  for (size_t i = 0; i < n_rows; ++i) {
+    append_row(i, out->Open());
+    out->Close();
+  }
   if (deprecate_eof) {
     OkPacket ok;
     ok.status_flags = status_flags;
     ok.warnings = warnings;
-    packets.push_back(EncodeOk(ok, capabilities, /*eof_header=*/true));
+    out->push_back(EncodeOk(ok, capabilities, /*eof_header=*/true));
   } else {
-    packets.push_back(EncodeEof(warnings, status_flags));
+    out->push_back(EncodeEof(warnings, status_flags));
   }
-  return packets;
 }
 
 }  // namespace
+
+void AppendTextResultSet(const std::vector<ColumnDefinition>& columns,
+                         const std::vector<std::vector<std::optional<std::string>>>& rows,
+                         uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out) {
+  FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
+                 [&](size_t i, std::string* to) { AppendTextRow(rows[i], to); }, out);
+}
 
 std::vector<std::string> EncodeTextResultSet(
     const std::vector<ColumnDefinition>& columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings) {
-  return FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
-                        [&](size_t i) { return EncodeTextRow(rows[i]); });
+  Payloads out;
+  AppendTextResultSet(columns, rows, capabilities, status_flags, warnings, &out);
+  return out.ToVector();
 }
 
 // ---------------------------------------------------------------- prepared
 
-std::vector<std::string> EncodeStmtPrepareOk(uint32_t statement_id, uint16_t num_params,
-                                             const std::vector<ColumnDefinition>& columns,
-                                             uint32_t capabilities, uint16_t status_flags,
-                                             uint16_t warnings) {
+void AppendStmtPrepareOk(uint32_t statement_id, uint16_t num_params, const std::vector<ColumnDefinition>& columns,
+                         uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out) {
   const bool deprecate_eof = (capabilities & CLIENT_DEPRECATE_EOF) != 0;
-  std::vector<std::string> packets;
-  packets.reserve(num_params + columns.size() + 3);
-  WireWriter ok;
-  ok.Int1(0x00)
+  WireWriter(out->Open())
+      .Int1(0x00)
       .Int4(statement_id)
       .Int2(static_cast<uint16_t>(columns.size()))
       .Int2(num_params)
       .Int1(0x00)
       .Int2(warnings);
-  packets.push_back(ok.Take());
+  out->Close();
   if (num_params > 0) {
     const std::string param = EncodeColumnDefinition(ParamColumnDefinition());
-    for (uint16_t i = 0; i < num_params; ++i) packets.push_back(param);
-    if (!deprecate_eof) packets.push_back(EncodeEof(warnings, status_flags));
+    for (uint16_t i = 0; i < num_params; ++i) out->push_back(param);
+    if (!deprecate_eof) out->push_back(EncodeEof(warnings, status_flags));
   }
   if (!columns.empty()) {
-    for (const auto& c : columns) packets.push_back(EncodeColumnDefinition(c));
-    if (!deprecate_eof) packets.push_back(EncodeEof(warnings, status_flags));
+    for (const auto& c : columns) {
+      AppendColumnDefinition(c, out->Open());
+      out->Close();
+    }
+    if (!deprecate_eof) out->push_back(EncodeEof(warnings, status_flags));
   }
-  return packets;
+}
+
+std::vector<std::string> EncodeStmtPrepareOk(uint32_t statement_id, uint16_t num_params,
+                                             const std::vector<ColumnDefinition>& columns,
+                                             uint32_t capabilities, uint16_t status_flags,
+                                             uint16_t warnings) {
+  Payloads out;
+  AppendStmtPrepareOk(statement_id, num_params, columns, capabilities, status_flags, warnings, &out);
+  return out.ToVector();
 }
 
 ColumnDefinition ParamColumnDefinition() {
@@ -339,22 +367,29 @@ bool AppendBinaryValue(ColumnType type, uint16_t flags, std::string_view text, s
   }
 }
 
-std::string EncodeBinaryRow(const std::vector<ColumnDefinition>& columns,
-                            const std::vector<std::optional<std::string>>& row) {
-  std::string out;
-  out.push_back('\0');
-  const size_t bitmap_at = out.size();
-  out.append((columns.size() + 7 + 2) / 8, '\0');
+namespace {
+void AppendBinaryRow(const std::vector<ColumnDefinition>& columns, const std::vector<std::optional<std::string>>& row,
+                     std::string* out) {
+  out->push_back('\0');
+  const size_t bitmap_at = out->size();
+  out->append((columns.size() + 7 + 2) / 8, '\0');
   for (size_t i = 0; i < columns.size() && i < row.size(); ++i) {
     if (!row[i].has_value()) {
       const size_t bit = i + 2;
-      out[bitmap_at + bit / 8] = static_cast<char>(out[bitmap_at + bit / 8] | (1 << (bit % 8)));
+      (*out)[bitmap_at + bit / 8] = static_cast<char>((*out)[bitmap_at + bit / 8] | (1 << (bit % 8)));
       continue;
     }
-    if (!AppendBinaryValue(columns[i].type, columns[i].flags, *row[i], &out)) {
-      WireWriter(&out).LenencString(*row[i]);
+    if (!AppendBinaryValue(columns[i].type, columns[i].flags, *row[i], out)) {
+      WireWriter(out).LenencString(*row[i]);
     }
   }
+}
+}  // namespace
+
+std::string EncodeBinaryRow(const std::vector<ColumnDefinition>& columns,
+                            const std::vector<std::optional<std::string>>& row) {
+  std::string out;
+  AppendBinaryRow(columns, row, &out);
   return out;
 }
 
@@ -391,6 +426,14 @@ std::vector<std::string> EncodeBinaryResultSet(
     std::vector<ColumnDefinition> columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings) {
+  Payloads out;
+  AppendBinaryResultSet(std::move(columns), rows, capabilities, status_flags, warnings, &out);
+  return out.ToVector();
+}
+
+void AppendBinaryResultSet(std::vector<ColumnDefinition> columns,
+                           const std::vector<std::vector<std::optional<std::string>>>& rows,
+                           uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out) {
   std::string scratch;
   for (size_t i = 0; i < columns.size(); ++i) {
     ColumnDefinition& c = columns[i];
@@ -412,8 +455,8 @@ std::vector<std::string> EncodeBinaryResultSet(
       c.length = std::max<uint32_t>(c.length, 255);
     }
   }
-  return FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
-                        [&](size_t i) { return EncodeBinaryRow(columns, rows[i]); });
+  FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
+                 [&](size_t i, std::string* to) { AppendBinaryRow(columns, rows[i], to); }, out);
 }
 
 }  // namespace sluice::protocol

@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "protocol/constants.h"
+#include "protocol/payloads.h"
 
 namespace sluice::protocol {
 
@@ -55,6 +56,7 @@ struct ColumnDefinition {
 };
 
 std::string EncodeColumnDefinition(const ColumnDefinition& c);
+void AppendColumnDefinition(const ColumnDefinition& c, std::string* out);
 
 // One text row: each value a lenenc string, nullopt as 0xFB.
 std::string EncodeTextRow(const std::vector<std::optional<std::string>>& values);
@@ -65,6 +67,11 @@ std::vector<std::string> EncodeTextResultSet(
     const std::vector<ColumnDefinition>& columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings);
+// The same appended to `out` (what the server sends; the vector form is
+// for tests).
+void AppendTextResultSet(const std::vector<ColumnDefinition>& columns,
+                         const std::vector<std::vector<std::optional<std::string>>>& rows,
+                         uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out);
 
 // ---------------------------------------------------------------- prepared
 // statements (protocol.md §6.1)
@@ -77,6 +84,8 @@ std::vector<std::string> EncodeStmtPrepareOk(uint32_t statement_id, uint16_t num
                                              const std::vector<ColumnDefinition>& columns,
                                              uint32_t capabilities, uint16_t status_flags,
                                              uint16_t warnings);
+void AppendStmtPrepareOk(uint32_t statement_id, uint16_t num_params, const std::vector<ColumnDefinition>& columns,
+                         uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out);
 
 // The definition mysqld sends for each '?' at prepare time: name "?",
 // MYSQL_TYPE_VAR_STRING, binary character set, BINARY_FLAG, length 0.
@@ -114,5 +123,8 @@ std::vector<std::string> EncodeBinaryResultSet(
     std::vector<ColumnDefinition> columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings);
+void AppendBinaryResultSet(std::vector<ColumnDefinition> columns,
+                           const std::vector<std::vector<std::optional<std::string>>>& rows,
+                           uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out);
 
 }  // namespace sluice::protocol

@@ -252,8 +252,8 @@ Status Executor::WireReadOnlySwitches() {
   return Status::OK();
 }
 
-Response Executor::Dispatch(SessionState& ctx, std::string_view packet) {
-  Response r;
+void Executor::Dispatch(SessionState& ctx, std::string_view packet, Response* out) {
+  Response& r = *out;
   const uint8_t command = static_cast<uint8_t>(packet[0]);
   std::string_view body = packet.substr(1);
   server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);
@@ -281,25 +281,25 @@ Response Executor::Dispatch(SessionState& ctx, std::string_view packet) {
       break;
     }
     case p::COM_QUERY:
-      r = Query(ctx, body);
+      Query(ctx, body, out);
       break;
     case p::COM_STMT_PREPARE:
-      r = StmtPrepare(ctx, body);
+      StmtPrepare(ctx, body, out);
       break;
     case p::COM_STMT_EXECUTE:
-      r = StmtExecute(ctx, body);
+      StmtExecute(ctx, body, out);
       break;
     case p::COM_STMT_SEND_LONG_DATA:
-      r = StmtSendLongData(ctx, body);
+      StmtSendLongData(ctx, body, out);
       break;
     case p::COM_STMT_CLOSE:
-      r = StmtClose(ctx, body);
+      StmtClose(ctx, body, out);
       break;
     case p::COM_STMT_RESET:
-      r = StmtReset(ctx, body);
+      StmtReset(ctx, body, out);
       break;
     case p::COM_STMT_FETCH:
-      r = StmtFetch(ctx, body);
+      StmtFetch(ctx, body, out);
       break;
     case p::COM_STATISTICS: {
       ctx.status->Add(cs.com_admin_commands);
@@ -321,7 +321,7 @@ Response Executor::Dispatch(SessionState& ctx, std::string_view packet) {
         break;
       }
       std::string sql = "KILL " + std::to_string(id.value());
-      r = Query(ctx, sql);
+      Query(ctx, sql, out);
       break;
     }
     case p::COM_FIELD_LIST:
@@ -378,7 +378,6 @@ Response Executor::Dispatch(SessionState& ctx, std::string_view packet) {
       err(MakeError(er::kUnknownCom));
       break;
   }
-  return r;
 }
 
 Outcome Executor::RunStatement(SessionContext& ctx, const sql::ParsedStatement& ps,
@@ -396,8 +395,8 @@ sql::ParseOptions Executor::ParseOptionsFor(const SessionContext& ctx) const {
 }
 
 
-Response Executor::Query(SessionState& ctx, std::string_view sql) {
-  Response r;
+void Executor::Query(SessionState& ctx, std::string_view sql, Response* out) {
+  Response& r = *out;
   const auto& cs = server_.core_status();
   ctx.status->Add(cs.questions);
   ctx.SetCommand("Query", sql, "executing");
@@ -458,14 +457,7 @@ Response Executor::Query(SessionState& ctx, std::string_view sql) {
     if (o.result) {
       // SHOW WARNINGS shows the diagnostics; it does not add to them.
       uint16_t warnings = keeps_diagnostics ? 0 : ctx.warning_count();
-      auto packets = p::EncodeTextResultSet(o.result->columns, o.result->rows, ctx.capabilities, flags,
-                                            warnings);
-      if (r.payloads.empty()) {
-        r.payloads = std::move(packets);
-      } else {
-        r.payloads.reserve(r.payloads.size() + packets.size());
-        for (auto& pk : packets) r.payloads.push_back(std::move(pk));
-      }
+      p::AppendTextResultSet(o.result->columns, o.result->rows, ctx.capabilities, flags, warnings, &r.payloads);
       ctx.row_count = -1;
     } else {
       r.payloads.push_back(OkPacketFor(ctx, flags, o.affected_rows, o.info, o.last_insert_id));
@@ -477,7 +469,6 @@ Response Executor::Query(SessionState& ctx, std::string_view sql) {
     }
   }
   ctx.SetCommand("Sleep", "");
-  return r;
 }
 
 }  // namespace sluice::server

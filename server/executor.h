@@ -17,6 +17,7 @@
 #include "exec/result_set.h"
 #include "exec/session_context.h"
 #include "exec/statement.h"
+#include "protocol/payloads.h"
 #include "server/session_state.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
@@ -32,7 +33,7 @@ std::string OkPacketFor(const SessionState& ctx, uint16_t status, uint64_t affec
 class Server;
 
 struct Response {
-  std::vector<std::string> payloads;  // framed with consecutive sequence ids
+  protocol::Payloads payloads;        // framed with consecutive sequence ids
   bool close_connection = false;      // after sending (KILL of self, SHUTDOWN)
 };
 
@@ -40,8 +41,10 @@ class Executor : private exec::PreparedSql {
  public:
   explicit Executor(Server& server) : server_(server) {}
 
-  // `packet` is the whole command packet (command byte first).
-  Response Dispatch(SessionState& ctx, std::string_view packet);
+  // `packet` is the whole command packet (command byte first). The reply
+  // goes into `*r`, which the caller has emptied (a session keeps one
+  // Response, so its buffers are reused from command to command).
+  void Dispatch(SessionState& ctx, std::string_view packet, Response* r);
 
   // Checks that `db` exists and the account may use it (1049, 1044); on
   // success makes it the session's database. Used by COM_INIT_DB, USE and
@@ -66,7 +69,7 @@ class Executor : private exec::PreparedSql {
   uint16_t StatusFlags(const exec::SessionContext& ctx) const;
 
  private:
-  Response Query(SessionState& ctx, std::string_view sql);
+  void Query(SessionState& ctx, std::string_view sql, Response* out);
   uint64_t GlobalUInt(std::string_view name, uint64_t fallback) const;
   // The parser options the session's sql_mode asks for.
   sql::ParseOptions ParseOptionsFor(const exec::SessionContext& ctx) const;
@@ -77,12 +80,12 @@ class Executor : private exec::PreparedSql {
 
   // Prepared statements (prepared.cc): the protocol commands (`body`
   // follows the command byte) and the SQL statements.
-  Response StmtPrepare(SessionState& ctx, std::string_view sql);
-  Response StmtExecute(SessionState& ctx, std::string_view body);
-  Response StmtSendLongData(SessionState& ctx, std::string_view body);  // no reply
-  Response StmtClose(SessionState& ctx, std::string_view body);         // no reply
-  Response StmtReset(SessionState& ctx, std::string_view body);
-  Response StmtFetch(SessionState& ctx, std::string_view body);
+  void StmtPrepare(SessionState& ctx, std::string_view sql, Response* out);
+  void StmtExecute(SessionState& ctx, std::string_view body, Response* out);
+  void StmtSendLongData(SessionState& ctx, std::string_view body, Response* out);  // no reply
+  void StmtClose(SessionState& ctx, std::string_view body, Response* out);         // no reply
+  void StmtReset(SessionState& ctx, std::string_view body, Response* out);
+  void StmtFetch(SessionState& ctx, std::string_view body, Response* out);
   // exec::PreparedSql: SQL PREPARE / EXECUTE / DEALLOCATE PREPARE.
   exec::Outcome SqlPrepare(exec::SessionContext& ctx, const sql::PrepareStmt& s) override;
   exec::Outcome SqlExecute(exec::SessionContext& ctx, const sql::ExecuteStmt& s) override;

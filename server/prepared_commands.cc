@@ -228,8 +228,8 @@ Result<PreparedStatement*> Executor::Prepare(SessionContext& ctx, std::string te
 
 // ---------------------------------------------------------------- commands
 
-Response Executor::StmtPrepare(SessionState& ctx, std::string_view sql) {
-  Response r;
+void Executor::StmtPrepare(SessionState& ctx, std::string_view sql, Response* out) {
+  Response& r = *out;
   ctx.status->Add(server_.core_status().com_stmt_prepare);
   ctx.SetCommand("Prepare", sql, "starting");
   auto prepared = Prepare(ctx, std::string(sql), "");
@@ -240,28 +240,27 @@ Response Executor::StmtPrepare(SessionState& ctx, std::string_view sql) {
     const PreparedStatement& ps = *prepared.value();
     // Preparing SHOW WARNINGS must leave the warnings it is to show.
     if (DiagnosticsOf(ps.parsed) == Diagnostics::kClear) ctx.warnings.clear();
-    r.payloads = p::EncodeStmtPrepareOk(ps.id, static_cast<uint16_t>(ps.param_count()), ps.columns,
-                                        ctx.capabilities, StatusFlags(ctx), ctx.warning_count());
+    p::AppendStmtPrepareOk(ps.id, static_cast<uint16_t>(ps.param_count()), ps.columns, ctx.capabilities,
+                           StatusFlags(ctx), ctx.warning_count(), &r.payloads);
   }
   ctx.SetCommand("Sleep", "");
-  return r;
 }
 
-Response Executor::StmtExecute(SessionState& ctx, std::string_view body) {
-  Response r;
+void Executor::StmtExecute(SessionState& ctx, std::string_view body, Response* out) {
+  Response& r = *out;
   const auto& cs = server_.core_status();
   ctx.status->Add(cs.questions);
   p::StmtExecuteHeader h;
   if (!p::ParseStmtExecuteHeader(body, &h)) {
     r.payloads.push_back(p::EncodeErr(MakeError(er::kMalformedPacket)));
-    return r;
+    return;
   }
   ctx.status->Add(cs.com_stmt_execute);
   PreparedStatement* ps = ctx.prepared.Find(h.statement_id);
   if (ps == nullptr) {
     ctx.warnings.clear();
     r.payloads.push_back(ErrPayload(ctx, MakeError(kErrUnknownStmtHandler, h.statement_id, "mysqld_stmt_execute")));
-    return r;
+    return;
   }
   // Cursors (flags READ_ONLY / FOR_UPDATE / SCROLLABLE) are not opened:
   // the whole result follows, without SERVER_STATUS_CURSOR_EXISTS, which
@@ -288,7 +287,7 @@ Response Executor::StmtExecute(SessionState& ctx, std::string_view body) {
     ctx.warnings.clear();
     r.payloads.push_back(ErrPayload(ctx, bind_error));
     ctx.SetCommand("Sleep", "");
-    return r;
+    return;
   }
   ctx.status->Add(cs.queries);
   const Diagnostics diagnostics = DiagnosticsOf(ps->parsed);
@@ -304,8 +303,8 @@ Response Executor::StmtExecute(SessionState& ctx, std::string_view body) {
     r.close_connection = o.close_connection;
   } else if (o.result) {
     uint16_t warnings = keeps_diagnostics ? 0 : ctx.warning_count();
-    r.payloads = p::EncodeBinaryResultSet(std::move(o.result->columns), o.result->rows, ctx.capabilities,
-                                          StatusFlags(ctx), warnings);
+    p::AppendBinaryResultSet(std::move(o.result->columns), o.result->rows, ctx.capabilities, StatusFlags(ctx),
+                             warnings, &r.payloads);
     ctx.row_count = -1;
   } else {
     r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx), o.affected_rows, o.info, o.last_insert_id));
@@ -313,19 +312,18 @@ Response Executor::StmtExecute(SessionState& ctx, std::string_view body) {
   }
   if (o.close_connection) r.close_connection = true;
   ctx.SetCommand("Sleep", "");
-  return r;
 }
 
-Response Executor::StmtSendLongData(SessionState& ctx, std::string_view body) {
+void Executor::StmtSendLongData(SessionState& ctx, std::string_view body, Response* /*out: no reply*/) {
   // No reply, whatever happens: a problem is reported by the next execute.
   ctx.status->Add(ps_counters_.com_stmt_send_long_data);
   p::StmtLongData ld;
-  if (!p::ParseStmtLongData(body, &ld)) return {};
+  if (!p::ParseStmtLongData(body, &ld)) return;
   PreparedStatement* ps = ctx.prepared.Find(ld.statement_id);
-  if (ps == nullptr || !ps->long_data_error.ok()) return {};
+  if (ps == nullptr || !ps->long_data_error.ok()) return;
   if (ld.param_id >= ps->long_data.size()) {
     ps->long_data_error = MakeError(er::kWrongArguments, "mysqld_stmt_send_long_data");
-    return {};
+    return;
   }
   auto& slot = ps->long_data[ld.param_id];
   if (!slot) slot.emplace();
@@ -334,47 +332,44 @@ Response Executor::StmtSendLongData(SessionState& ctx, std::string_view body) {
                                     "Parameter of prepared statement which is set through "
                                     "mysql_send_long_data() is longer than 'max_allowed_packet' bytes");
     slot.reset();
-    return {};
+    return;
   }
   slot->append(ld.data);
-  return {};
 }
 
-Response Executor::StmtClose(SessionState& ctx, std::string_view body) {
+void Executor::StmtClose(SessionState& ctx, std::string_view body, Response* /*out: no reply*/) {
   Result<uint32_t> id = p::ParseStatementId(body);
   if (id.ok()) {
     ctx.status->Add(server_.core_status().com_stmt_close);
     ctx.prepared.Remove(id.value());
   }
-  return {};  // COM_STMT_CLOSE has no reply
 }
 
-Response Executor::StmtReset(SessionState& ctx, std::string_view body) {
-  Response r;
+void Executor::StmtReset(SessionState& ctx, std::string_view body, Response* out) {
+  Response& r = *out;
   ctx.status->Add(ps_counters_.com_stmt_reset);
   Result<uint32_t> id = p::ParseStatementId(body);
   if (!id.ok()) {
     r.payloads.push_back(p::EncodeErr(id.status()));
-    return r;
+    return;
   }
   PreparedStatement* ps = ctx.prepared.Find(id.value());
   if (ps == nullptr) {
     r.payloads.push_back(ErrPayload(ctx, MakeError(kErrUnknownStmtHandler, id.value(), "mysqld_stmt_reset")));
-    return r;
+    return;
   }
   for (auto& ld : ps->long_data) ld.reset();
   ps->long_data_error = Status::OK();
   r.payloads.push_back(OkPacketFor(ctx, StatusFlags(ctx)));
-  return r;
 }
 
-Response Executor::StmtFetch(SessionState& ctx, std::string_view body) {
-  Response r;
+void Executor::StmtFetch(SessionState& ctx, std::string_view body, Response* out) {
+  Response& r = *out;
   ctx.status->Add(ps_counters_.com_stmt_fetch);
   p::StmtFetch f;
   if (!p::ParseStmtFetch(body, &f)) {
     r.payloads.push_back(p::EncodeErr(MakeError(er::kMalformedPacket)));
-    return r;
+    return;
   }
   if (ctx.prepared.Find(f.statement_id) == nullptr) {
     r.payloads.push_back(ErrPayload(ctx, MakeError(kErrUnknownStmtHandler, f.statement_id, "mysqld_stmt_fetch")));
@@ -382,7 +377,6 @@ Response Executor::StmtFetch(SessionState& ctx, std::string_view body) {
     // COM_STMT_EXECUTE never opens a cursor (see StmtExecute).
     r.payloads.push_back(ErrPayload(ctx, MakeError(kErrStmtHasNoOpenCursor, f.statement_id)));
   }
-  return r;
 }
 
 // ---------------------------------------------------------------- SQL

@@ -340,15 +340,15 @@ asio::awaitable<Result<std::string>> Session::ReadPacket(std::chrono::seconds ti
 
 namespace {
 // Appends `payloads` to `out`, framed with sequence ids from *seq.
-void Frame(const std::vector<std::string>& payloads, uint8_t* seq, std::string* out) {
-  size_t total = out->size();
-  for (const auto& pl : payloads) total += pl.size() + p::kHeaderSize;
-  out->reserve(total);
-  for (const auto& pl : payloads) p::AppendPacket(out, seq, pl);
+void Frame(const p::Payloads& payloads, uint8_t* seq, std::string* out) {
+  // A payload of 16 MiB or more is split into more frames: AppendPacket
+  // grows `out` for those.
+  out->reserve(out->size() + payloads.total_bytes() + payloads.size() * p::kHeaderSize);
+  for (size_t i = 0; i < payloads.size(); ++i) p::AppendPacket(out, seq, payloads[i]);
 }
 }  // namespace
 
-asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& payloads) {
+asio::awaitable<Status> Session::WritePackets(const p::Payloads& payloads) {
   std::string out;
   Frame(payloads, &next_seq_, &out);
   error_code ec;
@@ -364,9 +364,9 @@ asio::awaitable<Status> Session::WritePackets(const std::vector<std::string>& pa
 }
 
 asio::awaitable<Status> Session::WritePacket(std::string payload) {
-  std::vector<std::string> v;
-  v.push_back(std::move(payload));
-  co_return co_await WritePackets(v);
+  p::Payloads one;
+  one.push_back(payload);
+  co_return co_await WritePackets(one);
 }
 
 asio::awaitable<Status> Session::WriteError(const Status& st) {
@@ -714,16 +714,19 @@ constexpr int kStayOnWorkerMs = 50;
 }  // namespace
 
 Session::Served Session::ServeOnWorker(const std::string& packet) {
-  auto run = [this](std::string_view command) {
+  if (reply_ == nullptr) reply_ = std::make_unique<Response>();
+  Response& r = *reply_;
+  auto run = [this, &r](std::string_view command) {
     // A KILL QUERY aimed at the previous statement does not carry over.
     int expected = static_cast<int>(KillState::kQuery);
     ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
     server_.threads_running.fetch_add(1, std::memory_order_relaxed);
-    Response r = server_.executor().Dispatch(ctx_, command);
+    r.payloads.clear();
+    r.close_connection = false;
+    server_.executor().Dispatch(ctx_, command, &r);
     server_.threads_running.fetch_sub(1, std::memory_order_relaxed);
-    return r;
   };
-  Response r = run(packet);
+  run(packet);
   // TLS keeps its stream state in the coroutine's objects: those replies go
   // back to the strand. So do jobs run inline after the pool stopped.
   const bool stay = !tls_ && WorkerPool::OnWorkerThread();
@@ -747,11 +750,11 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
       out.over = true;
       return out;
     }
-    r = run(*next);
+    run(*next);
   }
 }
 
-bool Session::WriteOnWorker(const std::vector<std::string>& payloads) {
+bool Session::WriteOnWorker(const p::Payloads& payloads) {
   Frame(payloads, &next_seq_, &out_);  // out_ is empty between replies
   // net_write_timeout: a client that stops reading does not hold the
   // session (and its reply) forever.

@@ -22,6 +22,7 @@
 
 #include "base/mutex.h"
 #include "base/status.h"
+#include "protocol/payloads.h"
 #include "server/asio.h"
 #include "server/session_state.h"
 
@@ -29,6 +30,7 @@ namespace sluice::server {
 
 class Server;
 struct LoginRequest;
+struct Response;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -80,7 +82,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // command). Errors: network (session ends), 1153 too large, 1156 order.
   asio::awaitable<Result<std::string>> ReadPacket(std::chrono::seconds timeout, bool new_command);
   // Frames and writes payloads with consecutive sequence ids from next_seq_.
-  asio::awaitable<Status> WritePackets(const std::vector<std::string>& payloads);
+  asio::awaitable<Status> WritePackets(const protocol::Payloads& payloads);
   asio::awaitable<Status> WritePacket(std::string payload);
   asio::awaitable<Status> WriteError(const Status& st);
   // The error that ends the session: its max_connections slot is given back
@@ -112,14 +114,14 @@ class Session : public std::enable_shared_from_this<Session> {
   // packet, COM_QUIT, a dump, COM_CHANGE_USER, a quiet client) it leaves
   // unread for the coroutine.
   struct Served {
-    std::vector<std::string> payloads;  // the last command's reply, when !written
+    protocol::Payloads payloads;        // the last command's reply, when !written
     bool close_connection = false;      // after that reply (Response::close_connection)
     bool written = false;               // every reply is on the wire
     bool over = false;                  // the connection ends (a failed write, KILL)
   };
   Served ServeOnWorker(const std::string& packet);
   // Writes a reply from the worker (net_write_timeout). False: connection over.
-  bool WriteOnWorker(const std::vector<std::string>& payloads);
+  bool WriteOnWorker(const protocol::Payloads& payloads);
   // The next command when one arrives whole within kStayOnWorkerMs and is
   // one ServeOnWorker may run; otherwise what was read stays in in_ for the
   // coroutine. The command's bytes are in in_: valid until the next call.
@@ -190,6 +192,9 @@ class Session : public std::enable_shared_from_this<Session> {
   ReadAhead in_;
   // The framed reply WriteOnWorker sends, kept between commands (base/scratch.h).
   std::string out_;
+  // The reply a worker's command produces, kept between commands likewise
+  // (Executor::Dispatch fills it; Payloads::clear keeps its buffers).
+  std::unique_ptr<Response> reply_;
 
   SessionState ctx_;
 };

@@ -1,0 +1,59 @@
+// protocol/payloads.h
+//
+// Payloads: the packets of one reply, before framing, one after another in
+// one buffer. A result set of n rows was n + 4 strings in a vector, each
+// allocated; here it is one buffer and its ends, and a session that keeps
+// its Payloads between commands (server/session.h) allocates nothing for
+// a reply of the usual size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/scratch.h"
+
+namespace sluice::protocol {
+
+class Payloads {
+ public:
+  void push_back(std::string_view payload) {
+    bytes_.append(payload);
+    ends_.push_back(bytes_.size());
+  }
+  // Encoding a payload in place: append its bytes to *Open(), then Close().
+  std::string* Open() { return &bytes_; }
+  void Close() { ends_.push_back(bytes_.size()); }
+
+  size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  size_t total_bytes() const { return bytes_.size(); }
+  std::string_view operator[](size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+  std::vector<std::string> ToVector() const {
+    std::vector<std::string> out;
+    out.reserve(size());
+    for (size_t i = 0; i < size(); ++i) out.emplace_back((*this)[i]);
+    return out;
+  }
+  // Empties it, keeping its buffers unless a big reply grew them past
+  // what a session keeps (base/scratch.h).
+  void clear() {
+    ClearScratch(bytes_);
+    if (ends_.capacity() * sizeof(size_t) > kKeptScratchBytes) {
+      std::vector<size_t>().swap(ends_);
+    } else {
+      ends_.clear();
+    }
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<size_t> ends_;  // where each payload ends in bytes_
+};
+
+}  // namespace sluice::protocol
