@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/mysql_error.h"
+#include "protocol/wire.h"
 
 namespace sluice::protocol {
 namespace {
@@ -260,6 +261,40 @@ TEST(ResponseTest, BinaryResultSetFramingMatchesTextResultSet) {
   packets = EncodeBinaryResultSet(cols, rows, CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF, SERVER_STATUS_AUTOCOMMIT, 1);
   ASSERT_EQ(packets.size(), 6u);  // count, 2 defs, 2 rows, OK(0xFE)
   EXPECT_EQ(packets[5], "\xFE\x00\x00\x02\x00\x01\x00"s);
+}
+
+// A session keeps one Payloads for every reply: each reply must read back
+// alone after clear(), whatever the one before it held.
+TEST(ResponseTest, PayloadsKeepEachPacketAndAreReusedAcrossReplies) {
+  Payloads p;
+  EXPECT_TRUE(p.empty());
+  p.push_back("abc");
+  p.push_back("");  // an empty payload is a packet too
+  WireWriter(p.Open()).Int1(7).LenencString("xy");
+  p.Close();
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0], "abc");
+  EXPECT_EQ(p[1], "");
+  EXPECT_EQ(p[2], "\x07\x02xy"s);
+  EXPECT_EQ(p.total_bytes(), 7u);
+  std::vector<std::vector<std::optional<std::string>>> rows = {{std::string("1")}, {std::nullopt}};
+  const std::vector<ColumnDefinition> cols = {Col(MYSQL_TYPE_LONGLONG)};
+  for (uint32_t caps : {uint32_t{CLIENT_PROTOCOL_41}, uint32_t{CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF}}) {
+    p.clear();
+    EXPECT_TRUE(p.empty());
+    AppendTextResultSet(cols, rows, caps, 0, 0, &p);
+    EXPECT_EQ(p.ToVector(), EncodeTextResultSet(cols, rows, caps, 0, 0));
+    p.clear();
+    AppendBinaryResultSet(cols, rows, caps, 0, 0, &p);
+    EXPECT_EQ(p.ToVector(), EncodeBinaryResultSet(cols, rows, caps, 0, 0));
+  }
+  // A reply bigger than a session keeps: cleared, its buffer is let go.
+  p.clear();
+  p.push_back(std::string(kKeptScratchBytes + 1, 'z'));
+  p.clear();
+  EXPECT_TRUE(p.empty());
+  p.push_back("after");
+  EXPECT_EQ(p.ToVector(), std::vector<std::string>{"after"});
 }
 
 TEST(ResponseTest, BinaryResultSetRetypesAColumnWhoseValuesDoNotFit) {
