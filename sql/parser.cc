@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cstdlib>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -3850,10 +3851,13 @@ Status Parser::Impl::ParseFunctionCall(Token name_token, std::string upper, Expr
 
 // ------------------------------------------------------------------ public API
 
-Parser::Parser(std::string_view query, ParseOptions options)
-    : impl_(std::make_unique<Impl>(query, options)) {}
+Parser::Parser(std::string_view query, ParseOptions options) {
+  static_assert(sizeof(Impl) <= kImplBytes && alignof(Impl) <= 16,
+                "Parser::Impl no longer fits in the Parser: raise kImplBytes");
+  impl_ = new (impl_storage_) Impl(query, options);
+}
 
-Parser::~Parser() = default;
+Parser::~Parser() { impl_->~Impl(); }
 
 bool Parser::AtEnd() const { return impl_->AtEnd(); }
 

@@ -18,6 +18,7 @@
 // which must outlive the Parser and every ParsedStatement::text.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -75,7 +76,12 @@ class Parser {
  private:
   friend Result<ExprPtr> ParseExpression(std::string_view text, ParseOptions options);
   class Impl;
-  std::unique_ptr<Impl> impl_;
+  // The parser's state lives in the Parser (on its caller's stack), not on
+  // the heap: a statement's parse allocates only its tree. parser.cc checks
+  // that Impl fits.
+  static constexpr size_t kImplBytes = 1280;
+  alignas(16) unsigned char impl_storage_[kImplBytes];
+  Impl* impl_;
 };
 
 // Every statement of `query`; the first error stops parsing.
