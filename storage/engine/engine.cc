@@ -266,12 +266,12 @@ class Engine::Accessor final : public VersionAccessor {
 };
 
 EngineTrx::~EngineTrx() {
-  if (!trx_ || !active()) return;
+  if (!active()) return;
   if (prepared_ || engine_->crashed_.load()) {
     // A prepared transaction outlives its handle: its prepare record stays
     // in the redo log, so the next recovery brings it back prepared. Here
     // it only leaves memory (no undo applied, nothing logged).
-    (void)engine_->trx_sys_->Rollback(*trx_);
+    (void)engine_->trx_sys_->Rollback(trx_);
     engine_->locks_->ReleaseAll(*lock_trx_);
     return;
   }
@@ -512,9 +512,7 @@ std::shared_ptr<const TableDef> Engine::FindTable(std::string_view schema, std::
 // --- transactions ---
 
 std::unique_ptr<EngineTrx> Engine::Begin(IsolationLevel isolation) {
-  std::unique_ptr<Trx> trx = trx_sys_->Begin(isolation);
-  LockTrxPtr lt = locks_->CreateTrx(0);
-  return std::unique_ptr<EngineTrx>(new EngineTrx(this, std::move(trx), std::move(lt)));
+  return std::unique_ptr<EngineTrx>(new EngineTrx(this, *trx_sys_, isolation, locks_->CreateTrx(0)));
 }
 
 Status Engine::Commit(EngineTrx& trx, bool decided_elsewhere) {
@@ -529,7 +527,7 @@ Status Engine::Commit(EngineTrx& trx, bool decided_elsewhere) {
     }
   }
   ForgetActive(trx);
-  Result<uint64_t> commit_no = trx_sys_->Commit(*trx.trx_);
+  Result<uint64_t> commit_no = trx_sys_->Commit(trx.trx_);
   if (!commit_no.ok()) return commit_no.status();
   if (trx.undo_) trx.undo_->MarkCommitted(*commit_no);
   trx.sec_added_.clear();
@@ -569,7 +567,7 @@ Status Engine::Rollback(EngineTrx& trx) {
   }
   ForgetActive(trx);
   trx.sec_added_.clear();
-  SLUICE_RETURN_IF_ERROR(trx_sys_->Rollback(*trx.trx_));
+  SLUICE_RETURN_IF_ERROR(trx_sys_->Rollback(trx.trx_));
   locks_->ReleaseAll(*trx.lock_trx_);
   MaybePurge(trx);
   return Status::OK();
@@ -658,11 +656,11 @@ Status Engine::RollbackToSavepoint(EngineTrx& trx, UndoPos pos) {
 }
 
 void Engine::OpenReadView(EngineTrx& trx) {
-  if (trx.active() && trx.isolation() == IsolationLevel::kRepeatableRead) (void)trx_sys_->GetReadView(*trx.trx_);
+  if (trx.active() && trx.isolation() == IsolationLevel::kRepeatableRead) (void)trx_sys_->GetReadView(trx.trx_);
 }
 
 void Engine::EndStatement(EngineTrx& trx) {
-  if (trx.active()) trx_sys_->EndStatement(*trx.trx_);
+  if (trx.active()) trx_sys_->EndStatement(trx.trx_);
 }
 
 Status Engine::ApplyUndo(EngineTrx& trx, const UndoRecord& rec, RollPtr roll_ptr) {
@@ -935,13 +933,13 @@ Status Engine::ScanLocked(EngineTrx& trx, uint64_t table_id, const Row* from_pk,
 Status Engine::PrepareWrite(EngineTrx& trx, const TableHandle& t, std::string_view key) {
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   if (trx.prepared_) return MakeError(er::kXaerRmfail, "PREPARED");
-  if (trx.trx_->id() == kNoTrxId) {
-    Result<TrxId> id = trx_sys_->AssignId(*trx.trx_);
+  if (trx.trx_.id() == kNoTrxId) {
+    Result<TrxId> id = trx_sys_->AssignId(trx.trx_);
     if (!id.ok()) return id.status();
     trx.lock_trx_->set_id(*id);
   }
   if (!trx.undo_) {
-    Result<std::unique_ptr<UndoLog>> log = undo_store_->CreateLog(trx.trx_->id());
+    Result<std::unique_ptr<UndoLog>> log = undo_store_->CreateLog(trx.trx_.id());
     if (!log.ok()) return log.status();
     trx.undo_ = std::move(log).value();
   }
@@ -998,7 +996,7 @@ Status Engine::FreeStored(const TableHandle& t, std::string_view row, bool exter
 // Corruption may mean a lost race with a rollback that dropped the undo
 // record being followed; callers re-read the record and retry.
 Result<bool> Engine::VisibleRow(EngineTrx& trx, const TableHandle& t, std::string_view record, Row* out) {
-  const ReadView* view = trx_sys_->GetReadView(*trx.trx_);
+  const ReadView* view = trx_sys_->GetReadView(trx.trx_);
   Result<StoredRecordView> r = ParseRecordView(record);
   if (!r.ok()) return r.status();
   // Most reads see the latest version: decode it where it lies.
@@ -1023,7 +1021,7 @@ Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const 
   if (!t.ok()) return t.status();
   Result<std::string> key = KeyFromPk(*(*t)->def, pk);
   if (!key.ok()) return key.status();
-  (void)trx_sys_->GetReadView(*trx.trx_);  // the view before the read
+  (void)trx_sys_->GetReadView(trx.trx_);  // the view before the read
   Status last;
   for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
     std::string value;
@@ -1068,7 +1066,7 @@ Status Engine::ScanFrom(EngineTrx& trx, uint64_t table_id, const std::string* st
   if (!trx.active()) return Status::InvalidArgument("engine: transaction is not active");
   Result<std::shared_ptr<TableHandle>> t = FindHandle(table_id);
   if (!t.ok()) return t.status();
-  (void)trx_sys_->GetReadView(*trx.trx_);
+  (void)trx_sys_->GetReadView(trx.trx_);
   BTree::Cursor c = (*t)->clustered->NewCursor();
   SLUICE_RETURN_IF_ERROR(start == nullptr ? c.SeekToFirst() : c.Seek(*start));
   uint64_t returned = 0;
@@ -1390,7 +1388,7 @@ Status Engine::IndexScan(EngineTrx& trx, uint64_t table_id, size_t index, const 
     const int c = ComparePrefix(key, hi_key);
     return c > 0 || (c == 0 && !hi->inclusive);
   };
-  (void)trx_sys_->GetReadView(*trx.trx_);  // the view before the read
+  (void)trx_sys_->GetReadView(trx.trx_);  // the view before the read
   BTree::Cursor c = tree.NewCursor();
   // Position on the first key of the range in the scan's direction. Past
   // an inclusive bound means past every key starting with it: its prefix

@@ -235,12 +235,12 @@ class EngineTrx {
   EngineTrx(const EngineTrx&) = delete;
   EngineTrx& operator=(const EngineTrx&) = delete;
 
-  TrxId id() const { return trx_->id(); }
+  TrxId id() const { return trx_.id(); }
   // Prepare()d (two-phase commit), waiting for Commit or Rollback.
   bool prepared() const { return prepared_; }
   const std::string& xid() const { return xid_; }
-  IsolationLevel isolation() const { return trx_->isolation(); }
-  bool active() const { return trx_->state() == Trx::State::kActive; }
+  IsolationLevel isolation() const { return trx_.isolation(); }
+  bool active() const { return trx_.state() == Trx::State::kActive; }
   // This transaction's lock wait timeout; nullopt = the lock manager's.
   void set_lock_wait_timeout(std::optional<std::chrono::milliseconds> t) { lock_wait_timeout_ = t; }
   std::optional<std::chrono::milliseconds> lock_wait_timeout() const { return lock_wait_timeout_; }
@@ -252,11 +252,11 @@ class EngineTrx {
 
  private:
   friend class Engine;
-  EngineTrx(Engine* engine, std::unique_ptr<Trx> trx, LockTrxPtr lock_trx)
-      : engine_(engine), trx_(std::move(trx)), lock_trx_(std::move(lock_trx)) {}
+  EngineTrx(Engine* engine, TrxSys& sys, IsolationLevel isolation, LockTrxPtr lock_trx)
+      : engine_(engine), trx_(sys.MakeTrx(isolation)), lock_trx_(std::move(lock_trx)) {}
 
   Engine* engine_;
-  std::unique_ptr<Trx> trx_;
+  Trx trx_;  // in place: one allocation per transaction, not two
   LockTrxPtr lock_trx_;
   std::unique_ptr<UndoLog> undo_;  // created at the first write
   bool skip_locked_ = false;

@@ -215,7 +215,9 @@ Status Engine::Recover() {
 }
 
 Status Engine::ResurrectPrepared(TrxId id, RecoveredTrx& rt) {
-  std::unique_ptr<EngineTrx> et(new EngineTrx(this, trx_sys_->Recover(id), locks_->CreateTrx(0)));
+  std::unique_ptr<EngineTrx> et(
+      new EngineTrx(this, *trx_sys_, IsolationLevel::kRepeatableRead, locks_->CreateTrx(0)));
+  trx_sys_->Recover(et->trx_, id);
   et->lock_trx_->set_id(id);
   Result<std::unique_ptr<UndoLog>> log = undo_store_->CreateLog(id);
   if (!log.ok()) return log.status();

@@ -64,19 +64,28 @@ TrxSys::~TrxSys() = default;
 TrxSys::Shard& TrxSys::ShardOf(const Trx& trx) const { return shards_[trx.shard_]; }
 
 std::unique_ptr<Trx> TrxSys::Begin(IsolationLevel isolation) {
-  size_t n = std::max<size_t>(options_.num_shards, 1);
-  size_t shard = next_shard_.fetch_add(1, std::memory_order_relaxed) % n;
-  return std::unique_ptr<Trx>(new Trx(this, isolation, shard));
+  return std::unique_ptr<Trx>(new Trx(MakeTrx(isolation)));
+}
+
+Trx TrxSys::MakeTrx(IsolationLevel isolation) {
+  const size_t n = std::max<size_t>(options_.num_shards, 1);
+  const size_t shard = next_shard_.fetch_add(1, std::memory_order_relaxed) % n;
+  return Trx(this, isolation, shard);
 }
 
 std::unique_ptr<Trx> TrxSys::Recover(TrxId id) {
-  assert(id != kNoTrxId && id < next_id_.load());
   std::unique_ptr<Trx> trx = Begin(IsolationLevel::kRepeatableRead);
-  Shard& s = ShardOf(*trx);
+  Recover(*trx, id);
+  return trx;
+}
+
+void TrxSys::Recover(Trx& trx, TrxId id) {
+  assert(id != kNoTrxId && id < next_id_.load());
+  assert(trx.id_ == kNoTrxId && trx.state_ == Trx::State::kActive);
+  Shard& s = ShardOf(trx);
   MutexLock l(&s.mu);
   s.active.push_back(id);
-  trx->id_ = id;
-  return trx;
+  trx.id_ = id;
 }
 
 Result<TrxId> TrxSys::AssignId(Trx& trx) {

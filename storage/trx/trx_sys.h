@@ -83,12 +83,18 @@ class TrxSys {
 
   // A new transaction, read-only until AssignId.
   std::unique_ptr<Trx> Begin(IsolationLevel isolation = IsolationLevel::kRepeatableRead);
+  // The same as a value, for an owner that keeps the transaction in place
+  // (storage::EngineTrx: one allocation per transaction instead of two).
+  // A Trx cannot move: the caller initializes its member from the call.
+  Trx MakeTrx(IsolationLevel isolation);
 
   // Crash recovery: a transaction the redo log shows active (or prepared)
   // at the crash, registered active under its old `id` (so read views treat
   // its changes as uncommitted) until it is rolled back or committed.
   // REQUIRES: id < next_id() (Options::first_id is past every recovered id).
   std::unique_ptr<Trx> Recover(TrxId id);
+  // The same for a transaction just made by MakeTrx (read-only so far).
+  void Recover(Trx& trx, TrxId id);
 
   // Makes `trx` read-write: gives it an id and registers it as active. A
   // no-op when it already has one. InvalidArgument when `trx` has ended;
