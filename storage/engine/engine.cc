@@ -179,7 +179,13 @@ Result<StoredRecordView> ParseRecordView(std::string_view v) {
 Result<StoredRecord> ParseRecord(std::string_view v) {
   Result<StoredRecordView> view = ParseRecordView(v);
   if (!view.ok()) return view.status();
-  return StoredRecord{view->trx_id, view->roll_ptr, view->delete_marked, view->external, std::string(view->row)};
+  StoredRecord r;
+  r.trx_id = view->trx_id;
+  r.roll_ptr = view->roll_ptr;
+  r.delete_marked = view->delete_marked;
+  r.external = view->external;
+  r.row.assign(view->row);
+  return r;
 }
 
 UndoColumn RowImage(std::string row, bool external) { return UndoColumn{external ? 1u : 0u, std::move(row)}; }

@@ -23,8 +23,11 @@
 
 namespace sluice::storage::engine_internal {
 
-// A clustered record's value (engine.h): system columns, then the row.
-struct StoredRecord {
+// A clustered record's value (engine.h): system columns, then the row,
+// which `Bytes` holds (std::string) or points at in the record
+// (std::string_view).
+template <typename Bytes>
+struct RecordParts {
   TrxId trx_id = kNoTrxId;
   RollPtr roll_ptr;
   bool delete_marked = false;
@@ -32,8 +35,10 @@ struct StoredRecord {
   // EncodeRow bytes, which did not fit in the record (engine.h, "Off-page
   // rows"); else it is those bytes.
   bool external = false;
-  std::string row;
+  Bytes row;
 };
+struct StoredRecord : RecordParts<std::string> {};
+using StoredRecordView = RecordParts<std::string_view>;
 
 // Redo record types (engine.h lists their payloads). Stored on disk.
 inline constexpr uint8_t kRedoMtr = BufferPool::kMtrRecordType;
@@ -61,13 +66,6 @@ std::string KeyText(const TableDef& def, const IndexDef& idx, const Row& row);
 // Corruption when `value` is too short or its flags byte is not valid.
 Result<StoredRecord> ParseRecord(std::string_view value);
 // The same without copying the row: `row` points into `value`.
-struct StoredRecordView {
-  TrxId trx_id = kNoTrxId;
-  RollPtr roll_ptr;
-  bool delete_marked = false;
-  bool external = false;
-  std::string_view row;
-};
 Result<StoredRecordView> ParseRecordView(std::string_view value);
 
 // The whole-row before-image of a stored row (engine.h): column_id 0 for
