@@ -16,10 +16,12 @@ namespace sluice {
 
 inline constexpr size_t kKeptScratchBytes = 64 << 10;
 
-// Empties `s`, keeping its buffer unless it grew past `max_kept`.
-inline void ClearScratch(std::string& s, size_t max_kept = kKeptScratchBytes) {
-  if (s.capacity() > max_kept) {
-    std::string().swap(s);
+// Empties `s` (a std::string, or a std::vector of what it keeps), keeping
+// its buffer unless that grew past `max_kept` bytes.
+template <typename Buffer>
+void ClearScratch(Buffer& s, size_t max_kept = kKeptScratchBytes) {
+  if (s.capacity() * sizeof(typename Buffer::value_type) > max_kept) {
+    Buffer().swap(s);
   } else {
     s.clear();
   }

@@ -44,11 +44,7 @@ class Payloads {
   // what a session keeps (base/scratch.h).
   void clear() {
     ClearScratch(bytes_);
-    if (ends_.capacity() * sizeof(size_t) > kKeptScratchBytes) {
-      std::vector<size_t>().swap(ends_);
-    } else {
-      ends_.clear();
-    }
+    ClearScratch(ends_);
   }
 
  private:

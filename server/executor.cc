@@ -254,6 +254,8 @@ Status Executor::WireReadOnlySwitches() {
 
 void Executor::Dispatch(SessionState& ctx, std::string_view packet, Response* out) {
   Response& r = *out;
+  r.payloads.clear();
+  r.close_connection = false;
   const uint8_t command = static_cast<uint8_t>(packet[0]);
   std::string_view body = packet.substr(1);
   server_.acl().RefreshIfChanged(&ctx.account, &ctx.acl_version);

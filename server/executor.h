@@ -42,8 +42,8 @@ class Executor : private exec::PreparedSql {
   explicit Executor(Server& server) : server_(server) {}
 
   // `packet` is the whole command packet (command byte first). The reply
-  // goes into `*r`, which the caller has emptied (a session keeps one
-  // Response, so its buffers are reused from command to command).
+  // replaces what `*r` held (a session keeps one Response, so its buffers
+  // are reused from command to command).
   void Dispatch(SessionState& ctx, std::string_view packet, Response* r);
 
   // Checks that `db` exists and the account may use it (1049, 1044); on

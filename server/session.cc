@@ -721,8 +721,6 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
     int expected = static_cast<int>(KillState::kQuery);
     ctx_.killed.compare_exchange_strong(expected, static_cast<int>(KillState::kNone));
     server_.threads_running.fetch_add(1, std::memory_order_relaxed);
-    r.payloads.clear();
-    r.close_connection = false;
     server_.executor().Dispatch(ctx_, command, &r);
     server_.threads_running.fetch_sub(1, std::memory_order_relaxed);
   };

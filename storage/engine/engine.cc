@@ -1028,23 +1028,12 @@ Result<std::optional<Row>> Engine::Get(EngineTrx& trx, uint64_t table_id, const 
   Result<std::string> key = KeyFromPk(*(*t)->def, pk);
   if (!key.ok()) return key.status();
   (void)trx_sys_->GetReadView(trx.trx_);  // the view before the read
-  Status last;
-  for (int attempt = 0; attempt <= kReadRetries; ++attempt) {
-    std::string value;
-    Result<bool> found = (*t)->clustered->Get(*key, &value);
-    if (!found.ok()) return found.status();
-    if (!*found) return std::optional<Row>();
-    Row row;
-    Result<bool> visible = VisibleRow(trx, **t, value, &row);
-    if (visible.ok()) {
-      if (!*visible) return std::optional<Row>();
-      Count(kRowsRead);
-      return std::optional<Row>(std::move(row));
-    }
-    if (visible.status().code() != Status::Code::kCorruption) return visible.status();
-    last = visible.status();
-  }
-  return last;
+  Row row;
+  Result<bool> visible = VisibleRowAt(trx, **t, *key, &row);
+  if (!visible.ok()) return visible.status();
+  if (!*visible) return std::optional<Row>();
+  Count(kRowsRead);
+  return std::optional<Row>(std::move(row));
 }
 
 Status Engine::Scan(EngineTrx& trx, uint64_t table_id, const std::function<bool(const Row&)>& fn) {
