@@ -694,14 +694,11 @@ asio::awaitable<void> Session::CommandLoop() {
     }
     StopClientWatch();
     if (served.over) co_return;
-    if (!served.written) {
-      // COM_STMT_CLOSE and COM_STMT_SEND_LONG_DATA have no reply.
-      if (!served.payloads.empty()) {
-        Status st = co_await WritePackets(served.payloads);
-        if (!st.ok()) co_return;
-      }
-      if (served.close_connection) co_return;
+    if (!served.payloads.empty()) {
+      Status st = co_await WritePackets(served.payloads);
+      if (!st.ok()) co_return;
     }
+    if (served.close_connection) co_return;
   }
 }
 
@@ -735,7 +732,6 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
       out.close_connection = r.close_connection;
       return out;
     }
-    out.written = true;
     if (!r.payloads.empty() && !WriteOnWorker(r.payloads)) {
       out.over = true;
       return out;

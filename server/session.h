@@ -114,9 +114,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // packet, COM_QUIT, a dump, COM_CHANGE_USER, a quiet client) it leaves
   // unread for the coroutine.
   struct Served {
-    protocol::Payloads payloads;        // the last command's reply, when !written
+    // The reply the worker left for the coroutine to write: the command's
+    // own on TLS or off the pool, or the last one when it closes the
+    // connection (KILL of itself, SHUTDOWN). Empty when every reply is on
+    // the wire already, or the command has none (COM_STMT_CLOSE).
+    protocol::Payloads payloads;
     bool close_connection = false;      // after that reply (Response::close_connection)
-    bool written = false;               // every reply is on the wire
     bool over = false;                  // the connection ends (a failed write, KILL)
   };
   Served ServeOnWorker(const std::string& packet);

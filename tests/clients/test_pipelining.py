@@ -144,5 +144,45 @@ def test_pipelined_binlog_dump():
     h.assert_server_ok()
 
 
+def expect_error_then_close(c, errno):
+    try:
+        c.read_result()
+    except h.ServerError as e:
+        assert e.errno == errno, e
+    else:
+        raise AssertionError(f"expected error {errno}")
+    try:
+        pkt = c.read_packet(check_seq=False)
+    except h.Closed:
+        pass
+    else:
+        raise AssertionError(f"the connection stayed open after KILL of itself: {pkt[:40]!r}")
+
+
+def test_pipelined_kill_of_itself_answers_then_closes():
+    """KILL CONNECTION_ID() behind another command in one write: the worker
+    that ran SELECT 1 reads the KILL and runs it; its ERR 1317 must still go
+    out before the connection closes, as it does when KILL comes alone."""
+    c = login()
+    try:
+        c.send_raw(query_frame("SELECT 1") + query_frame("KILL CONNECTION_ID()") + query_frame("SELECT 2"))
+        assert c.read_result() == [["1"]]
+        expect_error_then_close(c, 1317)
+    finally:
+        c.close()
+
+
+def test_kill_of_itself_after_a_reply_on_the_worker():
+    """The same, sent after the first reply was read: the worker that
+    answered SELECT 1 is still waiting for the next command when KILL comes."""
+    c = login()
+    try:
+        assert c.query("SELECT 1") == [["1"]]
+        c.send_raw(query_frame("KILL CONNECTION_ID()"))
+        expect_error_then_close(c, 1317)
+    finally:
+        c.close()
+
+
 if __name__ == "__main__":
     h.main(globals())
