@@ -858,6 +858,17 @@ std::optional<std::string> ColumnText(const ColumnDef& c, const RowValue& v) {
   return value.ToString();
 }
 
+void AppendColumnCell(const ColumnDef& c, const RowValue& v, protocol::TextRows::RowWriter* w) {
+  // The types whose text ColumnText computes even from a stored string.
+  const bool computed = c.type == ColumnType::kFloat || c.type == ColumnType::kDouble ||
+                        c.type == ColumnType::kYear || c.type == ColumnType::kJson;
+  if (const auto* s = std::get_if<std::string>(&v); s != nullptr && !computed) {
+    w->Cell(*s);
+    return;
+  }
+  w->CellOrNull(ColumnText(c, v));
+}
+
 // ---------------------------------------------------------------- metadata
 
 protocol::ColumnDefinition ColumnMetadata(const storage::TableDef& table, const ColumnDef& c,

@@ -22,6 +22,7 @@
 
 #include "base/status.h"
 #include "protocol/response.h"
+#include "protocol/text_rows.h"
 #include "sql/ast.h"
 #include "sql/value.h"
 #include "storage/catalog/row_codec.h"
@@ -77,6 +78,9 @@ sql::Value FromColumnValue(const storage::ColumnDef& c, const storage::RowValue&
 // with `fsp` fraction digits, FLOAT with 6 significant digits and DOUBLE
 // with up to 17 (MySQL's %g-like shortest form), YEAR as 4 digits.
 std::optional<std::string> ColumnText(const storage::ColumnDef& c, const storage::RowValue& v);
+// The same written into a result row in place: a stored string (text,
+// binary, DECIMAL, a temporal kept as text) goes in without a copy.
+void AppendColumnCell(const storage::ColumnDef& c, const storage::RowValue& v, protocol::TextRows::RowWriter* w);
 
 // Result-set metadata for column `c` of `table` (MYSQL_TYPE_*, length,
 // flags NOT_NULL/PRI_KEY/UNIQUE_KEY/MULTIPLE_KEY/UNSIGNED/ZEROFILL/BINARY/

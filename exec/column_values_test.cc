@@ -81,6 +81,12 @@ std::string StoreAndShow(const ColumnDef& column, const sql::Value& v) {
   if (!row.ok()) return "<error>";
   EXPECT_EQ((*row)[0], *stored) << "engine value changed on the way through the codec";
   std::optional<std::string> text = ColumnText(t.columns[0], (*row)[0]);
+  // A result row written in place holds the same cell.
+  protocol::TextRows rows;
+  protocol::TextRows::RowWriter w = rows.Open();
+  AppendColumnCell(t.columns[0], (*row)[0], &w);
+  rows.Close();
+  EXPECT_EQ(rows.payload(0), protocol::EncodeTextRow({text}));
   return text.value_or("NULL");
 }
 

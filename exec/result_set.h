@@ -14,15 +14,19 @@
 #include "base/status.h"
 #include "protocol/constants.h"
 #include "protocol/response.h"
+#include "protocol/text_rows.h"
 #include "sql/value.h"
 
 namespace sluice::exec {
 namespace p = sluice::protocol;
 
-// A text result set under construction.
+// A text result set under construction. Its rows are kept in the text
+// protocol's form (protocol/text_rows.h): a producer writes cells in place
+// with rows.Open() ... rows.Close(), or adds a row of values with
+// rows.push_back({...}).
 struct ResultSet {
   std::vector<p::ColumnDefinition> columns;
-  std::vector<std::vector<std::optional<std::string>>> rows;
+  p::TextRows rows;
 
   void AddTextColumn(std::string name, uint32_t length = 256) {
     p::ColumnDefinition c;
@@ -90,6 +94,17 @@ inline p::ColumnDefinition ColumnFor(const std::string& name, const sql::Value& 
 inline std::optional<std::string> CellOf(const sql::Value& v) {
   if (v.is_null()) return std::nullopt;
   return v.ToString();
+}
+
+// The same written into a row in place (a string is not copied first).
+inline void AppendCell(const sql::Value& v, p::TextRows::RowWriter* w) {
+  if (v.is_null()) {
+    w->Null();
+  } else if (v.kind() == sql::ValueKind::kString) {
+    w->Cell(v.string_value());
+  } else {
+    w->Cell(v.ToString());
+  }
 }
 
 // The result of one statement.

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,7 +36,7 @@ inline bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() !=
 // ORDER BY: whether a row whose ORDER BY values are `a` comes before one
 // with `b` (one value per item of `order_by`; NULL first ascending, as
 // MySQL). SELECT and UPDATE / DELETE ... ORDER BY sort with it.
-inline bool OrderedBefore(const std::vector<sql::Value>& a, const std::vector<sql::Value>& b,
+inline bool OrderedBefore(std::span<const sql::Value> a, std::span<const sql::Value> b,
                           const std::vector<sql::OrderItem>& order_by) {
   for (size_t i = 0; i < order_by.size(); ++i) {
     const sql::Value& x = a[i];

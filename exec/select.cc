@@ -23,6 +23,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
+#include <type_traits>
 
 #include <boost/container/small_vector.hpp>
 
@@ -496,13 +498,48 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   limit = std::min(limit, max_rows);
   const uint64_t wanted = limit > std::numeric_limits<uint64_t>::max() - offset ? limit : offset + limit;
 
-  // ---- output rows
+  // ORDER BY n or alias: the select item each ORDER BY item names (or -1).
+  // Settled before any row, so ORDER BY 9 fails on an empty table too. A
+  // plain column that is also a plain column item (ORDER BY c for SELECT
+  // c) takes that item's value rather than reading the column again.
+  re.set_clause("order clause");
+  boost::container::small_vector<int, 2> order_refs;
+  for (const auto& ob : s.order_by) {
+    Result<int> ref = item_ref(*ob.expr);
+    if (!ref.ok()) return ref.status();
+    if (*ref < 0 && ob.expr->kind == sql::ExprKind::kColumn) {
+      Result<std::pair<int, const ColumnDef*>> where = re.Resolve(*ob.expr);
+      for (size_t i = 0; where.ok() && where->first >= 0 && i < outs.size(); ++i) {
+        if (outs[i].column == where->second && outs[i].source == where->first) {
+          *ref = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    order_refs.push_back(*ref);
+  }
+
+  // ---- output rows. Each row's cells go into `staged` in the text
+  // protocol's form as it is made; a Produced is kept only where rows are
+  // reordered or compared (ORDER BY that the access path does not give,
+  // DISTINCT) or the caller wants values.
+  // A row's ORDER BY values are in `sort_values`, s.order_by.size() of
+  // them from sort_at. (Every member moves without throwing, so the vector
+  // grows by moving its rows, not copying them.)
+  // SELECT DISTINCT: a row's key (each value's GroupingKey, length-prefixed)
+  // is distinct_bytes[key_at, key_end).
   struct Produced {
-    std::vector<std::optional<std::string>> cells;
+    size_t row = 0;  // in `staged`
+    size_t sort_at = 0;
+    size_t key_at = 0, key_end = 0;
     std::vector<sql::Value> values;  // when want_values
-    std::vector<sql::Value> sort_keys;
-    std::vector<std::string> distinct_key;  // SELECT DISTINCT: GroupingKey of each value
   };
+  static_assert(std::is_nothrow_move_constructible_v<Produced>);
+  std::vector<sql::Value> sort_values;
+  std::string distinct_bytes;
+  const bool sorted_here = !s.order_by.empty() && !presorted;
+  const bool keep_produced = sorted_here || s.distinct || want_values;
+  p::TextRows staged;
   std::vector<Produced> produced;
   boost::container::small_vector<std::optional<sql::Value>, 4> first_values(outs.size());
   // Evaluates `e` for the current tuple; in a grouped query, aggregates
@@ -515,25 +552,30 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   };
   // A plain column's Value (besides its text) is built only for what reads
   // it: HAVING's aliases, ORDER BY n / alias, DISTINCT, or the caller.
-  const bool need_column_values = want_values || (grouped && s.having) || !s.order_by.empty() || s.distinct;
+  bool order_reads_items = false;
+  for (int ref : order_refs) order_reads_items = order_reads_items || ref >= 0;
+  const bool need_column_values = want_values || (grouped && s.having) || order_reads_items || s.distinct;
   // One output row from the current tuple (and group).
   auto produce = [&]() -> Status {
     re.set_clause("field list");
     Produced p;
-    p.cells.reserve(outs.size());
+    p.row = staged.size();
     boost::container::small_vector<sql::Value, 4> values(outs.size());
+    p::TextRows::RowWriter cells = staged.Open();
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].column != nullptr) {
         const Row* row = re.source(outs[i].source).row;
-        const RowValue& rv = row != nullptr ? (*row)[outs[i].column->ordinal] : RowValue{};
-        p.cells.push_back(ColumnText(*outs[i].column, rv));
+        // Both arms lvalues: a temporary in one would copy the stored value.
+        static const RowValue kNullValue;
+        const RowValue& rv = row != nullptr ? (*row)[outs[i].column->ordinal] : kNullValue;
+        AppendColumnCell(*outs[i].column, rv, &cells);
         if (need_column_values) values[i] = FromColumnValue(*outs[i].column, rv);
         continue;
       }
       Result<sql::Value> v = eval_expr(*outs[i].expr);
-      if (!v.ok()) return v.status();
+      if (!v.ok()) return v.status();  // the statement fails: `staged` is dropped
       if (!first_values[i] || first_values[i]->is_null()) first_values[i] = *v;
-      p.cells.push_back(CellOf(*v));
+      AppendCell(*v, &cells);
       values[i] = std::move(v).value();
     }
     if (grouped && s.having) {
@@ -546,23 +588,34 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       Result<sql::Value> h = eval_expr(*s.having);
       re.set_aliases(nullptr);
       if (!h.ok()) return h.status();
-      if (!Truthy(*h)) return Status::OK();
-    }
-    re.set_clause("order clause");
-    for (const auto& ob : s.order_by) {
-      Result<int> ref = item_ref(*ob.expr);
-      if (!ref.ok()) return ref.status();
-      if (*ref >= 0) {
-        p.sort_keys.push_back(values[*ref]);
-        continue;
+      if (!Truthy(*h)) {
+        staged.Discard();
+        return Status::OK();
       }
-      Result<sql::Value> v = eval_expr(*ob.expr);
-      if (!v.ok()) return v.status();
-      p.sort_keys.push_back(std::move(v).value());
     }
+    staged.Close();
+    if (!keep_produced) return Status::OK();
     if (s.distinct) {
-      p.distinct_key.reserve(values.size());
-      for (const sql::Value& v : values) p.distinct_key.push_back(sql::GroupingKey(v));
+      p.key_at = distinct_bytes.size();
+      for (const sql::Value& v : values) p::WireWriter(&distinct_bytes).LenencString(sql::GroupingKey(v));
+      p.key_end = distinct_bytes.size();
+    }
+    if (sorted_here) {
+      re.set_clause("order clause");
+      p.sort_at = sort_values.size();
+      for (size_t k = 0; k < s.order_by.size(); ++k) {
+        const int ref = order_refs[k];
+        if (ref >= 0) {
+          // An item's value moves into the sort key unless it is read again.
+          const bool read_again = want_values || std::find(order_refs.begin() + k + 1, order_refs.end(), ref) !=
+                                                     order_refs.end();
+          sort_values.push_back(read_again ? values[ref] : std::move(values[ref]));
+          continue;
+        }
+        Result<sql::Value> v = eval_expr(*s.order_by[k].expr);
+        if (!v.ok()) return v.status();
+        sort_values.push_back(std::move(v).value());
+      }
     }
     if (want_values) p.values.assign(std::make_move_iterator(values.begin()), std::make_move_iterator(values.end()));
     produced.push_back(std::move(p));
@@ -586,7 +639,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   auto accept = [&]() -> Status {
     if (!grouped) {
       SLUICE_RETURN_IF_ERROR(produce());
-      stop = early_stop && produced.size() >= wanted;
+      stop = early_stop && staged.size() >= wanted;
       return Status::OK();
     }
     re.set_clause("group statement");
@@ -690,11 +743,12 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     }
     group = nullptr;
   }
-  if (!s.order_by.empty() && !presorted) {
+  if (sorted_here) {
+    const size_t n = s.order_by.size();
+    auto keys = [&](const Produced& p) { return std::span<const sql::Value>(sort_values.data() + p.sort_at, n); };
     SLUICE_RETURN_IF_ERROR(InterruptibleSort(
         produced.begin(), produced.end(),
-        [&](const Produced& a, const Produced& b) { return OrderedBefore(a.sort_keys, b.sort_keys, s.order_by); },
-        re));
+        [&](const Produced& a, const Produced& b) { return OrderedBefore(keys(a), keys(b), s.order_by); }, re));
   }
   SelectRows out;
   // A column named here but never read (no row reached it) did not shape
@@ -710,16 +764,44 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       out.result.columns.push_back(ColumnFor(outs[i].name, first_values[i].value_or(sql::Value::Null())));
     }
   }
-  std::set<std::vector<std::string>> seen;
+  if (!keep_produced) {
+    // The rows as they were made: OFFSET and LIMIT are a range of them.
+    if (offset == 0 && staged.size() <= limit) {
+      out.result.rows = std::move(staged);
+    } else {
+      for (uint64_t i = offset; i < staged.size() && i - offset < limit; ++i) {
+        out.result.rows.AppendEncoded(staged.payload(i));
+      }
+    }
+    return out;
+  }
+  // SELECT DISTINCT keeps the first row of each key, in the rows' order:
+  // positions sorted by key (stably, so the first of equals comes first).
+  std::vector<bool> repeated;
+  if (s.distinct) {
+    auto key = [&](size_t i) {
+      return std::string_view(distinct_bytes).substr(produced[i].key_at, produced[i].key_end - produced[i].key_at);
+    };
+    std::vector<size_t> by_key(produced.size());
+    for (size_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
+    SLUICE_RETURN_IF_ERROR(InterruptibleSort(
+        by_key.begin(), by_key.end(), [&](size_t a, size_t b) { return key(a) < key(b); }, re));
+    repeated.assign(produced.size(), false);
+    for (size_t i = 1; i < by_key.size(); ++i) {
+      if (key(by_key[i]) == key(by_key[i - 1])) repeated[by_key[i]] = true;
+    }
+  }
+  out.result.rows.reserve(produced.size(), staged.total_bytes());
   uint64_t skipped = 0;
-  for (auto& p : produced) {
-    if (s.distinct && !seen.insert(std::move(p.distinct_key)).second) continue;
+  for (size_t i = 0; i < produced.size(); ++i) {
+    Produced& p = produced[i];
+    if (s.distinct && repeated[i]) continue;
     if (skipped < offset) {
       ++skipped;
       continue;
     }
     if (out.result.rows.size() >= limit) break;
-    out.result.rows.push_back(std::move(p.cells));
+    out.result.rows.AppendEncoded(staged.payload(p.row));
     if (want_values) out.values.push_back(std::move(p.values));
   }
   return out;

@@ -587,7 +587,7 @@ Outcome Statement::Select(const sql::SelectStmt& s) {
   if (!o.error.ok()) return o;
   if (offset > 0 || limit == 0) emit = false;
   ResultSet rs;
-  std::vector<std::optional<std::string>> row;
+  p::TextRows::RowWriter row = rs.rows.Open();
   for (const auto& item : s.items) {
     if (item.star) {
       o.error = MakeError(er::kNoTablesUsed);
@@ -599,9 +599,13 @@ Outcome Statement::Select(const sql::SelectStmt& s) {
       return o;
     }
     rs.columns.push_back(ColumnFor(item.ColumnName(), v.value()));
-    row.push_back(CellOf(v.value()));
+    AppendCell(v.value(), &row);
   }
-  if (emit) rs.rows.push_back(std::move(row));
+  if (emit) {
+    rs.rows.Close();
+  } else {
+    rs.rows.Discard();
+  }
   ctx_.found_rows = rs.rows.size();
   o.result = std::move(rs);
   return o;
@@ -861,22 +865,26 @@ Outcome Statement::Flush(const sql::FlushStmt& s) {
 
 Status Statement::FilterRows(const sql::ShowStmt& s, ResultSet* rs, size_t like_column) {
   if (s.like) {
-    std::erase_if(rs->rows, [&](const auto& row) {
-      return !row[like_column] || !sql::LikeMatch(*row[like_column], *s.like);
+    rs->rows.KeepIf([&](const p::Cells& row) {
+      return row[like_column] && sql::LikeMatch(*row[like_column], *s.like);
     });
   }
   if (s.where) {
     std::vector<std::string> names;
     for (const auto& c : rs->columns) names.push_back(c.name);
-    std::vector<std::vector<std::optional<std::string>>> kept;
-    for (auto& row : rs->rows) {
+    Status failed;
+    rs->rows.KeepIf([&](p::Cells row) {
+      if (!failed.ok()) return false;
       eval_.SetRow(&names, &row);
       auto v = Eval(*s.where);
       eval_.SetRow(nullptr, nullptr);
-      if (!v.ok()) return v.status();
-      if (v->ToBool().value_or(false)) kept.push_back(std::move(row));
-    }
-    rs->rows = std::move(kept);
+      if (!v.ok()) {
+        failed = v.status();
+        return false;
+      }
+      return v->ToBool().value_or(false);
+    });
+    SLUICE_RETURN_IF_ERROR(failed);
   }
   return Status::OK();
 }

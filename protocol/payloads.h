@@ -26,7 +26,13 @@ class Payloads {
   // Encoding a payload in place: append its bytes to *Open(), then Close().
   std::string* Open() { return &bytes_; }
   void Close() { ends_.push_back(bytes_.size()); }
+  // Drops what was appended to *Open() since the last payload ended.
+  void Discard() { bytes_.resize(ends_.empty() ? 0 : ends_.back()); }
 
+  void reserve(size_t payloads, size_t bytes) {
+    ends_.reserve(payloads);
+    bytes_.reserve(bytes);
+  }
   size_t size() const { return ends_.size(); }
   bool empty() const { return ends_.empty(); }
   size_t total_bytes() const { return bytes_.size(); }

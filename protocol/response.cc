@@ -125,19 +125,26 @@ void FrameResultSet(const std::vector<ColumnDefinition>& columns, size_t n_rows,
 
 }  // namespace
 
-void AppendTextResultSet(const std::vector<ColumnDefinition>& columns,
-                         const std::vector<std::vector<std::optional<std::string>>>& rows,
+void AppendTextResultSet(const std::vector<ColumnDefinition>& columns, const TextRows& rows,
                          uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out) {
   FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
-                 [&](size_t i, std::string* to) { AppendTextRow(rows[i], to); }, out);
+                 [&](size_t i, std::string* to) { to->append(rows.payload(i)); }, out);
 }
+
+namespace {
+TextRows ToTextRows(const std::vector<std::vector<std::optional<std::string>>>& rows) {
+  TextRows out;
+  for (const auto& row : rows) out.push_back(row);
+  return out;
+}
+}  // namespace
 
 std::vector<std::string> EncodeTextResultSet(
     const std::vector<ColumnDefinition>& columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings) {
   Payloads out;
-  AppendTextResultSet(columns, rows, capabilities, status_flags, warnings, &out);
+  AppendTextResultSet(columns, ToTextRows(rows), capabilities, status_flags, warnings, &out);
   return out.ToVector();
 }
 
@@ -368,28 +375,29 @@ bool AppendBinaryValue(ColumnType type, uint16_t flags, std::string_view text, s
 }
 
 namespace {
-void AppendBinaryRow(const std::vector<ColumnDefinition>& columns, const std::vector<std::optional<std::string>>& row,
-                     std::string* out) {
+// A binary row from a text row's payload.
+void AppendBinaryRow(const std::vector<ColumnDefinition>& columns, std::string_view text_row, std::string* out) {
   out->push_back('\0');
   const size_t bitmap_at = out->size();
   out->append((columns.size() + 7 + 2) / 8, '\0');
-  for (size_t i = 0; i < columns.size() && i < row.size(); ++i) {
-    if (!row[i].has_value()) {
+  size_t i = 0;
+  ForEachTextCell(text_row, [&](std::optional<std::string_view> cell) {
+    if (i >= columns.size()) return;
+    if (!cell) {
       const size_t bit = i + 2;
       (*out)[bitmap_at + bit / 8] = static_cast<char>((*out)[bitmap_at + bit / 8] | (1 << (bit % 8)));
-      continue;
+    } else if (!AppendBinaryValue(columns[i].type, columns[i].flags, *cell, out)) {
+      WireWriter(out).LenencString(*cell);
     }
-    if (!AppendBinaryValue(columns[i].type, columns[i].flags, *row[i], out)) {
-      WireWriter(out).LenencString(*row[i]);
-    }
-  }
+    ++i;
+  });
 }
 }  // namespace
 
 std::string EncodeBinaryRow(const std::vector<ColumnDefinition>& columns,
                             const std::vector<std::optional<std::string>>& row) {
   std::string out;
-  AppendBinaryRow(columns, row, &out);
+  AppendBinaryRow(columns, EncodeTextRow(row), &out);
   return out;
 }
 
@@ -427,36 +435,37 @@ std::vector<std::string> EncodeBinaryResultSet(
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings) {
   Payloads out;
-  AppendBinaryResultSet(std::move(columns), rows, capabilities, status_flags, warnings, &out);
+  AppendBinaryResultSet(std::move(columns), ToTextRows(rows), capabilities, status_flags, warnings, &out);
   return out.ToVector();
 }
 
-void AppendBinaryResultSet(std::vector<ColumnDefinition> columns,
-                           const std::vector<std::vector<std::optional<std::string>>>& rows,
-                           uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out) {
+void AppendBinaryResultSet(std::vector<ColumnDefinition> columns, const TextRows& rows, uint32_t capabilities,
+                           uint16_t status_flags, uint16_t warnings, Payloads* out) {
+  // A column with a fixed binary form that holds a value not of its type
+  // is retyped as a string: one pass over the rows for all columns (a
+  // retyped column is not checked again).
+  auto retype = [](ColumnDefinition& c) {
+    c.type = MYSQL_TYPE_VAR_STRING;
+    c.collation = kCollationUtf8mb4_0900_ai_ci;
+    c.flags = static_cast<uint16_t>(c.flags & ~(NUM_FLAG | UNSIGNED_FLAG | BINARY_FLAG | ZEROFILL_FLAG));
+    c.decimals = 0x1f;
+    c.length = std::max<uint32_t>(c.length, 255);
+  };
+  bool any_fixed = false;
+  for (const ColumnDefinition& c : columns) any_fixed = any_fixed || HasFixedBinaryForm(c.type);
   std::string scratch;
-  for (size_t i = 0; i < columns.size(); ++i) {
-    ColumnDefinition& c = columns[i];
-    if (!HasFixedBinaryForm(c.type)) continue;
-    bool fits = true;
-    for (const auto& row : rows) {
-      if (i >= row.size() || !row[i].has_value()) continue;
-      scratch.clear();
-      if (!AppendBinaryValue(c.type, c.flags, *row[i], &scratch)) {
-        fits = false;
-        break;
+  for (size_t r = 0; any_fixed && r < rows.size(); ++r) {
+    size_t i = 0;
+    ForEachTextCell(rows.payload(r), [&](std::optional<std::string_view> cell) {
+      if (i < columns.size() && cell && HasFixedBinaryForm(columns[i].type)) {
+        scratch.clear();
+        if (!AppendBinaryValue(columns[i].type, columns[i].flags, *cell, &scratch)) retype(columns[i]);
       }
-    }
-    if (!fits) {
-      c.type = MYSQL_TYPE_VAR_STRING;
-      c.collation = kCollationUtf8mb4_0900_ai_ci;
-      c.flags = static_cast<uint16_t>(c.flags & ~(NUM_FLAG | UNSIGNED_FLAG | BINARY_FLAG | ZEROFILL_FLAG));
-      c.decimals = 0x1f;
-      c.length = std::max<uint32_t>(c.length, 255);
-    }
+      ++i;
+    });
   }
   FrameResultSet(columns, rows.size(), capabilities, status_flags, warnings,
-                 [&](size_t i, std::string* to) { AppendBinaryRow(columns, rows[i], to); }, out);
+                 [&](size_t i, std::string* to) { AppendBinaryRow(columns, rows.payload(i), to); }, out);
 }
 
 }  // namespace sluice::protocol

@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "protocol/constants.h"
 #include "protocol/payloads.h"
+#include "protocol/text_rows.h"
 
 namespace sluice::protocol {
 
@@ -67,10 +68,9 @@ std::vector<std::string> EncodeTextResultSet(
     const std::vector<ColumnDefinition>& columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings);
-// The same appended to `out` (what the server sends; the vector form is
-// for tests).
-void AppendTextResultSet(const std::vector<ColumnDefinition>& columns,
-                         const std::vector<std::vector<std::optional<std::string>>>& rows,
+// The same appended to `out`, from rows already in their text form (what
+// the server sends; the vector form is for tests).
+void AppendTextResultSet(const std::vector<ColumnDefinition>& columns, const TextRows& rows,
                          uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out);
 
 // ---------------------------------------------------------------- prepared
@@ -123,8 +123,7 @@ std::vector<std::string> EncodeBinaryResultSet(
     std::vector<ColumnDefinition> columns,
     const std::vector<std::vector<std::optional<std::string>>>& rows, uint32_t capabilities,
     uint16_t status_flags, uint16_t warnings);
-void AppendBinaryResultSet(std::vector<ColumnDefinition> columns,
-                           const std::vector<std::vector<std::optional<std::string>>>& rows,
-                           uint32_t capabilities, uint16_t status_flags, uint16_t warnings, Payloads* out);
+void AppendBinaryResultSet(std::vector<ColumnDefinition> columns, const TextRows& rows, uint32_t capabilities,
+                           uint16_t status_flags, uint16_t warnings, Payloads* out);
 
 }  // namespace sluice::protocol

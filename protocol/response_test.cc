@@ -278,14 +278,16 @@ TEST(ResponseTest, PayloadsKeepEachPacketAndAreReusedAcrossReplies) {
   EXPECT_EQ(p[2], "\x07\x02xy"s);
   EXPECT_EQ(p.total_bytes(), 7u);
   std::vector<std::vector<std::optional<std::string>>> rows = {{std::string("1")}, {std::nullopt}};
+  TextRows text_rows;
+  for (const auto& row : rows) text_rows.push_back(row);
   const std::vector<ColumnDefinition> cols = {Col(MYSQL_TYPE_LONGLONG)};
   for (uint32_t caps : {uint32_t{CLIENT_PROTOCOL_41}, uint32_t{CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF}}) {
     p.clear();
     EXPECT_TRUE(p.empty());
-    AppendTextResultSet(cols, rows, caps, 0, 0, &p);
+    AppendTextResultSet(cols, text_rows, caps, 0, 0, &p);
     EXPECT_EQ(p.ToVector(), EncodeTextResultSet(cols, rows, caps, 0, 0));
     p.clear();
-    AppendBinaryResultSet(cols, rows, caps, 0, 0, &p);
+    AppendBinaryResultSet(cols, text_rows, caps, 0, 0, &p);
     EXPECT_EQ(p.ToVector(), EncodeBinaryResultSet(cols, rows, caps, 0, 0));
   }
   // A reply bigger than a session keeps: cleared, its buffer is let go.
@@ -295,6 +297,48 @@ TEST(ResponseTest, PayloadsKeepEachPacketAndAreReusedAcrossReplies) {
   EXPECT_TRUE(p.empty());
   p.push_back("after");
   EXPECT_EQ(p.ToVector(), std::vector<std::string>{"after"});
+}
+
+// Rows kept in their text-protocol form: what a producer writes in place
+// reads back cell for cell (NULL, empty, a cell past 250 bytes with a
+// three-byte length), and is byte for byte the row EncodeTextRow makes.
+TEST(ResponseTest, TextRowsKeepEachRowAsItsTextPayload) {
+  const std::string big(300, 'b');
+  TextRows rows;
+  EXPECT_TRUE(rows.empty());
+  TextRows::RowWriter w = rows.Open();
+  w.Cell("abc");
+  w.Null();
+  w.Cell("");
+  w.Cell(std::string_view(big));
+  rows.Close();
+  rows.push_back({std::string("x"), std::nullopt});
+  rows.Open();  // a row of no cells
+  rows.Close();
+  ASSERT_EQ(rows.size(), 3u);
+  const Cells first = {std::string("abc"), std::nullopt, std::string(""), big};
+  EXPECT_EQ(rows[0], first);
+  EXPECT_EQ(rows.payload(0), EncodeTextRow(first));
+  EXPECT_EQ(rows[1], (Cells{std::string("x"), std::nullopt}));
+  EXPECT_EQ(rows[2], Cells{});
+  std::vector<Cells> iterated;
+  for (const Cells& row : rows) iterated.push_back(row);
+  EXPECT_EQ(iterated, (std::vector<Cells>{first, {std::string("x"), std::nullopt}, {}}));
+
+  TextRows copy;
+  copy.AppendEncoded(rows.payload(1));
+  EXPECT_EQ(copy[0], rows[1]);
+  rows.KeepIf([](const Cells& row) { return !row.empty() && row[0] != std::string("abc"); });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], copy[0]);
+  rows.clear();
+  EXPECT_TRUE(rows.empty());
+
+  // A payload that is not a row's cells is refused, not read past its end.
+  int cells = 0;
+  EXPECT_FALSE(ForEachTextCell("\x05ab"s, [&](std::optional<std::string_view>) { ++cells; }));
+  EXPECT_FALSE(ForEachTextCell("\x01x\xFC\x01"s, [&](std::optional<std::string_view>) { ++cells; }));
+  EXPECT_EQ(cells, 1);
 }
 
 TEST(ResponseTest, BinaryResultSetRetypesAColumnWhoseValuesDoNotFit) {
