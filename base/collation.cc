@@ -110,7 +110,19 @@ class Collators {
   // pure-ASCII string (checked when the table is built).
   bool ascii_ok() const { return ascii_ok_; }
   uint8_t rank(char ch) const { return rank_[static_cast<unsigned char>(ch)]; }
-  const std::string& weight(char ch) const { return weight_[static_cast<unsigned char>(ch)]; }
+  // Appends the weights of pure-ASCII `s` (the sort key the fast path
+  // makes) with one resize and a fixed-size copy per character.
+  void AppendAsciiWeights(std::string_view s, std::string* out) const {
+    const size_t at = out->size();
+    out->resize(at + s.size() * kMaxWeight);
+    char* p = out->data() + at;
+    for (char ch : s) {
+      const unsigned char u = static_cast<unsigned char>(ch);
+      std::memcpy(p, packed_[u].data(), kMaxWeight);
+      p += packed_len_[u];
+    }
+    out->resize(static_cast<size_t>(p - out->data()));
+  }
 
  private:
   Collators() {
@@ -158,6 +170,9 @@ class Collators {
       const char c = static_cast<char>(ch);
       weight_[ch] = IcuSortKey(primary_, std::string_view(&c, 1));
       if ((rank_[ch] == 0) != weight_[ch].empty()) return;
+      if (weight_[ch].size() > kMaxWeight) return;
+      std::memcpy(packed_[ch].data(), weight_[ch].data(), weight_[ch].size());
+      packed_len_[ch] = static_cast<uint8_t>(weight_[ch].size());
     }
     // The fast paths are exact when every character has its own weight
     // bytes (no contractions or lead-byte compression between neighbours),
@@ -189,6 +204,9 @@ class Collators {
   bool ascii_ok_ = false;
   std::array<uint8_t, 128> rank_{};
   std::array<std::string, 128> weight_{};
+  static constexpr size_t kMaxWeight = 4;  // bytes; ICU's root order uses 2 or 3 for ASCII
+  std::array<std::array<char, kMaxWeight>, 128> packed_{};  // weight_, zero-padded
+  std::array<uint8_t, 128> packed_len_{};
 };
 
 // Primary-strength comparison of two pure-ASCII strings by the rank table.
@@ -323,13 +341,15 @@ int CompareStrings(std::string_view a, std::string_view b, Collation c) {
   return CompareBytes(a, b);
 }
 
-std::string SortKey(std::string_view s, Collation c) {
+void AppendSortKey(std::string_view s, Collation c, std::string* out) {
   switch (c) {
     case Collation::kBinary:
     case Collation::k0900Bin:
-      return std::string(s);
+      out->append(s);
+      return;
     case Collation::kBin:
-      return std::string(StripTrailingSpaces(s));
+      out->append(StripTrailingSpaces(s));
+      return;
     case Collation::kGeneralCi:
       s = StripTrailingSpaces(s);
       break;
@@ -339,14 +359,17 @@ std::string SortKey(std::string_view s, Collation c) {
   const Collators& t = Collators::Get();
   const bool primary = c == Collation::k0900AiCi || c == Collation::kGeneralCi;
   if (primary && t.ascii_ok() && IsAscii(s)) {
-    std::string key;
-    key.reserve(s.size() + s.size() / 2);
-    for (char ch : s) key += t.weight(ch);
-    return key;
+    t.AppendAsciiWeights(s, out);
+    return;
   }
   const UCollator* coll = t.ForStrength(c);
-  if (coll == nullptr) return FoldAscii(s);
-  return IcuSortKey(coll, s);
+  out->append(coll == nullptr ? FoldAscii(s) : IcuSortKey(coll, s));
+}
+
+std::string SortKey(std::string_view s, Collation c) {
+  std::string key;
+  AppendSortKey(s, c, &key);
+  return key;
 }
 
 bool CharsEqual(std::string_view a, std::string_view b, Collation c) {

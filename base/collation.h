@@ -76,6 +76,8 @@ int CompareStrings(std::string_view a, std::string_view b, Collation c);
 // Stored on disk (index keys): a change of any collation's keys needs a
 // new key format (storage/catalog/table_def.h, IndexDef::key_format).
 std::string SortKey(std::string_view s, Collation c);
+// The same appended to *out.
+void AppendSortKey(std::string_view s, Collation c, std::string* out);
 
 // True when the characters `a` and `b` (one UTF-8 sequence each) are equal
 // under `c`, character against character: what LIKE compares. No padding.

@@ -118,6 +118,14 @@ TEST(CollationTest, AsciiFastPathAgreesWithIcu) {
       const int slow = CompareStrings(kEszett + a, kEszett + b, c);
       ASSERT_EQ(fast, slow) << "'" << a << "' vs '" << b << "' " << CollationName(c);
       ASSERT_EQ(SortKey(a, c) == SortKey(b, c), fast == 0) << "'" << a << "' vs '" << b << "'";
+      // ORDER BY sorts by the keys' bytes: their order is the collation's,
+      // on the fast path and ICU's alike.
+      auto sign = [](int x) { return x < 0 ? -1 : x > 0 ? 1 : 0; };
+      ASSERT_EQ(sign(SortKey(a, c).compare(SortKey(b, c))), fast) << "'" << a << "' vs '" << b << "'";
+      ASSERT_EQ(sign(SortKey(kEszett + a, c).compare(SortKey(kEszett + b, c))), slow) << "'" << a << "' vs '" << b << "'";
+      std::string appended = "prefix";
+      AppendSortKey(a, c, &appended);
+      ASSERT_EQ(appended, "prefix" + SortKey(a, c));
     }
   }
 }

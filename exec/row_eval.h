@@ -35,17 +35,25 @@ inline bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() !=
 
 // ORDER BY: whether a row whose ORDER BY values are `a` comes before one
 // with `b` (one value per item of `order_by`; NULL first ascending, as
-// MySQL). SELECT and UPDATE / DELETE ... ORDER BY sort with it.
+// MySQL). `compare(i, x, y)` orders two non-NULL values of item i (-1, 0,
+// 1); the plain form uses CompareValues. SELECT and UPDATE / DELETE ...
+// ORDER BY sort with it.
+template <typename Compare>
 inline bool OrderedBefore(std::span<const sql::Value> a, std::span<const sql::Value> b,
-                          const std::vector<sql::OrderItem>& order_by) {
+                          const std::vector<sql::OrderItem>& order_by, Compare&& compare) {
   for (size_t i = 0; i < order_by.size(); ++i) {
     const sql::Value& x = a[i];
     const sql::Value& y = b[i];
     int c = x.is_null() || y.is_null() ? (x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1))
-                                       : sql::CompareValues(x, y).value_or(0);
+                                       : compare(i, x, y);
     if (c != 0) return order_by[i].desc ? c > 0 : c < 0;
   }
   return false;
+}
+inline bool OrderedBefore(std::span<const sql::Value> a, std::span<const sql::Value> b,
+                          const std::vector<sql::OrderItem>& order_by) {
+  return OrderedBefore(a, b, order_by,
+                       [](size_t, const sql::Value& x, const sql::Value& y) { return sql::CompareValues(x, y).value_or(0); });
 }
 
 // std::stable_sort(begin, end, less) that stops when `eval`'s statement is

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -597,7 +598,14 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     if (!keep_produced) return Status::OK();
     if (s.distinct) {
       p.key_at = distinct_bytes.size();
-      for (const sql::Value& v : values) p::WireWriter(&distinct_bytes).LenencString(sql::GroupingKey(v));
+      for (const sql::Value& v : values) {
+        // Each value's key after its length (4 bytes, patched once known).
+        const size_t at = distinct_bytes.size();
+        distinct_bytes.append(4, '\0');
+        sql::AppendGroupingKey(v, &distinct_bytes);
+        const uint32_t len = static_cast<uint32_t>(distinct_bytes.size() - at - 4);
+        std::memcpy(distinct_bytes.data() + at, &len, 4);
+      }
       p.key_end = distinct_bytes.size();
     }
     if (sorted_here) {
@@ -745,10 +753,55 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   }
   if (sorted_here) {
     const size_t n = s.order_by.size();
+    // An item whose values are all text of one collation (or NULL) sorts by
+    // their collation keys (base/collation.h: memcmp order is the
+    // collation's order), made once per row, rather than by comparing
+    // strings under the collation at every step of the sort: the usual
+    // ORDER BY over a text column. Other items compare as values.
+    // sort_values[i]'s key is key_bytes[key_spans[i]].
+    boost::container::small_vector<std::optional<sql::Collation>, 2> by_key(n);
+    for (size_t k = 0; k < n; ++k) {
+      bool text = true, seen = false;
+      sql::Collation coll = sql::kDefaultCollation;
+      for (size_t i = k; text && i < sort_values.size(); i += n) {
+        const sql::Value& v = sort_values[i];
+        if (v.is_null()) continue;
+        if (!v.is_string() || v.string_type() != sql::StringType::kText) {
+          text = false;
+          break;
+        }
+        const sql::Collation c = v.is_binary() ? sql::Collation::kBinary : v.collation();
+        if (seen && c != coll) text = false;
+        coll = c;
+        seen = true;
+      }
+      if (text && seen) by_key[k] = coll;
+    }
+    std::string key_bytes;
+    std::vector<std::pair<size_t, size_t>> key_spans;
+    if (std::any_of(by_key.begin(), by_key.end(), [](const auto& c) { return c.has_value(); })) {
+      key_spans.resize(sort_values.size());
+      for (size_t i = 0; i < sort_values.size(); ++i) {
+        if (!by_key[i % n] || sort_values[i].is_null()) continue;
+        const size_t at = key_bytes.size();
+        sql::AppendSortKey(sort_values[i].string_value(), *by_key[i % n], &key_bytes);
+        key_spans[i] = {at, key_bytes.size() - at};
+      }
+    }
+    auto compare = [&](size_t k, const sql::Value& x, const sql::Value& y) {
+      if (!by_key[k]) return sql::CompareValues(x, y).value_or(0);
+      auto key = [&](const sql::Value& v) {
+        const auto [at, len] = key_spans[static_cast<size_t>(&v - sort_values.data())];
+        return std::string_view(key_bytes).substr(at, len);
+      };
+      const int c = key(x).compare(key(y));
+      return c < 0 ? -1 : c > 0 ? 1 : 0;
+    };
     auto keys = [&](const Produced& p) { return std::span<const sql::Value>(sort_values.data() + p.sort_at, n); };
     SLUICE_RETURN_IF_ERROR(InterruptibleSort(
         produced.begin(), produced.end(),
-        [&](const Produced& a, const Produced& b) { return OrderedBefore(keys(a), keys(b), s.order_by); }, re));
+        [&](const Produced& a, const Produced& b) { return OrderedBefore(keys(a), keys(b), s.order_by, compare); },
+        re));
   }
   SelectRows out;
   // A column named here but never read (no row reached it) did not shape

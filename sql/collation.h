@@ -16,6 +16,7 @@ using base::CollationName;
 using base::CompareStrings;
 using base::IsCaseSensitive;
 using base::kDefaultCollation;
+using base::AppendSortKey;
 using base::SortKey;
 using base::Utf8ToLower;
 using base::Utf8ToUpper;

@@ -710,14 +710,19 @@ std::optional<int> CompareValues(const Value& a, const Value& b, Collation colla
   return CompareStrings(a.string_value(), b.string_value(), collation);
 }
 
-std::string GroupingKey(const Value& v) {
+void AppendGroupingKey(const Value& v, std::string* out) {
   switch (v.kind()) {
     case ValueKind::kNull:
-      return std::string("N");
+      out->push_back('N');
+      return;
     case ValueKind::kInt:
-      return "I" + std::to_string(v.int_value());
+      out->push_back('I');
+      out->append(std::to_string(v.int_value()));
+      return;
     case ValueKind::kUInt:
-      return "I" + std::to_string(v.uint_value());
+      out->push_back('I');
+      out->append(std::to_string(v.uint_value()));
+      return;
     case ValueKind::kDecimal: {
       // 1.50 and 1.5 are one value.
       std::string text = v.decimal_value().ToString();
@@ -726,16 +731,34 @@ std::string GroupingKey(const Value& v) {
         if (text.back() == '.') text.pop_back();
       }
       if (text == "-0") text = "0";
-      return "D" + text;
+      out->push_back('D');
+      out->append(text);
+      return;
     }
     case ValueKind::kDouble:
-      return "F" + FormatDouble(v.double_value() == 0 ? 0.0 : v.double_value());
+      out->push_back('F');
+      out->append(FormatDouble(v.double_value() == 0 ? 0.0 : v.double_value()));
+      return;
     case ValueKind::kString:
-      if (v.is_temporal()) return "T" + v.string_value();
-      if (v.string_type() == StringType::kJson) return "J" + json::GroupingKey(v);
-      return "S" + SortKey(v.string_value(), v.collation());
+      if (v.is_temporal()) {
+        out->push_back('T');
+        out->append(v.string_value());
+      } else if (v.string_type() == StringType::kJson) {
+        out->push_back('J');
+        out->append(json::GroupingKey(v));
+      } else {
+        out->push_back('S');
+        AppendSortKey(v.string_value(), v.collation(), out);
+      }
+      return;
   }
-  return std::string("N");
+  out->push_back('N');
+}
+
+std::string GroupingKey(const Value& v) {
+  std::string key;
+  AppendGroupingKey(v, &key);
+  return key;
 }
 
 // ------------------------------------------------------------------ CAST

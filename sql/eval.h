@@ -123,5 +123,7 @@ std::optional<int> CompareValues(const Value& a, const Value& b, Collation colla
 // default utf8mb4_0900_ai_ci), binary strings and DATE/TIME values by their
 // bytes, numbers by value, NULL by a key no other value has.
 std::string GroupingKey(const Value& v);
+// The same appended to *out.
+void AppendGroupingKey(const Value& v, std::string* out);
 
 }  // namespace sluice::sql
