@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "base/scratch.h"
 
 namespace sluice::protocol {
@@ -55,7 +57,9 @@ class Payloads {
 
  private:
   std::string bytes_;
-  std::vector<size_t> ends_;  // where each payload ends in bytes_
+  // Where each payload ends in bytes_; a few in place, so that a result of
+  // a row or two (TextRows) allocates nothing for them.
+  boost::container::small_vector<size_t, 4> ends_;
 };
 
 }  // namespace sluice::protocol
