@@ -96,7 +96,7 @@ Expr::~Expr() {
   if (args.empty()) return;
   // Children are detached before their node dies, so no destructor below
   // this one sees a non-empty `args`.
-  std::vector<ExprPtr> pending = std::move(args);
+  ExprArgs pending = std::move(args);  // in place for a node of one or two levels
   while (!pending.empty()) {
     ExprPtr e = std::move(pending.back());
     pending.pop_back();

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "sql/lexer.h"
 #include "sql/value.h"
 
@@ -109,6 +111,9 @@ enum class TrimSide : uint8_t { kBoth, kLeading, kTrailing };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+// An expression's operands: two in place (most operators and functions
+// take one or two), so parsing `a = 1` allocates no list for them.
+using ExprArgs = boost::container::small_vector<ExprPtr, 2>;
 struct SelectStmt;
 class InSet;  // eval.cc
 
@@ -141,7 +146,7 @@ struct Expr {
   // kSubquery, kExists, and kIn with a subquery (x IN (SELECT ...): args
   // is {x}). Shared so that an Expr stays cheap to copy by SubstituteExpr.
   std::shared_ptr<const SelectStmt> subquery;
-  std::vector<ExprPtr> args;
+  ExprArgs args;
   uint32_t begin = 0;  // source span in the query text
   uint32_t end = 0;
   // Parser bookkeeping: levels of the tree from this node down, subqueries

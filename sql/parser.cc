@@ -274,7 +274,8 @@ class Parser::Impl {
   Status ParseCollate(ExprPtr* out);
   Status ParsePrimary(ExprPtr* out);
   Status ParseNumber(const Token& t, ExprPtr* out);
-  Status ParseExprList(std::vector<ExprPtr>* out);
+  template <typename List>  // std::vector<ExprPtr> or ExprArgs
+  Status ParseExprList(List* out);
   Status ParseWordExpr(ExprPtr* out);
   Status ParseFunctionCall(Token name_token, std::string upper, ExprPtr* out);
   Status ParseIntervalUnit(ExprPtr* out);
@@ -2951,7 +2952,8 @@ Status Parser::Impl::ParseDelete(std::unique_ptr<Stmt>* out) {
 
 // ------------------------------------------------------------------ expressions
 
-Status Parser::Impl::ParseExprList(std::vector<ExprPtr>* out) {
+template <typename List>
+Status Parser::Impl::ParseExprList(List* out) {
   do {
     ExprPtr e;
     SLUICE_RETURN_IF_ERROR(ParseExpr(&e));
