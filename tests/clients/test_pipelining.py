@@ -20,6 +20,15 @@ def query_frame(sql):
     return frame(bytes([h.COM_QUERY]) + sql.encode())
 
 
+def expect_closed(c, what):
+    """The server's next act on `c` is to close it."""
+    try:
+        pkt = c.read_packet(check_seq=False)
+    except h.Closed:
+        return
+    raise AssertionError(f"{what}: {pkt[:40]!r}")
+
+
 def login():
     c = h.raw_login("root")
     # The first command is read by the connection's coroutine; the ones
@@ -70,12 +79,7 @@ def test_pipelined_quit_ends_the_connection_after_the_reply():
     try:
         c.send_raw(query_frame("SELECT 1") + frame(bytes([h.COM_QUIT])) + query_frame("SELECT 2"))
         assert c.read_result() == [["1"]]
-        try:
-            pkt = c.read_packet(check_seq=False)
-        except h.Closed:
-            pass
-        else:
-            raise AssertionError(f"a command after COM_QUIT was answered: {pkt[:40]!r}")
+        expect_closed(c, "a command after COM_QUIT was answered")
     finally:
         c.close()
     h.assert_server_ok()
@@ -151,12 +155,7 @@ def expect_error_then_close(c, errno):
         assert e.errno == errno, e
     else:
         raise AssertionError(f"expected error {errno}")
-    try:
-        pkt = c.read_packet(check_seq=False)
-    except h.Closed:
-        pass
-    else:
-        raise AssertionError(f"the connection stayed open after KILL of itself: {pkt[:40]!r}")
+    expect_closed(c, "the connection stayed open after KILL of itself")
 
 
 def test_pipelined_kill_of_itself_answers_then_closes():
