@@ -121,6 +121,18 @@ void Session::Start() {
 }
 
 void Session::Kill(bool connection) {
+  // KILL CONNECTION of a statement running on a worker (or a dump): the
+  // socket is shut before the flag is raised, so the statement, stopping
+  // at the flag, cannot still get an ERR 1317 out first; its client sees
+  // the connection lost whatever the timing, as MySQL's does.
+  bool shut = false;
+  if (connection) {
+    MutexLock l(&socket_mu_);
+    if (socket_holder_ == SocketHolder::kDumpThread || socket_holder_ == SocketHolder::kWorker) {
+      ::shutdown(fd_, SHUT_RDWR);
+      shut = true;
+    }
+  }
   int want = static_cast<int>(connection ? KillState::kConnection : KillState::kQuery);
   int cur = ctx_.killed.load();
   while (cur < want && !ctx_.killed.compare_exchange_weak(cur, want)) {
@@ -130,10 +142,10 @@ void Session::Kill(bool connection) {
   ctx_.WithPublishedTrx([this](storage::EngineTrx& trx) { server_.engine().CancelLockWait(trx); });
   // KILL [QUERY] of a dump connection ends the dump (and so the connection).
   dump_stop_.store(true, std::memory_order_relaxed);
+  if (shut) return;
   {
     MutexLock l(&socket_mu_);
-    if (socket_holder_ == SocketHolder::kDumpThread ||
-        (socket_holder_ == SocketHolder::kWorker && connection)) {
+    if (socket_holder_ == SocketHolder::kDumpThread) {
       ::shutdown(fd_, SHUT_RDWR);
       return;
     }
