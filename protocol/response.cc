@@ -74,22 +74,10 @@ void AppendColumnDefinition(const ColumnDefinition& c, std::string* out) {
       .Zeros(2);
 }
 
-namespace {
-void AppendTextRow(const std::vector<std::optional<std::string>>& values, std::string* out) {
-  WireWriter w(out);
-  for (const auto& v : values) {
-    if (v.has_value()) {
-      w.LenencString(*v);
-    } else {
-      w.Int1(0xFB);
-    }
-  }
-}
-}  // namespace
-
 std::string EncodeTextRow(const std::vector<std::optional<std::string>>& values) {
   std::string out;
-  AppendTextRow(values, &out);
+  TextRows::RowWriter w(&out);  // the cells as TextRows writes them
+  for (const auto& v : values) w.CellOrNull(v);
   return out;
 }
 
