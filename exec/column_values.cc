@@ -293,6 +293,7 @@ Result<i128> IntegerOf(const ColumnDef& c, const sql::Value& v, AssignContext& c
     case sql::ValueKind::kNull: return i128{0};
     case sql::ValueKind::kString: break;
   }
+  if (v.is_enum()) return i128{v.enum_index()};
   if (v.is_temporal()) return v.ToDecimal().RoundToInteger();
   i128 out = 0;
   switch (ParseIntegerString(v.string_value(), &out)) {
@@ -350,7 +351,7 @@ Result<RowValue> ToDecimalColumn(const ColumnDef& c, const sql::Value& v, Assign
     }
     case sql::ValueKind::kNull: text = "0"; break;
     case sql::ValueKind::kString: {
-      if (v.is_temporal()) {
+      if (v.is_temporal() || v.is_enum()) {
         text = v.ToDecimal().ToString();
         break;
       }
@@ -401,7 +402,7 @@ std::string FixedText(double d, uint32_t digits) {
 
 Result<RowValue> ToFloatColumn(const ColumnDef& c, const sql::Value& v, AssignContext& cx) {
   double d = 0;
-  if (v.is_string() && !v.is_temporal()) {
+  if (v.is_string() && !v.is_temporal() && !v.is_enum()) {
     sql::NumericPrefix p = sql::ScanNumericPrefix(v.string_value());
     if (p.text.empty()) {
       SLUICE_RETURN_IF_ERROR(Problem(cx, DataTruncated(c, cx)));
@@ -819,8 +820,8 @@ sql::Value FromColumnValue(const ColumnDef& c, const RowValue& v) {
   }
   switch (c.type) {
     case ColumnType::kEnum:
-      if (u >= 1 && u <= c.enum_values.size()) return sql::Value::String(c.enum_values[u - 1]);
-      return sql::Value::String("");
+      if (u >= 1 && u <= c.enum_values.size()) return sql::Value::Enum(c.enum_values[u - 1], u);
+      return sql::Value::Enum("", 0);
     case ColumnType::kYear:
       return sql::Value::Int(static_cast<int64_t>(u));
     default:

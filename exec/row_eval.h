@@ -36,7 +36,7 @@ inline bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() !=
 // ORDER BY: whether a row whose ORDER BY values are `a` comes before one
 // with `b` (one value per item of `order_by`; NULL first ascending, as
 // MySQL). `compare(i, x, y)` orders two non-NULL values of item i (-1, 0,
-// 1); the plain form uses CompareValues. SELECT and UPDATE / DELETE ...
+// 1); the plain form uses CompareForOrder. SELECT and UPDATE / DELETE ...
 // ORDER BY sort with it.
 template <typename Compare>
 inline bool OrderedBefore(std::span<const sql::Value> a, std::span<const sql::Value> b,
@@ -53,7 +53,7 @@ inline bool OrderedBefore(std::span<const sql::Value> a, std::span<const sql::Va
 inline bool OrderedBefore(std::span<const sql::Value> a, std::span<const sql::Value> b,
                           const std::vector<sql::OrderItem>& order_by) {
   return OrderedBefore(a, b, order_by,
-                       [](size_t, const sql::Value& x, const sql::Value& y) { return sql::CompareValues(x, y).value_or(0); });
+                       [](size_t, const sql::Value& x, const sql::Value& y) { return sql::CompareForOrder(x, y).value_or(0); });
 }
 
 // std::stable_sort(begin, end, less) that stops when `eval`'s statement is

@@ -789,7 +789,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       }
     }
     auto compare = [&](size_t k, const sql::Value& x, const sql::Value& y) {
-      if (!by_key[k]) return sql::CompareValues(x, y).value_or(0);
+      if (!by_key[k]) return sql::CompareForOrder(x, y).value_or(0);
       auto key = [&](const sql::Value& v) {
         const auto [at, len] = key_spans[static_cast<size_t>(&v - sort_values.data())];
         return std::string_view(key_bytes).substr(at, len);

@@ -36,6 +36,7 @@ NumClass ClassOf(const Value& v) {
     case ValueKind::kDouble:
       return NumClass::kDouble;
     case ValueKind::kString:
+      if (v.is_enum()) return NumClass::kInt;  // its index
       // NOW() + 0 is 20240102030405; NOW(3) + 0 keeps its fraction.
       if (v.is_temporal()) {
         return v.string_value().find('.') == std::string::npos ? NumClass::kInt
@@ -710,6 +711,13 @@ std::optional<int> CompareValues(const Value& a, const Value& b, Collation colla
   return CompareStrings(a.string_value(), b.string_value(), collation);
 }
 
+std::optional<int> CompareForOrder(const Value& a, const Value& b) {
+  if (a.is_enum() && b.is_enum()) {
+    return a.enum_index() < b.enum_index() ? -1 : a.enum_index() > b.enum_index() ? 1 : 0;
+  }
+  return CompareValues(a, b);
+}
+
 void AppendGroupingKey(const Value& v, std::string* out) {
   switch (v.kind()) {
     case ValueKind::kNull:
@@ -772,7 +780,7 @@ Value TruncatedWarning(EvalContext& ctx, const char* type, const std::string& te
 }
 
 Result<Value> CastToInteger(const Value& v, bool to_unsigned, EvalContext& ctx) {
-  if (v.kind() == ValueKind::kString && !v.is_temporal()) {
+  if (v.kind() == ValueKind::kString && !v.is_temporal() && !v.is_enum()) {
     const std::string& s = v.string_value();
     bool overflow = false;
     std::optional<int64_t> parsed;

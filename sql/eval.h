@@ -116,6 +116,11 @@ Collation ComparisonCollation(const Value& a, const Value& b);
 // `collation` where given). nullopt when either side is NULL.
 std::optional<int> CompareValues(const Value& a, const Value& b);
 std::optional<int> CompareValues(const Value& a, const Value& b, Collation collation);
+// ORDER BY's order of two values: as CompareValues, except that two ENUM
+// values sort by their members' indexes (the order of the column's
+// definition), as MySQL sorts an ENUM column, where comparisons and
+// MIN()/MAX() take their text.
+std::optional<int> CompareForOrder(const Value& a, const Value& b);
 
 // The GROUP BY / DISTINCT / COUNT(DISTINCT) key of a value: two values get
 // the same key exactly when MySQL puts them in one group. Strings by

@@ -923,5 +923,30 @@ TEST_F(EvalTest, FromUnixtimeAfter2262) {
   EXPECT_EQ(Text("FROM_UNIXTIME(32536771199, '%Y-%m-%d %H')"), "3001-01-18 11");
 }
 
+// An ENUM column's value is its member's text as a string and its index as a
+// number; ORDER BY (CompareForOrder) sorts two of them by index.
+TEST_F(EvalTest, EnumValueIsItsIndexAsANumber) {
+  const Value a = Value::Enum("a", 2), z = Value::Enum("z", 1), bad = Value::Enum("", 0);
+  EXPECT_TRUE(a.is_string());
+  EXPECT_EQ(a.ToString(), "a");
+  EXPECT_EQ(a.ToInt(), 2);
+  EXPECT_EQ(a.ToUInt(), 2u);
+  EXPECT_EQ(a.ToDouble(), 2.0);
+  EXPECT_EQ(a.ToDecimal().ToString(), "2");
+  EXPECT_EQ(a.ToBool(), std::optional<bool>(true));
+  EXPECT_EQ(bad.ToBool(), std::optional<bool>(false));
+  // Against a number: by index; against a string or another ENUM: by text.
+  EXPECT_EQ(CompareValues(a, Value::Int(2)), std::optional<int>(0));
+  EXPECT_EQ(CompareValues(a, Value::Double(1.5)), std::optional<int>(1));
+  EXPECT_EQ(CompareValues(a, Value::String("A")), std::optional<int>(0));
+  EXPECT_EQ(CompareValues(a, z), std::optional<int>(-1));
+  EXPECT_EQ(CompareForOrder(a, z), std::optional<int>(1));
+  EXPECT_EQ(CompareForOrder(bad, z), std::optional<int>(-1));
+  EXPECT_EQ(CompareForOrder(a, Value::Null()), std::nullopt);
+  EXPECT_EQ(CompareForOrder(Value::String("a"), Value::String("z")), std::optional<int>(-1));
+  // Grouped by text, as MySQL groups an ENUM column.
+  EXPECT_EQ(GroupingKey(a), GroupingKey(Value::String("a")));
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -297,6 +297,12 @@ Value Value::Typed(std::string v, StringType type) {
   return out;
 }
 
+Value Value::Enum(std::string text, uint64_t index) {
+  Value out = Typed(std::move(text), StringType::kEnum);
+  out.u_ = index;
+  return out;
+}
+
 int64_t Value::ToInt() const {
   switch (kind_) {
     case ValueKind::kNull:
@@ -320,6 +326,7 @@ int64_t Value::ToInt() const {
       return static_cast<int64_t>(r);
     }
     case ValueKind::kString:
+      if (is_enum()) return static_cast<int64_t>(u_);
       if (is_temporal()) return Value::Dec(ToDecimal()).ToInt();
       return ParseInt64Prefix(s_, nullptr).value_or(0);
   }
@@ -350,6 +357,7 @@ uint64_t Value::ToUInt() const {
       return static_cast<uint64_t>(r);
     }
     case ValueKind::kString: {
+      if (is_enum()) return u_;
       if (is_temporal()) return static_cast<uint64_t>(ToInt());
       size_t i = 0;
       while (i < s_.size() && IsSpace(s_[i])) ++i;
@@ -379,6 +387,7 @@ double Value::ToDouble() const {
     case ValueKind::kDecimal:
       return dec_.ToDouble();
     case ValueKind::kString:
+      if (is_enum()) return static_cast<double>(u_);
       if (is_temporal()) return ParseDoublePrefix(TemporalNumericText(s_));
       return ParseDoublePrefix(s_);
   }
@@ -404,6 +413,7 @@ Decimal Value::ToDecimal() const {
     case ValueKind::kDecimal:
       return dec_;
     case ValueKind::kString: {
+      if (is_enum()) return Decimal::FromInteger(u_);
       std::string numeric = is_temporal() ? TemporalNumericText(s_) : std::string();
       NumericPrefix p = ScanNumericPrefix(is_temporal() ? std::string_view(numeric)
                                                         : std::string_view(s_));

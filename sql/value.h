@@ -27,8 +27,11 @@ std::string FormatDouble(double d);
 // What a string value stands for beyond its text. Temporal values are kept in
 // MySQL's text form ("2024-01-02 03:04:05.123"); the tag lets the server pick
 // a column type and lets arithmetic use MySQL's numeric form of a temporal
-// value (NOW() + 0 -> 20240102030405).
-enum class StringType : uint8_t { kText, kDate, kTime, kDatetime, kJson };
+// value (NOW() + 0 -> 20240102030405). An ENUM column's value (kEnum) is its
+// member's text that also carries the member's index: as a number it is the
+// index (e + 0, e = 2, SUM(e)), as a string its text, and ORDER BY sorts it
+// by index (CompareForOrder), as MySQL does.
+enum class StringType : uint8_t { kText, kDate, kTime, kDatetime, kJson, kEnum };
 
 enum class ValueKind : uint8_t { kNull, kInt, kUInt, kDouble, kDecimal, kString };
 
@@ -45,6 +48,9 @@ class Value {
   static Value Bool(bool v) { return Int(v ? 1 : 0); }
   // A non-binary string with a type tag (temporal text, JSON).
   static Value Typed(std::string v, StringType type);
+  // An ENUM column's value: member `index` (1-based; 0 is the '' of an
+  // invalid value) whose text is `text`.
+  static Value Enum(std::string text, uint64_t index);
 
   ValueKind kind() const { return kind_; }
   bool is_null() const { return kind_ == ValueKind::kNull; }
@@ -65,6 +71,9 @@ class Value {
   }
   // kText for every non-string and for plain strings.
   StringType string_type() const { return string_type_; }
+  bool is_enum() const { return string_type_ == StringType::kEnum; }
+  // REQUIRES: is_enum().
+  uint64_t enum_index() const { return u_; }
   bool is_temporal() const {
     return string_type_ == StringType::kDate || string_type_ == StringType::kTime ||
            string_type_ == StringType::kDatetime;
