@@ -88,28 +88,24 @@ bool IsKnownCollation(std::string_view name) {
          IsKnownCharset(name.substr(0, underscore));
 }
 
-bool Token::IsKeyword(std::string_view keyword) const {
-  return kind == TokenKind::kIdent && EqualsIgnoreCase(text, keyword);
-}
-
 Lexer::Lexer(std::string_view query, LexOptions options, size_t begin, size_t end)
     : query_(query), options_(options), pos_(begin), end_(std::min(end, query.size())) {}
 
-Token Lexer::Make(TokenKind kind, size_t start) const {
-  Token t;
+void Lexer::Make(Token& t, TokenKind kind, size_t start) const {
   t.kind = kind;
+  t.punct = Punct::kNone;
+  t.scope = VarScope::kDefault;
   t.offset = static_cast<uint32_t>(start);
   t.end = static_cast<uint32_t>(pos_);
-  return t;
+  t.text.clear();  // keeps the slot's buffer
+  t.charset.clear();
+  t.follows_comment = false;
 }
 
-Token Lexer::Error(size_t start) {
+void Lexer::Error(Token& t, size_t start) {
   failed_ = true;
-  Token t;
-  t.kind = TokenKind::kError;
-  t.offset = static_cast<uint32_t>(start);
+  Make(t, TokenKind::kError, start);
   t.end = static_cast<uint32_t>(start);
-  return t;
 }
 
 bool Lexer::SkipSpaceAndComments() {
@@ -162,61 +158,69 @@ bool Lexer::SkipSpaceAndComments() {
 }
 
 Token Lexer::Next() {
-  if (failed_) {
-    Token t;
-    t.offset = t.end = static_cast<uint32_t>(end_);
-    return t;
-  }
-  const int comments_before = comment_count_;
-  Token t = NextAfterComments();
-  t.follows_comment = comment_count_ != comments_before;
+  Token t;
+  Next(&t);
   return t;
 }
 
-Token Lexer::NextAfterComments() {
-  if (!SkipSpaceAndComments()) return Error(error_at_);
+void Lexer::Next(Token* out) {
+  Token& t = *out;
+  if (failed_) {
+    Make(t, TokenKind::kEnd, end_);
+    t.end = static_cast<uint32_t>(end_);
+    return;
+  }
+  const int comments_before = comment_count_;
+  NextAfterComments(t);
+  t.follows_comment = comment_count_ != comments_before;
+}
+
+void Lexer::NextAfterComments(Token& t) {
+  if (!SkipSpaceAndComments()) return Error(t, error_at_);
   if (AtEnd()) {
-    if (in_versioned_comment_) return Error(pos_);
-    return Make(TokenKind::kEnd, pos_);
+    if (in_versioned_comment_) return Error(t, pos_);
+    return Make(t, TokenKind::kEnd, pos_);
   }
   const size_t start = pos_;
   const char c = Peek();
-  Token t;
   if (c == '\'') {
-    t = LexQuoted(start, '\'', TokenKind::kString);
+    LexQuoted(t, start, '\'', TokenKind::kString);
   } else if (c == '"') {
-    t = LexQuoted(start, '"', options_.ansi_quotes ? TokenKind::kQuotedIdent : TokenKind::kString);
+    LexQuoted(t, start, '"', options_.ansi_quotes ? TokenKind::kQuotedIdent : TokenKind::kString);
   } else if (c == '`') {
-    t = LexQuoted(start, '`', TokenKind::kQuotedIdent);
+    LexQuoted(t, start, '`', TokenKind::kQuotedIdent);
   } else if ((c == 'x' || c == 'X') && Peek(1) == '\'') {
-    t = LexHexOrBitString(start, /*hex=*/true, start + 1);
+    LexHexOrBitString(t, start, /*hex=*/true, start + 1);
   } else if ((c == 'b' || c == 'B') && Peek(1) == '\'') {
-    t = LexHexOrBitString(start, /*hex=*/false, start + 1);
+    LexHexOrBitString(t, start, /*hex=*/false, start + 1);
   } else if ((c == 'n' || c == 'N') && Peek(1) == '\'') {
     ++pos_;
-    t = LexQuoted(start, '\'', TokenKind::kString);
+    LexQuoted(t, start, '\'', TokenKind::kString);
     if (t.kind == TokenKind::kString) t.charset = "utf8mb3";
   } else if (IsDigit(c) ||
              (c == '.' && IsDigit(Peek(1)) && prev_kind_ != TokenKind::kIdent &&
               prev_kind_ != TokenKind::kQuotedIdent &&
               !(prev_kind_ == TokenKind::kPunct && prev_punct_ == Punct::kRParen))) {
-    t = LexNumber(start);
+    LexNumber(t, start);
   } else if (IsIdentChar(c)) {
-    t = LexWord(start);
+    LexWord(t, start);
   } else if (c == '@') {
-    t = Peek(1) == '@' ? LexSysVar(start) : LexUserVar(start);
+    if (Peek(1) == '@') {
+      LexSysVar(t, start);
+    } else {
+      LexUserVar(t, start);
+    }
   } else if (c == '?') {
     ++pos_;
-    t = Make(TokenKind::kParam, start);
+    Make(t, TokenKind::kParam, start);
   } else {
-    t = LexPunct(start);
+    LexPunct(t, start);
   }
   prev_kind_ = t.kind;
   prev_punct_ = t.punct;
-  return t;
 }
 
-Token Lexer::LexWord(size_t start) {
+void Lexer::LexWord(Token& t, size_t start) {
   while (!AtEnd() && IsIdentChar(Peek())) ++pos_;
   std::string_view word = query_.substr(start, pos_ - start);
   if (word.size() > 1 && word[0] == '_' && IsCharsetName(word.substr(1))) {
@@ -224,16 +228,16 @@ Token Lexer::LexWord(size_t start) {
     size_t after_word = pos_;
     while (!AtEnd() && IsSpace(Peek())) ++pos_;
     char c = Peek();
-    Token lit;
+    Token& lit = t;
     bool matched = true;
     if (c == '\'' || (c == '"' && !options_.ansi_quotes)) {
-      lit = LexQuoted(start, c, TokenKind::kString);
+      LexQuoted(lit, start, c, TokenKind::kString);
     } else if ((c == 'x' || c == 'X') && Peek(1) == '\'') {
-      lit = LexHexOrBitString(start, true, pos_ + 1);
+      LexHexOrBitString(lit, start, true, pos_ + 1);
     } else if ((c == 'b' || c == 'B') && Peek(1) == '\'') {
-      lit = LexHexOrBitString(start, false, pos_ + 1);
+      LexHexOrBitString(lit, start, false, pos_ + 1);
     } else if (c == '0' && (Peek(1) == 'x' || Peek(1) == 'b')) {
-      lit = LexNumber(start);
+      LexNumber(lit, start);
       if (lit.kind != TokenKind::kHex && lit.kind != TokenKind::kBit) matched = false;
     } else {
       matched = false;
@@ -244,17 +248,16 @@ Token Lexer::LexWord(size_t start) {
         lit.charset = AsciiLower(word.substr(1));
         if (lit.charset == "utf8") lit.charset = "utf8mb3";
       }
-      return lit;
+      return;
     }
     failed_ = false;
     pos_ = after_word;
   }
-  Token t = Make(TokenKind::kIdent, start);
-  t.text = std::string(word);
-  return t;
+  Make(t, TokenKind::kIdent, start);
+  t.text.assign(word);
 }
 
-Token Lexer::LexNumber(size_t start) {
+void Lexer::LexNumber(Token& t, size_t start) {
   // pos_ may differ from start when called for an introducer (_binary 0x41).
   const size_t num_start = pos_;
   if (Peek() == '0' && (Peek(1) == 'x' || Peek(1) == 'b')) {
@@ -264,9 +267,9 @@ Token Lexer::LexNumber(size_t start) {
     if (j > pos_ + 2 && (j >= end_ || !IsIdentChar(query_[j]))) {
       std::string_view digits = query_.substr(pos_ + 2, j - pos_ - 2);
       pos_ = j;
-      Token t = Make(hex ? TokenKind::kHex : TokenKind::kBit, start);
+      Make(t, hex ? TokenKind::kHex : TokenKind::kBit, start);
       t.text = hex ? DecodeHex(digits) : DecodeBits(digits);
-      return t;
+      return;
     }
   }
   while (!AtEnd() && IsDigit(Peek())) ++pos_;
@@ -287,11 +290,10 @@ Token Lexer::LexNumber(size_t start) {
   }
   if (kind == TokenKind::kInteger && !AtEnd() && IsIdentChar(Peek())) {
     // MySQL identifiers may start with digits: 1abc, 0xg, 1e.
-    return LexWord(num_start);
+    return LexWord(t, num_start);
   }
-  Token t = Make(kind, start);
-  t.text = std::string(query_.substr(num_start, pos_ - num_start));
-  return t;
+  Make(t, kind, start);
+  t.text.assign(query_.substr(num_start, pos_ - num_start));
 }
 
 bool Lexer::ReadQuotedBody(char quote, bool backslash_escapes, std::string* out) {
@@ -333,43 +335,39 @@ bool Lexer::ReadQuotedBody(char quote, bool backslash_escapes, std::string* out)
   return false;
 }
 
-Token Lexer::LexQuoted(size_t start, char quote, TokenKind kind) {
-  std::string body;
+void Lexer::LexQuoted(Token& t, size_t start, char quote, TokenKind kind) {
   const bool escapes = quote != '`' && kind == TokenKind::kString && !options_.no_backslash_escapes;
-  if (!ReadQuotedBody(quote, escapes, &body)) return Error(start);
-  Token t = Make(kind, start);
-  t.text = std::move(body);
-  return t;
+  Make(t, kind, start);
+  if (!ReadQuotedBody(quote, escapes, &t.text)) return Error(t, start);
+  t.end = static_cast<uint32_t>(pos_);
 }
 
-Token Lexer::LexHexOrBitString(size_t start, bool hex, size_t body_start) {
+void Lexer::LexHexOrBitString(Token& t, size_t start, bool hex, size_t body_start) {
   // body_start points at the opening quote.
   size_t close = query_.substr(0, end_).find('\'', body_start + 1);
-  if (close == std::string_view::npos) return Error(start);
+  if (close == std::string_view::npos) return Error(t, start);
   std::string_view digits = query_.substr(body_start + 1, close - body_start - 1);
   for (char ch : digits) {
-    if (hex ? !IsHexDigit(ch) : (ch != '0' && ch != '1')) return Error(start);
+    if (hex ? !IsHexDigit(ch) : (ch != '0' && ch != '1')) return Error(t, start);
   }
-  if (hex && digits.size() % 2 == 1) return Error(start);
+  if (hex && digits.size() % 2 == 1) return Error(t, start);
   pos_ = close + 1;
-  Token t = Make(hex ? TokenKind::kHex : TokenKind::kBit, start);
+  Make(t, hex ? TokenKind::kHex : TokenKind::kBit, start);
   t.text = hex ? DecodeHex(digits) : DecodeBits(digits);
-  return t;
 }
 
-Token Lexer::LexUserVar(size_t start) {
+void Lexer::LexUserVar(Token& t, size_t start) {
   ++pos_;  // '@'
   std::string name;
   char c = Peek();
   if (c == '\'' || c == '"' || c == '`') {
-    if (!ReadQuotedBody(c, c != '`' && !options_.no_backslash_escapes, &name)) return Error(start);
+    if (!ReadQuotedBody(c, c != '`' && !options_.no_backslash_escapes, &name)) return Error(t, start);
   } else {
     while (!AtEnd() && (IsIdentChar(Peek()) || Peek() == '.')) name.push_back(query_[pos_++]);
-    if (name.empty()) return Error(start);
+    if (name.empty()) return Error(t, start);
   }
-  Token t = Make(TokenKind::kUserVar, start);
+  Make(t, TokenKind::kUserVar, start);
   t.text = std::move(name);
-  return t;
 }
 
 bool Lexer::ReadName(std::string* out) {
@@ -378,10 +376,10 @@ bool Lexer::ReadName(std::string* out) {
   return !out->empty();
 }
 
-Token Lexer::LexSysVar(size_t start) {
+void Lexer::LexSysVar(Token& t, size_t start) {
   pos_ += 2;  // "@@"
   std::string name;
-  if (!ReadName(&name)) return Error(start);
+  if (!ReadName(&name)) return Error(t, start);
   VarScope scope = VarScope::kDefault;
   if (Peek() == '.') {
     std::string upper = AsciiUpper(name);
@@ -392,23 +390,22 @@ Token Lexer::LexSysVar(size_t start) {
     if (scope != VarScope::kDefault) {
       ++pos_;
       name.clear();
-      if (!ReadName(&name)) return Error(start);
+      if (!ReadName(&name)) return Error(t, start);
     }
   }
   // Component variables: @@validate_password.length.
   if (Peek() == '.' && (IsIdentChar(Peek(1)) || Peek(1) == '`')) {
     ++pos_;
     std::string component;
-    if (!ReadName(&component)) return Error(start);
+    if (!ReadName(&component)) return Error(t, start);
     name += "." + component;
   }
-  Token t = Make(TokenKind::kSysVar, start);
+  Make(t, TokenKind::kSysVar, start);
   t.text = std::move(name);
   t.scope = scope;
-  return t;
 }
 
-Token Lexer::LexPunct(size_t start) {
+void Lexer::LexPunct(Token& t, size_t start) {
   const char c = Peek();
   const char n = Peek(1);
   Punct p = Punct::kNone;
@@ -496,11 +493,10 @@ Token Lexer::LexPunct(size_t start) {
     case '}': p = Punct::kRBrace; break;
     default: break;
   }
-  if (p == Punct::kNone) return Error(start);
+  if (p == Punct::kNone) return Error(t, start);
   pos_ += len;
-  Token t = Make(TokenKind::kPunct, start);
+  Make(t, TokenKind::kPunct, start);
   t.punct = p;
-  return t;
 }
 
 std::vector<Token> Tokenize(std::string_view query, LexOptions options) {

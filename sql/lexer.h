@@ -99,7 +99,14 @@ struct Token {
   bool Is(Punct p) const { return kind == TokenKind::kPunct && punct == p; }
   // An unquoted word equal to `keyword` ignoring ASCII case.
   // REQUIRES: `keyword` is upper case.
-  bool IsKeyword(std::string_view keyword) const;
+  bool IsKeyword(std::string_view keyword) const {
+    if (kind != TokenKind::kIdent || text.size() != keyword.size()) return false;
+    for (size_t i = 0; i < keyword.size(); ++i) {
+      const char c = text[i];
+      if ((c >= 'a' && c <= 'z' ? static_cast<char>(c - ('a' - 'A')) : c) != keyword[i]) return false;
+    }
+    return true;
+  }
 };
 
 class Lexer {
@@ -111,6 +118,9 @@ class Lexer {
   // The next token; kEnd at the end of the range and forever after.
   // After kError, every later call returns kEnd.
   Token Next();
+  // The same into *out, reusing its strings' buffers (the parser lexes into
+  // its lookahead ring's slots).
+  void Next(Token* out);
 
   // Number of comments (of any form) skipped so far.
   int comment_count() const { return comment_count_; }
@@ -120,16 +130,18 @@ class Lexer {
   char Peek(size_t ahead = 0) const { return pos_ + ahead < end_ ? query_[pos_ + ahead] : '\0'; }
   // Skips spaces and comments; false (with error_at_ set) on an unterminated comment.
   bool SkipSpaceAndComments();
-  Token NextAfterComments();
-  Token Make(TokenKind kind, size_t start) const;
-  Token Error(size_t start);
-  Token LexWord(size_t start);
-  Token LexNumber(size_t start);
-  Token LexQuoted(size_t start, char quote, TokenKind kind);
-  Token LexHexOrBitString(size_t start, bool hex, size_t body_start);
-  Token LexUserVar(size_t start);
-  Token LexSysVar(size_t start);
-  Token LexPunct(size_t start);
+  // Each writes the token it lexes into `t`, every field set.
+  void NextAfterComments(Token& t);
+  // Resets `t` to a token of `kind` from `start` to pos_.
+  void Make(Token& t, TokenKind kind, size_t start) const;
+  void Error(Token& t, size_t start);
+  void LexWord(Token& t, size_t start);
+  void LexNumber(Token& t, size_t start);
+  void LexQuoted(Token& t, size_t start, char quote, TokenKind kind);
+  void LexHexOrBitString(Token& t, size_t start, bool hex, size_t body_start);
+  void LexUserVar(Token& t, size_t start);
+  void LexSysVar(Token& t, size_t start);
+  void LexPunct(Token& t, size_t start);
   // Reads `quote`...`quote` at pos_; false if unterminated.
   bool ReadQuotedBody(char quote, bool backslash_escapes, std::string* out);
   // An unquoted or backtick-quoted name at pos_ (for @@ variables).

@@ -218,5 +218,31 @@ TEST(LexerTest, TokensRecordWhetherACommentPrecededThem) {
   EXPECT_FALSE(t[1].follows_comment);
 }
 
+// The parser lexes into the slots of its lookahead ring (Next(Token*)),
+// which still hold an earlier token: every field must be the new token's.
+TEST(LexerTest, LexingIntoAUsedTokenLeavesNothingOfTheOldOne) {
+  const std::string q =
+      "SELECT _utf8mb4'a' /* c */ , @@global.max_connections, @v, ?, x'41', N'n', 1.5e3, `q`, <=> ; 'open";
+  const std::vector<Token> fresh = Tokenize(q);
+  Lexer lexer(q, LexOptions{});
+  Token slot;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    lexer.Next(&slot);
+    const Token& want = fresh[i];
+    EXPECT_EQ(slot.kind, want.kind) << i;
+    EXPECT_EQ(slot.punct, want.punct) << i;
+    EXPECT_EQ(slot.scope, want.scope) << i;
+    EXPECT_EQ(slot.offset, want.offset) << i;
+    EXPECT_EQ(slot.end, want.end) << i;
+    EXPECT_EQ(slot.text, want.text) << i;
+    EXPECT_EQ(slot.charset, want.charset) << i;
+    EXPECT_EQ(slot.follows_comment, want.follows_comment) << i;
+  }
+  EXPECT_EQ(fresh.back().kind, TokenKind::kError);
+  lexer.Next(&slot);  // after an error: kEnd, nothing of the error left
+  EXPECT_EQ(slot.kind, TokenKind::kEnd);
+  EXPECT_TRUE(slot.text.empty());
+}
+
 }  // namespace
 }  // namespace sluice::sql

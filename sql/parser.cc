@@ -63,8 +63,17 @@ const std::unordered_set<std::string_view>& ReservedWords() {
   return kWords;
 }
 
+// Upper-cased on the stack: identifiers are checked all through a
+// statement, and no reserved word is longer than 32 bytes.
 bool IsReserved(const Token& t) {
-  return t.kind == TokenKind::kIdent && ReservedWords().count(AsciiUpper(t.text)) > 0;
+  constexpr size_t kLongest = 32;
+  if (t.kind != TokenKind::kIdent || t.text.size() > kLongest) return false;
+  char upper[kLongest];
+  for (size_t i = 0; i < t.text.size(); ++i) {
+    const char c = t.text[i];
+    upper[i] = c >= 'a' && c <= 'z' ? static_cast<char>(c - ('a' - 'A')) : c;
+  }
+  return ReservedWords().count(std::string_view(upper, t.text.size())) > 0;
 }
 
 // Reserved words that still name a function when '(' follows.
@@ -145,8 +154,17 @@ class Parser::Impl {
 
  private:
   // ---- tokens
-  const Token& Peek(size_t k = 0);
-  Token Take();
+  // The token k places ahead. Every rule at every precedence level looks
+  // at the next token, so the lexed case stays inline.
+  const Token& Peek(size_t k = 0) {
+    if (k < ahead_count_) return ahead_[(ahead_first_ + k) % kLookahead];
+    return PeekLexing(k);
+  }
+  const Token& PeekLexing(size_t k);
+  // Consumes the next token. The result is the ring's slot, moved from by a
+  // caller that keeps it (`Token t = Take()`) and ignored by one that does
+  // not; it stays valid until the next Peek.
+  Token&& Take();
   bool PeekKeyword(std::string_view kw, size_t k = 0) { return Peek(k).IsKeyword(kw); }
   bool PeekPunct(Punct p, size_t k = 0) { return Peek(k).Is(p); }
   bool AcceptKeyword(std::string_view kw);
@@ -398,22 +416,22 @@ Parser::Impl::Impl(std::string_view query, ParseOptions options)
 
 // ------------------------------------------------------------------ tokens
 
-const Token& Parser::Impl::Peek(size_t k) {
+const Token& Parser::Impl::PeekLexing(size_t k) {
   if (k >= kLookahead) std::abort();  // a rule looking further ahead needs a larger ring
   while (ahead_count_ <= k) {
-    ahead_[(ahead_first_ + ahead_count_) % kLookahead] = lexer_.Next();
+    lexer_.Next(&ahead_[(ahead_first_ + ahead_count_) % kLookahead]);
     ++ahead_count_;
   }
   return ahead_[(ahead_first_ + k) % kLookahead];
 }
 
-Token Parser::Impl::Take() {
+Token&& Parser::Impl::Take() {
   Peek();
-  Token t = std::move(ahead_[ahead_first_]);
+  Token& t = ahead_[ahead_first_];
   ahead_first_ = (ahead_first_ + 1) % kLookahead;
   --ahead_count_;
   if (t.kind != TokenKind::kEnd && t.kind != TokenKind::kError) last_end_ = t.end;
-  return t;
+  return std::move(t);
 }
 
 bool Parser::Impl::AcceptKeyword(std::string_view kw) {
