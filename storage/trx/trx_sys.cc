@@ -84,6 +84,7 @@ void TrxSys::Recover(Trx& trx, TrxId id) {
   assert(trx.id_ == kNoTrxId && trx.state_ == Trx::State::kActive);
   Shard& s = ShardOf(trx);
   MutexLock l(&s.mu);
+  active_count_.fetch_add(1, std::memory_order_seq_cst);
   s.active.push_back(id);
   trx.id_ = id;
 }
@@ -93,9 +94,14 @@ Result<TrxId> TrxSys::AssignId(Trx& trx) {
   if (trx.id_ != kNoTrxId) return trx.id_;
   Shard& s = ShardOf(trx);
   MutexLock l(&s.mu);
-  // Drawn under the shard mutex: see the header for why views depend on it.
-  TrxId id = next_id_.fetch_add(1, std::memory_order_relaxed);
-  if (id > kMaxTrxId) return Status::MySQL(1105, "HY000", "transaction ids exhausted");
+  // Counted before the id is drawn, and the id drawn under the shard mutex:
+  // see the header for why views depend on both.
+  active_count_.fetch_add(1, std::memory_order_seq_cst);
+  TrxId id = next_id_.fetch_add(1, std::memory_order_seq_cst);
+  if (id > kMaxTrxId) {
+    active_count_.fetch_sub(1, std::memory_order_seq_cst);
+    return Status::MySQL(1105, "HY000", "transaction ids exhausted");
+  }
   s.active.push_back(id);
   trx.id_ = id;
   if (trx.view_) trx.view_->set_creator(id);
@@ -106,6 +112,22 @@ const ReadView* TrxSys::GetReadView(Trx& trx) {
   assert(trx.state_ == Trx::State::kActive);
   if (trx.isolation_ == IsolationLevel::kReadUncommitted) return nullptr;
   if (trx.view_) return &*trx.view_;
+  Shard& own = ShardOf(trx);
+  {
+    // The usual case for a reader: no other read-write transaction is
+    // active, and the view is the counter alone, made under this shard's
+    // mutex only (which keeps PurgeLimit from passing it before it is
+    // registered). The header says why the three reads, in this order, are
+    // a consistent snapshot.
+    MutexLock l(&own.mu);
+    const TrxId low_limit = next_id_.load(std::memory_order_seq_cst);
+    const size_t others = active_count_.load(std::memory_order_seq_cst) - (trx.id_ != kNoTrxId ? 1 : 0);
+    if (others == 0 && next_id_.load(std::memory_order_seq_cst) == low_limit) {
+      trx.view_.emplace(trx.id_, low_limit, std::vector<TrxId>{});
+      own.view_limits.push_back(low_limit);
+      return &*trx.view_;
+    }
+  }
   size_t n = std::max<size_t>(options_.num_shards, 1);
   AllShardsLock locks(shards_.get(), n);
   TrxId low_limit = next_id_.load(std::memory_order_relaxed);
@@ -117,7 +139,6 @@ const ReadView* TrxSys::GetReadView(Trx& trx) {
     }
   }
   trx.view_.emplace(trx.id_, low_limit, std::move(active));
-  Shard& own = ShardOf(trx);
   own.mu.AssertHeld();  // locks
   own.view_limits.push_back(low_limit);
   return &*trx.view_;
@@ -139,7 +160,10 @@ void TrxSys::EndStatement(Trx& trx) {
 
 void TrxSys::EndLocked(Shard& shard, Trx& trx) {
   shard.mu.AssertHeld();  // as CloseViewLocked
-  if (trx.id_ != kNoTrxId) EraseOne(shard.active, trx.id_);
+  if (trx.id_ != kNoTrxId) {
+    EraseOne(shard.active, trx.id_);
+    active_count_.fetch_sub(1, std::memory_order_seq_cst);
+  }
   CloseViewLocked(shard, trx);
 }
 
@@ -149,8 +173,9 @@ Result<uint64_t> TrxSys::Commit(Trx& trx) {
   MutexLock l(&s.mu);
   if (trx.id_ != kNoTrxId) {
     // Same counter as ids: a view whose low limit is above this number was
-    // made after this commit (both happen under this shard's mutex).
-    trx.commit_no_ = next_id_.fetch_add(1, std::memory_order_relaxed);
+    // made after this commit (both happen under this shard's mutex), and
+    // before the transaction leaves active_count_ (EndLocked).
+    trx.commit_no_ = next_id_.fetch_add(1, std::memory_order_seq_cst);
   }
   EndLocked(s, trx);
   trx.state_ = Trx::State::kCommitted;

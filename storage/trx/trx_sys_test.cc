@@ -203,12 +203,12 @@ TEST(TrxSysTest, ReadCommittedStatementEndLetsPurgeLimitAdvance) {
 // Writers begin, write and commit (or roll back) while readers open views.
 // Afterwards every recorded view must agree with the commit order: an id
 // below its low limit is visible exactly when that transaction committed
-// with a number below the low limit. Run under -DSLUICE_SANITIZE=thread too.
-TEST(TrxSysTest, ConcurrentBeginsCommitsAndViewsStayConsistent) {
+// with a number below the low limit. `idle_writers`: each writer yields
+// between its transactions, so readers often find none active and make
+// their views on GetReadView's one-shard path. Run under
+// -DSLUICE_SANITIZE=thread too.
+void CheckConcurrentViews(int kWriters, int kReaders, int kIters, bool idle_writers) {
   TrxSys sys(TrxSys::Options{.num_shards = 4});
-  constexpr int kWriters = 4;
-  constexpr int kReaders = 2;
-  constexpr int kIters = 1500;
   struct Done {
     TrxId id;
     uint64_t commit_no;  // 0: rolled back
@@ -231,6 +231,9 @@ TEST(TrxSysTest, ConcurrentBeginsCommitsAndViewsStayConsistent) {
           Result<uint64_t> no = sys.Commit(*t);
           ASSERT_TRUE(no.ok());
           done[w].push_back({*id, *no});
+        }
+        if (idle_writers) {
+          for (int y = 0; y < 20; ++y) std::this_thread::yield();
         }
       }
     });
@@ -283,6 +286,39 @@ TEST(TrxSysTest, ConcurrentBeginsCommitsAndViewsStayConsistent) {
     }
   }
   EXPECT_GT(checked, 0u);
+}
+
+TEST(TrxSysTest, ConcurrentBeginsCommitsAndViewsStayConsistent) {
+  CheckConcurrentViews(/*writers=*/4, /*readers=*/2, /*iters=*/1500, /*idle_writers=*/false);
+}
+
+// Views made while no writer is active take one shard's mutex, not all.
+TEST(TrxSysTest, ViewsMadeBetweenWritersStayConsistent) {
+  CheckConcurrentViews(/*writers=*/1, /*readers=*/3, /*iters=*/3000, /*idle_writers=*/true);
+}
+
+TEST(TrxSysTest, ViewWithNoOtherWriterActiveHasNoActiveIds) {
+  TrxSys sys;
+  auto w = sys.Begin();
+  const TrxId own = Write(sys, *w);
+  const ReadView* v = sys.GetReadView(*w);  // only itself is active
+  EXPECT_TRUE(v->active_ids().empty());
+  EXPECT_TRUE(v->Visible(own));
+  EXPECT_EQ(v->low_limit_id(), sys.next_id());
+  auto r = sys.Begin();
+  const ReadView* rv = sys.GetReadView(*r);  // w is active: it is in the view
+  EXPECT_EQ(rv->active_ids(), std::vector<TrxId>{own});
+  EXPECT_FALSE(rv->Visible(own));
+  EXPECT_EQ(sys.PurgeLimit(), v->low_limit_id());
+  ASSERT_TRUE(sys.Commit(*w).ok());
+  auto r2 = sys.Begin();
+  const ReadView* rv2 = sys.GetReadView(*r2);
+  EXPECT_TRUE(rv2->active_ids().empty());
+  EXPECT_TRUE(rv2->Visible(own));
+  EXPECT_EQ(sys.open_views(), 2u);
+  ASSERT_TRUE(sys.Commit(*r).ok());
+  ASSERT_TRUE(sys.Commit(*r2).ok());
+  EXPECT_EQ(sys.open_views(), 0u);
 }
 
 }  // namespace
