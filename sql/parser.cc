@@ -63,11 +63,24 @@ const std::unordered_set<std::string_view>& ReservedWords() {
   return kWords;
 }
 
-// Upper-cased on the stack: identifiers are checked all through a
-// statement, and no reserved word is longer than 32 bytes.
+// Identifiers are checked all through a statement: most are told apart by
+// their length and first letter alone (no reserved word has one letter, or
+// two starting with 'v'), the rest are upper-cased on the stack and looked
+// up. No reserved word is longer than 32 bytes.
 bool IsReserved(const Token& t) {
   constexpr size_t kLongest = 32;
-  if (t.kind != TokenKind::kIdent || t.text.size() > kLongest) return false;
+  if (t.kind != TokenKind::kIdent || t.text.size() > kLongest || t.text.empty()) return false;
+  // [length][first letter A-Z, or 26 for anything else]: some word has it.
+  static const auto kMayBe = [] {
+    std::array<std::array<bool, 27>, kLongest + 1> m{};
+    for (std::string_view w : ReservedWords()) {
+      const char c = w[0];
+      m[w.size()][c >= 'A' && c <= 'Z' ? c - 'A' : 26] = true;
+    }
+    return m;
+  }();
+  const char first = t.text[0] >= 'a' && t.text[0] <= 'z' ? static_cast<char>(t.text[0] - ('a' - 'A')) : t.text[0];
+  if (!kMayBe[t.text.size()][first >= 'A' && first <= 'Z' ? first - 'A' : 26]) return false;
   char upper[kLongest];
   for (size_t i = 0; i < t.text.size(); ++i) {
     const char c = t.text[i];
@@ -3567,8 +3580,16 @@ Status Parser::Impl::ParseColumnRef(Token first, ExprPtr* out) {
 
 Status Parser::Impl::ParseWordExpr(ExprPtr* out) {
   const Token& t = Peek();
-  const std::string upper = AsciiUpper(t.text);
   const bool call = PeekPunct(Punct::kLParen, 1);
+  // A word that is neither a call, nor a reserved word, nor followed by a
+  // string (DATE '2024-01-02') is a column: the usual case, decided without
+  // upper-casing it. Reserved words that are values or keyword functions
+  // are taken below.
+  if (!call && !IsReserved(t) && Peek(1).kind != TokenKind::kString) {
+    Token w = Take();
+    return ParseColumnRef(std::move(w), out);
+  }
+  const std::string upper = AsciiUpper(t.text);
 
   if (upper == "NULL" || upper == "TRUE" || upper == "FALSE") {
     Token w = Take();
