@@ -20,6 +20,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+}  // namespace
+
 bool IsAscii(std::string_view s) {
   const char* p = s.data();
   size_t n = s.size();
@@ -33,6 +35,8 @@ bool IsAscii(std::string_view s) {
   }
   return true;
 }
+
+namespace {
 
 std::string_view StripTrailingSpaces(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -364,6 +368,18 @@ void AppendSortKey(std::string_view s, Collation c, std::string* out) {
   }
   const UCollator* coll = t.ForStrength(c);
   out->append(coll == nullptr ? FoldAscii(s) : IcuSortKey(coll, s));
+}
+
+bool HasAsciiOrder(Collation c) {
+  return (c == Collation::k0900AiCi || c == Collation::kGeneralCi) && Collators::Get().ascii_ok();
+}
+
+int CompareAscii(std::string_view a, std::string_view b, Collation c) {
+  if (c == Collation::kGeneralCi) {
+    a = StripTrailingSpaces(a);
+    b = StripTrailingSpaces(b);
+  }
+  return CompareAsciiPrimary(Collators::Get(), a, b);
 }
 
 std::string SortKey(std::string_view s, Collation c) {

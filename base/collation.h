@@ -79,6 +79,15 @@ std::string SortKey(std::string_view s, Collation c);
 // The same appended to *out.
 void AppendSortKey(std::string_view s, Collation c, std::string* out);
 
+// Many comparisons under one collation (a sort): where HasAsciiOrder(c),
+// two pure-ASCII strings (IsAscii) compare by a rank table, with
+// CompareAscii(a, b, c) == CompareStrings(a, b, c) and no sort key made.
+// True for utf8mb4_0900_ai_ci and the _general_ci family.
+bool HasAsciiOrder(Collation c);
+bool IsAscii(std::string_view s);
+// REQUIRES: HasAsciiOrder(c), IsAscii(a), IsAscii(b).
+int CompareAscii(std::string_view a, std::string_view b, Collation c);
+
 // True when the characters `a` and `b` (one UTF-8 sequence each) are equal
 // under `c`, character against character: what LIKE compares. No padding.
 bool CharsEqual(std::string_view a, std::string_view b, Collation c);

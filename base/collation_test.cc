@@ -126,8 +126,22 @@ TEST(CollationTest, AsciiFastPathAgreesWithIcu) {
       std::string appended = "prefix";
       AppendSortKey(a, c, &appended);
       ASSERT_EQ(appended, "prefix" + SortKey(a, c));
+      // What a sort of pure-ASCII text compares with instead of keys.
+      ASSERT_TRUE(HasAsciiOrder(c) && IsAscii(a) && IsAscii(b));
+      ASSERT_EQ(CompareAscii(a, b, c), fast) << "'" << a << "' vs '" << b << "' " << CollationName(c);
     }
   }
+}
+
+TEST(CollationTest, OnlyThePrimaryCollationsHaveAnAsciiOrder) {
+  EXPECT_TRUE(HasAsciiOrder(Collation::k0900AiCi));
+  EXPECT_TRUE(HasAsciiOrder(Collation::kGeneralCi));
+  for (Collation c : {Collation::k0900AsCi, Collation::k0900AsCs, Collation::k0900Bin, Collation::kBin,
+                      Collation::kBinary}) {
+    EXPECT_FALSE(HasAsciiOrder(c)) << CollationName(c);
+  }
+  EXPECT_TRUE(IsAscii("plain text, 0-9 and ~"));
+  EXPECT_FALSE(IsAscii(std::string("abcdefgh") + kaacute));
 }
 
 TEST(CollationTest, SortKeysAreEqualExactlyForEqualStrings) {

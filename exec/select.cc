@@ -540,6 +540,17 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   std::string distinct_bytes;
   const bool sorted_here = !s.order_by.empty() && !presorted;
   const bool keep_produced = sorted_here || s.distinct || want_values;
+  // SELECT DISTINCT ... ORDER BY over exactly the select items (in any
+  // order, as sysbench's SELECT DISTINCT c ... ORDER BY c): rows equal in
+  // every item end up next to each other once sorted, so the repeats are
+  // found there and no DISTINCT key is made while rows are produced (when
+  // an item is not text, the keys are made after the sort from the sort
+  // values, which hold every item).
+  bool distinct_by_order = s.distinct && sorted_here;
+  for (int ref : order_refs) distinct_by_order = distinct_by_order && ref >= 0;
+  for (size_t i = 0; distinct_by_order && i < outs.size(); ++i) {
+    distinct_by_order = std::find(order_refs.begin(), order_refs.end(), static_cast<int>(i)) != order_refs.end();
+  }
   p::TextRows staged;
   std::vector<Produced> produced;
   boost::container::small_vector<std::optional<sql::Value>, 4> first_values(outs.size());
@@ -556,6 +567,14 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   bool order_reads_items = false;
   for (int ref : order_refs) order_reads_items = order_reads_items || ref >= 0;
   const bool need_column_values = want_values || (grouped && s.having) || order_reads_items || s.distinct;
+  // A value's DISTINCT key after its length (4 bytes, patched once known).
+  auto append_distinct_key = [&](const sql::Value& v) {
+    const size_t at = distinct_bytes.size();
+    distinct_bytes.append(4, '\0');
+    sql::AppendGroupingKey(v, &distinct_bytes);
+    const uint32_t len = static_cast<uint32_t>(distinct_bytes.size() - at - 4);
+    std::memcpy(distinct_bytes.data() + at, &len, 4);
+  };
   // One output row from the current tuple (and group).
   auto produce = [&]() -> Status {
     re.set_clause("field list");
@@ -596,16 +615,9 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     }
     staged.Close();
     if (!keep_produced) return Status::OK();
-    if (s.distinct) {
+    if (s.distinct && !distinct_by_order) {
       p.key_at = distinct_bytes.size();
-      for (const sql::Value& v : values) {
-        // Each value's key after its length (4 bytes, patched once known).
-        const size_t at = distinct_bytes.size();
-        distinct_bytes.append(4, '\0');
-        sql::AppendGroupingKey(v, &distinct_bytes);
-        const uint32_t len = static_cast<uint32_t>(distinct_bytes.size() - at - 4);
-        std::memcpy(distinct_bytes.data() + at, &len, 4);
-      }
+      for (const sql::Value& v : values) append_distinct_key(v);
       p.key_end = distinct_bytes.size();
     }
     if (sorted_here) {
@@ -751,18 +763,23 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     }
     group = nullptr;
   }
+  // SELECT DISTINCT: repeated[i] when produced[i] repeats an earlier row.
+  std::vector<bool> repeated;
+  bool deduped = false;
   if (sorted_here) {
     const size_t n = s.order_by.size();
-    // An item whose values are all text of one collation (or NULL) sorts by
-    // their collation keys (base/collation.h: memcmp order is the
-    // collation's order), made once per row, rather than by comparing
-    // strings under the collation at every step of the sort: the usual
-    // ORDER BY over a text column. Other items compare as values.
+    // An item whose values are all text of one collation (or NULL) sorts
+    // without CompareValues at every step of the sort: the usual ORDER BY
+    // over a text column. Pure-ASCII text under a collation with an ASCII
+    // order (the default one) compares by its rank table; other text by
+    // collation keys (base/collation.h: memcmp order is the collation's
+    // order) made once per row. Other items compare as values.
     // sort_values[i]'s key is key_bytes[key_spans[i]].
-    boost::container::small_vector<std::optional<sql::Collation>, 2> by_key(n);
+    enum class ItemSort : uint8_t { kValues, kAscii, kKeys };
+    boost::container::small_vector<ItemSort, 2> how(n, ItemSort::kValues);
+    boost::container::small_vector<sql::Collation, 2> coll(n, sql::kDefaultCollation);
     for (size_t k = 0; k < n; ++k) {
-      bool text = true, seen = false;
-      sql::Collation coll = sql::kDefaultCollation;
+      bool text = true, seen = false, ascii = true;
       for (size_t i = k; text && i < sort_values.size(); i += n) {
         const sql::Value& v = sort_values[i];
         if (v.is_null()) continue;
@@ -771,25 +788,33 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
           break;
         }
         const sql::Collation c = v.is_binary() ? sql::Collation::kBinary : v.collation();
-        if (seen && c != coll) text = false;
-        coll = c;
+        if (seen && c != coll[k]) text = false;
+        coll[k] = c;
         seen = true;
+        ascii = ascii && sql::IsAscii(v.string_value());
       }
-      if (text && seen) by_key[k] = coll;
+      if (text && seen) how[k] = ascii && sql::HasAsciiOrder(coll[k]) ? ItemSort::kAscii : ItemSort::kKeys;
     }
     std::string key_bytes;
     std::vector<std::pair<size_t, size_t>> key_spans;
-    if (std::any_of(by_key.begin(), by_key.end(), [](const auto& c) { return c.has_value(); })) {
+    if (std::find(how.begin(), how.end(), ItemSort::kKeys) != how.end()) {
       key_spans.resize(sort_values.size());
       for (size_t i = 0; i < sort_values.size(); ++i) {
-        if (!by_key[i % n] || sort_values[i].is_null()) continue;
+        if (how[i % n] != ItemSort::kKeys || sort_values[i].is_null()) continue;
         const size_t at = key_bytes.size();
-        sql::AppendSortKey(sort_values[i].string_value(), *by_key[i % n], &key_bytes);
+        sql::AppendSortKey(sort_values[i].string_value(), coll[i % n], &key_bytes);
         key_spans[i] = {at, key_bytes.size() - at};
       }
     }
     auto compare = [&](size_t k, const sql::Value& x, const sql::Value& y) {
-      if (!by_key[k]) return sql::CompareForOrder(x, y).value_or(0);
+      switch (how[k]) {
+        case ItemSort::kValues:
+          return sql::CompareForOrder(x, y).value_or(0);
+        case ItemSort::kAscii:
+          return sql::CompareAscii(x.string_value(), y.string_value(), coll[k]);
+        case ItemSort::kKeys:
+          break;
+      }
       auto key = [&](const sql::Value& v) {
         const auto [at, len] = key_spans[static_cast<size_t>(&v - sort_values.data())];
         return std::string_view(key_bytes).substr(at, len);
@@ -802,6 +827,21 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
         produced.begin(), produced.end(),
         [&](const Produced& a, const Produced& b) { return OrderedBefore(keys(a), keys(b), s.order_by, compare); },
         re));
+    if (distinct_by_order && std::find(how.begin(), how.end(), ItemSort::kValues) == how.end()) {
+      // Text items only: equal under the sort's comparison is equal as
+      // DISTINCT groups them (one collation's order and its keys agree).
+      // The stable sort keeps the first-made row of each run first.
+      repeated.assign(produced.size(), false);
+      for (size_t i = 1; i < produced.size(); ++i) {
+        const auto a = keys(produced[i - 1]), b = keys(produced[i]);
+        bool same = true;
+        for (size_t k = 0; same && k < n; ++k) {
+          same = a[k].is_null() || b[k].is_null() ? a[k].is_null() == b[k].is_null() : compare(k, a[k], b[k]) == 0;
+        }
+        repeated[i] = same;
+      }
+      deduped = true;
+    }
   }
   SelectRows out;
   // A column named here but never read (no row reached it) did not shape
@@ -830,8 +870,20 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   }
   // SELECT DISTINCT keeps the first row of each key, in the rows' order:
   // positions sorted by key (stably, so the first of equals comes first).
-  std::vector<bool> repeated;
-  if (s.distinct) {
+  if (s.distinct && !deduped) {
+    if (distinct_by_order) {
+      // The keys were left for now: each item's value is among the row's
+      // sort values.
+      for (Produced& p : produced) {
+        p.key_at = distinct_bytes.size();
+        for (size_t i = 0; i < outs.size(); ++i) {
+          const size_t k = static_cast<size_t>(
+              std::find(order_refs.begin(), order_refs.end(), static_cast<int>(i)) - order_refs.begin());
+          append_distinct_key(sort_values[p.sort_at + k]);
+        }
+        p.key_end = distinct_bytes.size();
+      }
+    }
     auto key = [&](size_t i) {
       return std::string_view(distinct_bytes).substr(produced[i].key_at, produced[i].key_end - produced[i].key_at);
     };
