@@ -137,6 +137,7 @@ struct IndexMatch {
   bool whole_columns = true;                    // no key part in `key` is a column prefix
   AccessPath::Bounds lo, hi;
   ExprList in_list;  // IN of several values, on the part after `key`
+  ExprList range_conjuncts;  // the conjuncts that gave lo / hi
   bool ranged() const { return !lo.empty() || !hi.empty() || !in_list.empty(); }
   size_t used() const { return key.size() + (ranged() ? 1 : 0); }
 };
@@ -189,6 +190,7 @@ IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const ExprList& 
             !t.Mentions(*conj->args[2])) {
           m.lo.push_back({conj->args[1].get(), false});
           m.hi.push_back({conj->args[2].get(), false});
+          m.range_conjuncts.push_back(conj);
         }
         continue;
       }
@@ -199,8 +201,9 @@ IndexMatch MatchIndex(const BoundTable& t, const IndexDef& idx, const ExprList& 
         case sql::Op::kGe: m.lo.push_back({cmp->value, false}); break;
         case sql::Op::kLt: m.hi.push_back({cmp->value, true}); break;
         case sql::Op::kLe: m.hi.push_back({cmp->value, false}); break;
-        default: break;
+        default: continue;
       }
+      m.range_conjuncts.push_back(conj);
     }
     break;
   }
@@ -307,6 +310,7 @@ struct RangeEnd {
 struct Range {
   std::optional<RangeEnd> lo, hi;
   bool empty = false;  // a NULL bound: no row
+  bool exact = true;   // every bound was a value of the column (none left out or rounded)
 };
 Result<Range> EvalRange(const ColumnDef& c, const AccessPath::Bounds& lo, const AccessPath::Bounds& hi,
                         sql::EvalContext& eval) {
@@ -321,6 +325,7 @@ Result<Range> EvalRange(const ColumnDef& c, const AccessPath::Bounds& lo, const 
       }
       bool exact = false;
       std::optional<RowValue> k = ToKey(c, *v, &exact);
+      r.exact = r.exact && k && exact;
       if (!k || (!exact && !storage::IsIntegerType(c.type))) continue;
       const bool strict = exact && b.strict;
       std::optional<RangeEnd>& end = lower ? r.lo : r.hi;
@@ -364,12 +369,13 @@ struct IndexRange {
   std::optional<storage::Engine::KeyBound> lo, hi;
 };
 Result<std::optional<IndexRange>> RangeOf(const TableDef& def, const IndexDef& idx, const Row& key,
-                                          const AccessPath& path, sql::EvalContext& eval) {
+                                          const AccessPath& path, sql::EvalContext& eval, bool* exact = nullptr) {
   using Bound = storage::Engine::KeyBound;
   const KeyPart& part = idx.parts[key.size()];
   const ColumnDef& c = ColumnOf(def, part);
   Result<Range> r = EvalRange(c, path.lo, path.hi, eval);
   if (!r.ok()) return r.status();
+  if (exact != nullptr) *exact = r->exact;
   if (r->empty) return std::optional<IndexRange>();
   // The ends in SQL value order; a range excludes NULL, the smallest key.
   IndexRange ends;
@@ -394,9 +400,17 @@ Result<std::optional<IndexRange>> RangeOf(const TableDef& def, const IndexDef& i
   return std::optional<IndexRange>(std::move(ends));
 }
 
-// Reads along `path` without locks.
+// Whether parts [0, n) of `idx` are integer columns (ReadRows' key_exact).
+bool IntegerParts(const TableDef& def, const IndexDef& idx, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (i >= idx.parts.size() || !storage::IsIntegerType(ColumnOf(def, idx.parts[i]).type)) return false;
+  }
+  return true;
+}
+
+// Reads along `path` without locks (`exact`: ReadRows' key_exact).
 Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
-                sql::EvalContext& eval, FunctionRef<bool(const Row&)> fn) {
+                sql::EvalContext& eval, FunctionRef<bool(const Row&)> fn, bool* exact) {
   const TableDef& def = *table.def;
   using Bound = storage::Engine::KeyBound;
   if (path.type == AccessPath::Type::kAll || path.index < 0) {
@@ -413,6 +427,7 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
     return engine.IndexScan(trx, def.id, index, nullptr, nullptr, path.reverse, fn);
   }
   if (path.type != AccessPath::Type::kRange) {
+    *exact = index == 0 && IntegerParts(def, idx, key.size());
     if (index == 0 && key.size() == idx.parts.size()) {  // one row by its PRIMARY KEY
       Result<std::optional<Row>> row = engine.Get(trx, def.id, key);
       if (!row.ok()) return row.status();
@@ -448,9 +463,11 @@ Status ReadPath(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
     }
     return Status::OK();
   }
-  Result<std::optional<IndexRange>> range = RangeOf(def, idx, key, path, eval);
+  bool bounds_exact = false;
+  Result<std::optional<IndexRange>> range = RangeOf(def, idx, key, path, eval, &bounds_exact);
   if (!range.ok()) return range.status();
   if (!range->has_value()) return Status::OK();
+  *exact = index == 0 && bounds_exact && IntegerParts(def, idx, key.size() + 1);
   const IndexRange& ends = **range;
   return engine.IndexScan(trx, def.id, index, ends.lo ? &*ends.lo : nullptr, ends.hi ? &*ends.hi : nullptr,
                           path.reverse, fn);
@@ -666,6 +683,7 @@ AccessPath PlanAccess(const BoundTable& table, const ExprList& given,
       path.lo = m.lo;
       path.hi = m.hi;
       path.in_list = m.in_list;
+      path.range_conjuncts = m.range_conjuncts;
     }
   };
   // 1. Every part of the PRIMARY KEY, then of a UNIQUE index, equal: one row.
@@ -736,7 +754,10 @@ AccessPath PlanAccess(const BoundTable& table, const ExprList& given,
 
 Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                 sql::EvalContext& eval, std::optional<storage::LockMode> lock,
-                FunctionRef<Result<bool>(const Row&)> fn) {
+                FunctionRef<Result<bool>(const Row&)> fn, bool* key_exact) {
+  bool exact = false;
+  if (key_exact == nullptr) key_exact = &exact;
+  *key_exact = false;
   // SERIALIZABLE turns plain reads into shared locking reads (as the
   // engine's Get/Scan do).
   if (!lock && trx.isolation() == storage::IsolationLevel::kSerializable) lock = storage::LockMode::kS;
@@ -754,7 +775,7 @@ Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTab
     return *more;
   };
   Status s = lock ? ReadLocked(engine, trx, table, path, eval, *lock, call)
-                  : ReadPath(engine, trx, table, path, eval, call);
+                  : ReadPath(engine, trx, table, path, eval, call, key_exact);
   if (!s.ok()) return s;
   return inner;
 }
@@ -763,10 +784,14 @@ Result<uint64_t> CountPathRows(storage::Engine& engine, storage::EngineTrx& trx,
                                const AccessPath& path, sql::EvalContext& eval, uint64_t cap) {
   uint64_t n = 0;
   Status inner;
-  Status s = ReadPath(engine, trx, table, path, eval, [&](const Row&) {
-    inner = eval.CheckInterrupt();
-    return inner.ok() && ++n < cap;
-  });
+  bool exact = false;
+  Status s = ReadPath(
+      engine, trx, table, path, eval,
+      [&](const Row&) {
+        inner = eval.CheckInterrupt();
+        return inner.ok() && ++n < cap;
+      },
+      &exact);
   if (!s.ok()) return s;
   if (!inner.ok()) return inner;
   return n;

@@ -129,6 +129,11 @@ struct AccessPath {
   // rest make "Using where").
   boost::container::small_vector<int, 4> possible;
   ExprList key_conjuncts;
+  // kRange: the conjuncts that gave `lo` / `hi` (col BETWEEN a AND b,
+  // col < a, ...). With key_conjuncts, what a read of the clustered index
+  // whose key values and bounds were all exact has enforced already
+  // (ReadRows' *key_exact).
+  ExprList range_conjuncts;
 
   // EXPLAIN's `type` column.
   std::string_view TypeName() const;
@@ -160,9 +165,14 @@ AccessPath PlanAccess(const BoundTable& table, const ExprList& conjuncts,
 // read the latest versions and lock them, next-key locks over a range,
 // through the clustered index (see the top); SERIALIZABLE reads lock
 // shared. Stops when `fn` returns false or an error.
+//
+// `key_exact` (optional) is set before the first row: true when the read
+// went by the clustered index on integer key parts and every key value and
+// bound was a value those columns hold exactly, so each row read satisfies
+// path.key_conjuncts and path.range_conjuncts (a non-locking read only).
 Status ReadRows(storage::Engine& engine, storage::EngineTrx& trx, const BoundTable& table, const AccessPath& path,
                 sql::EvalContext& eval, std::optional<storage::LockMode> lock,
-                FunctionRef<Result<bool>(const storage::Row&)> fn);
+                FunctionRef<Result<bool>(const storage::Row&)> fn, bool* key_exact = nullptr);
 
 // How many rows ReadRows would read along `path` without a lock (EXPLAIN's
 // `rows`; it reads them, so it costs what the read costs), at most `cap`.

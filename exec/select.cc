@@ -112,6 +112,23 @@ Outcome TableExecutor::Select(const sql::SelectStmt& s) {
 
 namespace {
 
+// Whether the operands of a key conjunct (col = v, col BETWEEN a AND b,
+// col < v) other than its column are literals or parameters: values the
+// key read took once that the row filter would take again unchanged (not
+// RAND(), not a column of another table read per outer row).
+bool ValuesAreConstant(const sql::Expr& c) {
+  size_t columns = 0;
+  for (const auto& a : c.args) {
+    if (a == nullptr) return false;
+    if (a->kind == sql::ExprKind::kColumn) {
+      ++columns;
+    } else if (a->kind != sql::ExprKind::kLiteral && a->kind != sql::ExprKind::kParam) {
+      return false;
+    }
+  }
+  return columns == 1 && c.subquery == nullptr;
+}
+
 // A value's exact identity ('a' and 'A', 1 and 1.0 differ): a correlated
 // subquery's rows may show the enclosing value itself, so only an
 // identical one may reuse them.
@@ -212,6 +229,10 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     ExprList join;    // the ON (and USING / NATURAL) conjuncts of its join
     ExprList on;      // a LEFT JOIN's ON conjuncts
     ExprList filter;
+    // `filter` less what an exact key read has enforced (ReadRows'
+    // key_exact): the conjuncts that gave the path its key values and
+    // bounds, where those are literals or parameters.
+    ExprList filter_after_key;
     ExprList plan;    // what may narrow the read
     AccessPath path;
   };
@@ -410,6 +431,14 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     const bool order_here = i == 0 && order_by_columns;
     l.path = PlanAccess(BoundTable{l.def.get(), l.qualifier}, l.plan, order_here ? &s.order_by : nullptr,
                         s.limit != nullptr);
+    for (const sql::Expr* c : l.filter) {
+      const bool enforced = !l.left && ValuesAreConstant(*c) &&
+                            (std::find(l.path.key_conjuncts.begin(), l.path.key_conjuncts.end(), c) !=
+                                 l.path.key_conjuncts.end() ||
+                             std::find(l.path.range_conjuncts.begin(), l.path.range_conjuncts.end(), c) !=
+                                 l.path.range_conjuncts.end());
+      if (!enforced) l.filter_after_key.push_back(c);
+    }
   }
   const bool presorted = !levels.empty() && !levels[0].virtual_table && order_by_columns &&
                          (lock ? levels[0].path.OrderedWhenLocking() : levels[0].path.ordered);
@@ -705,13 +734,14 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     if (i == levels.size()) return accept();
     Level& l = levels[i];
     bool matched = false;
+    bool key_exact = false;  // set by ReadRows before the first row
     auto visit = [&](const Row& row) -> Result<bool> {
       re.SetRow(i, &row);
       Result<bool> on = passes(l.on, "on clause");
       if (!on.ok()) return on.status();
       if (!*on) return true;
       matched = true;
-      Result<bool> ok = passes(l.filter, "where clause");
+      Result<bool> ok = passes(key_exact ? l.filter_after_key : l.filter, "where clause");
       if (!ok.ok()) return ok.status();
       if (*ok) SLUICE_RETURN_IF_ERROR(self(self, i + 1));
       return !stop;
@@ -730,7 +760,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       }
     } else {
       re.set_clause("where clause");
-      st = ReadRows(env_.engine(), trx, BoundTable{l.def.get(), l.qualifier}, l.path, re, lock, visit);
+      st = ReadRows(env_.engine(), trx, BoundTable{l.def.get(), l.qualifier}, l.path, re, lock, visit, &key_exact);
     }
     re.SetRow(i, nullptr);
     if (!st.ok()) return st;
