@@ -253,8 +253,7 @@ int IcuCompare(const UCollator* coll, std::string_view a, std::string_view b) {
 // Case- or accent-insensitive comparison (the ICU collations).
 int CompareCollated(std::string_view a, std::string_view b, Collation c) {
   const Collators& t = Collators::Get();
-  const bool primary = c == Collation::k0900AiCi || c == Collation::kGeneralCi;
-  if (primary && t.ascii_ok() && IsAscii(a) && IsAscii(b)) return CompareAsciiPrimary(t, a, b);
+  if (HasAsciiOrder(c) && IsAscii(a) && IsAscii(b)) return CompareAsciiPrimary(t, a, b);
   const UCollator* coll = t.ForStrength(c);
   if (coll == nullptr) return CompareBytes(FoldAscii(a), FoldAscii(b));
   return IcuCompare(coll, a, b);
@@ -361,8 +360,7 @@ void AppendSortKey(std::string_view s, Collation c, std::string* out) {
       break;
   }
   const Collators& t = Collators::Get();
-  const bool primary = c == Collation::k0900AiCi || c == Collation::kGeneralCi;
-  if (primary && t.ascii_ok() && IsAscii(s)) {
+  if (HasAsciiOrder(c) && IsAscii(s)) {
     t.AppendAsciiWeights(s, out);
     return;
   }

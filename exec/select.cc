@@ -574,11 +574,15 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
   // every item end up next to each other once sorted, so the repeats are
   // found there and no DISTINCT key is made while rows are produced (when
   // an item is not text, the keys are made after the sort from the sort
-  // values, which hold every item).
+  // values, which hold every item: item i's is the sort value at
+  // item_sort_at[i]).
   bool distinct_by_order = s.distinct && sorted_here;
+  boost::container::small_vector<size_t, 4> item_sort_at;
   for (int ref : order_refs) distinct_by_order = distinct_by_order && ref >= 0;
   for (size_t i = 0; distinct_by_order && i < outs.size(); ++i) {
-    distinct_by_order = std::find(order_refs.begin(), order_refs.end(), static_cast<int>(i)) != order_refs.end();
+    const auto k = std::find(order_refs.begin(), order_refs.end(), static_cast<int>(i));
+    distinct_by_order = k != order_refs.end();
+    item_sort_at.push_back(static_cast<size_t>(k - order_refs.begin()));
   }
   p::TextRows staged;
   std::vector<Produced> produced;
@@ -906,11 +910,7 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       // sort values.
       for (Produced& p : produced) {
         p.key_at = distinct_bytes.size();
-        for (size_t i = 0; i < outs.size(); ++i) {
-          const size_t k = static_cast<size_t>(
-              std::find(order_refs.begin(), order_refs.end(), static_cast<int>(i)) - order_refs.begin());
-          append_distinct_key(sort_values[p.sort_at + k]);
-        }
+        for (size_t k : item_sort_at) append_distinct_key(sort_values[p.sort_at + k]);
         p.key_end = distinct_bytes.size();
       }
     }

@@ -70,9 +70,7 @@ std::string DecodeBits(std::string_view bits) {
 
 std::string AsciiUpper(std::string_view s) {
   std::string out(s);
-  for (char& c : out) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  }
+  for (char& c : out) c = base::AsciiUpper(c);
   return out;
 }
 

@@ -100,12 +100,7 @@ struct Token {
   // An unquoted word equal to `keyword` ignoring ASCII case.
   // REQUIRES: `keyword` is upper case.
   bool IsKeyword(std::string_view keyword) const {
-    if (kind != TokenKind::kIdent || text.size() != keyword.size()) return false;
-    for (size_t i = 0; i < keyword.size(); ++i) {
-      const char c = text[i];
-      if ((c >= 'a' && c <= 'z' ? static_cast<char>(c - ('a' - 'A')) : c) != keyword[i]) return false;
-    }
-    return true;
+    return kind == TokenKind::kIdent && base::EqualsIgnoreCase(text, keyword);
   }
 };
 

@@ -79,13 +79,10 @@ bool IsReserved(const Token& t) {
     }
     return m;
   }();
-  const char first = t.text[0] >= 'a' && t.text[0] <= 'z' ? static_cast<char>(t.text[0] - ('a' - 'A')) : t.text[0];
+  const char first = base::AsciiUpper(t.text[0]);
   if (!kMayBe[t.text.size()][first >= 'A' && first <= 'Z' ? first - 'A' : 26]) return false;
   char upper[kLongest];
-  for (size_t i = 0; i < t.text.size(); ++i) {
-    const char c = t.text[i];
-    upper[i] = c >= 'a' && c <= 'z' ? static_cast<char>(c - ('a' - 'A')) : c;
-  }
+  for (size_t i = 0; i < t.text.size(); ++i) upper[i] = base::AsciiUpper(t.text[i]);
   return ReservedWords().count(std::string_view(upper, t.text.size())) > 0;
 }
 
