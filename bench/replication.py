@@ -260,6 +260,27 @@ def wait_caught_up(srv, readers):
     print(f"# {srv.kind}: readers still busy after 120 s", flush=True)
 
 
+def dirty_mib():
+    """The kernel's dirty and under-writeback page cache, MiB: the plain
+    readers' files reach GiBs, and their writeback can land in later rows."""
+    out = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":", 1)
+            if k in ("Dirty", "Writeback"):
+                out[k] = int(v.split()[0]) // 1024
+    return f"dirty {out.get('Dirty', 0)} MiB, writeback {out.get('Writeback', 0)} MiB"
+
+
+def steal_seconds():
+    """CPU time the hypervisor gave to others while this VM wanted it
+    (/proc/stat's steal, all CPUs): latency-bound rows such as 1semi
+    slow down most when it grows."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) / TICKS if len(fields) > 8 else 0.0
+
+
 def measure(srv, concurrency, args, readers, row):
     """One row: inserts/s (the median of --repeat slap runs), semisync
     yes/no tx, server and reader CPU s (per run: the total / --repeat).
@@ -269,17 +290,26 @@ def measure(srv, concurrency, args, readers, row):
     y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     reader_pids = [p.pid for p in readers]
     s0, r0 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
-    runs = []
+    runs, detail = [], []
     for i in range(args.repeat):
         if i:
             wait_caught_up(srv, readers)
+        g0, w0, t0 = (srv.status(n) for n in ("Binlog_group_commits", "Rpl_semi_sync_master_tx_waits",
+                                             "Rpl_semi_sync_master_tx_wait_time"))
+        mem, st0, t_0 = dirty_mib(), steal_seconds(), time.monotonic()
         runs.append(slap(srv, concurrency, args.queries))
+        steal = (steal_seconds() - st0) / max(time.monotonic() - t_0, 1e-3) / (os.cpu_count() or 1)
+        g1, w1, t1 = (srv.status(n) for n in ("Binlog_group_commits", "Rpl_semi_sync_master_tx_waits",
+                                             "Rpl_semi_sync_master_tx_wait_time"))
+        detail.append(f"#   run {i}: {runs[-1]:.0f} ins/s, {g1 - g0} groups, {w1 - w0} semisync waits of "
+                      f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, {mem} at its start")
     wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     print(f"# {srv.kind} c{concurrency} {row}: " + ", ".join(f"{r:.0f}" for r in runs) + " ins/s, "
           f"server {(s1 - s0) / args.repeat:.1f} s, readers {(r1 - r0) / args.repeat:.1f} s per run",
           file=sys.stderr, flush=True)
+    print("\n".join(detail), file=sys.stderr, flush=True)
     return {"ips": statistics.median(runs), "yes": y1 - y0, "no": n1 - n0,
             "server_cpu": (s1 - s0) / args.repeat, "reader_cpu": (r1 - r0) / args.repeat}
 
