@@ -291,13 +291,24 @@ class Parser::Impl {
   Status ParseNot(ExprPtr* out);
   Status ParseComparison(ExprPtr* out);
   Status ParsePredicate(ExprPtr* out);
-  Status ParseBitOr(ExprPtr* out);
-  Status ParseBitAnd(ExprPtr* out);
-  Status ParseShift(ExprPtr* out);
-  Status ParseAdditive(ExprPtr* out);
-  Status ParseMultiplicative(ExprPtr* out);
-  Status ParseBitXor(ExprPtr* out);
-  Status ParseConcat(ExprPtr* out);
+  // | & << >> + - * / DIV % MOD ^ || (PIPES_AS_CONCAT), lowest first.
+  enum : int {
+    kLevelBitOr = 1,
+    kLevelBitAnd,
+    kLevelShift,
+    kLevelAdditive,
+    kLevelMultiplicative,
+    kLevelBitXor,
+    kLevelConcat,
+  };
+  struct BinaryOperator {
+    int level = 0;  // 0: the next token is none of them
+    Op op = Op::kNone;
+  };
+  BinaryOperator PeekBinaryOperator();
+  // Operators at `min_level` and above, over unary operands.
+  Status ParseBinaryOperators(int min_level, ExprPtr* out);
+  Status ParseBitOr(ExprPtr* out) { return ParseBinaryOperators(kLevelBitOr, out); }
   Status ParseUnary(ExprPtr* out);
   Status ParseCollate(ExprPtr* out);
   Status ParsePrimary(ExprPtr* out);
@@ -3140,6 +3151,8 @@ Status Parser::Impl::ParseComparison(ExprPtr* out) {
 
 Status Parser::Impl::ParsePredicate(ExprPtr* out) {
   SLUICE_RETURN_IF_ERROR(ParseBitOr(out));
+  // Every predicate below starts with a word.
+  if (Peek().kind != TokenKind::kIdent) return Status::OK();
   bool negated = false;
   if (PeekKeyword("NOT") && (PeekKeyword("IN", 1) || PeekKeyword("BETWEEN", 1) ||
                              PeekKeyword("LIKE", 1) || PeekKeyword("REGEXP", 1) ||
@@ -3202,65 +3215,66 @@ Status Parser::Impl::ParsePredicate(ExprPtr* out) {
   return Status::OK();
 }
 
-Status Parser::Impl::ParseBitOr(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseBitAnd(out));
-  while (AcceptPunct(Punct::kPipe)) {
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseBitAnd(&r));
-    *out = MakeBinary(Op::kBitOr, std::move(*out), std::move(r));
-  }
-  return Status::OK();
-}
-
-Status Parser::Impl::ParseBitAnd(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseShift(out));
-  while (AcceptPunct(Punct::kAmp)) {
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseShift(&r));
-    *out = MakeBinary(Op::kBitAnd, std::move(*out), std::move(r));
-  }
-  return Status::OK();
-}
-
-Status Parser::Impl::ParseShift(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseAdditive(out));
-  while (PeekPunct(Punct::kShl) || PeekPunct(Punct::kShr)) {
-    Op op = Take().punct == Punct::kShl ? Op::kShl : Op::kShr;
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseAdditive(&r));
-    *out = MakeBinary(op, std::move(*out), std::move(r));
-  }
-  return Status::OK();
-}
-
-Status Parser::Impl::ParseAdditive(ExprPtr* out) {
-  if (PeekKeyword("INTERVAL") && !PeekPunct(Punct::kLParen, 1)) {
-    // INTERVAL expr unit + date
+// The binary operators from | to || (PIPES_AS_CONCAT), parsed by precedence
+// climbing: one loop over the operators at or above `min_level`, and one
+// recursion per higher level a right operand needs, instead of a function
+// per level that every operand passes through (seven calls and seven
+// looks at the next token for each column or literal).
+Status Parser::Impl::ParseBinaryOperators(int min_level, ExprPtr* out) {
+  if (min_level <= kLevelAdditive && PeekKeyword("INTERVAL") && !PeekPunct(Punct::kLParen, 1)) {
+    // INTERVAL expr unit + date, where an additive operand starts
     ExprPtr amount, unit, date;
     uint32_t begin = 0;
     SLUICE_RETURN_IF_ERROR(ParseInterval(&amount, &unit, &begin));
     SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kPlus));
-    SLUICE_RETURN_IF_ERROR(ParseMultiplicative(&date));
+    SLUICE_RETURN_IF_ERROR(ParseBinaryOperators(kLevelAdditive + 1, &date));
     *out = MakeDateArith(false, std::move(date), std::move(amount), std::move(unit), begin);
   } else {
-    SLUICE_RETURN_IF_ERROR(ParseMultiplicative(out));
+    SLUICE_RETURN_IF_ERROR(ParseUnary(out));
   }
-  while (PeekPunct(Punct::kPlus) || PeekPunct(Punct::kMinus)) {
-    Op op = Take().punct == Punct::kPlus ? Op::kAdd : Op::kSub;
-    if (PeekKeyword("INTERVAL")) {
+  for (;;) {
+    const BinaryOperator next = PeekBinaryOperator();
+    if (next.level < min_level) return Status::OK();  // none is level 0
+    Take();
+    if (next.level == kLevelAdditive && PeekKeyword("INTERVAL")) {
       // date + INTERVAL expr unit / date - INTERVAL expr unit
       ExprPtr amount, unit;
       uint32_t begin = 0;
       SLUICE_RETURN_IF_ERROR(ParseInterval(&amount, &unit, &begin));
       const uint32_t start = (*out)->begin;
-      *out = MakeDateArith(op == Op::kSub, std::move(*out), std::move(amount), std::move(unit), start);
+      *out = MakeDateArith(next.op == Op::kSub, std::move(*out), std::move(amount), std::move(unit), start);
       continue;
     }
+    // Left-associative: the right operand takes only higher levels.
     ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseMultiplicative(&r));
-    *out = MakeBinary(op, std::move(*out), std::move(r));
+    SLUICE_RETURN_IF_ERROR(ParseBinaryOperators(next.level + 1, &r));
+    *out = MakeBinary(next.op, std::move(*out), std::move(r));
   }
-  return Status::OK();
+}
+
+Parser::Impl::BinaryOperator Parser::Impl::PeekBinaryOperator() {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kPunct) {
+    switch (t.punct) {
+      case Punct::kPipe: return {kLevelBitOr, Op::kBitOr};
+      case Punct::kAmp: return {kLevelBitAnd, Op::kBitAnd};
+      case Punct::kShl: return {kLevelShift, Op::kShl};
+      case Punct::kShr: return {kLevelShift, Op::kShr};
+      case Punct::kPlus: return {kLevelAdditive, Op::kAdd};
+      case Punct::kMinus: return {kLevelAdditive, Op::kSub};
+      case Punct::kStar: return {kLevelMultiplicative, Op::kMul};
+      case Punct::kSlash: return {kLevelMultiplicative, Op::kDiv};
+      case Punct::kPercent: return {kLevelMultiplicative, Op::kMod};
+      case Punct::kCaret: return {kLevelBitXor, Op::kBitXor};
+      case Punct::kOrOr:
+        if (options_.pipes_as_concat) return {kLevelConcat, Op::kConcat};
+        return {};
+      default: return {};
+    }
+  }
+  if (t.IsKeyword("MOD")) return {kLevelMultiplicative, Op::kMod};
+  if (t.IsKeyword("DIV")) return {kLevelMultiplicative, Op::kIntDiv};
+  return {};
 }
 
 // A unit of INTERVAL, EXTRACT, TIMESTAMPADD/DIFF as the string literal the
@@ -3300,42 +3314,6 @@ ExprPtr Parser::Impl::MakeDateArith(bool subtract, ExprPtr date, ExprPtr amount,
   e->args.push_back(std::move(amount));
   e->args.push_back(std::move(unit));
   return e;
-}
-
-Status Parser::Impl::ParseMultiplicative(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseBitXor(out));
-  for (;;) {
-    Op op = Op::kNone;
-    if (PeekPunct(Punct::kStar)) op = Op::kMul;
-    else if (PeekPunct(Punct::kSlash)) op = Op::kDiv;
-    else if (PeekPunct(Punct::kPercent) || PeekKeyword("MOD")) op = Op::kMod;
-    else if (PeekKeyword("DIV")) op = Op::kIntDiv;
-    if (op == Op::kNone) return Status::OK();
-    Take();
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseBitXor(&r));
-    *out = MakeBinary(op, std::move(*out), std::move(r));
-  }
-}
-
-Status Parser::Impl::ParseBitXor(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseConcat(out));
-  while (AcceptPunct(Punct::kCaret)) {
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseConcat(&r));
-    *out = MakeBinary(Op::kBitXor, std::move(*out), std::move(r));
-  }
-  return Status::OK();
-}
-
-Status Parser::Impl::ParseConcat(ExprPtr* out) {
-  SLUICE_RETURN_IF_ERROR(ParseUnary(out));
-  while (options_.pipes_as_concat && AcceptPunct(Punct::kOrOr)) {
-    ExprPtr r;
-    SLUICE_RETURN_IF_ERROR(ParseUnary(&r));
-    *out = MakeBinary(Op::kConcat, std::move(*out), std::move(r));
-  }
-  return Status::OK();
 }
 
 Status Parser::Impl::ParseUnary(ExprPtr* out) {

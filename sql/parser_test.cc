@@ -223,6 +223,49 @@ TEST(ParserTest, ExpressionPrecedenceFollowsMySQL) {
   EXPECT_EQ(ExprToString(**e), "(`x` or (`y` and `z`))");
 }
 
+TEST(ParserTest, BinaryOperatorsAssociateLeftAtEveryLevel) {
+  // Each level against itself (left-deep) and against its neighbours in
+  // both orders: | & << >> + - * / DIV % MOD ^, lowest first.
+  const std::pair<const char*, const char*> cases[] = {
+      {"a | b | c", "((`a` | `b`) | `c`)"},
+      {"a & b | c & d", "((`a` & `b`) | (`c` & `d`))"},
+      {"a << b >> c", "((`a` << `b`) >> `c`)"},
+      {"a - b + c - d", "(((`a` - `b`) + `c`) - `d`)"},
+      {"a * b + c * d", "((`a` * `b`) + (`c` * `d`))"},
+      {"a / b DIV c % d MOD e", "((((`a` / `b`) DIV `c`) % `d`) % `e`)"},
+      {"a ^ b * c ^ d", "((`a` ^ `b`) * (`c` ^ `d`))"},
+      {"a ^ b ^ c", "((`a` ^ `b`) ^ `c`)"},
+      {"a | b ^ c & d << e + f * g", "(`a` | ((`b` ^ `c`) & (`d` << (`e` + (`f` * `g`)))))"},
+      {"a + b << c | d", "(((`a` + `b`) << `c`) | `d`)"},
+      {"-a * -b - ~c", "((-(`a`) * -(`b`)) - ~(`c`))"},
+      {"a MOD (b) + MOD(c, d)", "((`a` % `b`) + mod(`c`,`d`))"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto e = ParseExpression(text);
+    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    EXPECT_EQ(ExprToString(**e), want) << text;
+  }
+}
+
+TEST(ParserTest, IntervalArithmeticBindsAtTheAdditiveLevel) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"d + INTERVAL 1 DAY - INTERVAL 2 HOUR", "date_sub(date_add(`d`,1,'DAY'),2,'HOUR')"},
+      {"INTERVAL 1 DAY + d + 3", "(date_add(`d`,1,'DAY') + 3)"},
+      // MySQL's bit_expr '-' INTERVAL expr interval is itself a bit_expr,
+      // which a higher operator may take as its left operand.
+      {"d - INTERVAL 1 DAY * 2", "(date_sub(`d`,1,'DAY') * 2)"},
+      {"x << INTERVAL 1 DAY + d", "(`x` << date_add(`d`,1,'DAY'))"},
+      {"d - INTERVAL 1 + 1 DAY | 1", "(date_sub(`d`,(1 + 1),'DAY') | 1)"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto e = ParseExpression(text);
+    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    EXPECT_EQ(ExprToString(**e), want) << text;
+  }
+  // Not where only a multiplicative operand may start.
+  EXPECT_FALSE(ParseExpression("2 * INTERVAL 1 DAY + d").ok());
+}
+
 TEST(ParserTest, PipesAsConcatMakesDoublePipeConcatenate) {
   ParseOptions options;
   options.pipes_as_concat = true;
