@@ -214,7 +214,7 @@ class Collators {
 };
 
 // Primary-strength comparison of two pure-ASCII strings by the rank table.
-int CompareAsciiPrimary(const Collators& t, std::string_view a, std::string_view b) {
+inline int CompareAsciiPrimary(const Collators& t, std::string_view a, std::string_view b) {
   // A common prefix of identical bytes weighs the same on both sides.
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;
@@ -377,7 +377,10 @@ int CompareAscii(std::string_view a, std::string_view b, Collation c) {
     a = StripTrailingSpaces(a);
     b = StripTrailingSpaces(b);
   }
-  return CompareAsciiPrimary(Collators::Get(), a, b);
+  // Sorts call this for each comparison: a reference checked inline, not
+  // a call to Collators::Get() each time.
+  static const Collators& t = Collators::Get();
+  return CompareAsciiPrimary(t, a, b);
 }
 
 std::string SortKey(std::string_view s, Collation c) {
