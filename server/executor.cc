@@ -195,10 +195,15 @@ Status Executor::ApplyMysqlOptions() {
       if (ignored.insert(option).second) {
         std::string shown = option;
         std::replace(shown.begin(), shown.end(), '_', '-');
-        SLUICE_LOG_WARNING(log, 0,
-                           "option '{}' is a MySQL option that sluice accepts and ignores, unless a plugin loaded "
-                           "at start declares it",
-                           shown);
+        if (IsSluiceVariableName(option)) {
+          SLUICE_LOG_WARNING(log, 0, "option '{}' names no sluice variable, nor one a plugin loaded at start declares; "
+                             "ignored", shown);
+        } else {
+          SLUICE_LOG_WARNING(log, 0,
+                             "option '{}' is a MySQL option that sluice accepts and ignores, unless a plugin loaded "
+                             "at start declares it",
+                             shown);
+        }
       }
       continue;
     }

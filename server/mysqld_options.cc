@@ -267,4 +267,8 @@ bool IsMysqldOption(std::string_view name) {
   return std::binary_search(std::begin(kMysqldOptionNames), std::end(kMysqldOptionNames), std::string_view(n));
 }
 
+bool IsSluiceVariableName(std::string_view name) {
+  return name.size() > 7 && name.substr(0, 6) == "sluice" && (name[6] == '_' || name[6] == '-');
+}
+
 }  // namespace sluice::server

@@ -158,7 +158,7 @@ Status SortArgs(const po::options_description& desc, const std::vector<std::stri
       out->own.push_back(arg);
       continue;
     }
-    if (IsMysqldOption(name)) {
+    if (IsMysqldOption(name) || IsSluiceVariableName(name)) {
       out->mysql.emplace_back(Underscored(name), has_value ? value : "ON");
       continue;
     }
@@ -175,7 +175,7 @@ Status SortArgs(const po::options_description& desc, const std::vector<std::stri
       } else if (p != "maximum-" && ours(base)) {
         out->own.push_back("--" + base + "=" + (on ? (has_value ? value : "ON") : "OFF"));
         handled = true;
-      } else if (p != "maximum-" && IsMysqldOption(base)) {
+      } else if (p != "maximum-" && (IsMysqldOption(base) || IsSluiceVariableName(base))) {
         out->mysql.emplace_back(Underscored(base), on ? (has_value ? value : "ON") : "OFF");
         handled = true;
       }

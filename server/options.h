@@ -82,5 +82,9 @@ Result<ServerOptions> ParseOptions(int argc, const char* const* argv, std::strin
 // Whether MySQL 8.0's mysqld knows `name` as an option or system variable
 // ('-' and '_' alike, no prefix); the list is data (mysqld_options.cc).
 bool IsMysqldOption(std::string_view name);
+// Whether `name` is in sluice's own variable space (sluice_..., '-' and '_'
+// alike): such an option sets the variable of that name at start, as a MySQL
+// option does (sluice_lock_schedule, sluice_plain_reader_nice, ...).
+bool IsSluiceVariableName(std::string_view name);
 
 }  // namespace sluice::server

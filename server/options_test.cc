@@ -78,6 +78,18 @@ TEST(OptionsTest, MysqlOptionsArePassedOnWithPrefixesApplied) {
   EXPECT_TRUE(o->warnings.empty());
 }
 
+TEST(OptionsTest, SluiceVariablesAreSetAtStartLikeMysqlOptions) {
+  EXPECT_TRUE(IsSluiceVariableName("sluice_plain_reader_nice"));
+  EXPECT_TRUE(IsSluiceVariableName("sluice-lock-schedule"));
+  EXPECT_FALSE(IsSluiceVariableName("sluice"));
+  EXPECT_FALSE(IsSluiceVariableName("sluiced_x"));
+  auto o = Parse({"--sluice-plain-reader-nice=0", "--sluice_lock_schedule=FIFO", "--skip-sluice-deadlock-detect-inline"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  std::vector<std::pair<std::string, std::string>> want = {
+      {"sluice_plain_reader_nice", "0"}, {"sluice_lock_schedule", "FIFO"}, {"sluice_deadlock_detect_inline", "OFF"}};
+  EXPECT_EQ(o->mysql_options, want);
+}
+
 TEST(OptionsTest, LooseUnknownIsAWarningMaximumIsIgnored) {
   auto o = Parse({"--loose-no-such-plugin-var=3", "--maximum-sort-buffer-size=1M", "--loose-port=4407"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();

@@ -30,6 +30,7 @@
 #include "sql/lexer.h"
 #include "storage/engine/engine.h"
 #include "vars/core_status.h"
+#include "vars/sys_vars.h"
 
 #define SLUICE_CO_RETURN_IF_ERROR(expr)  \
   do {                                   \
@@ -991,6 +992,9 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   }
   rpl::SenderOptions options;
   options.server_id = bl->server_id();
+  if (auto nice = server_.sys_vars().Get("sluice_plain_reader_nice", vars::GetScope::kGlobal, nullptr); nice.ok()) {
+    options.plain_reader_nice = static_cast<int>(nice->ToUInt());
+  }
   for (const char* name : {"source_binlog_checksum", "master_binlog_checksum"}) {
     if (!HasUserVar(ctx_, name)) continue;
     std::string v = UserVar(ctx_, name);

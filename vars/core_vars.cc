@@ -489,6 +489,12 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
   add(S::UInt("sync_binlog", kG, 1, 0, kU32Max,
               "Fsync the binary log every N commit groups: 1 is crash-safe, 0 leaves it to "
               "the OS, larger values trade durability for throughput."));
+  add(S::UInt("sluice_plain_reader_nice", kG, 19, 0, 19,
+              "The nice value a binlog dump thread takes when no plugin observes its reader (plain "
+              "replicas, mysqlbinlog, CDC readers; not semisync replicas): on a busy CPU the "
+              "commits, statements and semisync replicas run first and such readers catch up "
+              "as it frees; on an idle one nothing changes. 0 runs them as every other thread. "
+              "Read when a dump starts."));
   add(S::UInt("max_binlog_size", kG, 1073741824, 4096, 1073741824,
               "Size after which the binary log rotates to a new file; a transaction is never "
               "split, so files can be larger."))

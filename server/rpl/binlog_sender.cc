@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "binlog/file_reader.h"
 #include "protocol/command.h"
@@ -69,6 +74,23 @@ Result<DumpRequest> ParseBinlogDumpGtid(std::string_view body) {
   }
   return req;
 }
+
+namespace {
+
+// A thread may raise its own nice value without privileges (lowering it
+// again would need CAP_SYS_NICE): the dump's thread ends with the dump.
+void LowerThisThreadPriority(int nice) {
+#ifdef __linux__
+  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, tid);
+  if (errno == 0 && now < nice) (void)::setpriority(PRIO_PROCESS, tid, nice);
+#else
+  (void)nice;
+#endif
+}
+
+}  // namespace
 
 BinlogSender::BinlogSender(binlog::Binlog& binlog, Registry& registry, DumpRequest request, SenderOptions options,
                            TransmitParam param, PacketSink& sink, const std::atomic<bool>& stop)
@@ -245,6 +267,7 @@ Status BinlogSender::Run() {
   // plugin holds plain readers back (semisync's
   // sluice_semi_sync_hold_plain_readers); an observed one follows end().
   const bool capped = !transmit_.observed();
+  if (capped && options_.plain_reader_nice > 0) LowerThisThreadPriority(options_.plain_reader_nice);
   auto published = [&] { return capped ? binlog_.reader_end() : binlog_.end(); };
   bool first = true;
   // For heartbeats: when the sender last caught up having sent something

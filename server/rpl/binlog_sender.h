@@ -83,6 +83,12 @@ struct SenderOptions {
   // JSON goes to it as text (MariadbJsonRewriter), this converting each
   // binary value. Unset: every event goes as the file has it.
   std::function<Result<std::string>(std::string_view)> mariadb_json_to_text;
+  // sluice_plain_reader_nice: a reader no observer asked for (a plain
+  // replica, a CDC reader) raises its thread's nice value to this once its
+  // transmit starts, so that on a busy CPU commits, statements and semisync
+  // replicas run first and it catches up when the CPU frees. 0: unchanged.
+  // REQUIRES: Run() on a thread of the dump's own (RunOnThread).
+  int plain_reader_nice = 0;
 };
 
 class BinlogSender {

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -311,6 +314,45 @@ TEST_F(RplTest, PlainReaderMakesNoHookCallAndTakesNoRegistryLock) {
   EXPECT_EQ(semi.Events(), events);
   EXPECT_EQ(registry_.transmit().lock_acquisitions(), locks);
   EXPECT_EQ(obs->stops.load(), 2u);
+}
+
+// sluice_plain_reader_nice: a plain reader's thread takes the nice value
+// once its transmit starts; an observed (semisync) reader's keeps its own.
+TEST_F(RplTest, PlainReaderThreadTakesTheNiceValue) {
+  auto obs = std::make_shared<CountingObserver>();  // observes server_id 3
+  ASSERT_TRUE(registry_.transmit().Add(obs.get(), obs).ok());
+  for (uint64_t i = 1; i <= 3; ++i) Commit(i);
+  class NiceSink : public MemorySink {
+   public:
+    Status Send(std::string_view payload) override {
+      nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+      return MemorySink::Send(payload);
+    }
+    int nice = -100;
+  };
+  auto dump_on_own_thread = [&](uint32_t server_id, int plain_nice) {
+    NiceSink sink;
+    std::thread t([&] {
+      DumpRequest req;
+      req.flags = DumpRequest::kNonBlock;
+      req.server_id = server_id;
+      SenderOptions o;
+      o.reader_checksum = Checksum::kCrc32;
+      o.server_id = 1;
+      o.plain_reader_nice = plain_nice;
+      TransmitParam p;
+      p.server_id = server_id;
+      std::atomic<bool> stop{false};
+      BinlogSender s(*binlog_, registry_, req, o, p, sink, stop);
+      EXPECT_TRUE(s.Run().ok());
+    });
+    t.join();
+    return sink.nice;
+  };
+  const int own = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+  EXPECT_EQ(dump_on_own_thread(/*server_id=*/2, 7), std::max(own, 7));
+  EXPECT_EQ(dump_on_own_thread(/*server_id=*/3, 7), own);  // observed
+  EXPECT_EQ(dump_on_own_thread(/*server_id=*/2, 0), own);
 }
 
 TEST_F(RplTest, StartsMidFileAndByGtid) {
