@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include <span>
 #include <string>
 
 #include "base/stack_guard.h"
@@ -223,6 +224,15 @@ TEST(ParserTest, ExpressionPrecedenceFollowsMySQL) {
   EXPECT_EQ(ExprToString(**e), "(`x` or (`y` and `z`))");
 }
 
+// Each expression parses to the tree written after it (ExprToString).
+void ExpectTrees(std::span<const std::pair<const char*, const char*>> cases) {
+  for (const auto& [text, want] : cases) {
+    auto e = ParseExpression(text);
+    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    EXPECT_EQ(ExprToString(**e), want) << text;
+  }
+}
+
 TEST(ParserTest, BinaryOperatorsAssociateLeftAtEveryLevel) {
   // Each level against itself (left-deep) and against its neighbours in
   // both orders: | & << >> + - * / DIV % MOD ^, lowest first.
@@ -240,11 +250,7 @@ TEST(ParserTest, BinaryOperatorsAssociateLeftAtEveryLevel) {
       {"-a * -b - ~c", "((-(`a`) * -(`b`)) - ~(`c`))"},
       {"a MOD (b) + MOD(c, d)", "((`a` % `b`) + mod(`c`,`d`))"},
   };
-  for (const auto& [text, want] : cases) {
-    auto e = ParseExpression(text);
-    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
-    EXPECT_EQ(ExprToString(**e), want) << text;
-  }
+  ExpectTrees(cases);
 }
 
 TEST(ParserTest, IntervalArithmeticBindsAtTheAdditiveLevel) {
@@ -257,11 +263,7 @@ TEST(ParserTest, IntervalArithmeticBindsAtTheAdditiveLevel) {
       {"x << INTERVAL 1 DAY + d", "(`x` << date_add(`d`,1,'DAY'))"},
       {"d - INTERVAL 1 + 1 DAY | 1", "(date_sub(`d`,(1 + 1),'DAY') | 1)"},
   };
-  for (const auto& [text, want] : cases) {
-    auto e = ParseExpression(text);
-    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
-    EXPECT_EQ(ExprToString(**e), want) << text;
-  }
+  ExpectTrees(cases);
   // Not where only a multiplicative operand may start.
   EXPECT_FALSE(ParseExpression("2 * INTERVAL 1 DAY + d").ok());
 }
