@@ -46,6 +46,21 @@ def dump_threads(conn):
     return [r for r in h.query(conn, "SHOW PROCESSLIST") if str(r[4]).startswith("Binlog Dump")]
 
 
+def dump_thread_nices(pid):
+    """The nice values of the server's dump threads (sl_dump), from /proc."""
+    out = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() != "sl_dump":
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                out.append(int(f.read().rsplit(")", 1)[1].split()[16]))  # field 19: nice
+        except OSError:
+            pass  # the thread ended
+    return out
+
+
 def wait_no_dump(conn, what, nudge=True):
     """The dump connection ends once its reader has gone. A dump waiting at
     the end of the log notices a closed socket only when it next sends
@@ -457,6 +472,10 @@ def test_mariadb_binlog_stop_never():
         h.bounded_poll(lambda: dump_threads(conn) or proc.poll() is not None, rounds=100,
                        what="mariadb-binlog's dump is connected")
         assert proc.poll() is None, f"mariadb-binlog exited with {proc.returncode}: {stderr_tail()}"
+        # A plain reader: its dump thread yields the CPU to the commits at
+        # sluice_plain_reader_nice (19 unless set).
+        h.bounded_poll(lambda: dump_thread_nices(srv.proc.pid) == [19], rounds=50, interval=0.1,
+                       what="the dump thread at nice 19")
         w.phase(1, 20)
         simple_load(conn, 0, 150)
         w.flush()
