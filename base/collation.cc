@@ -383,6 +383,22 @@ int CompareAscii(std::string_view a, std::string_view b, Collation c) {
   return CompareAsciiPrimary(t, a, b);
 }
 
+uint64_t AsciiOrderPrefix(std::string_view s, Collation c) {
+  if (c == Collation::kGeneralCi) s = StripTrailingSpaces(s);
+  static const Collators& t = Collators::Get();
+  // CompareAsciiPrimary skips what weighs nothing (rank 0) and compares the
+  // rest rank by rank, a shorter run first: so do these eight bytes.
+  uint64_t prefix = 0;
+  int taken = 0;
+  for (size_t i = 0; i < s.size() && taken < 8; ++i) {
+    const uint8_t r = t.rank(s[i]);
+    if (r == 0) continue;
+    prefix = (prefix << 8) | r;
+    ++taken;
+  }
+  return taken == 0 ? 0 : prefix << (8 * (8 - taken));
+}
+
 std::string SortKey(std::string_view s, Collation c) {
   std::string key;
   AppendSortKey(s, c, &key);

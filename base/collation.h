@@ -87,6 +87,12 @@ bool HasAsciiOrder(Collation c);
 bool IsAscii(std::string_view s);
 // REQUIRES: HasAsciiOrder(c), IsAscii(a), IsAscii(b).
 int CompareAscii(std::string_view a, std::string_view b, Collation c);
+// The first eight weights CompareAscii(_, _, c) compares, big-endian, zero
+// padded: AsciiOrderPrefix(a, c) < AsciiOrderPrefix(b, c) implies
+// CompareAscii(a, b, c) < 0 (equal prefixes decide nothing). A sort
+// compares these first and the strings only on a tie.
+// REQUIRES: HasAsciiOrder(c), IsAscii(s).
+uint64_t AsciiOrderPrefix(std::string_view s, Collation c);
 
 // True when the characters `a` and `b` (one UTF-8 sequence each) are equal
 // under `c`, character against character: what LIKE compares. No padding.

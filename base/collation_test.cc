@@ -133,6 +133,36 @@ TEST(CollationTest, AsciiFastPathAgreesWithIcu) {
   }
 }
 
+TEST(CollationTest, AsciiOrderPrefixOrdersAsCompareAscii) {
+  // Strings around the prefix's eight weights, from an alphabet with case
+  // pairs, ignorable and trailing spaces (PAD SPACE under _general_ci):
+  // a smaller prefix means a smaller string, a smaller string never has a
+  // bigger prefix, equal strings have equal prefixes.
+  std::mt19937 rng(11);
+  const std::string alphabet = "aAb 0_\t";
+  auto random_string = [&]() {
+    std::string s;
+    const int n = static_cast<int>(rng() % 13);
+    for (int i = 0; i < n; ++i) s.push_back(alphabet[rng() % alphabet.size()]);
+    return s;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const std::string a = random_string();
+    const std::string b = random_string();
+    for (Collation c : {Collation::k0900AiCi, Collation::kGeneralCi}) {
+      const int cmp = CompareAscii(a, b, c);
+      const uint64_t pa = AsciiOrderPrefix(a, c), pb = AsciiOrderPrefix(b, c);
+      if (pa < pb) ASSERT_LT(cmp, 0) << "'" << a << "' vs '" << b << "' " << CollationName(c);
+      if (pa > pb) ASSERT_GT(cmp, 0) << "'" << a << "' vs '" << b << "' " << CollationName(c);
+      if (cmp == 0) ASSERT_EQ(pa, pb) << "'" << a << "' vs '" << b << "' " << CollationName(c);
+    }
+  }
+  EXPECT_EQ(AsciiOrderPrefix("", Collation::k0900AiCi), 0u);
+  EXPECT_EQ(AsciiOrderPrefix("abcdefghij", Collation::k0900AiCi),
+            AsciiOrderPrefix("ABCDEFGHxy", Collation::k0900AiCi));
+  EXPECT_EQ(AsciiOrderPrefix("ab  ", Collation::kGeneralCi), AsciiOrderPrefix("ab", Collation::kGeneralCi));
+}
+
 TEST(CollationTest, OnlyThePrimaryCollationsHaveAnAsciiOrder) {
   EXPECT_TRUE(HasAsciiOrder(Collation::k0900AiCi));
   EXPECT_TRUE(HasAsciiOrder(Collation::kGeneralCi));

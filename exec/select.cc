@@ -858,6 +858,31 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       return c < 0 ? -1 : c > 0 ? 1 : 0;
     };
     auto keys = [&](const Produced& p) { return std::span<const sql::Value>(sort_values.data() + p.sort_at, n); };
+    // The first item's text, abbreviated: its first eight weights (or key
+    // bytes) in one integer per row, whose order is the item's order where
+    // two differ. Most comparisons end there; a tie, or a NULL, compares
+    // the rows in full.
+    const bool abbreviated = how[0] != ItemSort::kValues;
+    std::vector<uint64_t> first_prefix;
+    std::vector<uint8_t> first_null;
+    if (abbreviated) {
+      first_prefix.resize(produced.size());
+      first_null.resize(produced.size());
+      for (size_t r = 0; r < produced.size(); ++r) {
+        const sql::Value& v = sort_values[produced[r].sort_at];
+        if (v.is_null()) {
+          first_null[r] = 1;
+        } else if (how[0] == ItemSort::kAscii) {
+          first_prefix[r] = sql::AsciiOrderPrefix(v.string_value(), coll[0]);
+        } else {
+          const auto [at, len] = key_spans[produced[r].sort_at];
+          uint64_t p = 0;
+          for (size_t i = 0; i < 8; ++i) p = (p << 8) | (i < len ? static_cast<uint8_t>(key_bytes[at + i]) : 0);
+          first_prefix[r] = p;
+        }
+      }
+    }
+    const bool first_desc = s.order_by[0].desc;
     // The rows' positions are sorted, then the rows moved once: a merge
     // sort moves each element about log2(n) times.
     std::vector<size_t> order(produced.size());
@@ -865,6 +890,9 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
     SLUICE_RETURN_IF_ERROR(InterruptibleSort(
         order.begin(), order.end(),
         [&](size_t a, size_t b) {
+          if (abbreviated && first_prefix[a] != first_prefix[b] && !first_null[a] && !first_null[b]) {
+            return first_desc ? first_prefix[a] > first_prefix[b] : first_prefix[a] < first_prefix[b];
+          }
           return OrderedBefore(keys(produced[a]), keys(produced[b]), s.order_by, compare);
         },
         re));

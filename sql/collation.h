@@ -13,6 +13,7 @@ using base::Coercibility;
 using base::Collation;
 using base::CollationFromName;
 using base::CollationName;
+using base::AsciiOrderPrefix;
 using base::CompareAscii;
 using base::CompareStrings;
 using base::HasAsciiOrder;
