@@ -98,18 +98,20 @@ TEST(CollationTest, UcaOrderForPunctuationAndDigits) {
   EXPECT_EQ(CompareStrings("a\x01" "b", "ab", c), 0);
 }
 
+// Up to max_len - 1 characters drawn from `alphabet`.
+std::string RandomString(std::mt19937& rng, std::string_view alphabet, unsigned max_len) {
+  std::string s;
+  const unsigned n = rng() % max_len;
+  for (unsigned i = 0; i < n; ++i) s.push_back(alphabet[rng() % alphabet.size()]);
+  return s;
+}
+
 // The ASCII fast paths must agree with ICU: compare random ASCII strings
 // with a non-ASCII character put in front of both (which takes the ICU path
 // and leaves the order of the rest alone).
 TEST(CollationTest, AsciiFastPathAgreesWithIcu) {
   std::mt19937 rng(7);
-  const std::string alphabet = "aAbBzZ09 _-.,'!~{}\t";
-  auto random_string = [&]() {
-    std::string s;
-    const int n = static_cast<int>(rng() % 6);
-    for (int i = 0; i < n; ++i) s.push_back(alphabet[rng() % alphabet.size()]);
-    return s;
-  };
+  auto random_string = [&rng] { return RandomString(rng, "aAbBzZ09 _-.,'!~{}\t", 6); };
   for (int i = 0; i < 3000; ++i) {
     const std::string a = random_string();
     const std::string b = random_string();
@@ -139,13 +141,7 @@ TEST(CollationTest, AsciiOrderPrefixOrdersAsCompareAscii) {
   // a smaller prefix means a smaller string, a smaller string never has a
   // bigger prefix, equal strings have equal prefixes.
   std::mt19937 rng(11);
-  const std::string alphabet = "aAb 0_\t";
-  auto random_string = [&]() {
-    std::string s;
-    const int n = static_cast<int>(rng() % 13);
-    for (int i = 0; i < n; ++i) s.push_back(alphabet[rng() % alphabet.size()]);
-    return s;
-  };
+  auto random_string = [&rng] { return RandomString(rng, "aAb 0_\t", 13); };
   for (int i = 0; i < 20000; ++i) {
     const std::string a = random_string();
     const std::string b = random_string();
