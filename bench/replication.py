@@ -281,6 +281,10 @@ def steal_seconds():
     return int(fields[8]) / TICKS if len(fields) > 8 else 0.0
 
 
+# Read before and after each run: groups, semisync waits, their total wait (µs).
+RUN_COUNTERS = ("Binlog_group_commits", "Rpl_semi_sync_master_tx_waits", "Rpl_semi_sync_master_tx_wait_time")
+
+
 def measure(srv, concurrency, args, readers, row):
     """One row: inserts/s (the median of --repeat slap runs), semisync
     yes/no tx, server and reader CPU s (per run: the total / --repeat).
@@ -294,13 +298,11 @@ def measure(srv, concurrency, args, readers, row):
     for i in range(args.repeat):
         if i:
             wait_caught_up(srv, readers)
-        g0, w0, t0 = (srv.status(n) for n in ("Binlog_group_commits", "Rpl_semi_sync_master_tx_waits",
-                                             "Rpl_semi_sync_master_tx_wait_time"))
+        g0, w0, t0 = (srv.status(n) for n in RUN_COUNTERS)
         mem, st0, t_0 = dirty_mib(), steal_seconds(), time.monotonic()
         runs.append(slap(srv, concurrency, args.queries))
         steal = (steal_seconds() - st0) / max(time.monotonic() - t_0, 1e-3) / (os.cpu_count() or 1)
-        g1, w1, t1 = (srv.status(n) for n in ("Binlog_group_commits", "Rpl_semi_sync_master_tx_waits",
-                                             "Rpl_semi_sync_master_tx_wait_time"))
+        g1, w1, t1 = (srv.status(n) for n in RUN_COUNTERS)
         detail.append(f"#   run {i}: {runs[-1]:.0f} ins/s, {g1 - g0} groups, {w1 - w0} semisync waits of "
                       f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, {mem} at its start")
     wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up

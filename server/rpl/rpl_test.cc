@@ -112,11 +112,12 @@ class RplTest : public ::testing::Test {
   }
 
   Status Dump(DumpRequest req, MemorySink& sink, uint32_t server_id = 2,
-              Checksum announced = Checksum::kCrc32) {
+              Checksum announced = Checksum::kCrc32, int plain_reader_nice = 0) {
     req.server_id = server_id;
     SenderOptions o;
     o.reader_checksum = announced;
     o.server_id = 1;
+    o.plain_reader_nice = plain_reader_nice;
     TransmitParam p;
     p.server_id = server_id;
     std::atomic<bool> stop{false};
@@ -335,16 +336,7 @@ TEST_F(RplTest, PlainReaderThreadTakesTheNiceValue) {
     std::thread t([&] {
       DumpRequest req;
       req.flags = DumpRequest::kNonBlock;
-      req.server_id = server_id;
-      SenderOptions o;
-      o.reader_checksum = Checksum::kCrc32;
-      o.server_id = 1;
-      o.plain_reader_nice = plain_nice;
-      TransmitParam p;
-      p.server_id = server_id;
-      std::atomic<bool> stop{false};
-      BinlogSender s(*binlog_, registry_, req, o, p, sink, stop);
-      EXPECT_TRUE(s.Run().ok());
+      EXPECT_TRUE(Dump(req, sink, server_id, Checksum::kCrc32, plain_nice).ok());
     });
     t.join();
     return sink.nice;
