@@ -33,7 +33,8 @@ ratio to the same server's `none` row, sluiced/MariaDB for the row, the
 semisync yes_tx / no_tx counted during it (no_tx > 0: some commits fell
 back to async), and the CPU seconds the server and the readers used for
 one run of the row (the row's total over --repeat, up to the readers'
-catching up with the last run); after each concurrency's rows, the ratios
+catching up with the last run; on stderr also per insert, with sluiced's
+context switches per insert); after each concurrency's rows, the ratios
 the issue sets targets for: plain40 / none, on+1semi / installed-off,
 1semi / 1async (semisync against the same reader asynchronous) and
 1semi / none. Part 2 runs bench/sysbench.sh (oltp_read_write,
@@ -116,6 +117,30 @@ def cpu_seconds(pids):
         except (OSError, IndexError, ValueError):
             pass
     return total / TICKS
+
+
+def context_switches(pid):
+    """{thread id: context switches (voluntary and not)} of the process's
+    live threads. A thread that sleeps for a commit, an ack or the next
+    command switches once each time; on a small VM each switch also costs
+    the caches it leaves, so a row's switches per insert explain much of
+    its CPU. Only sluiced's are printed: its workers outlive the clients'
+    connections (a pool thread idles 60 s before it ends), while MariaDB
+    ends a connection's thread beyond its thread cache, and the switches
+    with it."""
+    out = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                out[tid] = sum(int(line.split()[1]) for line in f
+                               if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")))
+        except (OSError, ValueError):
+            pass
+    return out
 
 
 class Server:
@@ -294,6 +319,7 @@ def measure(srv, concurrency, args, readers, row):
     y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     reader_pids = [p.pid for p in readers]
     s0, r0 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
+    x0 = context_switches(srv.proc.pid)
     runs, detail = [], []
     for i in range(args.repeat):
         if i:
@@ -307,9 +333,13 @@ def measure(srv, concurrency, args, readers, row):
                       f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, {mem} at its start")
     wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
+    x1 = context_switches(srv.proc.pid)
+    switches = sum(n - x0.get(tid, 0) for tid, n in x1.items())
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     print(f"# {srv.kind} c{concurrency} {row}: " + ", ".join(f"{r:.0f}" for r in runs) + " ins/s, "
-          f"server {(s1 - s0) / args.repeat:.1f} s, readers {(r1 - r0) / args.repeat:.1f} s per run",
+          f"server {(s1 - s0) / args.repeat:.1f} s, readers {(r1 - r0) / args.repeat:.1f} s per run; per insert "
+          f"{(s1 - s0) * 1e6 / (args.repeat * args.queries):.0f} us of server CPU" +
+          (f", {switches / (args.repeat * args.queries):.2f} server context switches" if srv.kind == "sluiced" else ""),
           file=sys.stderr, flush=True)
     print("\n".join(detail), file=sys.stderr, flush=True)
     return {"ips": statistics.median(runs), "yes": y1 - y0, "no": n1 - n0,
