@@ -146,6 +146,8 @@ inline constexpr Error kInvalidOnUpdate{1294, "HY000", "Invalid ON UPDATE clause
 inline constexpr Error kErrUnsupportedPs{1295, "HY000", "This command is not supported in the prepared statement protocol yet"};
 inline constexpr Error kUnknownTimeZone{1298, "HY000", "Unknown or incorrect time zone: '{}'"};
 inline constexpr Error kInvalidCharacterString{1300, "HY000", "Invalid {} character string: '{}'"};
+inline constexpr Error kWarnAllowedPacketOverflowed{1301, "HY000",
+    "Result of {}() was larger than max_allowed_packet ({}) - truncated"};
 inline constexpr Error kSpDoesNotExist{1305, "42000", "{} {} does not exist"};
 inline constexpr Error kQueryInterrupted{1317, "70100", "Query execution was interrupted"};
 inline constexpr Error kNoDefaultForField{1364, "HY000", "Field '{}' doesn't have a default value"};
@@ -161,6 +163,7 @@ inline constexpr Error kXaerRmfail{1399, "XAE07",
                                    "XAER_RMFAIL: The command cannot be executed when global transaction is in the  {} state"};
 inline constexpr Error kDataTooLong{1406, "22001", "Data too long for column '{}' at row {}"};
 inline constexpr Error kCantCreateUserWithGrant{1410, "42000", "You are not allowed to create a user with GRANT"};
+inline constexpr Error kWrongValueForType{1411, "HY000", "Incorrect {} value: '{}' for function {}"};
 inline constexpr Error kErrStmtHasNoOpenCursor{1421, "HY000", "The statement ({}) has no open cursor."};
 inline constexpr Error kTooBigScale{1425, "42000", "Too big scale {} specified for '{}'. Maximum is {}."};
 inline constexpr Error kTooBigPrecision{1426, "42000", "Too-big precision {} specified for '{}'. Maximum is {}."};
@@ -170,6 +173,7 @@ inline constexpr Error kStackOverrunNeedMore{1436, "HY000",
     "Thread stack overrun:  {} bytes used of a {} byte stack, and {} bytes needed.  Use 'mysqld "
     "--thread_stack=#' to specify a bigger stack."};
 inline constexpr Error kXaerDupid{1440, "XAE08", "XAER_DUPID: The XID already exists"};
+inline constexpr Error kDatetimeFunctionOverflow{1441, "22008", "Datetime function: {} field overflow"};
 inline constexpr Error kRowIsReferenced2{1451, "23000",
     "Cannot delete or update a parent row: a foreign key constraint fails ({})"};
 inline constexpr Error kNoReferencedRow2{1452, "23000",

@@ -42,7 +42,7 @@ class ConstContext : public sql::EvalContext {
   std::string ServerVersion() override { return "8.0.36"; }
   std::chrono::system_clock::time_point StatementTime() override { return {}; }
   bool SleepFor(std::chrono::nanoseconds) override { return true; }
-  void AddWarning(uint16_t, std::string) override {}
+  Status Warn(const er::Error&, std::string) override { return Status::OK(); }
 
   std::vector<sql::Value> params;
 };

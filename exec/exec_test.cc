@@ -583,5 +583,39 @@ TEST_F(ExecTest, BinlogCacheSpillFailureFailsTheStatementAndTheSessionGoesOn) {
   EXPECT_GE(rows_events, 3);
 }
 
+TEST_F(ExecTest, AStrictUpdateEndsWithTheConditionAndChangesNothingNorLogsIt) {
+  ASSERT_EQ(Run("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')"), "OK");
+  const std::string before = Rows("SELECT COUNT(*) FROM t")[0];
+  // v is text: comparing it with 0 reads each row's v as a number.
+  EXPECT_EQ(Run("UPDATE t SET v = 'z' WHERE v = 0"), "ERROR 1292");
+  EXPECT_EQ(Run("UPDATE t SET v = 'z' WHERE id = '2abc'"), "ERROR 1292");
+  EXPECT_EQ(Run("DELETE FROM t WHERE id = 1 / 0"), "ERROR 1365");
+  EXPECT_EQ(Run("INSERT INTO t VALUES (4, 1 / 0)"), "ERROR 1365");
+  EXPECT_EQ(Rows("SELECT v FROM t ORDER BY id"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t")[0], before);
+  // Only the first INSERT reached the binlog.
+  EXPECT_EQ(Events(), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t",
+                                               "Write_rows [1,'a'] [2,'b'] [3,'c']", "Xid"}));
+  // IGNORE, and a mode that is not strict: warnings, and the rows change.
+  EXPECT_EQ(Run("UPDATE IGNORE t SET v = 'y' WHERE id = '2abc'"), "OK");
+  ASSERT_EQ(ctx_.warnings.size(), 1u);
+  EXPECT_EQ(ctx_.warnings[0].code, 1292);
+  EXPECT_EQ(Run("SET sql_mode = ''; UPDATE t SET v = 'x' WHERE id = '3abc'"), "OK");
+  EXPECT_EQ(ctx_.warnings.size(), 1u);
+  EXPECT_EQ(Rows("SELECT v FROM t ORDER BY id"), (std::vector<std::string>{"a", "y", "x"}));
+}
+
+TEST_F(ExecTest, AStatementKeepsAtMostMaxErrorCountWarnings) {
+  std::string insert = "INSERT INTO t VALUES ";
+  for (int i = 0; i < 1500; ++i) insert += (i ? ", (" : "(") + std::to_string(i) + ", 'x" + std::to_string(i) + "')";
+  ASSERT_EQ(Run(insert), "OK");
+  // Each row's v read as a number warns: 1500 rows, 1024 kept.
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t WHERE v = 0"), std::vector<std::string>{"1500"});
+  EXPECT_EQ(ctx_.warnings.size(), 1024u);
+  // A constant warns once, however many rows it meets.
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM t WHERE id < '10abc'"), std::vector<std::string>{"10"});
+  EXPECT_EQ(ctx_.warnings.size(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice::exec

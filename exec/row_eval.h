@@ -225,7 +225,10 @@ class TableExecutor::RowEval : public sql::EvalContext {
   std::chrono::system_clock::time_point StatementTime() override { return base_.StatementTime(); }
   bool SleepFor(std::chrono::nanoseconds d) override { return base_.SleepFor(d); }
   Status CheckInterrupt() override { return base_.CheckInterrupt(); }
-  void AddWarning(uint16_t code, std::string message) override { base_.AddWarning(code, std::move(message)); }
+  Status Warn(const er::Error& condition, std::string message) override {
+    return base_.Warn(condition, std::move(message));
+  }
+  bool FirstWarningFrom(const void* source) override { return base_.FirstWarningFrom(source); }
   uint64_t MaxAllowedPacket() override { return base_.MaxAllowedPacket(); }
 
   // 1054 for `column` in the current clause.

@@ -88,6 +88,10 @@ struct SessionContext {
   std::shared_ptr<vars::SessionStatus> status;
   std::map<std::string, sql::Value> user_vars;  // keys lower-case
   std::vector<Warning> warnings;                // of the last statement
+  // Set while an INSERT, REPLACE, UPDATE or DELETE runs under a strict
+  // sql_mode without IGNORE (StrictStatement): the conditions MySQL's
+  // strict mode makes errors end it (SessionEval::Warn).
+  bool strict_statement = false;
   uint64_t last_insert_id = 0;
   int64_t row_count = -1;
   uint64_t found_rows = 0;
@@ -204,6 +208,22 @@ struct SessionContext {
 
   Mutex trx_mu_;
   storage::EngineTrx* published_trx_ GUARDED_BY(trx_mu_) = nullptr;
+};
+
+// Marks the statement in `ctx` strict (SessionContext::strict_statement)
+// for its lifetime, when `strict`; the mark it found comes back after.
+class StrictStatement {
+ public:
+  StrictStatement(SessionContext& ctx, bool strict) : ctx_(ctx), was_(ctx.strict_statement) {
+    ctx_.strict_statement = strict;
+  }
+  ~StrictStatement() { ctx_.strict_statement = was_; }
+  StrictStatement(const StrictStatement&) = delete;
+  StrictStatement& operator=(const StrictStatement&) = delete;
+
+ private:
+  SessionContext& ctx_;
+  const bool was_;
 };
 
 }  // namespace sluice::exec

@@ -68,7 +68,7 @@ class CountingEval : public sql::EvalContext {
   std::string ServerVersion() override { return ""; }
   std::chrono::system_clock::time_point StatementTime() override { return {}; }
   bool SleepFor(std::chrono::nanoseconds) override { return true; }
-  void AddWarning(uint16_t, std::string) override {}
+  Status Warn(const er::Error&, std::string) override { return Status::OK(); }
 
   uint64_t checks() const { return checks_; }
 

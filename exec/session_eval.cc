@@ -8,6 +8,7 @@
 #include "base/version.h"
 #include "exec/exec_env.h"
 #include "exec/settings.h"
+#include "vars/core_vars.h"
 #include "vars/sys_vars.h"
 
 namespace sluice::exec {
@@ -72,8 +73,51 @@ uint64_t SessionEval::MaxAllowedPacket() {
   return Settings::Of(env_.sys_vars(), ctx_).max_allowed_packet;
 }
 
-void SessionEval::AddWarning(uint16_t code, std::string message) {
-  ctx_.warnings.push_back({Warning::Level::kWarning, code, std::move(message)});
+namespace {
+
+// The conditions strict mode makes errors in INSERT, REPLACE, UPDATE and
+// DELETE (MySQL's list, as far as the evaluator raises them).
+bool StrictModeError(uint16_t code) {
+  switch (code) {
+    case 1210:  // ER_WRONG_ARGUMENTS
+    case 1264:  // ER_WARN_DATA_OUT_OF_RANGE
+    case 1292:  // ER_TRUNCATED_WRONG_VALUE
+    case 1365:  // ER_DIVISION_BY_ZERO (with ERROR_FOR_DIVISION_BY_ZERO)
+    case 1411:  // ER_WRONG_VALUE_FOR_TYPE
+    case 1441:  // ER_DATETIME_FUNCTION_OVERFLOW
+      return true;
+    default:
+      return false;
+  }
+}
+
+// MySQL keeps this many conditions of a statement (max_error_count's
+// default); a WHERE that warns on each of a million rows stores no more.
+constexpr size_t kMaxStoredWarnings = 1024;
+
+}  // namespace
+
+bool SessionEval::FirstWarningFrom(const void* source) {
+  // A statement has few constants that warn: a short list is enough.
+  if (std::find(warned_from_.begin(), warned_from_.end(), source) != warned_from_.end()) return false;
+  warned_from_.push_back(source);
+  return true;
+}
+
+Status SessionEval::Warn(const er::Error& condition, std::string message) {
+  if (condition.code == er::kDivisionByZero.code) {
+    // Without ERROR_FOR_DIVISION_BY_ZERO a division by zero is NULL and
+    // says nothing, in any statement (MySQL 8.0).
+    const uint64_t mode = Settings::Of(env_.sys_vars(), ctx_).sql_mode;
+    if ((mode & vars::sql_mode::kErrorForDivisionByZero) == 0) return Status::OK();
+  }
+  if (ctx_.strict_statement && StrictModeError(condition.code)) {
+    return Status::MySQL(condition.code, condition.sqlstate, std::move(message));
+  }
+  if (ctx_.warnings.size() < kMaxStoredWarnings) {
+    ctx_.warnings.push_back({Warning::Level::kWarning, condition.code, std::move(message)});
+  }
+  return Status::OK();
 }
 
 bool SessionEval::SleepFor(std::chrono::nanoseconds d) {

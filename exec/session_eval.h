@@ -55,7 +55,8 @@ class SessionEval : public sql::EvalContext {
   int64_t FoundRows() override { return static_cast<int64_t>(ctx_.found_rows); }
   std::chrono::system_clock::time_point StatementTime() override { return statement_time_; }
   uint64_t MaxAllowedPacket() override;
-  void AddWarning(uint16_t code, std::string message) override;
+  Status Warn(const er::Error& condition, std::string message) override;
+  bool FirstWarningFrom(const void* source) override;
   Status CheckInterrupt() override { return ctx_.CheckInterrupt(); }
   bool SleepFor(std::chrono::nanoseconds d) override;
 
@@ -67,6 +68,8 @@ class SessionEval : public sql::EvalContext {
   const std::vector<std::string>* names_ = nullptr;
   const std::vector<std::optional<std::string>>* row_ = nullptr;
   const std::vector<sql::Value>* params_ = nullptr;
+  // The constants that warned in this statement (FirstWarningFrom).
+  std::vector<const void*> warned_from_;
 };
 
 // The variables' scope for a sql::VarScope (@@GLOBAL., @@SESSION., @@).

@@ -909,6 +909,7 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
     }
   }
   const bool strict = Strict() && !s.ignore;
+  const StrictStatement strict_statement(ctx_, strict);
   const bool fk_checks = ForeignKeyChecks();
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
@@ -1221,6 +1222,7 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
   o.error = UseForeignKeyTables(def);
   if (!o.error.ok()) return EndOnLockError(o);
   const bool strict = Strict() && !s.ignore;
+  const StrictStatement strict_statement(ctx_, strict);
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
   Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(def);
   if (!checks.ok() || !generated.ok()) {
@@ -1361,6 +1363,7 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
   o.error = UseForeignKeyTables(def);
   if (!o.error.ok()) return EndOnLockError(o);
   const bool fk_checks = ForeignKeyChecks();
+  const StrictStatement strict_statement(ctx_, Strict() && !s.ignore);
   return RunDml([&](EngineTrx& trx) -> Outcome {
     Outcome r;
     Engine& engine = env_.engine();

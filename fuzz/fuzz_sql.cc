@@ -54,7 +54,7 @@ class FuzzContext : public EvalContext {
     return std::chrono::system_clock::time_point(std::chrono::seconds(1700000000));
   }
   bool SleepFor(std::chrono::nanoseconds) override { return true; }
-  void AddWarning(uint16_t, std::string) override {}
+  Status Warn(const er::Error&, std::string) override { return Status::OK(); }
   uint64_t MaxAllowedPacket() override { return 1 << 20; }
 };
 

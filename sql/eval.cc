@@ -53,8 +53,36 @@ __int128 AsInt128(const Value& v) {
   return v.ToInt();
 }
 
-Value DivisionByZero(EvalContext& ctx) {
-  ctx.AddWarning(er::kDivisionByZero.code, er::kDivisionByZero.format);
+// A string used as a number is its leading number (ScanNumericPrefix);
+// MySQL warns (1292 "Truncated incorrect DOUBLE value", or INTEGER where
+// it reads an integer) when more than spaces follow the number, or no
+// number leads the string. A strict INSERT, UPDATE or DELETE makes that an
+// error (EvalContext::Warn): WHERE id = '1abc' must not match row 1.
+// `from`, the expression that gave `v` (null: unknown), if a literal or a
+// parameter, warns once per statement (EvalContext::FirstWarningFrom).
+Status WarnIfNotNumber(const Value& v, const char* type, EvalContext& ctx, const Expr* from = nullptr) {
+  if (!v.is_string() || v.is_temporal() || v.is_enum() || v.string_type() == StringType::kJson) {
+    return Status::OK();
+  }
+  const NumericPrefix p = ScanNumericPrefix(v.string_value());
+  if (!p.text.empty() && p.complete) return Status::OK();
+  const bool constant = from != nullptr && (from->kind == ExprKind::kLiteral || from->kind == ExprKind::kParam);
+  if (constant && !ctx.FirstWarningFrom(from)) return Status::OK();
+  return ctx.Warn(er::kTruncatedWrongValue,
+                  fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, v.string_value()));
+}
+
+// A number compared with a string compares as DOUBLE: the string is read
+// as a number. `a` and `b` came from `ea` and `eb` (null: unknown).
+Status WarnIfComparedAsNumber(const Value& a, const Value& b, EvalContext& ctx, const Expr* ea, const Expr* eb) {
+  if (a.is_string() == b.is_string()) return Status::OK();  // both strings, or neither
+  const bool a_text = a.is_string();
+  if (!(a_text ? b : a).is_numeric()) return Status::OK();
+  return WarnIfNotNumber(a_text ? a : b, "DOUBLE", ctx, a_text ? ea : eb);
+}
+
+Result<Value> DivisionByZero(EvalContext& ctx) {
+  SLUICE_RETURN_IF_ERROR(ctx.Warn(er::kDivisionByZero, er::kDivisionByZero.format));
   return Value::Null();
 }
 
@@ -223,6 +251,7 @@ Result<Value> EvalComparison(const Expr& e, EvalContext& ctx) {
   Value b = std::move(rb).value();
   if (IsNumericValue(b)) a = NumericOperand(*e.args[0], a);
   if (IsNumericValue(a)) b = NumericOperand(*e.args[1], b);
+  SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(a, b, ctx, e.args[0].get(), e.args[1].get()));
   if (e.op == Op::kNullSafeEq) {
     if (a.is_null() || b.is_null()) return Value::Bool(a.is_null() && b.is_null());
     return Value::Bool(CompareValues(a, b) == 0);
@@ -305,8 +334,16 @@ Result<Value> EvalBinary(const Expr& e, EvalContext& ctx) {
     case Op::kBitXor:
     case Op::kShl:
     case Op::kShr:
+      if (!a.is_null() && !b.is_null()) {
+        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(a, "INTEGER", ctx, e.args[0].get()));
+        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(b, "INTEGER", ctx, e.args[1].get()));
+      }
       return BitOperation(e.op, a, b);
     default:
+      if (!a.is_null() && !b.is_null()) {
+        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(a, "DOUBLE", ctx, e.args[0].get()));
+        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(b, "DOUBLE", ctx, e.args[1].get()));
+      }
       return Arithmetic(e.op, a, b, e, ctx);
   }
 }
@@ -319,6 +356,7 @@ Result<Value> EvalUnary(const Expr& e, EvalContext& ctx) {
     case Op::kNot:
       return FromTruth(v.ToBool() ? std::optional<bool>(!*v.ToBool()) : std::nullopt);
     case Op::kNeg:
+      SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(v, "DOUBLE", ctx, e.args[0].get()));
       return Negate(v, e);
     case Op::kBitNot:
       if (v.is_null()) return Value::Null();
@@ -532,6 +570,7 @@ Result<Value> EvalIn(const Expr& e, EvalContext& ctx) {
     Value b = *item;
     if (IsNumericValue(b)) a = NumericOperand(*e.args[0], a);
     if (IsNumericValue(a) && item_expr) b = NumericOperand(*item_expr, b);
+    SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(a, b, ctx, e.args[0].get(), item_expr));
     std::optional<int> c = CompareValues(a, b);
     if (!c) {
       saw_null = true;
@@ -550,6 +589,10 @@ Result<Value> EvalBetween(const Expr& e, EvalContext& ctx) {
   if (!lo.ok()) return lo;
   Result<Value> hi = Evaluate(*e.args[2], ctx);
   if (!hi.ok()) return hi;
+  if (!v->is_null()) {
+    SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *lo, ctx, e.args[0].get(), e.args[1].get()));
+    SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *hi, ctx, e.args[0].get(), e.args[2].get()));
+  }
   std::optional<int> c1 = CompareValues(*v, *lo);
   std::optional<int> c2 = CompareValues(*v, *hi);
   // v >= lo AND v <= hi with three-valued AND.
@@ -577,6 +620,9 @@ Result<Value> EvalCase(const Expr& e, EvalContext& ctx) {
     if (!w.ok()) return w;
     bool hit;
     if (e.has_operand) {
+      if (!operand.is_null()) {
+        SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(operand, *w, ctx, e.args[0].get(), e.args[i].get()));
+      }
       hit = CompareValues(operand, *w) == 0;
     } else {
       hit = w->ToBool() == std::optional<bool>(true);
@@ -773,9 +819,9 @@ std::string GroupingKey(const Value& v) {
 
 namespace {
 
-Value TruncatedWarning(EvalContext& ctx, const char* type, const std::string& text, Value result) {
-  ctx.AddWarning(er::kTruncatedWrongValue.code,
-                 fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, text));
+Result<Value> TruncatedWarning(EvalContext& ctx, const char* type, const std::string& text, Value result) {
+  SLUICE_RETURN_IF_ERROR(
+      ctx.Warn(er::kTruncatedWrongValue, fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, text)));
   return result;
 }
 
@@ -846,7 +892,8 @@ Result<Value> CastToDecimal(const Value& v, const Expr& node, EvalContext& ctx) 
   std::optional<Decimal> r = d.Rescaled(scale);
   const Decimal largest = Decimal::Largest(digits, scale, false);
   if (!r || Decimal::Compare(r->Abs(), largest) > 0) {
-    ctx.AddWarning(1264, "Out of range value for column '" + CastName(node) + "' at row 1");
+    SLUICE_RETURN_IF_ERROR(ctx.Warn(er::kWarnDataOutOfRange, fmt::format(fmt::runtime(er::kWarnDataOutOfRange.format),
+                                                                           CastName(node), 1)));
     return Value::Dec(d.is_negative() ? largest.Negated() : largest);
   }
   return Value::Dec(*r);
@@ -866,8 +913,10 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
     case CastType::kDecimal:
       return CastToDecimal(numeric, node, ctx);
     case CastType::kDouble:
+      SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(numeric, "DOUBLE", ctx, node.args[0].get()));
       return Value::Double(numeric.ToDouble());
     case CastType::kFloat: {
+      SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(numeric, "DOUBLE", ctx, node.args[0].get()));
       // FLOAT keeps FLT_DIG significant digits, as MySQL prints it.
       float f = static_cast<float>(numeric.ToDouble());
       std::string text = fmt::format("{:.6g}", f);
@@ -878,15 +927,16 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
       std::string s = in.ToString();
       const bool binary = spec.type == CastType::kBinary;
       if (spec.length >= 0 && static_cast<uint64_t>(spec.length) > ctx.MaxAllowedPacket()) {
-        ctx.AddWarning(1301, "Result of cast_as_" + std::string(binary ? "binary" : "char") +
-                                 "() was larger than max_allowed_packet (" +
-                                 std::to_string(ctx.MaxAllowedPacket()) + ") - truncated");
+        SLUICE_RETURN_IF_ERROR(ctx.Warn(er::kWarnAllowedPacketOverflowed,
+                                        fmt::format(fmt::runtime(er::kWarnAllowedPacketOverflowed.format),
+                                                    binary ? "cast_as_binary" : "cast_as_char", ctx.MaxAllowedPacket())));
         return Value::Null();
       }
       if (spec.length >= 0) {
         if (binary) {
           if (s.size() > static_cast<size_t>(spec.length)) {
-            TruncatedWarning(ctx, ("BINARY(" + std::to_string(spec.length) + ")").c_str(), s, {});
+            SLUICE_RETURN_IF_ERROR(
+                TruncatedWarning(ctx, ("BINARY(" + std::to_string(spec.length) + ")").c_str(), s, {}).status());
             s.resize(spec.length);
           } else {
             s.resize(spec.length, '\0');
@@ -900,7 +950,8 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
             }
             ++i;
           }
-          TruncatedWarning(ctx, ("CHAR(" + std::to_string(spec.length) + ")").c_str(), s, {});
+          SLUICE_RETURN_IF_ERROR(
+              TruncatedWarning(ctx, ("CHAR(" + std::to_string(spec.length) + ")").c_str(), s, {}).status());
           s.resize(i);
         }
       }
@@ -913,8 +964,7 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
     case CastType::kDatetime: {
       std::optional<DateTime> dt = ValueToDatetime(in);
       if (!dt) {
-        ctx.AddWarning(er::kTruncatedWrongValue.code,
-                       "Incorrect datetime value: '" + in.ToString() + "'");
+        SLUICE_RETURN_IF_ERROR(ctx.Warn(er::kTruncatedWrongValue, "Incorrect datetime value: '" + in.ToString() + "'"));
         return Value::Null();
       }
       if (spec.type == CastType::kDate) return Value::Typed(FormatDate(*dt), StringType::kDate);
@@ -928,8 +978,8 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
     case CastType::kTime: {
       std::optional<DateTime> t = ValueToTime(in);
       if (!t) {
-        ctx.AddWarning(er::kTruncatedWrongValue.code,
-                       "Truncated incorrect time value: '" + in.ToString() + "'");
+        SLUICE_RETURN_IF_ERROR(
+            ctx.Warn(er::kTruncatedWrongValue, "Truncated incorrect time value: '" + in.ToString() + "'"));
         return Value::Null();
       }
       const int fsp = std::min(std::max(spec.scale, 0), 6);

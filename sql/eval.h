@@ -26,6 +26,10 @@
 #include "sql/ast.h"
 #include "sql/value.h"
 
+namespace sluice::er {
+struct Error;  // base/mysql_error.h
+}  // namespace sluice::er
+
 namespace sluice::sql {
 
 class EvalContext {
@@ -93,8 +97,20 @@ class EvalContext {
   // the server's row loops; cheap enough to call per row. Default: never.
   virtual Status CheckInterrupt() { return Status::OK(); }
 
-  // A Warning-level note for SHOW WARNINGS (e.g. 1365 Division by 0).
-  virtual void AddWarning(uint16_t code, std::string message) = 0;
+  // A condition MySQL raises as a warning while it evaluates (1292
+  // Truncated incorrect ... value, 1365 Division by 0, 1264, 1411, 1441,
+  // 1210, 1301), with its message. OK: it is recorded for SHOW WARNINGS,
+  // or not at all where MySQL keeps quiet (1365 without
+  // ERROR_FOR_DIVISION_BY_ZERO), and the evaluation goes on with the value
+  // MySQL gives. An error: the statement's strict mode makes the condition
+  // one (INSERT, REPLACE, UPDATE and DELETE under STRICT_*_TABLES, without
+  // IGNORE), and the evaluation ends with it, as the statement then does.
+  [[nodiscard]] virtual Status Warn(const er::Error& condition, std::string message) = 0;
+  // True the first time this statement asks about `source`: a constant (a
+  // literal, a parameter) read as a number warns once per statement, as
+  // MySQL converts it once, however many rows compare with it. Default:
+  // always true.
+  virtual bool FirstWarningFrom(const void* /*source*/) { return true; }
 
   // Results longer than this become NULL with warning 1301 (REPEAT, LPAD...).
   virtual uint64_t MaxAllowedPacket() { return 64 * 1024 * 1024; }

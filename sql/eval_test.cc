@@ -44,9 +44,12 @@ class FakeContext : public EvalContext {
     slept.push_back(d);
     return !killed;
   }
-  void AddWarning(uint16_t code, std::string message) override {
-    warnings.emplace_back(code, std::move(message));
+  Status Warn(const er::Error& condition, std::string message) override {
+    if (strict) return Status::MySQL(condition.code, condition.sqlstate, std::move(message));
+    warnings.emplace_back(condition.code, std::move(message));
+    return Status::OK();
   }
+  bool strict = false;  // every condition an error, as in a strict INSERT
   Status CheckInterrupt() override {
     ++interrupt_checks;
     if (interrupt_after && interrupt_checks >= *interrupt_after) return MakeError(er::kQueryInterrupted);
@@ -185,6 +188,50 @@ TEST_F(EvalTest, FloatsAndStringsMakeDouble) {
   EXPECT_EQ(Kind("'1' + 1"), ValueKind::kDouble);
   EXPECT_EQ(Text("'1.5abc' * 2"), "3");
   EXPECT_EQ(Text("1e20"), "1e20");
+}
+
+TEST_F(EvalTest, AStringReadAsANumberWarnsWhenMoreThanSpacesFollowIt) {
+  auto warned = [&](std::string_view text) {
+    ctx_.warnings.clear();
+    const std::string v = Text(text);
+    std::string out = v;
+    for (const auto& [code, message] : ctx_.warnings) out += " | " + std::to_string(code) + " " + message;
+    return out;
+  };
+  EXPECT_EQ(warned("'1.5abc' * 2"), "3 | 1292 Truncated incorrect DOUBLE value: '1.5abc'");
+  EXPECT_EQ(warned("' 12 ' + 1"), "13");
+  EXPECT_EQ(warned("'1e2' + 0"), "100");
+  EXPECT_EQ(warned("'' + 0"), "0 | 1292 Truncated incorrect DOUBLE value: ''");
+  EXPECT_EQ(warned("'.' + 0"), "0 | 1292 Truncated incorrect DOUBLE value: '.'");
+  EXPECT_EQ(warned("1 = '1x'"), "1 | 1292 Truncated incorrect DOUBLE value: '1x'");
+  EXPECT_EQ(warned("'1x' <=> 1"), "1 | 1292 Truncated incorrect DOUBLE value: '1x'");
+  EXPECT_EQ(warned("2 IN (1, '2y')"), "1 | 1292 Truncated incorrect DOUBLE value: '2y'");
+  EXPECT_EQ(warned("2 BETWEEN '1z' AND 3"), "1 | 1292 Truncated incorrect DOUBLE value: '1z'");
+  EXPECT_EQ(warned("CASE 1 WHEN '1w' THEN 'y' END"), "y | 1292 Truncated incorrect DOUBLE value: '1w'");
+  EXPECT_EQ(warned("-'5v'"), "-5 | 1292 Truncated incorrect DOUBLE value: '5v'");
+  EXPECT_EQ(warned("1 | '2u'"), "3 | 1292 Truncated incorrect INTEGER value: '2u'");
+  EXPECT_EQ(warned("CAST('4t' AS DOUBLE)"), "4 | 1292 Truncated incorrect DOUBLE value: '4t'");
+  // Strings against strings, temporal strings, and NULL read nothing as a number.
+  EXPECT_EQ(warned("'1x' = 'abc'"), "0");
+  EXPECT_EQ(warned("DATE'2024-01-02' = 20240102"), "1");
+  EXPECT_EQ(warned("NULL = 'x'"), "NULL");
+  EXPECT_EQ(warned("'x' + NULL"), "NULL");
+}
+
+TEST_F(EvalTest, AContextThatMakesAConditionAnErrorEndsTheEvaluation) {
+  // As SessionEval does in a strict INSERT, UPDATE or DELETE.
+  ctx_.strict = true;
+  auto v = Eval("1 + '2x'");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().mysql_errno(), 1292);
+  EXPECT_EQ(v.status().sqlstate(), "22007");
+  EXPECT_EQ(v.status().message(), "Truncated incorrect DOUBLE value: '2x'");
+  EXPECT_EQ(Text("1 / 0"), "ERROR 1365");
+  EXPECT_EQ(Text("CAST('1x' AS SIGNED)"), "ERROR 1292");
+  EXPECT_EQ(Text("STR_TO_DATE('x', '%Y')"), "ERROR 1411");
+  EXPECT_EQ(Text("DATE_ADD('9999-12-31', INTERVAL 1 DAY)"), "ERROR 1441");
+  EXPECT_EQ(Text("1 + 1"), "2");
+  EXPECT_TRUE(ctx_.warnings.empty());
 }
 
 TEST_F(EvalTest, BigintOverflowIsAnError) {

@@ -60,6 +60,13 @@ struct Call {
   Collation CollationOf(size_t i, size_t j) const {
     return ComparisonCollation(args[i], args[j]);
   }
+  // EvalContext::Warn from a helper that returns a value, not a status:
+  // the first error strict mode makes of a warning ends the call (the
+  // dispatcher returns it, whatever the handler returned).
+  void Warn(const er::Error& condition, std::string message) {
+    if (error.ok()) error = ctx.Warn(condition, std::move(message));
+  }
+  Status error;
 };
 
 using Handler = Result<Value> (*)(Call& c);
@@ -108,8 +115,8 @@ std::optional<Value> TooLong(Call& c, uint64_t size) {
   const uint64_t max = c.ctx.MaxAllowedPacket();
   if (size <= max) return std::nullopt;
   std::string fname = AsciiLower(c.name);
-  c.ctx.AddWarning(1301, "Result of " + fname + "() was larger than max_allowed_packet (" +
-                             std::to_string(max) + ") - truncated");
+  c.Warn(er::kWarnAllowedPacketOverflowed,
+         "Result of " + fname + "() was larger than max_allowed_packet (" + std::to_string(max) + ") - truncated");
   return Value::Null();
 }
 
@@ -252,7 +259,7 @@ Result<Value> FnCurtime(Call& c) { return TimeLike(c, "curtime", false); }
 Result<Value> FnUtcTime(Call& c) { return TimeLike(c, "utc_time", true); }
 
 void WarnIncorrectDatetime(Call& c, const Value& v) {
-  c.ctx.AddWarning(er::kTruncatedWrongValue.code, "Incorrect datetime value: '" + v.ToString() + "'");
+  c.Warn(er::kTruncatedWrongValue, "Incorrect datetime value: '" + v.ToString() + "'");
 }
 
 // Digits after the point in a temporal value's text: its fractional precision.
@@ -318,8 +325,7 @@ std::optional<DateTime> TimeArg(Call& c, size_t i) {
   if (v.is_null()) return std::nullopt;
   std::optional<DateTime> t = ValueToTime(v);
   if (!t) {
-    c.ctx.AddWarning(er::kTruncatedWrongValue.code,
-                     "Truncated incorrect time value: '" + v.ToString() + "'");
+    c.Warn(er::kTruncatedWrongValue, "Truncated incorrect time value: '" + v.ToString() + "'");
   }
   return t;
 }
@@ -555,7 +561,7 @@ Result<Value> AddUnits(Call& c, size_t date, const Value& amount, IntervalUnit u
     if (dt->month == 0 || dt->day == 0) {
       WarnIncorrectDatetime(c, d);
     } else {
-      c.ctx.AddWarning(1441, "Datetime function: datetime field overflow");
+      c.Warn(er::kDatetimeFunctionOverflow, "Datetime function: datetime field overflow");
     }
     return Value::Null();
   }
@@ -694,7 +700,7 @@ Result<Value> FnStrToDate(Call& c) {
   const bool zero_date = r && (!r->has_time || r->has_date) &&
                          (r->value.month == 0 || r->value.day == 0);
   if (!r || zero_date) {
-    c.ctx.AddWarning(1411, "Incorrect datetime value: '" + text + "' for function str_to_date");
+    c.Warn(er::kWrongValueForType, "Incorrect datetime value: '" + text + "' for function str_to_date");
     return Value::Null();
   }
   const int fsp = r->has_fraction ? 6 : 0;
@@ -1423,7 +1429,7 @@ Result<Value> FnRand(Call& c) {
 Result<Value> FnSleep(Call& c) {
   const Value v = c.Num(0);
   if (v.is_null() || v.ToDouble() < 0) {
-    c.ctx.AddWarning(er::kWrongArguments.code, "Incorrect arguments to sleep");
+    c.Warn(er::kWrongArguments, "Incorrect arguments to sleep");
     return Value::Int(0);
   }
   const double seconds = std::min(v.ToDouble(), 1e9);
@@ -1593,9 +1599,11 @@ Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   if (n < def.min_args || (def.max_args >= 0 && n > def.max_args)) {
     return MakeError(er::kWrongParamcountToNativeFct, call.name);
   }
-  Call c{call, ctx, {}, upper};
+  Call c{call, ctx, {}, upper, Status::OK()};
   if (!def.lazy) SLUICE_RETURN_IF_ERROR(evaluate_args(&c.args));
-  return def.fn(c);
+  Result<Value> r = def.fn(c);
+  if (!c.error.ok()) return c.error;
+  return r;
 }
 
 }  // namespace sluice::sql
