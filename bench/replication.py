@@ -157,7 +157,8 @@ class Server:
                   "--server-id=1", "--max-connections=400"]
         if self.kind == "sluiced":
             argv = [SLUICED, f"--datadir={self.base}/data", f"--port={self.port}", "--bind-address=127.0.0.1",
-                    f"--log-error={self.base}/err.log", "--innodb-buffer-pool-size=256M"] + common
+                    f"--log-error={self.base}/err.log", "--innodb-buffer-pool-size=256M"] + common + \
+                list(getattr(self.args, "sluiced_args", []))  # bench/replication_ab.py's --args-a/-b
         else:
             import pwd
             user = pwd.getpwuid(os.getuid()).pw_name
