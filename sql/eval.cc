@@ -53,24 +53,6 @@ __int128 AsInt128(const Value& v) {
   return v.ToInt();
 }
 
-// A string used as a number is its leading number (ScanNumericPrefix);
-// MySQL warns (1292 "Truncated incorrect DOUBLE value", or INTEGER where
-// it reads an integer) when more than spaces follow the number, or no
-// number leads the string. A strict INSERT, UPDATE or DELETE makes that an
-// error (EvalContext::Warn): WHERE id = '1abc' must not match row 1.
-// `from`, the expression that gave `v` (null: unknown), if a literal or a
-// parameter, warns once per statement (EvalContext::FirstWarningFrom).
-Status WarnIfNotNumber(const Value& v, const char* type, EvalContext& ctx, const Expr* from = nullptr) {
-  if (!v.is_string() || v.is_temporal() || v.is_enum() || v.string_type() == StringType::kJson) {
-    return Status::OK();
-  }
-  const NumericPrefix p = ScanNumericPrefix(v.string_value());
-  if (!p.text.empty() && p.complete) return Status::OK();
-  const bool constant = from != nullptr && (from->kind == ExprKind::kLiteral || from->kind == ExprKind::kParam);
-  if (constant && !ctx.FirstWarningFrom(from)) return Status::OK();
-  return ctx.Warn(er::kTruncatedWrongValue,
-                  fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, v.string_value()));
-}
 
 // A number compared with a string compares as DOUBLE: the string is read
 // as a number. `a` and `b` came from `ea` and `eb` (null: unknown).
@@ -451,6 +433,18 @@ Result<Value> EvalScalarSubquery(const Expr& e, EvalContext& ctx) {
 }
 
 }  // namespace
+
+Status WarnIfNotNumber(const Value& v, const char* type, EvalContext& ctx, const Expr* from) {
+  if (!v.is_string() || v.is_temporal() || v.is_enum() || v.string_type() == StringType::kJson) {
+    return Status::OK();
+  }
+  const NumericPrefix p = ScanNumericPrefix(v.string_value());
+  if (!p.text.empty() && p.complete) return Status::OK();
+  const bool constant = from != nullptr && (from->kind == ExprKind::kLiteral || from->kind == ExprKind::kParam);
+  if (constant && !ctx.FirstWarningFrom(from)) return Status::OK();
+  return ctx.Warn(er::kTruncatedWrongValue,
+                  fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, v.string_value()));
+}
 
 // The items of an IN as a hash set, for lists long enough that a pass per
 // row costs. It answers only for a value that compares with every item the

@@ -21,6 +21,14 @@ Result<Value> Arithmetic(Op op, const Value& a, const Value& b, const Expr& node
 // A hex/bit literal (X'41', 0x41, b'1') is a number in numeric context.
 Value NumericOperand(const Expr& arg, const Value& v);
 
+// A string used as a number is its leading number (ScanNumericPrefix):
+// warning 1292 "Truncated incorrect <type> value" (DOUBLE, or INTEGER where
+// an integer is read) when more than spaces follow that number or none
+// leads the string; the error instead in a strict INSERT, UPDATE or DELETE
+// (EvalContext::Warn). `from`, the expression that gave `v` (null:
+// unknown), warns once per statement when a literal or a parameter.
+Status WarnIfNotNumber(const Value& v, const char* type, EvalContext& ctx, const Expr* from = nullptr);
+
 // CAST(v AS node.cast); `node.args[0]` produced v.
 Result<Value> CastValue(const Value& v, const Expr& node, EvalContext& ctx);
 

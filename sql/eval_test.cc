@@ -211,6 +211,11 @@ TEST_F(EvalTest, AStringReadAsANumberWarnsWhenMoreThanSpacesFollowIt) {
   EXPECT_EQ(warned("-'5v'"), "-5 | 1292 Truncated incorrect DOUBLE value: '5v'");
   EXPECT_EQ(warned("1 | '2u'"), "3 | 1292 Truncated incorrect INTEGER value: '2u'");
   EXPECT_EQ(warned("CAST('4t' AS DOUBLE)"), "4 | 1292 Truncated incorrect DOUBLE value: '4t'");
+  // Functions' numeric arguments: DOUBLE or INTEGER as the function reads them.
+  EXPECT_EQ(warned("ABS('-3x')"), "3 | 1292 Truncated incorrect DOUBLE value: '-3x'");
+  EXPECT_EQ(warned("MOD('7q', 4)"), "3 | 1292 Truncated incorrect DOUBLE value: '7q'");
+  EXPECT_EQ(warned("LEFT('abc', '2y')"), "ab | 1292 Truncated incorrect INTEGER value: '2y'");
+  EXPECT_EQ(warned("ROUND(2.345, '1 ')"), "2.3");
   // Strings against strings, temporal strings, and NULL read nothing as a number.
   EXPECT_EQ(warned("'1x' = 'abc'"), "0");
   EXPECT_EQ(warned("DATE'2024-01-02' = 20240102"), "1");
@@ -230,6 +235,8 @@ TEST_F(EvalTest, AContextThatMakesAConditionAnErrorEndsTheEvaluation) {
   EXPECT_EQ(Text("CAST('1x' AS SIGNED)"), "ERROR 1292");
   EXPECT_EQ(Text("STR_TO_DATE('x', '%Y')"), "ERROR 1411");
   EXPECT_EQ(Text("DATE_ADD('9999-12-31', INTERVAL 1 DAY)"), "ERROR 1441");
+  EXPECT_EQ(Text("LEFT('abc', '2y')"), "ERROR 1292");
+  EXPECT_EQ(Text("SQRT('4w')"), "ERROR 1292");
   EXPECT_EQ(Text("1 + 1"), "2");
   EXPECT_TRUE(ctx_.warnings.empty());
 }

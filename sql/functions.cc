@@ -50,6 +50,18 @@ struct Call {
 
   // args[i] with hex literals read as numbers.
   Value Num(size_t i) const { return NumericOperand(*expr.args[i], args[i]); }
+  // args[i] as a function reads a DOUBLE or an integer argument: a string
+  // with more than a number in it warns (1292), as in MySQL.
+  Value Double(size_t i) {
+    Value v = Num(i);
+    if (error.ok()) error = WarnIfNotNumber(v, "DOUBLE", ctx, expr.args[i].get());
+    return v;
+  }
+  int64_t Int(size_t i) {
+    Value v = Num(i);
+    if (error.ok()) error = WarnIfNotNumber(v, "INTEGER", ctx, expr.args[i].get());
+    return v.ToInt();
+  }
   bool AnyNull() const {
     for (const Value& v : args) {
       if (v.is_null()) return true;
@@ -478,7 +490,7 @@ Result<Value> FnWeek(Call& c) {
   int mode = 0;  // default_week_format
   if (c.args.size() > 1) {
     if (c.args[1].is_null()) return Value::Null();
-    mode = static_cast<int>(c.Num(1).ToInt() & 7);
+    mode = static_cast<int>(c.Int(1) & 7);
   }
   int year = 0;
   return Value::Int(WeekOfYear(*dt, mode, &year));
@@ -762,7 +774,7 @@ Result<Value> FnSubstring(Call& c) {
   const std::string s = c.args[0].ToString();
   const bool binary = c.args[0].is_binary();
   const int64_t n = static_cast<int64_t>(CharStarts(s, binary).size()) - 1;
-  const int64_t pos = c.Num(1).ToInt();
+  const int64_t pos = c.Int(1);
   int64_t start;
   if (pos > 0) {
     start = pos - 1;
@@ -772,14 +784,14 @@ Result<Value> FnSubstring(Call& c) {
   } else {
     return StringResult("", binary);
   }
-  int64_t len = c.args.size() > 2 ? c.Num(2).ToInt() : n;
+  int64_t len = c.args.size() > 2 ? c.Int(2) : n;
   return StringResult(SubChars(s, binary, start, len), binary);
 }
 
 Result<Value> FnLeft(Call& c) {
   if (c.AnyNull()) return Value::Null();
   const bool binary = c.args[0].is_binary();
-  return StringResult(SubChars(c.args[0].ToString(), binary, 0, c.Num(1).ToInt()), binary);
+  return StringResult(SubChars(c.args[0].ToString(), binary, 0, c.Int(1)), binary);
 }
 
 Result<Value> FnRight(Call& c) {
@@ -787,7 +799,7 @@ Result<Value> FnRight(Call& c) {
   const std::string s = c.args[0].ToString();
   const bool binary = c.args[0].is_binary();
   const int64_t n = static_cast<int64_t>(CharStarts(s, binary).size()) - 1;
-  int64_t k = c.Num(1).ToInt();
+  int64_t k = c.Int(1);
   if (k <= 0) return StringResult("", binary);
   if (k > n) k = n;
   return StringResult(SubChars(s, binary, n - k, k), binary);
@@ -849,7 +861,7 @@ Result<Value> FnRtrim(Call& c) {
 Result<Value> FnRepeat(Call& c) {
   if (c.AnyNull()) return Value::Null();
   const std::string s = c.args[0].ToString();
-  const int64_t n = c.Num(1).ToInt();
+  const int64_t n = c.Int(1);
   if (n <= 0 || s.empty()) return StringResult("", c.args[0].is_binary());
   if (auto null = TooLong(c, SaturatingMul(static_cast<uint64_t>(n), s.size()))) return *null;
   std::string out;
@@ -901,7 +913,7 @@ int64_t Locate(const std::string& needle, const std::string& hay, int64_t from,
 
 Result<Value> FnLocate(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  const int64_t from = c.args.size() > 2 ? c.Num(2).ToInt() : 1;
+  const int64_t from = c.args.size() > 2 ? c.Int(2) : 1;
   return Value::Int(Locate(c.args[0].ToString(), c.args[1].ToString(), from, c.CollationOf(1, 0)));
 }
 
@@ -915,7 +927,7 @@ Result<Value> Pad(Call& c, bool left) {
   const std::string s = c.args[0].ToString();
   const std::string pad = c.args[2].ToString();
   const bool binary = AnyBinary(c);
-  const int64_t len = c.Num(1).ToInt();
+  const int64_t len = c.Int(1);
   if (len < 0) return Value::Null();
   const int64_t n = static_cast<int64_t>(CharStarts(s, binary).size()) - 1;
   if (len <= n) return StringResult(SubChars(s, binary, 0, len), binary);
@@ -983,7 +995,7 @@ Result<Value> FnAscii(Call& c) {
 
 Result<Value> FnSpace(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  int64_t n = c.Num(0).ToInt();
+  int64_t n = c.Int(0);
   if (n <= 0) return Value::String("");
   if (auto null = TooLong(c, static_cast<uint64_t>(n))) return *null;
   return Value::String(std::string(static_cast<size_t>(n), ' '));
@@ -1021,7 +1033,7 @@ Result<Value> FnField(Call& c) {
 
 Result<Value> FnElt(Call& c) {
   if (c.args[0].is_null()) return Value::Null();
-  const int64_t n = c.Num(0).ToInt();
+  const int64_t n = c.Int(0);
   if (n < 1 || n >= static_cast<int64_t>(c.args.size())) return Value::Null();
   return c.args[n];
 }
@@ -1047,8 +1059,8 @@ Result<Value> FnFindInSet(Call& c) {
 // FORMAT(X, D[, locale]): X rounded to D decimals, with thousands separators.
 Result<Value> FnFormat(Call& c) {
   if (c.args[0].is_null() || c.args[1].is_null()) return Value::Null();
-  const Value x = c.Num(0);
-  const int64_t d = std::clamp<int64_t>(c.Num(1).ToInt(), 0, 30);
+  const Value x = c.Double(0);
+  const int64_t d = std::clamp<int64_t>(c.Int(1), 0, 30);
   std::string digits;
   if (x.kind() == ValueKind::kInt || x.kind() == ValueKind::kUInt || x.kind() == ValueKind::kDecimal) {
     std::optional<Decimal> r = x.ToDecimal().Rescaled(static_cast<int>(d));
@@ -1115,7 +1127,7 @@ Result<Value> FnSubstringIndex(Call& c) {
   if (c.AnyNull()) return Value::Null();
   const std::string s = c.args[0].ToString();
   const std::string delim = c.args[1].ToString();
-  const int64_t count = c.Num(2).ToInt();
+  const int64_t count = c.Int(2);
   const bool binary = AnyBinary(c);
   if (delim.empty() || count == 0) return StringResult("", binary);
   if (count > 0) {
@@ -1147,8 +1159,8 @@ Result<Value> FnInsert(Call& c) {
   const bool binary = AnyBinary(c);
   const std::vector<size_t> starts = CharStarts(s, binary);
   const int64_t n = static_cast<int64_t>(starts.size()) - 1;
-  const int64_t pos = c.Num(1).ToInt();
-  int64_t len = c.Num(2).ToInt();
+  const int64_t pos = c.Int(1);
+  int64_t len = c.Int(2);
   if (pos < 1 || pos > n) return StringResult(s, binary);
   if (len < 0 || len > n - pos + 1) len = n - pos + 1;
   std::string out = s.substr(0, starts[pos - 1]) + c.args[3].ToString() + s.substr(starts[pos - 1 + len]);
@@ -1189,7 +1201,7 @@ Result<Value> FnIsnull(Call& c) { return Value::Bool(c.args[0].is_null()); }
 // ------------------------------------------------------------------ math
 
 Result<Value> FnAbs(Call& c) {
-  const Value v = c.Num(0);
+  const Value v = c.Double(0);
   switch (v.kind()) {
     case ValueKind::kNull: return Value::Null();
     case ValueKind::kInt:
@@ -1215,7 +1227,7 @@ Value DecimalToIntegral(const Decimal& d, bool up) {
 }
 
 Result<Value> CeilFloor(Call& c, bool up) {
-  const Value v = c.Num(0);
+  const Value v = c.Double(0);
   switch (v.kind()) {
     case ValueKind::kNull: return Value::Null();
     case ValueKind::kInt:
@@ -1236,8 +1248,8 @@ Result<Value> FnFloor(Call& c) { return CeilFloor(c, false); }
 // ROUND (truncate = false) and TRUNCATE.
 Result<Value> RoundOrTruncate(Call& c, bool truncate) {
   if (c.AnyNull()) return Value::Null();
-  const Value v = c.Num(0);
-  int64_t d = c.args.size() > 1 ? c.Num(1).ToInt() : 0;
+  const Value v = c.Double(0);
+  int64_t d = c.args.size() > 1 ? c.Int(1) : 0;
   if (d > 30) d = 30;
   if (d < -100) d = -100;
   switch (v.kind()) {
@@ -1291,25 +1303,31 @@ Result<Value> RoundOrTruncate(Call& c, bool truncate) {
 Result<Value> FnRound(Call& c) { return RoundOrTruncate(c, false); }
 Result<Value> FnTruncate(Call& c) { return RoundOrTruncate(c, true); }
 
-Result<Value> FnMod(Call& c) { return Arithmetic(Op::kMod, c.Num(0), c.Num(1), c.expr, c.ctx); }
+Result<Value> FnMod(Call& c) {
+  const Value a = c.Double(0);
+  const Value b = c.Double(1);
+  return Arithmetic(Op::kMod, a, b, c.expr, c.ctx);
+}
 
 Result<Value> FnPow(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  double r = std::pow(c.Num(0).ToDouble(), c.Num(1).ToDouble());
+  const double x = c.Double(0).ToDouble();
+  const double y = c.Double(1).ToDouble();
+  double r = std::pow(x, y);
   if (!std::isfinite(r)) return OutOfRange("DOUBLE", c.expr);
   return Value::Double(r);
 }
 
 Result<Value> FnSqrt(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  double x = c.Num(0).ToDouble();
+  double x = c.Double(0).ToDouble();
   if (x < 0) return Value::Null();
   return Value::Double(std::sqrt(x));
 }
 
 Result<Value> FnSign(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  std::optional<int> s = CompareValues(c.Num(0), Value::Int(0));
+  std::optional<int> s = CompareValues(c.Double(0), Value::Int(0));
   return Value::Int(*s);
 }
 
@@ -1375,7 +1393,7 @@ Result<Value> FnSha1(Call& c) { return HashResult(c, EVP_sha1()); }
 Result<Value> FnSha2(Call& c) {
   if (c.AnyNull()) return Value::Null();
   const EVP_MD* md = nullptr;
-  switch (c.Num(1).ToInt()) {
+  switch (c.Int(1)) {
     case 0:
     case 256: md = EVP_sha256(); break;
     case 224: md = EVP_sha224(); break;
@@ -1418,7 +1436,7 @@ Result<Value> FnRand(Call& c) {
     return Value::Double(dist(ThreadRandom()));
   }
   // RAND(N): MySQL's seeded generator, so a seed gives MySQL's first value.
-  const uint64_t n = static_cast<uint64_t>(c.Num(0).ToInt());
+  const uint64_t n = static_cast<uint64_t>(c.Int(0));
   constexpr uint32_t kMax = 0x3FFFFFFF;
   uint32_t seed1 = static_cast<uint32_t>(n * 0x10001ULL + 55555555ULL) % kMax;
   uint32_t seed2 = static_cast<uint32_t>(n * 0x10000001ULL) % kMax;
@@ -1427,7 +1445,7 @@ Result<Value> FnRand(Call& c) {
 }
 
 Result<Value> FnSleep(Call& c) {
-  const Value v = c.Num(0);
+  const Value v = c.Double(0);
   if (v.is_null() || v.ToDouble() < 0) {
     c.Warn(er::kWrongArguments, "Incorrect arguments to sleep");
     return Value::Int(0);
