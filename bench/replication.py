@@ -143,6 +143,13 @@ def context_switches(pid):
     return out
 
 
+def context_switches_since(pid, before):
+    """The switches of `pid`'s threads since `before` (context_switches()):
+    by thread, so that threads that ended or began meanwhile do not count
+    another's."""
+    return sum(n - before.get(tid, 0) for tid, n in context_switches(pid).items())
+
+
 class Server:
     def __init__(self, kind, work, args):
         self.kind = kind
@@ -334,8 +341,7 @@ def measure(srv, concurrency, args, readers, row):
                       f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, {mem} at its start")
     wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
-    x1 = context_switches(srv.proc.pid)
-    switches = sum(n - x0.get(tid, 0) for tid, n in x1.items())
+    switches = context_switches_since(srv.proc.pid, x0)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     print(f"# {srv.kind} c{concurrency} {row}: " + ", ".join(f"{r:.0f}" for r in runs) + " ins/s, "
           f"server {(s1 - s0) / args.repeat:.1f} s, readers {(r1 - r0) / args.repeat:.1f} s per run; per insert "

@@ -62,9 +62,9 @@ def run_one(binary, extra, row, args):
         ips = R.slap(srv, args.concurrency, args.queries)
         g1 = srv.status("Binlog_group_commits")
         R.wait_caught_up(srv, readers)
-        s1, r1, x1 = R.cpu_seconds([srv.proc.pid]), R.cpu_seconds(pids), R.context_switches(srv.proc.pid)
+        s1, r1 = R.cpu_seconds([srv.proc.pid]), R.cpu_seconds(pids)
+        switches = R.context_switches_since(srv.proc.pid, x0)
         q = args.queries
-        switches = sum(n - x0.get(tid, 0) for tid, n in x1.items())
         line = (f"{ips:8.0f} ins/s  {q / max(g1 - g0, 1):5.1f} tx/group  server {(s1 - s0) * 1e6 / q:5.1f} us/ins  "
                 f"readers {(r1 - r0) * 1e6 / q:5.1f} us/ins  {switches / q:4.2f} switches/ins")
         return ips, line

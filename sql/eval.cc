@@ -53,6 +53,10 @@ __int128 AsInt128(const Value& v) {
   return v.ToInt();
 }
 
+// 1292 "Truncated incorrect <type> value: '<text>'".
+Status TruncatedWarning(EvalContext& ctx, const char* type, std::string_view text) {
+  return ctx.Warn(er::kTruncatedWrongValue, fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, text));
+}
 
 // A number compared with a string compares as DOUBLE: the string is read
 // as a number. `a` and `b` came from `ea` and `eb` (null: unknown).
@@ -310,24 +314,14 @@ Result<Value> EvalBinary(const Expr& e, EvalContext& ctx) {
   }
   Value a = NumericOperand(*e.args[0], *ra);
   Value b = NumericOperand(*e.args[1], *rb);
-  switch (e.op) {
-    case Op::kBitOr:
-    case Op::kBitAnd:
-    case Op::kBitXor:
-    case Op::kShl:
-    case Op::kShr:
-      if (!a.is_null() && !b.is_null()) {
-        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(a, "INTEGER", ctx, e.args[0].get()));
-        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(b, "INTEGER", ctx, e.args[1].get()));
-      }
-      return BitOperation(e.op, a, b);
-    default:
-      if (!a.is_null() && !b.is_null()) {
-        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(a, "DOUBLE", ctx, e.args[0].get()));
-        SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(b, "DOUBLE", ctx, e.args[1].get()));
-      }
-      return Arithmetic(e.op, a, b, e, ctx);
+  const bool bitwise = e.op == Op::kBitOr || e.op == Op::kBitAnd || e.op == Op::kBitXor || e.op == Op::kShl ||
+                       e.op == Op::kShr;
+  if (!a.is_null() && !b.is_null()) {
+    const char* type = bitwise ? "INTEGER" : "DOUBLE";
+    SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(a, type, ctx, e.args[0].get()));
+    SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(b, type, ctx, e.args[1].get()));
   }
+  return bitwise ? BitOperation(e.op, a, b) : Arithmetic(e.op, a, b, e, ctx);
 }
 
 Result<Value> EvalUnary(const Expr& e, EvalContext& ctx) {
@@ -442,8 +436,7 @@ Status WarnIfNotNumber(const Value& v, const char* type, EvalContext& ctx, const
   if (!p.text.empty() && p.complete) return Status::OK();
   const bool constant = from != nullptr && (from->kind == ExprKind::kLiteral || from->kind == ExprKind::kParam);
   if (constant && !ctx.FirstWarningFrom(from)) return Status::OK();
-  return ctx.Warn(er::kTruncatedWrongValue,
-                  fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, v.string_value()));
+  return TruncatedWarning(ctx, type, v.string_value());
 }
 
 // The items of an IN as a hash set, for lists long enough that a pass per
@@ -583,10 +576,8 @@ Result<Value> EvalBetween(const Expr& e, EvalContext& ctx) {
   if (!lo.ok()) return lo;
   Result<Value> hi = Evaluate(*e.args[2], ctx);
   if (!hi.ok()) return hi;
-  if (!v->is_null()) {
-    SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *lo, ctx, e.args[0].get(), e.args[1].get()));
-    SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *hi, ctx, e.args[0].get(), e.args[2].get()));
-  }
+  SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *lo, ctx, e.args[0].get(), e.args[1].get()));
+  SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *hi, ctx, e.args[0].get(), e.args[2].get()));
   std::optional<int> c1 = CompareValues(*v, *lo);
   std::optional<int> c2 = CompareValues(*v, *hi);
   // v >= lo AND v <= hi with three-valued AND.
@@ -614,9 +605,7 @@ Result<Value> EvalCase(const Expr& e, EvalContext& ctx) {
     if (!w.ok()) return w;
     bool hit;
     if (e.has_operand) {
-      if (!operand.is_null()) {
-        SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(operand, *w, ctx, e.args[0].get(), e.args[i].get()));
-      }
+      SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(operand, *w, ctx, e.args[0].get(), e.args[i].get()));
       hit = CompareValues(operand, *w) == 0;
     } else {
       hit = w->ToBool() == std::optional<bool>(true);
@@ -813,11 +802,6 @@ std::string GroupingKey(const Value& v) {
 
 namespace {
 
-Result<Value> TruncatedWarning(EvalContext& ctx, const char* type, const std::string& text, Value result) {
-  SLUICE_RETURN_IF_ERROR(
-      ctx.Warn(er::kTruncatedWrongValue, fmt::format(fmt::runtime(er::kTruncatedWrongValue.format), type, text)));
-  return result;
-}
 
 Result<Value> CastToInteger(const Value& v, bool to_unsigned, EvalContext& ctx) {
   if (v.kind() == ValueKind::kString && !v.is_temporal() && !v.is_enum()) {
@@ -857,7 +841,7 @@ Result<Value> CastToInteger(const Value& v, bool to_unsigned, EvalContext& ctx) 
     Value result = to_unsigned ? Value::UInt(unsigned_value)
                                : Value::Int(static_cast<int64_t>(unsigned_value));
     if (!parsed || overflow || rest != s.size()) {
-      return TruncatedWarning(ctx, "INTEGER", s, std::move(result));
+      SLUICE_RETURN_IF_ERROR(TruncatedWarning(ctx, "INTEGER", s));
     }
     return result;
   }
@@ -929,8 +913,7 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
       if (spec.length >= 0) {
         if (binary) {
           if (s.size() > static_cast<size_t>(spec.length)) {
-            SLUICE_RETURN_IF_ERROR(
-                TruncatedWarning(ctx, ("BINARY(" + std::to_string(spec.length) + ")").c_str(), s, {}).status());
+            SLUICE_RETURN_IF_ERROR(TruncatedWarning(ctx, ("BINARY(" + std::to_string(spec.length) + ")").c_str(), s));
             s.resize(spec.length);
           } else {
             s.resize(spec.length, '\0');
@@ -944,8 +927,7 @@ Result<Value> CastValue(const Value& in, const Expr& node, EvalContext& ctx) {
             }
             ++i;
           }
-          SLUICE_RETURN_IF_ERROR(
-              TruncatedWarning(ctx, ("CHAR(" + std::to_string(spec.length) + ")").c_str(), s, {}).status());
+          SLUICE_RETURN_IF_ERROR(TruncatedWarning(ctx, ("CHAR(" + std::to_string(spec.length) + ")").c_str(), s));
           s.resize(i);
         }
       }

@@ -52,16 +52,8 @@ struct Call {
   Value Num(size_t i) const { return NumericOperand(*expr.args[i], args[i]); }
   // args[i] as a function reads a DOUBLE or an integer argument: a string
   // with more than a number in it warns (1292), as in MySQL.
-  Value Double(size_t i) {
-    Value v = Num(i);
-    if (error.ok()) error = WarnIfNotNumber(v, "DOUBLE", ctx, expr.args[i].get());
-    return v;
-  }
-  int64_t Int(size_t i) {
-    Value v = Num(i);
-    if (error.ok()) error = WarnIfNotNumber(v, "INTEGER", ctx, expr.args[i].get());
-    return v.ToInt();
-  }
+  Value Double(size_t i) { return ReadAs(i, "DOUBLE"); }
+  int64_t Int(size_t i) { return ReadAs(i, "INTEGER").ToInt(); }
   bool AnyNull() const {
     for (const Value& v : args) {
       if (v.is_null()) return true;
@@ -79,6 +71,13 @@ struct Call {
     if (error.ok()) error = ctx.Warn(condition, std::move(message));
   }
   Status error;
+
+ private:
+  Value ReadAs(size_t i, const char* type) {
+    Value v = Num(i);
+    if (error.ok()) error = WarnIfNotNumber(v, type, ctx, expr.args[i].get());
+    return v;
+  }
 };
 
 using Handler = Result<Value> (*)(Call& c);
@@ -127,8 +126,7 @@ std::optional<Value> TooLong(Call& c, uint64_t size) {
   const uint64_t max = c.ctx.MaxAllowedPacket();
   if (size <= max) return std::nullopt;
   std::string fname = AsciiLower(c.name);
-  c.Warn(er::kWarnAllowedPacketOverflowed,
-         "Result of " + fname + "() was larger than max_allowed_packet (" + std::to_string(max) + ") - truncated");
+  c.Warn(er::kWarnAllowedPacketOverflowed, fmt::format(fmt::runtime(er::kWarnAllowedPacketOverflowed.format), fname, max));
   return Value::Null();
 }
 
@@ -573,7 +571,7 @@ Result<Value> AddUnits(Call& c, size_t date, const Value& amount, IntervalUnit u
     if (dt->month == 0 || dt->day == 0) {
       WarnIncorrectDatetime(c, d);
     } else {
-      c.Warn(er::kDatetimeFunctionOverflow, "Datetime function: datetime field overflow");
+      c.Warn(er::kDatetimeFunctionOverflow, fmt::format(fmt::runtime(er::kDatetimeFunctionOverflow.format), "datetime"));
     }
     return Value::Null();
   }
@@ -712,7 +710,8 @@ Result<Value> FnStrToDate(Call& c) {
   const bool zero_date = r && (!r->has_time || r->has_date) &&
                          (r->value.month == 0 || r->value.day == 0);
   if (!r || zero_date) {
-    c.Warn(er::kWrongValueForType, "Incorrect datetime value: '" + text + "' for function str_to_date");
+    c.Warn(er::kWrongValueForType,
+           fmt::format(fmt::runtime(er::kWrongValueForType.format), "datetime", text, "str_to_date"));
     return Value::Null();
   }
   const int fsp = r->has_fraction ? 6 : 0;
