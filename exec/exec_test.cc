@@ -609,9 +609,19 @@ TEST_F(ExecTest, AStatementKeepsAtMostMaxErrorCountWarnings) {
   std::string insert = "INSERT INTO t VALUES ";
   for (int i = 0; i < 1500; ++i) insert += (i ? ", (" : "(") + std::to_string(i) + ", 'x" + std::to_string(i) + "')";
   ASSERT_EQ(Run(insert), "OK");
-  // Each row's v read as a number warns: 1500 rows, 1024 kept.
+  // Each row's v read as a number warns: 1500 rows, 1024 kept, all counted.
   EXPECT_EQ(Rows("SELECT COUNT(*) FROM t WHERE v = 0"), std::vector<std::string>{"1500"});
   EXPECT_EQ(ctx_.warnings.size(), 1024u);
+  EXPECT_EQ(ctx_.warnings.total(), 1500u);
+  // max_error_count sets how many are kept; INSERT IGNORE's truncations
+  // (each row's) are kept no more than the evaluator's.
+  ASSERT_EQ(Run("SET max_error_count = 10"), "OK");
+  ASSERT_EQ(Run("CREATE TABLE narrow (v VARCHAR(1))"), "OK");
+  ASSERT_EQ(Run("INSERT IGNORE INTO narrow SELECT v FROM t"), "OK");
+  EXPECT_EQ(ctx_.warnings.size(), 10u);
+  EXPECT_EQ(ctx_.warnings.total(), 1500u);
+  EXPECT_EQ(ctx_.warning_count(), 1500u);
+  ASSERT_EQ(Run("SET max_error_count = DEFAULT"), "OK");
   // A constant warns once, however many rows it meets.
   EXPECT_EQ(Rows("SELECT COUNT(*) FROM t WHERE id < '10abc'"), std::vector<std::string>{"10"});
   EXPECT_EQ(ctx_.warnings.size(), 1u);

@@ -100,14 +100,25 @@ Status SessionContext::CheckDeadline() {
   return Status::OK();
 }
 
+void Conditions::push_back(Warning w) {
+  if (w.level == Warning::Level::kNote && !record_notes_) return;
+  ++total_;
+  errors_ += w.level == Warning::Level::kError;
+  if (kept_.size() < max_stored_) kept_.push_back(std::move(w));
+}
+
+void Conditions::clear() {
+  kept_.clear();
+  total_ = 0;
+  errors_ = 0;
+}
+
 uint16_t SessionContext::warning_count() const {
-  return static_cast<uint16_t>(std::min<size_t>(warnings.size(), 65535));
+  return static_cast<uint16_t>(std::min<uint64_t>(warnings.total(), 65535));
 }
 
 uint16_t SessionContext::error_count() const {
-  size_t n = 0;
-  for (const auto& w : warnings) n += w.level == Warning::Level::kError;
-  return static_cast<uint16_t>(std::min<size_t>(n, 65535));
+  return static_cast<uint16_t>(std::min<uint64_t>(warnings.total_errors(), 65535));
 }
 
 }  // namespace sluice::exec

@@ -64,6 +64,43 @@ struct Warning {
   std::string message;
 };
 
+// A statement's conditions (MySQL's diagnostics area): the first
+// max_error_count are kept for SHOW WARNINGS / ERRORS, and every one is
+// counted for @@warning_count, @@error_count and the OK packet, however
+// many a statement raises (an INSERT IGNORE of a million truncated rows
+// keeps 1024 and counts a million). With sql_notes OFF a note is neither
+// kept nor counted. RunStatement sets both from the session's settings
+// before each statement; clear() keeps them.
+class Conditions {
+ public:
+  static constexpr size_t kDefaultMaxStored = 1024;  // max_error_count's default
+
+  void push_back(Warning w);
+  void clear();
+  void SetPolicy(size_t max_stored, bool record_notes) {
+    max_stored_ = max_stored;
+    record_notes_ = record_notes;
+  }
+
+  // Raised since the last clear(), kept or not.
+  uint64_t total() const { return total_; }
+  uint64_t total_errors() const { return errors_; }
+  bool empty() const { return total_ == 0; }
+  // The kept ones, in the order raised.
+  size_t size() const { return kept_.size(); }
+  const Warning& operator[](size_t i) const { return kept_[i]; }
+  const Warning& back() const { return kept_.back(); }
+  std::vector<Warning>::const_iterator begin() const { return kept_.begin(); }
+  std::vector<Warning>::const_iterator end() const { return kept_.end(); }
+
+ private:
+  std::vector<Warning> kept_;
+  uint64_t total_ = 0;
+  uint64_t errors_ = 0;
+  size_t max_stored_ = kDefaultMaxStored;
+  bool record_notes_ = true;
+};
+
 enum class KillState : int { kNone = 0, kQuery = 1, kConnection = 2 };
 
 struct SessionContext {
@@ -87,7 +124,7 @@ struct SessionContext {
   mutable uint64_t settings_globals_version = 0;  // SystemVariables::globals_version() then
   std::shared_ptr<vars::SessionStatus> status;
   std::map<std::string, sql::Value> user_vars;  // keys lower-case
-  std::vector<Warning> warnings;                // of the last statement
+  Conditions warnings;                          // of the last statement
   // Set while an INSERT, REPLACE, UPDATE or DELETE runs under a strict
   // sql_mode without IGNORE (StrictStatement): the conditions MySQL's
   // strict mode makes errors end it (SessionEval::Warn).

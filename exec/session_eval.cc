@@ -91,10 +91,6 @@ bool StrictModeError(uint16_t code) {
   }
 }
 
-// MySQL keeps this many conditions of a statement (max_error_count's
-// default); a WHERE that warns on each of a million rows stores no more.
-constexpr size_t kMaxStoredWarnings = 1024;
-
 }  // namespace
 
 bool SessionEval::FirstWarningFrom(const void* source) {
@@ -114,9 +110,7 @@ Status SessionEval::Warn(const er::Error& condition, std::string message) {
   if (ctx_.strict_statement && StrictModeError(condition.code)) {
     return Status::MySQL(condition.code, condition.sqlstate, std::move(message));
   }
-  if (ctx_.warnings.size() < kMaxStoredWarnings) {
-    ctx_.warnings.push_back({Warning::Level::kWarning, condition.code, std::move(message)});
-  }
+  ctx_.warnings.push_back({Warning::Level::kWarning, condition.code, std::move(message)});
   return Status::OK();
 }
 

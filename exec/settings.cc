@@ -47,6 +47,8 @@ Settings Settings::Read(const vars::SystemVariables& vars, const vars::SessionVa
   if (auto v = vars.GetFlags("max_execution_time", kSession, session); v.ok()) {
     s.max_execution_time = std::chrono::milliseconds(*v);
   }
+  if (auto v = vars.GetFlags("max_error_count", kSession, session); v.ok()) s.max_error_count = *v;
+  if (auto v = vars.GetFlags("sql_notes", kSession, session); v.ok()) s.sql_notes = *v != 0;
   auto seconds = [&](std::string_view name, uint64_t* out) {
     if (auto v = vars.GetFlags(name, kSession, session); v.ok()) *out = std::max<uint64_t>(1, *v);
   };

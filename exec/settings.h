@@ -50,6 +50,10 @@ struct Settings {
   binlog::RowImage row_image = binlog::RowImage::kFull;
   // A SELECT's time limit; 0: none.
   std::chrono::milliseconds max_execution_time{0};
+  // Conditions a statement keeps for SHOW WARNINGS, and whether notes are
+  // raised at all (exec::Conditions).
+  size_t max_error_count = 1024;
+  bool sql_notes = true;
   // SET TIMESTAMP: the time NOW(), CURRENT_TIMESTAMP and the DEFAULT / ON
   // UPDATE CURRENT_TIMESTAMP columns see (not SYSDATE()); unset: the clock.
   std::optional<std::chrono::system_clock::time_point> fixed_time;

@@ -967,7 +967,8 @@ Outcome Statement::Show(const sql::ShowStmt& s) {
         p::ColumnDefinition c = ColumnFor(errors_only ? "@@session.error_count" : "@@session.warning_count",
                                           sql::Value::UInt(0));
         rs.columns.push_back(c);
-        rs.rows.push_back({std::to_string(list.size())});
+        // Every condition counts, kept or not (max_error_count).
+        rs.rows.push_back({std::to_string(errors_only ? ctx_.warnings.total_errors() : ctx_.warnings.total())});
         break;
       }
       uint64_t limit = UINT64_MAX, offset = 0;
@@ -1347,12 +1348,14 @@ Outcome RunStatement(const ExecEnv& env, SessionContext& ctx, const sql::ParsedS
     bool deadline_set = false;
     if (st.kind == sql::StmtKind::kSelect && !ctx.statement_deadline()) {
       std::optional<uint64_t> ms = MaxExecutionTimeHint(ps.text);
-      if (!ms) ms = exec::Settings::Of(env.sys_vars(), ctx).max_execution_time.count();
+      if (!ms) ms = Settings::Of(env.sys_vars(), ctx).max_execution_time.count();
       if (*ms > 0) {
         ctx.SetStatementDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(*ms));
         deadline_set = true;
       }
     }
+    const Settings& settings = Settings::Of(env.sys_vars(), ctx);
+    ctx.warnings.SetPolicy(settings.max_error_count, settings.sql_notes);
     Statement runner(env, ctx, prepared, params);
     ctx.statement_text = ps.text;
     o = runner.Run(ps);

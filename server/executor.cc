@@ -66,8 +66,8 @@ void Executor::InitSession(SessionState& ctx) {
   ctx.vars = std::make_unique<vars::SessionVariables>(server_.sys_vars().NewSession());
   ctx.status = std::make_shared<vars::SessionStatus>(server_.status_vars());
   SessionState* c = &ctx;
-  ctx.vars->BindComputed("warning_count", [c] { return sql::Value::UInt(c->warning_count()); });
-  ctx.vars->BindComputed("error_count", [c] { return sql::Value::UInt(c->error_count()); });
+  ctx.vars->BindComputed("warning_count", [c] { return sql::Value::UInt(c->warnings.total()); });
+  ctx.vars->BindComputed("error_count", [c] { return sql::Value::UInt(c->warnings.total_errors()); });
   ctx.vars->BindComputed("pseudo_thread_id", [c] { return sql::Value::UInt(c->connection_id); });
   ctx.vars->BindComputed("last_insert_id", [c] { return sql::Value::UInt(c->last_insert_id); });
   ctx.status->BindComputed("Ssl_version", [c] { return c->secure_transport ? std::string(c->tls_version) : std::string(); });

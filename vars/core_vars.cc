@@ -366,6 +366,9 @@ Status RegisterCoreVariables(SystemVariables& vars, const CoreVariableDefaults& 
               "ON: TIMESTAMP columns get no implicit DEFAULT CURRENT_TIMESTAMP, ON UPDATE or "
               "NOT NULL."));
   add(S::Bool("sql_notes", kB, true, "OFF: Note-level diagnostics are not recorded."));
+  add(S::UInt("max_error_count", kB, 1024, 0, 65535,
+              "Most errors, warnings and notes a statement keeps for SHOW WARNINGS; "
+              "@@warning_count counts them all."));
   add(S::Bool("sql_warnings", kB, false,
               "ON: single-row INSERTs that produce warnings report them in the info string."));
   add(S::UInt("div_precision_increment", kB, 4, 0, 30,
