@@ -164,9 +164,9 @@ Result<uint64_t> EvalCount(ExplainEnv& env, const sql::Expr* e) {
 // Whether `where` is a constant that is not true ("Impossible WHERE").
 Result<bool> ImpossibleWhere(ExplainEnv& env, const sql::Expr* where) {
   if (where == nullptr || HasColumn(*where)) return false;
-  Result<sql::Value> v = sql::Evaluate(*where, env.eval);
-  if (!v.ok()) return v.status();
-  return !Truthy(*v);
+  Result<std::optional<bool>> t = sql::EvaluateTruth(*where, env.eval);
+  if (!t.ok()) return t.status();
+  return !t->value_or(false);
 }
 
 Status ExplainSelect(ExplainEnv& env, const sql::SelectStmt& s, ResultSet* rs) {

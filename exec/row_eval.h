@@ -30,9 +30,6 @@
 
 namespace sluice::exec {
 
-// MySQL's truth of a condition: not NULL and not zero.
-inline bool Truthy(const sql::Value& v) { return !v.is_null() && v.ToDouble() != 0; }
-
 // ORDER BY: whether a row whose ORDER BY values are `a` comes before one
 // with `b` (one value per item of `order_by`; NULL first ascending, as
 // MySQL). `compare(i, x, y)` orders two non-NULL values of item i (-1, 0,
@@ -120,9 +117,9 @@ class TableExecutor::RowEval : public sql::EvalContext {
   // Whether `cond` holds for the current rows (none: yes).
   Result<bool> Test(const sql::Expr* cond) {
     if (cond == nullptr) return true;
-    Result<sql::Value> w = sql::Evaluate(*cond, *this);
-    if (!w.ok()) return w.status();
-    return Truthy(*w);
+    Result<std::optional<bool>> t = sql::EvaluateTruth(*cond, *this);
+    if (!t.ok()) return t.status();
+    return t->value_or(false);
   }
 
   // Where column reference `column` points: {source, column}, or {-1,

@@ -642,7 +642,9 @@ Result<TableExecutor::SelectRows> TableExecutor::RunSelect(const sql::SelectStmt
       Result<sql::Value> h = eval_expr(*s.having);
       re.set_aliases(nullptr);
       if (!h.ok()) return h.status();
-      if (!Truthy(*h)) {
+      Result<std::optional<bool>> holds = sql::TruthOf(*h, re, s.having.get());
+      if (!holds.ok()) return holds.status();
+      if (!holds->value_or(false)) {
         staged.Discard();
         return Status::OK();
       }

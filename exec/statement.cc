@@ -575,12 +575,12 @@ Outcome Statement::Select(const sql::SelectStmt& s) {
   if (!s.from.empty() || subquery) return Tables().Select(s);
   bool emit = true;
   if (s.where) {
-    auto w = Eval(*s.where);
+    Result<std::optional<bool>> w = sql::EvaluateTruth(*s.where, eval_);
     if (!w.ok()) {
       o.error = w.status();
       return o;
     }
-    emit = w->ToBool().value_or(false);
+    emit = w->value_or(false);
   }
   uint64_t limit = UINT64_MAX, offset = 0;
   o.error = EvalLimit(s.limit.get(), s.offset.get(), &limit, &offset);
@@ -876,13 +876,13 @@ Status Statement::FilterRows(const sql::ShowStmt& s, ResultSet* rs, size_t like_
     rs->rows.KeepIf([&](p::Cells row) {
       if (!failed.ok()) return false;
       eval_.SetRow(&names, &row);
-      auto v = Eval(*s.where);
+      Result<std::optional<bool>> v = sql::EvaluateTruth(*s.where, eval_);
       eval_.SetRow(nullptr, nullptr);
       if (!v.ok()) {
         failed = v.status();
         return false;
       }
-      return v->ToBool().value_or(false);
+      return v->value_or(false);
     });
     SLUICE_RETURN_IF_ERROR(failed);
   }

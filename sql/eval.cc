@@ -255,19 +255,12 @@ Result<Value> EvalComparison(const Expr& e, EvalContext& ctx) {
   }
 }
 
-// The truth of args[i]; nullopt for NULL.
-Result<std::optional<bool>> Truth(const Expr& e, EvalContext& ctx) {
-  Result<Value> v = Evaluate(e, ctx);
-  if (!v.ok()) return v.status();
-  return v->ToBool();
-}
-
 Result<Value> EvalLogic(const Expr& e, EvalContext& ctx) {
-  auto l = Truth(*e.args[0], ctx);
+  auto l = EvaluateTruth(*e.args[0], ctx);
   if (!l.ok()) return l.status();
   if (e.op == Op::kAnd && *l == std::optional<bool>(false)) return Value::Bool(false);
   if (e.op == Op::kOr && *l == std::optional<bool>(true)) return Value::Bool(true);
-  auto r = Truth(*e.args[1], ctx);
+  auto r = EvaluateTruth(*e.args[1], ctx);
   if (!r.ok()) return r.status();
   const std::optional<bool> x = *l, y = *r;
   switch (e.op) {
@@ -329,8 +322,11 @@ Result<Value> EvalUnary(const Expr& e, EvalContext& ctx) {
   if (!r.ok()) return r;
   Value v = NumericOperand(*e.args[0], *r);
   switch (e.op) {
-    case Op::kNot:
-      return FromTruth(v.ToBool() ? std::optional<bool>(!*v.ToBool()) : std::nullopt);
+    case Op::kNot: {
+      Result<std::optional<bool>> t = TruthOf(v, ctx, e.args[0].get());
+      if (!t.ok()) return t.status();
+      return FromTruth(*t ? std::optional<bool>(!**t) : std::nullopt);
+    }
     case Op::kNeg:
       SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(v, "DOUBLE", ctx, e.args[0].get()));
       return Negate(v, e);
@@ -352,11 +348,12 @@ Result<Value> EvalIs(const Expr& e, EvalContext& ctx) {
       result = r->is_null();
       break;
     case IsWhat::kTrue:
-      result = r->ToBool() == std::optional<bool>(true);
+    case IsWhat::kFalse: {
+      Result<std::optional<bool>> t = TruthOf(*r, ctx, e.args[0].get());
+      if (!t.ok()) return t.status();
+      result = *t == std::optional<bool>(e.is_what == IsWhat::kTrue);
       break;
-    case IsWhat::kFalse:
-      result = r->ToBool() == std::optional<bool>(false);
-      break;
+    }
   }
   return Value::Bool(result != e.negated);
 }
@@ -427,6 +424,17 @@ Result<Value> EvalScalarSubquery(const Expr& e, EvalContext& ctx) {
 }
 
 }  // namespace
+
+Result<std::optional<bool>> TruthOf(const Value& v, EvalContext& ctx, const Expr* from) {
+  SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(v, "DOUBLE", ctx, from));
+  return v.ToBool();
+}
+
+Result<std::optional<bool>> EvaluateTruth(const Expr& cond, EvalContext& ctx) {
+  Result<Value> v = Evaluate(cond, ctx);
+  if (!v.ok()) return v.status();
+  return TruthOf(*v, ctx, &cond);
+}
 
 Status WarnIfNotNumber(const Value& v, const char* type, EvalContext& ctx, const Expr* from) {
   if (!v.is_string() || v.is_temporal() || v.is_enum() || v.string_type() == StringType::kJson) {
@@ -608,7 +616,9 @@ Result<Value> EvalCase(const Expr& e, EvalContext& ctx) {
       SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(operand, *w, ctx, e.args[0].get(), e.args[i].get()));
       hit = CompareValues(operand, *w) == 0;
     } else {
-      hit = w->ToBool() == std::optional<bool>(true);
+      Result<std::optional<bool>> t = TruthOf(*w, ctx, e.args[i].get());
+      if (!t.ok()) return t.status();
+      hit = *t == std::optional<bool>(true);
     }
     if (hit) return Evaluate(*e.args[i + 1], ctx);
   }

@@ -121,6 +121,16 @@ class EvalContext {
 // argument count, and whatever the context returns.
 Result<Value> Evaluate(const Expr& expr, EvalContext& ctx);
 
+// The truth of a condition's value, as WHERE, HAVING, AND / OR / XOR / NOT,
+// IS TRUE / FALSE, IF() and CASE WHEN read it: nullopt for NULL, else
+// whether it is not zero. A string is its leading number, and warns 1292
+// `Truncated incorrect DOUBLE value` when more than spaces follow it, as
+// MySQL does (an error in a strict INSERT / UPDATE / DELETE; `from`, the
+// expression the value came from, lets a constant warn once a statement).
+Result<std::optional<bool>> TruthOf(const Value& v, EvalContext& ctx, const Expr* from);
+// Evaluates `cond` and returns its truth (TruthOf).
+Result<std::optional<bool>> EvaluateTruth(const Expr& cond, EvalContext& ctx);
+
 // The collation two strings compare with: binary when either is a binary
 // string, else the collation of the one with the firmer coercibility (x
 // COLLATE c over a column's collation over a literal's), `a`'s on a tie.

@@ -216,6 +216,19 @@ TEST_F(EvalTest, AStringReadAsANumberWarnsWhenMoreThanSpacesFollowIt) {
   EXPECT_EQ(warned("MOD('7q', 4)"), "3 | 1292 Truncated incorrect DOUBLE value: '7q'");
   EXPECT_EQ(warned("LEFT('abc', '2y')"), "ab | 1292 Truncated incorrect INTEGER value: '2y'");
   EXPECT_EQ(warned("ROUND(2.345, '1 ')"), "2.3");
+  EXPECT_EQ(warned("SQRT('16 ')"), "4");
+  EXPECT_EQ(warned("FIELD(1, '1a', '1')"), "1 | 1292 Truncated incorrect DOUBLE value: '1a'");
+  EXPECT_EQ(warned("FIELD('b', 'a', 'b')"), "2");
+  EXPECT_EQ(warned("GREATEST(1, '2a')"), "2 | 1292 Truncated incorrect DOUBLE value: '2a'");
+  EXPECT_EQ(warned("LEAST('b', 'a')"), "a");
+  EXPECT_EQ(warned("FROM_UNIXTIME('1x') IS NOT NULL"), "1 | 1292 Truncated incorrect DECIMAL value: '1x'");
+  // A string's truth value is its leading number, with the same warning.
+  EXPECT_EQ(warned("'abc' IS TRUE"), "0 | 1292 Truncated incorrect DOUBLE value: 'abc'");
+  EXPECT_EQ(warned("NOT 'x'"), "1 | 1292 Truncated incorrect DOUBLE value: 'x'");
+  EXPECT_EQ(warned("'1y' AND 1"), "1 | 1292 Truncated incorrect DOUBLE value: '1y'");
+  EXPECT_EQ(warned("IF('q', 1, 2)"), "2 | 1292 Truncated incorrect DOUBLE value: 'q'");
+  EXPECT_EQ(warned("CASE WHEN 'w' THEN 1 ELSE 0 END"), "0 | 1292 Truncated incorrect DOUBLE value: 'w'");
+  EXPECT_EQ(warned("' 1 ' IS TRUE"), "1");
   // Strings against strings, temporal strings, and NULL read nothing as a number.
   EXPECT_EQ(warned("'1x' = 'abc'"), "0");
   EXPECT_EQ(warned("DATE'2024-01-02' = 20240102"), "1");

@@ -50,10 +50,12 @@ struct Call {
 
   // args[i] with hex literals read as numbers.
   Value Num(size_t i) const { return NumericOperand(*expr.args[i], args[i]); }
-  // args[i] as a function reads a DOUBLE or an integer argument: a string
-  // with more than a number in it warns (1292), as in MySQL.
+  // args[i] as a function reads a DOUBLE, an integer or a DECIMAL
+  // argument: a string with more than a number in it warns (1292), as in
+  // MySQL.
   Value Double(size_t i) { return ReadAs(i, "DOUBLE"); }
   int64_t Int(size_t i) { return ReadAs(i, "INTEGER").ToInt(); }
+  Value Dec(size_t i) { return ReadAs(i, "DECIMAL"); }
   bool AnyNull() const {
     for (const Value& v : args) {
       if (v.is_null()) return true;
@@ -402,7 +404,7 @@ Result<Value> FnUnixTimestamp(Call& c) {
 
 Result<Value> FnFromUnixtime(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  const Value v = c.Num(0);
+  const Value v = c.Dec(0);
   Decimal d = v.ToDecimal();
   const int fsp = v.kind() == ValueKind::kInt || v.kind() == ValueKind::kUInt ? 0
                   : std::min<int>(d.scale, 6);
@@ -1015,15 +1017,18 @@ Result<Value> FnField(Call& c) {
     all_strings = all_strings && text;
     all_numbers = all_numbers && !text;
   }
+  // A mix reads each string as a DOUBLE (1292 when more than a number is
+  // in it), the searched value once.
+  const Value first = all_strings || all_numbers ? c.Num(0) : Value::Double(c.Double(0).ToDouble());
   for (size_t i = 1; i < c.args.size(); ++i) {
     if (c.args[i].is_null()) continue;
     std::optional<int> cmp;
     if (all_strings) {
       cmp = CompareValues(c.args[0], c.args[i]);
     } else if (all_numbers) {
-      cmp = CompareValues(c.Num(0), c.Num(i));
+      cmp = CompareValues(first, c.Num(i));
     } else {
-      cmp = CompareValues(Value::Double(c.Num(0).ToDouble()), Value::Double(c.Num(i).ToDouble()));
+      cmp = CompareValues(first, Value::Double(c.Double(i).ToDouble()));
     }
     if (cmp == 0) return Value::Int(static_cast<int64_t>(i));
   }
@@ -1170,9 +1175,9 @@ Result<Value> FnInsert(Call& c) {
 // ------------------------------------------------------------------ control flow
 
 Result<Value> FnIf(Call& c) {
-  Result<Value> cond = Eval(*c.expr.args[0], c.ctx);
-  if (!cond.ok()) return cond;
-  return Eval(*c.expr.args[cond->ToBool() == std::optional<bool>(true) ? 1 : 2], c.ctx);
+  Result<std::optional<bool>> cond = EvaluateTruth(*c.expr.args[0], c.ctx);
+  if (!cond.ok()) return cond.status();
+  return Eval(*c.expr.args[*cond == std::optional<bool>(true) ? 1 : 2], c.ctx);
 }
 
 Result<Value> FnIfnull(Call& c) {
@@ -1346,7 +1351,9 @@ Result<Value> GreatestLeast(Call& c, bool greatest) {
   }
   const Collation collation = firmest->collation();
   for (size_t i = 0; i < c.args.size(); ++i) {
-    Value v = all_strings ? c.args[i] : c.Num(i);
+    // A mix reads each string as a DOUBLE (1292 when more than a number
+    // is in it).
+    Value v = all_strings ? c.args[i] : c.Double(i);
     if (!all_strings) {
       if (v.kind() == ValueKind::kDouble || (v.is_string() && !v.is_temporal())) any_double = true;
       if (v.kind() != ValueKind::kInt && v.kind() != ValueKind::kUInt) all_ints = false;
