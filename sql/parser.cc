@@ -3222,12 +3222,19 @@ Status Parser::Impl::ParsePredicate(ExprPtr* out) {
 // looks at the next token for each column or literal).
 Status Parser::Impl::ParseBinaryOperators(int min_level, ExprPtr* out) {
   if (min_level <= kLevelAdditive && PeekKeyword("INTERVAL") && !PeekPunct(Punct::kLParen, 1)) {
-    // INTERVAL expr unit + date, where an additive operand starts
+    // INTERVAL expr unit + date, where an additive operand starts. In
+    // MySQL's grammar the date is a whole expr, and the rule's precedence
+    // (INTERVAL_SYM, above every operator) ends it only where a reduction
+    // is possible: at AND, OR, XOR. So the comparisons, IS, IN, BETWEEN
+    // and arithmetic after it are the date's: INTERVAL 1 DAY + d + 3 is
+    // date_add(d + 3, ...), and INTERVAL 1 DAY + d = x compares d first.
     ExprPtr amount, unit, date;
     uint32_t begin = 0;
     SLUICE_RETURN_IF_ERROR(ParseInterval(&amount, &unit, &begin));
     SLUICE_RETURN_IF_ERROR(ExpectPunct(Punct::kPlus));
-    SLUICE_RETURN_IF_ERROR(ParseBinaryOperators(kLevelAdditive + 1, &date));
+    Nesting nesting(this);
+    SLUICE_RETURN_IF_ERROR(nesting.status());
+    SLUICE_RETURN_IF_ERROR(ParseNot(&date));
     *out = MakeDateArith(false, std::move(date), std::move(amount), std::move(unit), begin);
   } else {
     SLUICE_RETURN_IF_ERROR(ParseUnary(out));

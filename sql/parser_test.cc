@@ -253,10 +253,16 @@ TEST(ParserTest, BinaryOperatorsAssociateLeftAtEveryLevel) {
   ExpectTrees(cases);
 }
 
-TEST(ParserTest, IntervalArithmeticBindsAtTheAdditiveLevel) {
+TEST(ParserTest, IntervalArithmeticBindsAsMySQLsGrammar) {
   const std::pair<const char*, const char*> cases[] = {
       {"d + INTERVAL 1 DAY - INTERVAL 2 HOUR", "date_sub(date_add(`d`,1,'DAY'),2,'HOUR')"},
-      {"INTERVAL 1 DAY + d + 3", "(date_add(`d`,1,'DAY') + 3)"},
+      // INTERVAL n unit + date: the date runs to AND / OR / XOR, as in
+      // MySQL's grammar (simple_expr's INTERVAL_SYM expr interval '+' expr).
+      {"INTERVAL 1 DAY + d + 3", "date_add((`d` + 3),1,'DAY')"},
+      {"INTERVAL 1 DAY + d * 2", "date_add((`d` * 2),1,'DAY')"},
+      {"INTERVAL 1 DAY + d = x", "date_add((`d` = `x`),1,'DAY')"},
+      {"INTERVAL 1 DAY + d IS NULL AND y", "(date_add((`d` is null),1,'DAY') and `y`)"},
+      {"INTERVAL 1 DAY + INTERVAL 2 HOUR + d", "date_add(date_add(`d`,2,'HOUR'),1,'DAY')"},
       // MySQL's bit_expr '-' INTERVAL expr interval is itself a bit_expr,
       // which a higher operator may take as its left operand.
       {"d - INTERVAL 1 DAY * 2", "(date_sub(`d`,1,'DAY') * 2)"},
