@@ -519,7 +519,11 @@ Outcome TableExecutor::AlterTableLocked(const sql::AlterTableStmt& s) {
 
   // 2c. A copy. Each new column's value: the old column's, converted by the
   // assignment rules when its type changed; an added column's default.
+  // Under a strict sql_mode the conditions the evaluator raises while it
+  // computes generated columns end the ALTER too (MySQL's copy aborts on
+  // a warning), and the old table stays.
   const bool strict = Strict();
+  const StrictStatement strict_statement(ctx_, strict);
   // With foreign_key_checks, every row must have its parent under each
   // added key (1452). The parents are read, and locked shared, in a
   // transaction of the ALTER's own, held until the copy is in place.
