@@ -222,8 +222,13 @@ inline constexpr Error kMustChangePasswordLogin{1862, "HY000",
     "passwords."};
 inline constexpr Error kPluginCannotBeUninstalled{1883, "HY000", "Plugin '{}' cannot be uninstalled now. {}"};
 inline constexpr Error kFkDepthExceeded{3008, "HY000", "Foreign key cascade delete/update exceeds max depth of {}."};
+inline constexpr Error kInvalidArgumentForLogarithm{3020, "2201E", "Invalid argument for logarithm"};
 inline constexpr Error kQueryTimeout{3024, "HY000",
     "Query execution was interrupted, maximum statement execution time exceeded"};
+inline constexpr Error kUserLockWrongName{3057, "42000", "Incorrect user-level lock name '{}'."};
+inline constexpr Error kUserLockDeadlock{3058, "HY000",
+    "Deadlock found when trying to get user-level lock; try rolling back transaction/releasing locks and "
+    "restarting lock acquisition."};
 inline constexpr Error kAccountHasBeenLocked{3118, "HY000", "Access denied for user '{}'@'{}'. Account is locked."};
 // JSON (sql/json.h).
 inline constexpr Error kInvalidJsonText{3140, "22032", "Invalid JSON text: \"{}\" at position {} in value for column '{}'."};

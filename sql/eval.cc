@@ -426,6 +426,7 @@ Result<Value> EvalScalarSubquery(const Expr& e, EvalContext& ctx) {
 }  // namespace
 
 Result<std::optional<bool>> TruthOf(const Value& v, EvalContext& ctx, const Expr* from) {
+  if (from != nullptr && from->hex_literal) return NumericOperand(*from, v).ToBool();  // b'101', 0x41
   SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(v, "DOUBLE", ctx, from));
   return v.ToBool();
 }

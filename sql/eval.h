@@ -114,6 +114,14 @@ class EvalContext {
 
   // Results longer than this become NULL with warning 1301 (REPEAT, LPAD...).
   virtual uint64_t MaxAllowedPacket() { return 64 * 1024 * 1024; }
+
+  // A function the server answers because it reads or changes the
+  // server's state (GTID sets, user-level locks; exec/session_eval.cc):
+  // its result, or nullopt when `name` (upper case) is none of them, which
+  // is then 1305. `args` are evaluated. Default: none.
+  virtual std::optional<Result<Value>> CallServerFunction(std::string_view /*name*/, std::vector<Value>& /*args*/) {
+    return std::nullopt;
+  }
 };
 
 // Evaluates `expr`. Errors are MySQL errors for the client: 1690 on BIGINT

@@ -229,6 +229,10 @@ TEST_F(EvalTest, AStringReadAsANumberWarnsWhenMoreThanSpacesFollowIt) {
   EXPECT_EQ(warned("IF('q', 1, 2)"), "2 | 1292 Truncated incorrect DOUBLE value: 'q'");
   EXPECT_EQ(warned("CASE WHEN 'w' THEN 1 ELSE 0 END"), "0 | 1292 Truncated incorrect DOUBLE value: 'w'");
   EXPECT_EQ(warned("' 1 ' IS TRUE"), "1");
+  // A hex or bit literal's truth is its number's, with no warning.
+  EXPECT_EQ(warned("b'101' AND 1"), "1");
+  EXPECT_EQ(warned("NOT 0x00"), "1");
+  EXPECT_EQ(warned("IF(X'41', 'y', 'n')"), "y");
   // Strings against strings, temporal strings, and NULL read nothing as a number.
   EXPECT_EQ(warned("'1x' = 'abc'"), "0");
   EXPECT_EQ(warned("DATE'2024-01-02' = 20240102"), "1");

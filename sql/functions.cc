@@ -13,7 +13,10 @@
 // MONTH DAY DAYOFMONTH QUARTER HOUR MINUTE SECOND MICROSECOND DAYOFWEEK WEEKDAY
 // DAYOFYEAR WEEK TO_DAYS DAYNAME MONTHNAME LAST_DAY DATE TIME DATEDIFF
 // DATE_ADD DATE_SUB ADDDATE SUBDATE TIMESTAMPADD TIMESTAMPDIFF EXTRACT
-// DATE_FORMAT STR_TO_DATE.
+// DATE_FORMAT STR_TO_DATE; the mathematical ones in functions_numeric.cc,
+// encodings, addresses and UUIDs in functions_text.cc, JSON's in json.cc.
+// A name none of them knows goes to EvalContext::CallServerFunction (GTID
+// sets, user-level locks) before it is 1305.
 //
 // INTERVAL forms are function calls here, the unit a string literal the
 // parser makes of the unit word: DATE_ADD(d, INTERVAL 1 DAY) and
@@ -34,6 +37,7 @@
 
 #include "base/mysql_error.h"
 #include "sql/eval_internal.h"
+#include "sql/functions_internal.h"
 #include "sql/json.h"
 #include "sql/temporal.h"
 #include "sql/number.h"
@@ -41,55 +45,6 @@
 namespace sluice::sql {
 
 namespace {
-
-struct Call {
-  const Expr& expr;
-  EvalContext& ctx;
-  std::vector<Value> args;  // evaluated; empty for lazy functions
-  std::string name;         // upper case
-
-  // args[i] with hex literals read as numbers.
-  Value Num(size_t i) const { return NumericOperand(*expr.args[i], args[i]); }
-  // args[i] as a function reads a DOUBLE, an integer or a DECIMAL
-  // argument: a string with more than a number in it warns (1292), as in
-  // MySQL.
-  Value Double(size_t i) { return ReadAs(i, "DOUBLE"); }
-  int64_t Int(size_t i) { return ReadAs(i, "INTEGER").ToInt(); }
-  Value Dec(size_t i) { return ReadAs(i, "DECIMAL"); }
-  bool AnyNull() const {
-    for (const Value& v : args) {
-      if (v.is_null()) return true;
-    }
-    return false;
-  }
-  // The collation args[i] and args[j] compare with.
-  Collation CollationOf(size_t i, size_t j) const {
-    return ComparisonCollation(args[i], args[j]);
-  }
-  // EvalContext::Warn from a helper that returns a value, not a status:
-  // the first error strict mode makes of a warning ends the call (the
-  // dispatcher returns it, whatever the handler returned).
-  void Warn(const er::Error& condition, std::string message) {
-    if (error.ok()) error = ctx.Warn(condition, std::move(message));
-  }
-  Status error;
-
- private:
-  Value ReadAs(size_t i, const char* type) {
-    Value v = Num(i);
-    if (error.ok()) error = WarnIfNotNumber(v, type, ctx, expr.args[i].get());
-    return v;
-  }
-};
-
-using Handler = Result<Value> (*)(Call& c);
-
-struct FunctionDef {
-  int min_args;
-  int max_args;  // -1: any number
-  bool lazy;     // the handler evaluates expr.args itself
-  Handler fn;
-};
 
 // ------------------------------------------------------------------ helpers
 
@@ -114,23 +69,8 @@ std::string SubChars(const std::string& s, bool binary, int64_t from, int64_t co
   return s.substr(starts[from], starts[to] - starts[from]);
 }
 
-Value StringResult(std::string s, bool binary) { return Value::String(std::move(s), binary); }
-
-bool AnyBinary(const Call& c) {
-  for (const Value& v : c.args) {
-    if (v.is_binary()) return true;
-  }
-  return false;
-}
-
-// NULL with warning 1301 when a result would exceed max_allowed_packet.
-std::optional<Value> TooLong(Call& c, uint64_t size) {
-  const uint64_t max = c.ctx.MaxAllowedPacket();
-  if (size <= max) return std::nullopt;
-  std::string fname = AsciiLower(c.name);
-  c.Warn(er::kWarnAllowedPacketOverflowed, fmt::format(fmt::runtime(er::kWarnAllowedPacketOverflowed.format), fname, max));
-  return Value::Null();
-}
+bool AnyBinary(const Call& c) { return AnyBinaryArg(c); }
+std::optional<Value> TooLong(Call& c, uint64_t size) { return TooLongResult(c, size); }
 
 // a * b, saturating at UINT64_MAX.
 uint64_t SaturatingMul(uint64_t a, uint64_t b) {
@@ -1468,8 +1408,9 @@ Result<Value> FnAggregate(Call& c) {
 
 // ------------------------------------------------------------------ registry
 
-const std::unordered_map<std::string_view, FunctionDef>& Registry() {
-  static const std::unordered_map<std::string_view, FunctionDef> kFunctions = {
+const FunctionTable& Registry() {
+  static const FunctionTable kFunctions = [] {
+    FunctionTable t = {
       {"VERSION", {0, 0, false, FnVersion}},
       {"DATABASE", {0, 0, false, FnDatabase}},
       {"SCHEMA", {0, 0, false, FnDatabase}},
@@ -1590,11 +1531,30 @@ const std::unordered_map<std::string_view, FunctionDef>& Registry() {
       {"MIN", {0, -1, true, FnAggregate}},
       {"MAX", {0, -1, true, FnAggregate}},
       {"GROUP_CONCAT", {0, -1, true, FnAggregate}},
-  };
+    };
+    AddNumericFunctions(&t);
+    AddTextFunctions(&t);
+    return t;
+  }();
   return kFunctions;
 }
 
 }  // namespace
+
+bool AnyBinaryArg(const Call& c) {
+  for (const Value& v : c.args) {
+    if (v.is_binary()) return true;
+  }
+  return false;
+}
+
+std::optional<Value> TooLongResult(Call& c, uint64_t size) {
+  const uint64_t max = c.ctx.MaxAllowedPacket();
+  if (size <= max) return std::nullopt;
+  std::string fname = AsciiLower(c.name);
+  c.Warn(er::kWarnAllowedPacketOverflowed, fmt::format(fmt::runtime(er::kWarnAllowedPacketOverflowed.format), fname, max));
+  return Value::Null();
+}
 
 Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   const std::string upper = AsciiUpper(call.name);
@@ -1615,6 +1575,9 @@ Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   const auto& registry = Registry();
   auto it = registry.find(upper);
   if (it == registry.end()) {
+    std::vector<Value> args;
+    SLUICE_RETURN_IF_ERROR(evaluate_args(&args));
+    if (std::optional<Result<Value>> r = ctx.CallServerFunction(upper, args)) return std::move(*r);
     std::optional<std::string> db = ctx.CurrentDatabase();
     return MakeError(er::kSpDoesNotExist, "FUNCTION", db ? *db + "." + call.name : call.name);
   }
