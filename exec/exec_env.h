@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "exec/user_locks.h"
 
 namespace sluice::storage {
 class Engine;
@@ -157,9 +158,12 @@ class ExecEnv {
   TransactionHooks& hooks() const { return *s_.hooks; }
   const PluginCatalog& plugins() const { return *s_.plugins; }
   ServerControl& control() const { return *s_.control; }
+  // GET_LOCK's locks: the ExecEnv's own, one per server.
+  UserLocks& user_locks() const { return user_locks_; }
 
  private:
   const Services s_;
+  mutable UserLocks user_locks_;
 };
 
 }  // namespace sluice::exec

@@ -1,11 +1,14 @@
 #include "exec/session_eval.h"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "base/mysql_error.h"
 #include "base/strings.h"
 #include "base/version.h"
+#include "binlog/binlog.h"
+#include "binlog/gtid.h"
 #include "exec/exec_env.h"
 #include "exec/settings.h"
 #include "vars/core_vars.h"
@@ -112,6 +115,114 @@ Status SessionEval::Warn(const er::Error& condition, std::string message) {
   }
   ctx_.warnings.push_back({Warning::Level::kWarning, condition.code, std::move(message)});
   return Status::OK();
+}
+
+namespace {
+
+Status WrongArgCount(std::string_view name) { return MakeError(er::kWrongParamcountToNativeFct, std::string(name)); }
+
+// A wait of `seconds` from now; nullopt (for ever) when `forever_if`.
+std::optional<std::chrono::steady_clock::time_point> DeadlineAfter(double seconds, bool forever_if) {
+  if (forever_if) return std::nullopt;
+  const double capped = std::min(seconds, 365.0 * 24 * 3600);
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(capped));
+}
+
+}  // namespace
+
+std::optional<Result<sql::Value>> SessionEval::CallServerFunction(std::string_view name,
+                                                                  std::vector<sql::Value>& args) {
+  using sql::Value;
+  const size_t n = args.size();
+  auto any_null = [&] { return std::any_of(args.begin(), args.end(), [](const Value& v) { return v.is_null(); }); };
+  auto interrupted = [&] {
+    return ctx_.kill_state() != KillState::kNone || ctx_.DeadlinePassed() || env_.control().shutting_down();
+  };
+  // The statement's error for a wait that ended early: KILL or
+  // max_execution_time.
+  auto wait_error = [&]() -> Status {
+    Status st = ctx_.CheckInterrupt();
+    return st.ok() ? MakeError(er::kQueryInterrupted) : st;
+  };
+  // GTID sets (MySQL 8.0's GTID_SUBSET, GTID_SUBTRACT): 1772 for a
+  // malformed set.
+  if (name == "GTID_SUBSET" || name == "GTID_SUBTRACT") {
+    if (n != 2) return WrongArgCount(name);
+    if (any_null()) return Value::Null();
+    Result<binlog::GtidSet> a = binlog::GtidSet::Parse(args[0].ToString());
+    if (!a.ok()) return a.status();
+    Result<binlog::GtidSet> b = binlog::GtidSet::Parse(args[1].ToString());
+    if (!b.ok()) return b.status();
+    if (name == "GTID_SUBSET") return Value::Bool(b->Contains(*a));
+    a->Remove(*b);
+    return Value::String(a->ToString());
+  }
+  // WAIT_FOR_EXECUTED_GTID_SET(set [, timeout]): 0 once every GTID of the
+  // set has committed here, 1 when `timeout` seconds passed first (none or
+  // 0: no limit).
+  if (name == "WAIT_FOR_EXECUTED_GTID_SET") {
+    if (n < 1 || n > 2) return WrongArgCount(name);
+    if (args[0].is_null()) return Value::Null();
+    Result<binlog::GtidSet> want = binlog::GtidSet::Parse(args[0].ToString());
+    if (!want.ok()) return want.status();
+    const double timeout = n == 2 && !args[1].is_null() ? args[1].ToDouble() : 0;
+    if (timeout < 0) return MakeError(er::kWrongArguments, "WAIT_FOR_EXECUTED_GTID_SET.");
+    const auto deadline = DeadlineAfter(timeout, timeout == 0);
+    for (;;) {
+      if (env_.binlog() != nullptr && env_.binlog()->gtid_executed().Contains(*want)) return Value::Int(0);
+      if (deadline && std::chrono::steady_clock::now() >= *deadline) return Value::Int(1);
+      if (interrupted()) return wait_error();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  // This server replicates from nobody: a wait for a source position is
+  // NULL at once, as on a MySQL server whose replication is not running.
+  if (name == "SOURCE_POS_WAIT" || name == "MASTER_POS_WAIT") {
+    if (n < 2 || n > 4) return WrongArgCount(name);
+    return Value::Null();
+  }
+  // User-level locks (exec/user_locks.h).
+  UserLocks& locks = env_.user_locks();
+  auto lock_name = [&](const Value& v) -> Result<std::string> {
+    if (v.is_null()) return MakeError(er::kUserLockWrongName, "NULL");
+    std::string text = v.ToString();
+    SLUICE_RETURN_IF_ERROR(UserLocks::CheckName(text));
+    return text;
+  };
+  if (name == "GET_LOCK") {
+    if (n != 2) return WrongArgCount(name);
+    Result<std::string> lock = lock_name(args[0]);
+    if (!lock.ok()) return lock.status();
+    // Seconds; a negative timeout waits for ever.
+    const double timeout = args[1].is_null() ? 0 : args[1].ToDouble();
+    Result<UserLocks::Outcome> got =
+        locks.Acquire(ctx_.connection_id, *lock, DeadlineAfter(std::max(timeout, 0.0), timeout < 0), interrupted);
+    if (!got.ok()) return got.status();
+    switch (*got) {
+      case UserLocks::Outcome::kAcquired: return Value::Int(1);
+      case UserLocks::Outcome::kTimedOut: return Value::Int(0);
+      case UserLocks::Outcome::kInterrupted: return wait_error();
+    }
+    return Value::Null();
+  }
+  if (name == "RELEASE_LOCK" || name == "IS_FREE_LOCK" || name == "IS_USED_LOCK") {
+    if (n != 1) return WrongArgCount(name);
+    Result<std::string> lock = lock_name(args[0]);
+    if (!lock.ok()) return lock.status();
+    if (name == "RELEASE_LOCK") {
+      std::optional<bool> released = locks.Release(ctx_.connection_id, *lock);
+      return released ? Value::Bool(*released) : Value::Null();
+    }
+    std::optional<uint64_t> holder = locks.Holder(*lock);
+    if (name == "IS_FREE_LOCK") return Value::Bool(!holder);
+    return holder ? Value::UInt(*holder) : Value::Null();
+  }
+  if (name == "RELEASE_ALL_LOCKS") {
+    if (n != 0) return WrongArgCount(name);
+    return Value::UInt(locks.ReleaseAll(ctx_.connection_id));
+  }
+  return std::nullopt;
 }
 
 bool SessionEval::SleepFor(std::chrono::nanoseconds d) {

@@ -59,6 +59,9 @@ class SessionEval : public sql::EvalContext {
   bool FirstWarningFrom(const void* source) override;
   Status CheckInterrupt() override { return ctx_.CheckInterrupt(); }
   bool SleepFor(std::chrono::nanoseconds d) override;
+  // GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET,
+  // SOURCE_POS_WAIT / MASTER_POS_WAIT, and the user-level locks.
+  std::optional<Result<sql::Value>> CallServerFunction(std::string_view name, std::vector<sql::Value>& args) override;
 
  private:
   const ExecEnv& env_;

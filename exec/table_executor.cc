@@ -304,6 +304,7 @@ Status TableExecutor::Begin(bool consistent_snapshot, bool read_only) {
 void TableExecutor::EndSession(const ExecEnv& env, SessionContext& ctx) {
   env.global_read_lock().Unlock(ctx.connection_id);
   env.table_locks().UnlockAll(ctx.connection_id);
+  env.user_locks().ReleaseAll(ctx.connection_id);
   ctx.locked_tables.clear();
   Transaction(env, ctx).EndSession();
   ctx.in_transaction = false;

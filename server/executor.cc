@@ -350,6 +350,7 @@ void Executor::Dispatch(SessionState& ctx, std::string_view packet, Response* ou
       break;
     }
     case p::COM_RESET_CONNECTION:
+      server_.exec_env().user_locks().ReleaseAll(ctx.connection_id);
       ctx.prepared.Clear();
       ctx.user_vars.clear();
       ctx.warnings.clear();
