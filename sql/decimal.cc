@@ -230,7 +230,10 @@ std::optional<Decimal> Decimal::FromDouble(double d) {
   } else {
     scale = -shift;
     if (scale > kMaxScale) {
-      w = DivRounded(w, Pow10W(scale - kMaxScale), Rounding::kHalfAwayFromZero);
+      // Digits below 10^-30 are rounded off; a value that has none above
+      // it (1e-300) is 0.
+      const int drop = scale - kMaxScale;
+      w = drop > n ? Wide(0) : DivRounded(w, Pow10W(drop), Rounding::kHalfAwayFromZero);
       scale = kMaxScale;
     }
   }

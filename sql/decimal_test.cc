@@ -136,6 +136,11 @@ TEST(DecimalTest, DoublesConvertUpToSixtyFiveDigits) {
   EXPECT_EQ(Str(Decimal::FromDouble(1e64)), "1" + std::string(64, '0'));
   EXPECT_EQ(Str(Decimal::FromDouble(-1.5e-31)), "0.000000000000000000000000000000");
   EXPECT_EQ(Str(Decimal::FromDouble(-5e-31)), "-0.000000000000000000000000000001");
+  // Far below 10^-30 (the fuzzer's FROM_UNIXTIME(1555999998 / 1e99...)):
+  // zero, not a read past the powers of ten.
+  EXPECT_EQ(Str(Decimal::FromDouble(1e-300)), "0.000000000000000000000000000000");
+  EXPECT_EQ(Str(Decimal::FromDouble(-2.5e-200)), "0.000000000000000000000000000000");
+  EXPECT_EQ(Str(Decimal::FromDouble(4.9e-308)), "0.000000000000000000000000000000");
   EXPECT_FALSE(Decimal::FromDouble(1e65));
   EXPECT_DOUBLE_EQ(D("-" + kWidest).ToDouble(), -1e35);
 }
