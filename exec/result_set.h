@@ -81,6 +81,33 @@ inline p::ColumnDefinition ColumnFor(const std::string& name, const sql::Value& 
       c.flags = p::BINARY_FLAG | p::NUM_FLAG;
       break;
     case sql::ValueKind::kString:
+      if (v.is_temporal()) {
+        // A date, time or datetime (NOW(), CURDATE(), DATE'...', CAST AS
+        // DATE, DATE_ADD ...) is described as one, as MySQL does, so that
+        // clients read a date, not a string; its fractional digits are the
+        // column's decimals.
+        const std::string& text = v.string_value();
+        const size_t dot = text.find('.');
+        const uint32_t fsp = dot == std::string::npos ? 0 : static_cast<uint32_t>(text.size() - dot - 1);
+        c.collation = p::kCollationBinary;
+        c.flags = p::BINARY_FLAG;
+        c.decimals = static_cast<uint8_t>(fsp);
+        switch (v.string_type()) {
+          case sql::StringType::kDate:
+            c.type = p::MYSQL_TYPE_DATE;
+            c.length = 10;
+            break;
+          case sql::StringType::kTime:
+            c.type = p::MYSQL_TYPE_TIME;
+            c.length = 10 + (fsp > 0 ? fsp + 1 : 0);
+            break;
+          default:
+            c.type = p::MYSQL_TYPE_DATETIME;
+            c.length = 19 + (fsp > 0 ? fsp + 1 : 0);
+            break;
+        }
+        break;
+      }
       c.type = p::MYSQL_TYPE_VAR_STRING;
       c.collation = v.is_binary() ? p::kCollationBinary : p::kCollationUtf8mb4_0900_ai_ci;
       c.length = static_cast<uint32_t>(std::max<size_t>(v.string_value().size(), 1) * 4);

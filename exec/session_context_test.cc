@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "exec/result_set.h"
 #include "exec/row_eval.h"
 #include "storage/engine/engine.h"
 #include "vars/status_vars.h"
@@ -16,6 +17,20 @@ namespace sluice::exec {
 namespace {
 
 using namespace std::chrono_literals;
+
+// A computed date, time or datetime is described as one (clients then
+// return a date, not a string), its fraction digits as the decimals.
+TEST(ResultColumns, TemporalValuesGetTemporalTypes) {
+  using sql::StringType;
+  using sql::Value;
+  EXPECT_EQ(ColumnFor("d", Value::Typed("2024-01-31", StringType::kDate)).type, p::MYSQL_TYPE_DATE);
+  const p::ColumnDefinition dt = ColumnFor("dt", Value::Typed("2024-01-31 10:20:30.123", StringType::kDatetime));
+  EXPECT_EQ(dt.type, p::MYSQL_TYPE_DATETIME);
+  EXPECT_EQ(dt.decimals, 3);
+  EXPECT_EQ(dt.length, 23u);
+  EXPECT_EQ(ColumnFor("t", Value::Typed("-838:59:59", StringType::kTime)).type, p::MYSQL_TYPE_TIME);
+  EXPECT_EQ(ColumnFor("s", Value::String("2024-01-31")).type, p::MYSQL_TYPE_VAR_STRING);
+}
 
 TEST(StatementInterrupt, KillIsSeenAtTheNextCheck) {
   SessionContext ctx;
