@@ -585,6 +585,13 @@ Result<Value> EvalBetween(const Expr& e, EvalContext& ctx) {
   if (!lo.ok()) return lo;
   Result<Value> hi = Evaluate(*e.args[2], ctx);
   if (!hi.ok()) return hi;
+  // One comparison type for the three: with a number among them, hex and
+  // bit literals are numbers too (0x41 BETWEEN 65 AND 66).
+  if (IsNumericValue(*v) || IsNumericValue(*lo) || IsNumericValue(*hi)) {
+    *v = NumericOperand(*e.args[0], *v);
+    *lo = NumericOperand(*e.args[1], *lo);
+    *hi = NumericOperand(*e.args[2], *hi);
+  }
   SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *lo, ctx, e.args[0].get(), e.args[1].get()));
   SLUICE_RETURN_IF_ERROR(WarnIfComparedAsNumber(*v, *hi, ctx, e.args[0].get(), e.args[2].get()));
   std::optional<int> c1 = CompareValues(*v, *lo);
@@ -666,6 +673,11 @@ Result<Value> Arithmetic(Op op, const Value& a, const Value& b, const Expr& node
   const NumClass ca = ClassOf(a);
   const NumClass cb = ClassOf(b);
   if (ca == NumClass::kDouble || cb == NumClass::kDouble) {
+    // DIV of anything but two integers is exact, through DECIMAL, as in
+    // MySQL (-9223372036854775808 DIV '3.5' is -2635249153387078802, not
+    // the nearest DOUBLE); beyond DECIMAL's 65 digits, through DOUBLE.
+    const auto fits = [](const Value& v) { return std::fabs(v.ToDouble()) < 1e65; };
+    if (op == Op::kIntDiv && fits(a) && fits(b)) return DecimalArithmetic(op, a, b, node, ctx);
     return DoubleArithmetic(op, a.ToDouble(), b.ToDouble(), node, ctx);
   }
   if (op == Op::kDiv || ca == NumClass::kDecimal || cb == NumClass::kDecimal) {

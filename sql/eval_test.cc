@@ -150,6 +150,15 @@ TEST_F(EvalTest, DecimalArithmeticIsExact) {
   EXPECT_EQ(Text("1.10 * 2.5"), "2.750");
   EXPECT_EQ(Text("1.5 - 2"), "-0.5");
   EXPECT_EQ(Text("5.5 DIV 2"), "2");
+  // DIV of a DOUBLE or a string is exact too (through DECIMAL, as MySQL).
+  EXPECT_EQ(Text("-9223372036854775808 DIV '3.5'"), "-2635249153387078802");
+  EXPECT_EQ(Text("9007199254740993 DIV 1e0"), "9007199254740993");  // the integer is not rounded to a DOUBLE
+  EXPECT_EQ(Text("'10' DIV '3'"), "3");
+  EXPECT_EQ(Text("7.5e0 DIV 2"), "3");
+  // BETWEEN with a number among its operands reads hex literals as numbers.
+  EXPECT_EQ(Text("0x41 BETWEEN 65 AND 66"), "1");
+  EXPECT_EQ(Text("0x41 BETWEEN 0x41 AND 0.5"), "0");
+  EXPECT_EQ(Text("0x41 BETWEEN 'A' AND 'B'"), "1");
   EXPECT_EQ(Text("5.5 % 2"), "1.5");
 }
 
@@ -890,6 +899,47 @@ TEST_F(EvalTest, DateDifferences) {
   EXPECT_EQ(Text("TIMESTAMPADD(MINUTE, 1, '2003-01-02')"), "2003-01-02 00:01:00");
   EXPECT_EQ(Text("TIMESTAMPADD(WEEK, 1, '2003-01-02')"), "2003-01-09");
   EXPECT_EQ(Call("TIMESTAMPDIFF", {"FORTNIGHT", "'2003-01-02'", "'2003-01-03'"}), "ERROR 1210");
+}
+
+// MySQL's documented examples of the TIME and day-number functions.
+TEST_F(EvalTest, TimeArithmeticAndDayNumbers) {
+  EXPECT_EQ(Text("TIME_TO_SEC('22:23:00')"), "80580");
+  EXPECT_EQ(Text("TIME_TO_SEC('00:39:38')"), "2378");
+  EXPECT_EQ(Text("SEC_TO_TIME(2378)"), "00:39:38");
+  EXPECT_EQ(Text("MAKETIME(12, 15, 30)"), "12:15:30");
+  EXPECT_EQ(Text("MAKETIME(12, 60, 30)"), "NULL");
+  EXPECT_EQ(Text("TIMEDIFF('2000-01-01 00:00:00', '2000-01-01 00:00:00.000001')"), "-00:00:00.000001");
+  EXPECT_EQ(Text("TIMEDIFF('2008-12-31 23:59:59.000001', '2008-12-30 01:01:01.000002')"), "46:58:57.999999");
+  EXPECT_EQ(Text("TIMEDIFF('10:00:00', '2000-01-01 00:00:00')"), "NULL");
+  EXPECT_EQ(Text("TIMEDIFF('3.5', '12')"), "-00:00:08.5");
+  EXPECT_EQ(Text("ADDTIME('2007-12-31 23:59:59.999999', '1 1:1:1.000002')"), "2008-01-02 01:01:01.000001");
+  EXPECT_EQ(Text("ADDTIME('01:00:00.999999', '02:00:00.999998')"), "03:00:01.999997");
+  EXPECT_EQ(Text("SUBTIME('2007-12-31 23:59:59.999999', '1 1:1:1.000002')"), "2007-12-30 22:58:58.999997");
+  EXPECT_EQ(Text("SUBTIME('01:00:00.999999', '02:00:00.999998')"), "-00:59:59.999999");
+  ctx_.warnings.clear();
+  EXPECT_EQ(Text("SEC_TO_TIME(3600 * 900)"), "838:59:59");
+  ASSERT_EQ(ctx_.warnings.size(), 1u);
+  EXPECT_EQ(ctx_.warnings[0].first, 1292);
+  EXPECT_EQ(Text("MAKEDATE(2011, 31)"), "2011-01-31");
+  EXPECT_EQ(Text("MAKEDATE(2011, 32)"), "2011-02-01");
+  EXPECT_EQ(Text("MAKEDATE(2014, 365)"), "2014-12-31");
+  EXPECT_EQ(Text("MAKEDATE(2011, 0)"), "NULL");
+  EXPECT_EQ(Text("FROM_DAYS(730669)"), "2000-07-03");
+  EXPECT_EQ(Text("FROM_DAYS(TO_DAYS('2024-02-29'))"), "2024-02-29");
+  EXPECT_EQ(Text("TO_SECONDS(950501)"), "62966505600");  // 1995-05-01
+  EXPECT_EQ(Text("TO_SECONDS('2009-11-29')"), "63426672000");
+  EXPECT_EQ(Text("TO_SECONDS('2009-11-29 13:43:32')"), "63426721412");
+  EXPECT_EQ(Text("PERIOD_ADD(200801, 2)"), "200803");
+  EXPECT_EQ(Text("PERIOD_ADD(0812, 1)"), "200901");
+  EXPECT_EQ(Text("PERIOD_DIFF(200802, 200703)"), "11");
+  EXPECT_EQ(Text("WEEKOFYEAR('2008-02-20')"), "8");
+  EXPECT_EQ(Text("YEARWEEK('1987-01-01')"), "198652");
+  EXPECT_EQ(Text("TIMESTAMP('2003-12-31')"), "2003-12-31 00:00:00");
+  EXPECT_EQ(Text("TIMESTAMP('2003-12-31 12:00:00', '12:00:00')"), "2004-01-01 00:00:00");
+  EXPECT_EQ(Text("CONVERT_TZ('2004-01-01 12:00:00', '+00:00', '+10:00')"), "2004-01-01 22:00:00");
+  EXPECT_EQ(Text("CONVERT_TZ('2004-01-01 12:00:00.5', '-05:30', 'UTC')"), "2004-01-01 17:30:00.5");
+  EXPECT_EQ(Text("CONVERT_TZ('2004-01-01 12:00:00', 'GMT', 'MET')"), "NULL");
+  EXPECT_EQ(Text("CONVERT_TZ('1960-01-01 12:00:00', '+00:00', '+10:00')"), "1960-01-01 12:00:00");
 }
 
 // DATE_ADD(d, INTERVAL n unit) reaches the evaluator as DATE_ADD(d, n, 'unit').

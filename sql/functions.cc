@@ -137,12 +137,19 @@ DateTime Truncate(DateTime dt, int fsp) {
   return dt;
 }
 
+std::optional<int64_t> ParseZoneOffset(const std::string& s);
+
 // The session's time_zone as seconds east of UTC; nullopt for SYSTEM (and
 // named zones, not supported yet): the server's local time.
 std::optional<int64_t> SessionZoneOffset(EvalContext& ctx) {
   Result<Value> tz = ctx.GetSystemVariable("time_zone", VarScope::kDefault);
   if (!tz.ok() || tz->is_null()) return std::nullopt;
-  const std::string s = tz->ToString();
+  return ParseZoneOffset(tz->ToString());
+}
+
+// A zone written as '+HH:MM' / '-HH:MM' or 'UTC', as seconds east of UTC;
+// nullopt for anything else ('SYSTEM', named zones).
+std::optional<int64_t> ParseZoneOffset(const std::string& s) {
   if (EqualsIgnoreCase(s, "UTC")) return 0;
   if (s.size() < 4 || (s[0] != '+' && s[0] != '-')) return std::nullopt;
   const size_t colon = s.find(':');
@@ -476,6 +483,265 @@ Result<Value> FnDateDiff(Call& c) {
   std::optional<DateTime> b = FullDateArg(c, 1);
   if (!a || !b) return Value::Null();
   return Value::Int(DaysFromCivil(a->year, a->month, a->day) - DaysFromCivil(b->year, b->month, b->day));
+}
+
+// ------------------------------------------------------------------ TIME arithmetic
+
+constexpr int64_t kMaxTimeMicros = (838LL * 3600 + 59 * 60 + 59) * 1000000;  // 838:59:59
+
+// A TIME as signed microseconds.
+int64_t TimeMicros(const DateTime& t) {
+  const int64_t v = ((static_cast<int64_t>(t.hour) * 60 + t.minute) * 60 + t.second) * 1000000 + t.micro;
+  return t.negative ? -v : v;
+}
+
+// A TIME of `micros`, held to MySQL's -838:59:59 .. 838:59:59 with warning
+// 1292 (Truncated incorrect time value) when it was beyond.
+Value TimeValue(Call& c, int64_t micros, int fsp, const std::string& shown) {
+  if (micros > kMaxTimeMicros || micros < -kMaxTimeMicros) {
+    c.Warn(er::kTruncatedWrongValue, "Truncated incorrect time value: '" + shown + "'");
+    micros = micros < 0 ? -kMaxTimeMicros : kMaxTimeMicros;
+  }
+  DateTime r;
+  r.negative = micros < 0;
+  uint64_t m = static_cast<uint64_t>(micros < 0 ? -micros : micros);
+  r.micro = static_cast<int>(m % 1000000);
+  r.second = static_cast<int>(m / 1000000 % 60);
+  r.minute = static_cast<int>(m / 60000000 % 60);
+  r.hour = static_cast<int>(m / 3600000000ULL);
+  return Value::Typed(FormatTime(r, fsp), StringType::kTime);
+}
+
+// Whether args[i] reads as a TIME rather than a DATETIME (TIMEDIFF,
+// ADDTIME): a TIME, or what is no datetime ('10:20:30', 102030).
+bool ReadsAsTime(const Call& c, size_t i) {
+  const Value& v = c.args[i];
+  if (v.string_type() == StringType::kTime) return true;
+  if (v.is_temporal()) return false;
+  return !ParseDatetime(v.ToString()).has_value();
+}
+
+// TIME_TO_SEC(t): t in seconds (a DATETIME's time of day).
+Result<Value> FnTimeToSec(Call& c) {
+  std::optional<DateTime> t = TimeArg(c, 0);
+  if (!t) return Value::Null();
+  const int64_t secs = TimeMicros(*t) / 1000000;
+  return Value::Int(secs);
+}
+
+// SEC_TO_TIME(s): the TIME s seconds long, with s's fractional digits.
+Result<Value> FnSecToTime(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const Value v = c.Dec(0);
+  const Decimal d = v.ToDecimal();
+  const int fsp = v.kind() == ValueKind::kInt || v.kind() == ValueKind::kUInt ? 0 : std::min<int>(d.scale, 6);
+  std::optional<Decimal> micros = d.Rescaled(6);
+  std::optional<__int128> m = micros ? micros->Unscaled() : std::nullopt;
+  const __int128 limit = static_cast<__int128>(kMaxTimeMicros) + 1;
+  const int64_t us = !m ? (d.negative ? -kMaxTimeMicros - 1 : kMaxTimeMicros + 1)
+                        : static_cast<int64_t>(std::clamp<__int128>(*m, -limit, limit));
+  return TimeValue(c, us, fsp, v.ToString());
+}
+
+// MAKETIME(h, m, s): NULL unless 0 <= m <= 59 and 0 <= s < 60.
+Result<Value> FnMakeTime(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const int64_t h = c.Int(0), m = c.Int(1);
+  const Value sv = c.Dec(2);
+  const Decimal sd = sv.ToDecimal();
+  const double s = sv.ToDouble();
+  if (m < 0 || m > 59 || s < 0 || s >= 60) return Value::Null();
+  const int fsp = sv.kind() == ValueKind::kInt || sv.kind() == ValueKind::kUInt ? 0 : std::min<int>(sd.scale, 6);
+  std::optional<Decimal> sm = sd.Rescaled(6);
+  const int64_t secs_micros = sm && sm->Unscaled() ? static_cast<int64_t>(*sm->Unscaled()) : 0;
+  const int64_t hours = std::clamp<int64_t>(h, -1000, 1000);
+  const int64_t mag = (std::abs(hours) * 3600 + m * 60) * 1000000 + secs_micros;
+  return TimeValue(c, h < 0 ? -mag : mag, fsp, fmt::format("{}:{:02}:{}", h, m, sv.ToString()));
+}
+
+// TIMEDIFF(a, b): a - b as a TIME; both TIMEs or both DATETIMEs, else NULL.
+Result<Value> FnTimeDiff(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const bool ta = ReadsAsTime(c, 0), tb = ReadsAsTime(c, 1);
+  if (ta != tb) return Value::Null();
+  int64_t a = 0, b = 0;
+  // The digits of either operand's fraction, as written ('3.5' has one).
+  int fsp = std::max(FractionDigits(c.args[0]), FractionDigits(c.args[1]));
+  if (ta) {
+    std::optional<DateTime> x = TimeArg(c, 0), y = TimeArg(c, 1);
+    if (!x || !y) return Value::Null();
+    a = TimeMicros(*x);
+    b = TimeMicros(*y);
+    fsp = std::max({fsp, x->frac_digits, y->frac_digits});
+  } else {
+    std::optional<DateTime> x = DatetimeArg(c, 0), y = DatetimeArg(c, 1);
+    if (!x || !y) return Value::Null();
+    a = ToMicros(*x);
+    b = ToMicros(*y);
+    fsp = std::max({fsp, x->frac_digits, y->frac_digits});
+  }
+  return TimeValue(c, a - b, fsp, std::to_string((a - b) / 1000000));
+}
+
+// ADDTIME(a, t) / SUBTIME(a, t): a DATETIME or TIME `a` moved by the TIME
+// `t`, of a's kind.
+Result<Value> AddTime(Call& c, bool subtract) {
+  if (c.AnyNull()) return Value::Null();
+  std::optional<DateTime> t = TimeArg(c, 1);
+  if (!t) return Value::Null();
+  const int64_t delta = subtract ? -TimeMicros(*t) : TimeMicros(*t);
+  int fsp = std::max({FractionDigits(c.args[0]), FractionDigits(c.args[1]), t->frac_digits});
+  if (ReadsAsTime(c, 0)) {
+    std::optional<DateTime> x = TimeArg(c, 0);
+    if (!x) return Value::Null();
+    return TimeValue(c, TimeMicros(*x) + delta, std::max(fsp, x->frac_digits), c.args[0].ToString());
+  }
+  std::optional<DateTime> x = DatetimeArg(c, 0);
+  if (!x) return Value::Null();
+  fsp = std::max(fsp, x->frac_digits);
+  std::optional<DateTime> r = FromMicros(ToMicros(*x) + delta);
+  if (!r) return Value::Null();
+  return DatetimeValue(*r, fsp);
+}
+Result<Value> FnAddTime(Call& c) { return AddTime(c, false); }
+Result<Value> FnSubTime(Call& c) { return AddTime(c, true); }
+
+// MAKEDATE(year, day_of_year): NULL for a day below 1 or a year past 9999;
+// a two-digit year is 1970-2069, as MySQL reads it.
+Result<Value> FnMakeDate(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  int64_t year = c.Int(0);
+  const int64_t day = c.Int(1);
+  if (day <= 0 || year < 0 || year > 9999) return Value::Null();
+  if (year < 70) year += 2000;
+  else if (year < 100) year += 1900;
+  const int64_t days = DaysFromCivil(static_cast<int>(year), 1, 1) + day - 1;
+  if (days > DaysFromCivil(9999, 12, 31)) return Value::Null();
+  DateTime r;
+  CivilFromDays(days, &r.year, &r.month, &r.day);
+  return DateValue(r);
+}
+
+constexpr int64_t kDaysFromYear0 = 719528;  // 0000-01-01 .. 1970-01-01 (TO_DAYS' day 0 is year 0)
+
+// FROM_DAYS(n): the date TO_DAYS gives n for; before day 366 (year 1)
+// MySQL's zero date.
+Result<Value> FnFromDays(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const int64_t n = c.Int(0);
+  if (n < 366 || n > DaysFromCivil(9999, 12, 31) + kDaysFromYear0) {
+    return n < 366 ? Value::Typed("0000-00-00", StringType::kDate) : Value::Null();
+  }
+  DateTime r;
+  CivilFromDays(n - kDaysFromYear0, &r.year, &r.month, &r.day);
+  return DateValue(r);
+}
+
+// TO_SECONDS(d): seconds since year 0.
+Result<Value> FnToSeconds(Call& c) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  const int64_t days = DaysFromCivil(dt->year, dt->month, dt->day) + kDaysFromYear0;
+  return Value::Int(days * 86400 + dt->hour * 3600 + dt->minute * 60 + dt->second);
+}
+
+// A period YYMM / YYYYMM as months since year 0 (a two-digit year is
+// 1970-2069).
+int64_t PeriodMonths(int64_t p) {
+  if (p == 0) return 0;
+  int64_t year = p / 100;
+  if (year < 70) year += 2000;
+  else if (year < 100) year += 1900;
+  return year * 12 + p % 100 - 1;
+}
+
+Result<Value> FnPeriodAdd(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const int64_t p = c.Int(0), n = c.Int(1);
+  if (p < 0 || p % 100 > 12) return MakeError(er::kWrongArguments, "period_add");
+  if (p == 0) return Value::Int(0);
+  const int64_t months = PeriodMonths(p) + n;
+  if (months < 0) return Value::Int(0);
+  return Value::Int(months / 12 * 100 + months % 12 + 1);
+}
+
+Result<Value> FnPeriodDiff(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  const int64_t a = c.Int(0), b = c.Int(1);
+  if (a < 0 || b < 0 || a % 100 > 12 || b % 100 > 12) return MakeError(er::kWrongArguments, "period_diff");
+  return Value::Int(PeriodMonths(a) - PeriodMonths(b));
+}
+
+// WEEKOFYEAR(d) is WEEK(d, 3); YEARWEEK(d [, mode]) the year and week
+// together (YYYYWW), the year the week belongs to.
+Result<Value> FnWeekOfYear(Call& c) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  int year = 0;
+  return Value::Int(WeekOfYear(*dt, 3, &year));
+}
+
+Result<Value> FnYearWeek(Call& c) {
+  std::optional<DateTime> dt = FullDateArg(c, 0);
+  if (!dt) return Value::Null();
+  int mode = 0;
+  if (c.args.size() > 1) {
+    if (c.args[1].is_null()) return Value::Null();
+    mode = static_cast<int>(c.Int(1) & 7);
+  }
+  int year = 0;
+  // YEARWEEK counts the days of a first week in the year before as that
+  // year's last week (mode | 2), as MySQL does.
+  const int week = WeekOfYear(*dt, mode | 2, &year);
+  return Value::Int(static_cast<int64_t>(year) * 100 + week);
+}
+
+// TIMESTAMP(d [, t]): d as a DATETIME, plus the TIME t.
+Result<Value> FnTimestamp(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  std::optional<DateTime> dt = DatetimeArg(c, 0);
+  if (!dt) return Value::Null();
+  int fsp = FractionDigits(c.args[0]);
+  if (c.args.size() > 1) {
+    std::optional<DateTime> t = TimeArg(c, 1);
+    if (!t) return Value::Null();
+    std::optional<DateTime> r = FromMicros(ToMicros(*dt) + TimeMicros(*t));
+    if (!r) return Value::Null();
+    dt = r;
+    fsp = std::max(fsp, FractionDigits(c.args[1]));
+  }
+  return DatetimeValue(*dt, fsp);
+}
+
+// CONVERT_TZ(dt, from, to): dt read in zone `from`, shown in zone `to`.
+// Zones are offsets ('+05:30'), 'UTC' or 'SYSTEM' (the server's local
+// zone); a named zone is NULL, as on a MySQL server without time zone
+// tables. A dt outside TIMESTAMP's range is returned as it is (MySQL).
+Result<Value> FnConvertTz(Call& c) {
+  if (c.AnyNull()) return Value::Null();
+  std::optional<DateTime> dt = DatetimeArg(c, 0);
+  if (!dt) return Value::Null();
+  const int fsp = FractionDigits(c.args[0]);
+  auto to_utc_seconds = [&](const std::string& zone, const DateTime& local) -> std::optional<int64_t> {
+    if (EqualsIgnoreCase(zone, "SYSTEM")) return LocalToUnixSeconds(local);
+    std::optional<int64_t> offset = ParseZoneOffset(zone);
+    if (!offset) return std::nullopt;
+    return ToMicros(local) / 1000000 - *offset;
+  };
+  const std::string from = c.args[1].ToString(), to = c.args[2].ToString();
+  if (!EqualsIgnoreCase(from, "SYSTEM") && !ParseZoneOffset(from)) return Value::Null();
+  if (!EqualsIgnoreCase(to, "SYSTEM") && !ParseZoneOffset(to)) return Value::Null();
+  std::optional<int64_t> utc = to_utc_seconds(from, *dt);
+  // TIMESTAMP's range: 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 UTC.
+  if (!utc || *utc < 1 || *utc > 2147483647) return DatetimeValue(*dt, fsp);
+  const int64_t us = *utc * 1000000 + dt->micro;
+  DateTime r;
+  if (EqualsIgnoreCase(to, "SYSTEM")) {
+    r = FromUnixMicros(us, false);
+  } else {
+    r = FromUnixMicros(us + *ParseZoneOffset(to) * 1000000, true);
+  }
+  return DatetimeValue(r, fsp);
 }
 
 // The date at args[date] plus (minus) INTERVAL args[amount] `unit`.
@@ -1491,6 +1757,21 @@ const FunctionTable& Registry() {
       {"DATE", {1, 1, false, FnDate}},
       {"TIME", {1, 1, false, FnTime}},
       {"DATEDIFF", {2, 2, false, FnDateDiff}},
+      {"TIME_TO_SEC", {1, 1, false, FnTimeToSec}},
+      {"SEC_TO_TIME", {1, 1, false, FnSecToTime}},
+      {"MAKETIME", {3, 3, false, FnMakeTime}},
+      {"TIMEDIFF", {2, 2, false, FnTimeDiff}},
+      {"ADDTIME", {2, 2, false, FnAddTime}},
+      {"SUBTIME", {2, 2, false, FnSubTime}},
+      {"MAKEDATE", {2, 2, false, FnMakeDate}},
+      {"FROM_DAYS", {1, 1, false, FnFromDays}},
+      {"TO_SECONDS", {1, 1, false, FnToSeconds}},
+      {"PERIOD_ADD", {2, 2, false, FnPeriodAdd}},
+      {"PERIOD_DIFF", {2, 2, false, FnPeriodDiff}},
+      {"WEEKOFYEAR", {1, 1, false, FnWeekOfYear}},
+      {"YEARWEEK", {1, 2, false, FnYearWeek}},
+      {"TIMESTAMP", {1, 2, false, FnTimestamp}},
+      {"CONVERT_TZ", {3, 3, false, FnConvertTz}},
       {"DATE_ADD", {3, 3, true, FnDateAdd}},
       {"DATE_SUB", {3, 3, true, FnDateSub}},
       {"ADDDATE", {2, 3, true, FnDateAdd}},

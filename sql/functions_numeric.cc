@@ -56,44 +56,44 @@ Result<Value> FnAtan(Call& c) {
   return DoubleResult(c, std::atan(c.Double(0).ToDouble()));
 }
 
-// log(x) in `base` (0: natural); NULL with warning 3020 for x <= 0 (and a
-// base <= 0), as MySQL.
-Result<Value> Logarithm(Call& c, double x, double base) {
-  if (x <= 0 || base < 0 || (base > 0 && base == 1)) {
-    if (x <= 0 || base <= 0) c.Warn(er::kInvalidArgumentForLogarithm, er::kInvalidArgumentForLogarithm.format);
+// MySQL's formulas, so that the last digit agrees: LN and LOG(x) are
+// log(), LOG10 is log10(), LOG2 and LOG(b, x) divide natural logarithms.
+// A logarithm of a number that is not positive, or in a base that is not
+// positive or is 1, is NULL with warning 3020.
+Result<Value> Logarithm(Call& c, double x, double (*f)(double)) {
+  if (x <= 0) {
+    c.Warn(er::kInvalidArgumentForLogarithm, er::kInvalidArgumentForLogarithm.format);
     return Value::Null();
   }
-  if (base == 0) return DoubleResult(c, std::log(x));
-  if (base == 2) return DoubleResult(c, std::log2(x));  // exact powers stay exact
-  if (base == 10) return DoubleResult(c, std::log10(x));
-  return DoubleResult(c, std::log(x) / std::log(base));
+  return DoubleResult(c, f(x));
 }
 
 Result<Value> FnLn(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  return Logarithm(c, c.Double(0).ToDouble(), 0);
+  return Logarithm(c, c.Double(0).ToDouble(), [](double x) { return std::log(x); });
 }
 
 // LOG(x) is LN(x); LOG(b, x) is x's logarithm in base b.
 Result<Value> FnLog(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  if (c.args.size() == 1) return Logarithm(c, c.Double(0).ToDouble(), 0);
+  if (c.args.size() == 1) return FnLn(c);
   const double base = c.Double(0).ToDouble();
-  if (base <= 0) {
+  const double x = c.Double(1).ToDouble();
+  if (base <= 0 || base == 1 || x <= 0) {
     c.Warn(er::kInvalidArgumentForLogarithm, er::kInvalidArgumentForLogarithm.format);
     return Value::Null();
   }
-  return Logarithm(c, c.Double(1).ToDouble(), base);
+  return DoubleResult(c, std::log(x) / std::log(base));
 }
 
 Result<Value> FnLog2(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  return Logarithm(c, c.Double(0).ToDouble(), 2);
+  return Logarithm(c, c.Double(0).ToDouble(), [](double x) { return std::log(x) / std::numbers::ln2; });
 }
 
 Result<Value> FnLog10(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  return Logarithm(c, c.Double(0).ToDouble(), 10);
+  return Logarithm(c, c.Double(0).ToDouble(), [](double x) { return std::log10(x); });
 }
 
 // Set bits of an integer (two's complement, 64 bits), or of a binary
