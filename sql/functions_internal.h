@@ -39,6 +39,13 @@ struct Call {
   Value Double(size_t i) { return ReadAs(i, "DOUBLE"); }
   int64_t Int(size_t i) { return ReadAs(i, "INTEGER").ToInt(); }
   Value Dec(size_t i) { return ReadAs(i, "DECIMAL"); }
+  // args[i] as 64 bits (BIT_COUNT, BIN, CHAR, EXPORT_SET ...): an
+  // unsigned integer as it is, anything else as a signed integer in two's
+  // complement (-1 is 64 ones).
+  uint64_t Bits(size_t i) {
+    const Value n = Num(i);
+    return n.kind() == ValueKind::kUInt ? n.uint_value() : static_cast<uint64_t>(Int(i));
+  }
   bool AnyNull() const {
     for (const Value& v : args) {
       if (v.is_null()) return true;

@@ -106,9 +106,7 @@ Result<Value> FnBitCount(Call& c) {
     for (unsigned char b : v.string_value()) n += __builtin_popcount(b);
     return Value::Int(n);
   }
-  const Value n = c.Num(0);
-  const uint64_t bits = n.kind() == ValueKind::kUInt ? n.uint_value() : static_cast<uint64_t>(c.Int(0));
-  return Value::Int(__builtin_popcountll(bits));
+  return Value::Int(__builtin_popcountll(c.Bits(0)));
 }
 
 Result<Value> FnCrc32(Call& c) {
@@ -199,9 +197,7 @@ Result<Value> FnConv(Call& c) {
 // BIN(n) and OCT(n): CONV(n, 10, 2 / 8) of n's integer value.
 Result<Value> InBase(Call& c, int base) {
   if (c.AnyNull()) return Value::Null();
-  const Value n = c.Num(0);
-  const uint64_t bits = n.kind() == ValueKind::kUInt ? n.uint_value() : static_cast<uint64_t>(c.Int(0));
-  return ConvResult(std::to_string(bits), 10, base);
+  return ConvResult(std::to_string(c.Bits(0)), 10, base);
 }
 Result<Value> FnBin(Call& c) { return InBase(c, 2); }
 Result<Value> FnOct(Call& c) { return InBase(c, 8); }

@@ -27,9 +27,7 @@ Result<Value> FnChar(Call& c) {
   std::string out;
   for (size_t i = 0; i < c.args.size(); ++i) {
     if (c.args[i].is_null()) continue;
-    const Value n = c.Num(i);
-    uint32_t v = static_cast<uint32_t>(n.kind() == ValueKind::kUInt ? n.uint_value()
-                                                                    : static_cast<uint64_t>(c.Int(i)));
+    const auto v = static_cast<uint32_t>(c.Bits(i));
     char bytes[4];
     int k = 0;
     for (int shift = 24; shift >= 0; shift -= 8) {
@@ -125,8 +123,7 @@ Result<Value> FnFromBase64(Call& c) {
 // the default) words, on for each set bit from the lowest.
 Result<Value> FnExportSet(Call& c) {
   if (c.AnyNull()) return Value::Null();
-  const Value n = c.Num(0);
-  const uint64_t bits = n.kind() == ValueKind::kUInt ? n.uint_value() : static_cast<uint64_t>(c.Int(0));
+  const uint64_t bits = c.Bits(0);
   const std::string on = c.args[1].ToString(), off = c.args[2].ToString();
   const std::string sep = c.args.size() > 3 ? c.args[3].ToString() : ",";
   int64_t count = c.args.size() > 4 ? c.Int(4) : 64;
@@ -143,8 +140,7 @@ Result<Value> FnExportSet(Call& c) {
 // separated; NULLs are skipped.
 Result<Value> FnMakeSet(Call& c) {
   if (c.args[0].is_null()) return Value::Null();
-  const Value n = c.Num(0);
-  const uint64_t bits = n.kind() == ValueKind::kUInt ? n.uint_value() : static_cast<uint64_t>(c.Int(0));
+  const uint64_t bits = c.Bits(0);
   std::string out;
   bool first = true;
   for (size_t i = 1; i < c.args.size() && i <= 64; ++i) {
@@ -208,7 +204,7 @@ Result<Value> FnInetNtoa(Call& c) {
   if (n.kind() == ValueKind::kString && !n.is_binary()) (void)c.Int(0);  // the 1292 warning
   const double d = n.ToDouble();
   if (d < 0 || d > 4294967295.0) return Value::Null();
-  const auto v = static_cast<uint32_t>(n.kind() == ValueKind::kUInt ? n.uint_value() : n.ToUInt());
+  const auto v = static_cast<uint32_t>(n.ToUInt());
   return Value::String(std::to_string(v >> 24) + "." + std::to_string((v >> 16) & 255) + "." +
                        std::to_string((v >> 8) & 255) + "." + std::to_string(v & 255));
 }
