@@ -605,6 +605,16 @@ TEST_F(ExecTest, AStrictUpdateEndsWithTheConditionAndChangesNothingNorLogsIt) {
   EXPECT_EQ(Rows("SELECT v FROM t ORDER BY id"), (std::vector<std::string>{"a", "y", "x"}));
 }
 
+// An unknown function is 1305 before its arguments run (nothing they do
+// happens); a server function (GET_LOCK) runs them and answers.
+TEST_F(ExecTest, AnUnknownFunctionEvaluatesNoArgument) {
+  EXPECT_EQ(Run("SELECT no_such_function(@x := 1)"), "ERROR 1305");
+  EXPECT_EQ(Rows("SELECT @x IS NULL"), std::vector<std::string>{"1"});
+  EXPECT_EQ(Rows("SELECT GET_LOCK(CONCAT('l', @y := 2), 0)"), std::vector<std::string>{"1"});
+  EXPECT_EQ(Rows("SELECT @y, IS_USED_LOCK('l2') = CONNECTION_ID(), RELEASE_ALL_LOCKS()"),
+            std::vector<std::string>{"2,1,1"});
+}
+
 TEST_F(ExecTest, AStatementKeepsAtMostMaxErrorCountWarnings) {
   std::string insert = "INSERT INTO t VALUES ";
   for (int i = 0; i < 1500; ++i) insert += (i ? ", (" : "(") + std::to_string(i) + ", 'x" + std::to_string(i) + "')";

@@ -221,7 +221,8 @@ class TableExecutor::RowEval : public sql::EvalContext {
   std::string ServerVersion() override { return base_.ServerVersion(); }
   std::chrono::system_clock::time_point StatementTime() override { return base_.StatementTime(); }
   bool SleepFor(std::chrono::nanoseconds d) override { return base_.SleepFor(d); }
-  std::optional<Result<sql::Value>> CallServerFunction(std::string_view name, std::vector<sql::Value>& args) override {
+  bool IsServerFunction(std::string_view name) const override { return base_.IsServerFunction(name); }
+  Result<sql::Value> CallServerFunction(std::string_view name, std::vector<sql::Value>& args) override {
     return base_.CallServerFunction(name, args);
   }
   Status CheckInterrupt() override { return base_.CheckInterrupt(); }

@@ -131,8 +131,14 @@ std::optional<std::chrono::steady_clock::time_point> DeadlineAfter(double second
 
 }  // namespace
 
-std::optional<Result<sql::Value>> SessionEval::CallServerFunction(std::string_view name,
-                                                                  std::vector<sql::Value>& args) {
+bool SessionEval::IsServerFunction(std::string_view name) const {
+  static constexpr std::string_view kNames[] = {
+      "GTID_SUBSET",  "GTID_SUBTRACT", "WAIT_FOR_EXECUTED_GTID_SET", "SOURCE_POS_WAIT", "MASTER_POS_WAIT",
+      "GET_LOCK",     "RELEASE_LOCK",  "RELEASE_ALL_LOCKS",          "IS_FREE_LOCK",    "IS_USED_LOCK"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+Result<sql::Value> SessionEval::CallServerFunction(std::string_view name, std::vector<sql::Value>& args) {
   using sql::Value;
   const size_t n = args.size();
   auto any_null = [&] { return std::any_of(args.begin(), args.end(), [](const Value& v) { return v.is_null(); }); };
@@ -222,7 +228,7 @@ std::optional<Result<sql::Value>> SessionEval::CallServerFunction(std::string_vi
     if (n != 0) return WrongArgCount(name);
     return Value::UInt(locks.ReleaseAll(ctx_.connection_id));
   }
-  return std::nullopt;
+  return EvalContext::CallServerFunction(name, args);  // not one (IsServerFunction says which)
 }
 
 bool SessionEval::SleepFor(std::chrono::nanoseconds d) {

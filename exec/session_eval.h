@@ -61,7 +61,8 @@ class SessionEval : public sql::EvalContext {
   bool SleepFor(std::chrono::nanoseconds d) override;
   // GTID_SUBSET, GTID_SUBTRACT, WAIT_FOR_EXECUTED_GTID_SET,
   // SOURCE_POS_WAIT / MASTER_POS_WAIT, and the user-level locks.
-  std::optional<Result<sql::Value>> CallServerFunction(std::string_view name, std::vector<sql::Value>& args) override;
+  bool IsServerFunction(std::string_view name) const override;
+  Result<sql::Value> CallServerFunction(std::string_view name, std::vector<sql::Value>& args) override;
 
  private:
   const ExecEnv& env_;

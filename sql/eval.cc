@@ -425,6 +425,10 @@ Result<Value> EvalScalarSubquery(const Expr& e, EvalContext& ctx) {
 
 }  // namespace
 
+Result<Value> EvalContext::CallServerFunction(std::string_view name, std::vector<Value>& /*args*/) {
+  return MakeError(er::kSpDoesNotExist, "FUNCTION", std::string(name));
+}
+
 Result<std::optional<bool>> TruthOf(const Value& v, EvalContext& ctx, const Expr* from) {
   if (from != nullptr && from->hex_literal) return NumericOperand(*from, v).ToBool();  // b'101', 0x41
   SLUICE_RETURN_IF_ERROR(WarnIfNotNumber(v, "DOUBLE", ctx, from));

@@ -115,13 +115,14 @@ class EvalContext {
   // Results longer than this become NULL with warning 1301 (REPEAT, LPAD...).
   virtual uint64_t MaxAllowedPacket() { return 64 * 1024 * 1024; }
 
-  // A function the server answers because it reads or changes the
-  // server's state (GTID sets, user-level locks; exec/session_eval.cc):
-  // its result, or nullopt when `name` (upper case) is none of them, which
-  // is then 1305. `args` are evaluated. Default: none.
-  virtual std::optional<Result<Value>> CallServerFunction(std::string_view /*name*/, std::vector<Value>& /*args*/) {
-    return std::nullopt;
-  }
+  // Functions the server answers because they read or change the
+  // server's state (GTID sets, user-level locks; exec/session_eval.cc).
+  // IsServerFunction says whether `name` (upper case) is one, before any
+  // argument is evaluated (an unknown name is 1305 at once);
+  // CallServerFunction answers it from the evaluated `args`. Default:
+  // none.
+  virtual bool IsServerFunction(std::string_view /*name*/) const { return false; }
+  virtual Result<Value> CallServerFunction(std::string_view name, std::vector<Value>& args);
 };
 
 // Evaluates `expr`. Errors are MySQL errors for the client: 1690 on BIGINT

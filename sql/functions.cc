@@ -1856,9 +1856,11 @@ Result<Value> CallFunction(const Expr& call, EvalContext& ctx) {
   const auto& registry = Registry();
   auto it = registry.find(upper);
   if (it == registry.end()) {
-    std::vector<Value> args;
-    SLUICE_RETURN_IF_ERROR(evaluate_args(&args));
-    if (std::optional<Result<Value>> r = ctx.CallServerFunction(upper, args)) return std::move(*r);
+    if (ctx.IsServerFunction(upper)) {
+      std::vector<Value> args;
+      SLUICE_RETURN_IF_ERROR(evaluate_args(&args));
+      return ctx.CallServerFunction(upper, args);
+    }
     std::optional<std::string> db = ctx.CurrentDatabase();
     return MakeError(er::kSpDoesNotExist, "FUNCTION", db ? *db + "." + call.name : call.name);
   }
