@@ -201,4 +201,41 @@ Result<bool> BinlogFileReader::NextView(EventView* out) {
   return true;
 }
 
+Result<bool> BinlogFileReader::NextRun(EventRun* out) {
+  using internal::LoadLE;
+  EventView first;
+  Result<bool> got = NextView(&first);
+  if (!got.ok() || !*got) return got;
+  out->offset = first.offset;
+  out->last_offset = first.offset;
+  out->count = 1;
+  size_t len = first.bytes.size();
+  // An event read into large_ stands alone; the others lie in buf_, and so
+  // do the events after them up to the buffer's end.
+  if (large_.empty()) {
+    const uint64_t buf_end = buf_offset_ + buf_len_;
+    const uint64_t end = std::min({buf_end, limit_, file_size_});
+    const bool has_crc = fd_.checksum == Checksum::kCrc32;
+    for (;;) {
+      const uint64_t at = pos_;
+      if (at + kHeaderLen > end) break;
+      const char* const event = buf_.get() + (at - buf_offset_);
+      const uint64_t size = LoadLE(event + 9, 4);
+      if (size < kHeaderLen || at + size > end) break;
+      const bool crc = has_crc || static_cast<uint8_t>(event[4]) == kFormatDescriptionEvent;
+      if (verify_ && crc &&
+          (size < kHeaderLen + kChecksumLen || !VerifyChecksum(std::string_view(event, static_cast<size_t>(size))))) {
+        break;
+      }
+      out->last_offset = at;
+      ++out->count;
+      len += static_cast<size_t>(size);
+      pos_ = at + size;
+    }
+    valid_end_ = pos_;
+  }
+  out->bytes = std::string_view(first.bytes.data(), len);
+  return true;
+}
+
 }  // namespace sluice::binlog

@@ -60,6 +60,21 @@ class BinlogFileReader {
   // The same as a view into the reader's buffer (a dump thread sends each
   // event from there).
   Result<bool> NextView(EventView* out);
+  // Consecutive whole events from the current position as one view into
+  // the reader's buffer: the event NextView() gives, then each event after
+  // it that the buffer already holds and that passes NextView()'s checks
+  // (size, limit, file end, checksum when verifying). Where one does not,
+  // the run ends before it and the next call reports it as NextView()
+  // would. At most the buffer (64 KiB), or the one event larger than that.
+  // A plain dump frames a run in one loop (rpl::AppendEventPackets) instead
+  // of a call chain per event. Valid until the next read or Seek().
+  struct EventRun {
+    uint64_t offset = 0;       // of the first event
+    uint64_t last_offset = 0;  // of the last
+    size_t count = 0;
+    std::string_view bytes;
+  };
+  Result<bool> NextRun(EventRun* out);
   // Continue at `offset` (an event boundary; >= 4).
   Status Seek(uint64_t offset);
   // Stop at `limit` bytes (e.g. the published end of the active file).

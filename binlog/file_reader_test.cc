@@ -389,3 +389,115 @@ TEST_F(FileReaderTest, NextViewIsEachEventInPlace) {
 
 }  // namespace
 }  // namespace sluice::binlog
+
+namespace sluice::binlog {
+namespace {
+
+// What a reader gives, event by event: (offset, bytes), then how it ended.
+struct Reading {
+  std::vector<std::pair<uint64_t, std::string>> events;
+  std::string error;  // the status that ended it, if one did
+  uint64_t valid_end = 0;
+  bool truncated = false;
+};
+
+Reading ReadByViews(BinlogFileReader& r) {
+  Reading out;
+  BinlogFileReader::EventView v;
+  for (;;) {
+    Result<bool> got = r.NextView(&v);
+    if (!got.ok()) out.error = got.status().ToString();
+    if (!got.ok() || !*got) break;
+    out.events.emplace_back(v.offset, std::string(v.bytes));
+  }
+  out.valid_end = r.valid_end();
+  out.truncated = r.truncated();
+  return out;
+}
+
+Reading ReadByRuns(BinlogFileReader& r, size_t* runs) {
+  Reading out;
+  BinlogFileReader::EventRun run;
+  *runs = 0;
+  for (;;) {
+    Result<bool> got = r.NextRun(&run);
+    if (!got.ok()) out.error = got.status().ToString();
+    if (!got.ok() || !*got) break;
+    ++*runs;
+    std::string_view rest = run.bytes;
+    uint64_t at = run.offset;
+    size_t n = 0;
+    while (!rest.empty()) {
+      const size_t size = internal::LoadLE(rest.data() + 9, 4);
+      EXPECT_GE(size, kHeaderLen);
+      EXPECT_LE(size, rest.size());
+      if (size < kHeaderLen || size > rest.size()) break;
+      out.events.emplace_back(at, std::string(rest.substr(0, size)));
+      if (++n == run.count) EXPECT_EQ(at, run.last_offset);
+      at += size;
+      rest.remove_prefix(size);
+    }
+    EXPECT_EQ(n, run.count);
+  }
+  out.valid_end = r.valid_end();
+  out.truncated = r.truncated();
+  return out;
+}
+
+// NextRun gives the events NextView gives, in runs, and ends where and as
+// NextView ends: at a limit, at a cut tail, at a bad size or checksum.
+TEST_F(FileReaderTest, NextRunGivesWhatNextViewGivesInRuns) {
+  FileImage img(Checksum::kCrc32);
+  for (int i = 1; i <= 300; ++i) {
+    const size_t len = i == 100 ? (64 << 10) - 120 : i == 200 ? (200 << 10) : 13 * i;
+    img.AddTransaction(i, "INSERT INTO t VALUES ('" + std::string(len, static_cast<char>('a' + i % 26)) + "')");
+  }
+  const std::string whole = img.bytes;
+  std::string bad_crc = whole;
+  bad_crc[img.starts[500] + 30] ^= 1;
+  std::string bad_size = whole;
+  internal::StoreLE(bad_size.data() + img.starts[700] + 9, 7, 4);
+  struct Case {
+    const char* name;
+    std::string bytes;
+    bool verify;
+    uint64_t limit;
+    bool error = false;  // ends with a Corruption status
+    bool truncated = false;
+  };
+  const std::vector<Case> cases = {
+      {"whole", whole, true, UINT64_MAX},
+      {"unverified", whole, false, UINT64_MAX},
+      {"limited", whole, false, img.starts[333]},
+      {"cut", whole.substr(0, img.starts[900] + 11), false, UINT64_MAX, false, true},
+      {"bad_crc", bad_crc, true, UINT64_MAX, true},
+      {"bad_size", bad_size, false, UINT64_MAX, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = Write(c.name, c.bytes);
+    auto a = BinlogFileReader::Open(path, c.verify);
+    auto b = BinlogFileReader::Open(path, c.verify);
+    ASSERT_TRUE(a.ok() && b.ok());
+    (*a)->set_limit(c.limit);
+    (*b)->set_limit(c.limit);
+    const Reading views = ReadByViews(**a);
+    size_t runs = 0;
+    const Reading in_runs = ReadByRuns(**b, &runs);
+    ASSERT_EQ(views.events.size(), in_runs.events.size());
+    for (size_t i = 0; i < views.events.size(); ++i) {
+      ASSERT_EQ(views.events[i].first, in_runs.events[i].first) << i;
+      ASSERT_TRUE(views.events[i].second == in_runs.events[i].second) << i;
+    }
+    EXPECT_EQ(views.error, in_runs.error);
+    EXPECT_EQ(!views.error.empty(), c.error) << views.error;
+    EXPECT_EQ(views.truncated, c.truncated);
+    EXPECT_EQ(views.valid_end, in_runs.valid_end);
+    EXPECT_EQ(views.truncated, in_runs.truncated);
+    // Far fewer runs than events: a run is what the 64 KiB buffer holds.
+    EXPECT_LT(runs * 4, views.events.size());
+  }
+}
+
+}  // namespace
+}  // namespace sluice::binlog

@@ -877,6 +877,10 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
     p::AppendPacket(&buf_, &seq_, head, body);
     return buf_.size() >= (64u << 10) ? Flush() : Status::OK();
   }
+  Status SendEvents(std::string_view run) override {
+    rpl::AppendEventPackets(&buf_, &seq_, run);
+    return buf_.size() >= (64u << 10) ? Flush() : Status::OK();
+  }
   Status Flush() override {
     if (buf_.empty()) return Status::OK();
     if constexpr (kTls) {

@@ -52,9 +52,19 @@ class PacketSink {
     joined.append(head).append(body);
     return Send(joined);
   }
+  // Each event of `run` (whole events back to back, as a binlog file holds
+  // them) as its own packet: the OK byte, then the event. A sink that
+  // frames into a buffer of its own overrides it with
+  // AppendEventPackets: one loop for the run, not a call per event.
+  virtual Status SendEvents(std::string_view run);
   // Pushes what is buffered (called before waiting for new events).
   virtual Status Flush() = 0;
 };
+
+// Appends the packets of SendEvents(run) to `out`, sequence numbers from
+// `*seq` on: per event a frame header, the OK byte and the event (an event
+// of 16 MiB or more in several frames, as AppendPacket splits it).
+void AppendEventPackets(std::string* out, uint8_t* seq, std::string_view run);
 
 struct DumpRequest {
   bool gtid = false;       // COM_BINLOG_DUMP_GTID

@@ -13,6 +13,7 @@
 #include "binlog/event.h"
 #include "server/rpl/binlog_sender.h"
 #include "server/rpl/delegates.h"
+#include "protocol/packet.h"
 
 namespace sluice::server::rpl {
 namespace {
@@ -545,6 +546,50 @@ TEST_F(RplTest, FiftyReadersWhileObserversComeAndGo) {
                                                 << " events " << senders[i]->counters().events;
     (void)end;
   }
+}
+
+}  // namespace
+}  // namespace sluice::server::rpl
+
+namespace sluice::server::rpl {
+namespace {
+
+// A run framed in one loop is byte for byte the packets framed one event at
+// a time, across the sequence number's wrap and for an event of 16 MiB or
+// more (two frames); the default SendEvents hands the same events to
+// SendPieces.
+TEST(AppendEventPacketsTest, FramesEachEventAsAppendPacketDoes) {
+  auto event = [](size_t size, char fill) {
+    std::string e(size, fill);
+    for (int i = 0; i < 4; ++i) e[9 + i] = static_cast<char>((size >> (8 * i)) & 0xFF);
+    return e;
+  };
+  std::string run, small_run;
+  std::vector<std::string> events, small;
+  for (size_t size : {size_t{19}, size_t{31}, size_t{200}, size_t{0xFFFFFE}, size_t{0x1000010},
+                      size_t{50}}) {
+    events.push_back(event(size, static_cast<char>('a' + events.size())));
+    run += events.back();
+  }
+  for (int i = 0; i < 300; ++i) {
+    events.push_back(event(19 + i % 40, 'z'));
+    run += events.back();
+    small.push_back(events.back());
+    small_run += events.back();
+  }
+  uint8_t seq_a = 250, seq_b = 250;
+  std::string framed, expected = "prefix";
+  framed = expected;
+  AppendEventPackets(&framed, &seq_a, run);
+  for (const std::string& e : events) protocol::AppendPacket(&expected, &seq_b, std::string_view("\0", 1), e);
+  EXPECT_EQ(seq_a, seq_b);
+  ASSERT_EQ(framed.size(), expected.size());
+  EXPECT_TRUE(framed == expected);
+
+  MemorySink sink;
+  ASSERT_TRUE(sink.SendEvents(small_run).ok());
+  ASSERT_EQ(sink.packets.size(), small.size());
+  for (size_t i = 0; i < small.size(); ++i) EXPECT_TRUE(sink.packets[i] == std::string(1, '\0') + small[i]) << i;
 }
 
 }  // namespace
