@@ -115,11 +115,15 @@ Status BinlogSender::Fatal(std::string message) const {
 
 namespace {
 // Calls `f(event)` for each event of `run` (whole events back to back).
+size_t EventSize(const char* event) {
+  const auto* b = reinterpret_cast<const uint8_t*>(event + 9);  // event_size, little-endian
+  return b[0] | (b[1] << 8) | (b[2] << 16) | (size_t{b[3]} << 24);
+}
+
 template <typename F>
 Status ForEachEvent(std::string_view run, F&& f) {
   while (run.size() >= binlog::kHeaderLen) {
-    const auto* b = reinterpret_cast<const uint8_t*>(run.data() + 9);  // event_size, little-endian
-    const size_t size = b[0] | (b[1] << 8) | (b[2] << 16) | (size_t{b[3]} << 24);
+    const size_t size = EventSize(run.data());
     if (size < binlog::kHeaderLen || size > run.size()) break;
     SLUICE_RETURN_IF_ERROR(f(run.substr(0, size)));
     run.remove_prefix(size);
@@ -171,6 +175,47 @@ Status BinlogSender::SendEvent(std::string_view event, const std::string& file, 
   Counters::Bump(counters_.events, 1);
   Counters::Bump(counters_.bytes, event.size());
   return Status::OK();
+}
+
+bool BinlogSender::Skips(uint8_t type, std::string_view event, bool skipping) const {
+  if (type == binlog::kGtidEvent) {
+    Result<binlog::GtidInfo> g = binlog::DecodeGtid(event, file_checksum_);
+    return g.ok() && request_.gtids.Contains(g->sid, g->gno);
+  }
+  if (type == binlog::kAnonymousGtidEvent || type == binlog::kRotateEvent || type == binlog::kStopEvent ||
+      type == binlog::kPreviousGtidsEvent) {
+    return false;
+  }
+  return skipping;  // the rest of the transaction goes as its Gtid event went
+}
+
+Status BinlogSender::SendRun(std::string_view run, size_t count) {
+  SLUICE_RETURN_IF_ERROR(sink_.SendEvents(run));
+  Counters::Bump(counters_.events, count);
+  Counters::Bump(counters_.bytes, run.size());
+  return Status::OK();
+}
+
+Status BinlogSender::SendRunSkipping(std::string_view run, bool* skipping) {
+  size_t from = 0, at = 0, count = 0;  // run[from, at): `count` events to send
+  uint64_t skipped = 0;
+  while (at < run.size()) {  // NextRun's runs are whole events
+    const size_t size = EventSize(run.data() + at);
+    if (size < binlog::kHeaderLen || size > run.size() - at) return Fatal("binlog event with a bad event_size");
+    const std::string_view event = run.substr(at, size);
+    *skipping = Skips(static_cast<uint8_t>(event[4]), event, *skipping);
+    if (*skipping) {
+      if (count != 0) SLUICE_RETURN_IF_ERROR(SendRun(run.substr(from, at - from), count));
+      count = 0;
+      from = at + event.size();
+      ++skipped;
+    } else {
+      ++count;
+    }
+    at += event.size();
+  }
+  Counters::Bump(counters_.skipped, skipped);
+  return count != 0 ? SendRun(run.substr(from), count) : Status::OK();
 }
 
 Status BinlogSender::SendHeartbeat(const std::string& file, uint64_t pos) {
@@ -307,12 +352,12 @@ Status BinlogSender::Run() {
   // plugin holds plain readers back (semisync's
   // sluice_semi_sync_hold_plain_readers); an observed one follows end().
   const bool capped = !transmit_.observed();
-  // Nothing to do per event: no observer, no rewrite, no GTID skipping.
-  // Such a sender hands the sink whole runs of events (NextRun,
+  // Nothing to do per event but a GTID dump's skipping: no observer, no
+  // rewrite. Such a sender hands the sink whole runs of events (NextRun,
   // SendEvents): with 40 mariadb-binlog readers catching up, the dump
   // threads' CPU per event sent went from about 100 ns to 35
   // (bench/dump_cost.py, docs/performance.md).
-  const bool plain = capped && !mariadb_ && !request_.gtid;
+  const bool plain = capped && !mariadb_;
   if (capped && options_.plain_reader_nice > 0) LowerThisThreadPriority(options_.plain_reader_nice);
   auto published = [&] { return capped ? binlog_.reader_end() : binlog_.end(); };
   bool first = true;
@@ -443,23 +488,15 @@ Status BinlogSender::Run() {
       SetState(State::kSending);
       if (plain) {
         last_pos_ = run.last_offset;
-        Status s = sink_.SendEvents(run.bytes);
+        Status s = request_.gtid ? SendRunSkipping(run.bytes, &skipping) : SendRun(run.bytes, run.count);
         if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
-        Counters::Bump(counters_.events, run.count);
-        Counters::Bump(counters_.bytes, run.bytes.size());
         sent = true;
         continue;
       }
       const uint64_t end_pos = e.offset + e.bytes.size();
       last_pos_ = e.offset;
       if (request_.gtid) {
-        if (e.header.type == binlog::kGtidEvent) {
-          Result<binlog::GtidInfo> g = binlog::DecodeGtid(e.bytes, file_checksum_);
-          skipping = g.ok() && request_.gtids.Contains(g->sid, g->gno);
-        } else if (e.header.type == binlog::kAnonymousGtidEvent || e.header.type == binlog::kRotateEvent ||
-                   e.header.type == binlog::kStopEvent || e.header.type == binlog::kPreviousGtidsEvent) {
-          skipping = false;
-        }
+        skipping = Skips(e.header.type, e.bytes, skipping);
         if (skipping) {
           Counters::Bump(counters_.skipped, 1);
           continue;

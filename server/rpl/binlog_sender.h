@@ -136,6 +136,13 @@ class BinlogSender {
   // SendEvent of `event` or of what the MariaDB rewriter gives for it.
   Status SendFileEvent(std::string_view event, const std::string& file, uint64_t end_pos);
   Status SendHeartbeat(const std::string& file, uint64_t pos);
+  // A GTID dump: whether the reader has the transaction of this event, the
+  // last event's answer being `skipping`.
+  bool Skips(uint8_t type, std::string_view event, bool skipping) const;
+  // A run of whole events (BinlogFileReader::NextRun) to a plain reader;
+  // for a GTID dump less the transactions it has.
+  Status SendRun(std::string_view run, size_t count);
+  Status SendRunSkipping(std::string_view run, bool* skipping);
   // For a MariaDB replica: the last event boundary at or before `pos` in
   // the file (its first `size` bytes), when `pos` is at most
   // MariadbJsonRewriter::kMaxOvershoot past it; else 1236.
