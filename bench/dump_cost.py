@@ -9,8 +9,9 @@ INSERTs (concurrency 16) with no reader attached; then --readers
 `mariadb-binlog --read-from-remote-server --raw --stop-never` processes
 read the binlog from its first file, and once they are quiet it prints
 the server's CPU, its dump threads' (`sl_dump`, /proc/PID/task/*) and the
-readers', each per event sent (five events per INSERT: Gtid, Query BEGIN,
-Table_map, Write_rows, Xid). Nothing else runs meanwhile, so the figures
+readers', each per event sent (counted in what the first reader wrote:
+about five per INSERT, Gtid, Query BEGIN, Table_map, Write_rows, Xid, and
+each file's Format_description and Rotate). Nothing else runs meanwhile, so the figures
 are the dump path's own, without the commit load the matrix rows mix in.
 --perf OUT records `perf record -g -p` of the server for 4 s of the
 catch-up (OUT.N per run). It asserts nothing.
@@ -42,6 +43,22 @@ def thread_cpu(pid, prefix):
         except (OSError, IndexError, ValueError):
             pass
     return total / R.TICKS
+
+
+def count_events(directory):
+    """Events in the binlog files a `--raw` reader wrote to `directory`."""
+    n = 0
+    for name in os.listdir(directory):
+        with open(os.path.join(directory, name), "rb") as f:
+            data = f.read()
+        at = 4  # the magic
+        while at + 19 <= len(data):
+            size = int.from_bytes(data[at + 9:at + 13], "little")
+            if size < 19:
+                break
+            at += size
+            n += 1
+    return n
 
 
 def run_one(binary, args, perf_out):
@@ -77,8 +94,8 @@ def run_one(binary, args, perf_out):
         server = R.cpu_seconds([srv.proc.pid]) - s0
         dump = thread_cpu(srv.proc.pid, "sl_dump") - d0
         reader = R.cpu_seconds([p.pid for p in readers])
-        sent = 5 * args.queries * args.readers
-        print(f"{binary}: {args.readers} readers caught up in {elapsed:.1f} s; per event sent: server "
+        sent = count_events(f"{work}/readers/0/") * args.readers
+        print(f"{binary}: {args.readers} readers caught up in {elapsed:.1f} s, {sent // args.readers} events each; per event sent: server "
               f"{server * 1e9 / sent:.0f} ns, dump threads {dump * 1e9 / sent:.0f} ns, readers "
               f"{reader * 1e9 / sent:.0f} ns", flush=True)
     finally:
