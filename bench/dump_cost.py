@@ -2,6 +2,7 @@
 """bench/dump_cost.py: what a plain reader costs the server per event sent.
 
     python3 bench/dump_cost.py [BIN ...] [--rounds 2] [--queries 100000] [--readers 40] [--perf OUT]
+                               [--semisync]
 
 For each sluiced binary (default build/bin/sluiced), alternating fresh
 servers for --rounds rounds: mariadb-slap writes --queries autocommit
@@ -13,7 +14,9 @@ readers', each per event sent (counted in what the first reader wrote:
 about five per INSERT, Gtid, Query BEGIN, Table_map, Write_rows, Xid, and
 each file's Format_description and Rotate). Nothing else runs meanwhile, so the figures
 are the dump path's own, without the commit load the matrix rows mix in.
---perf OUT records `perf record -g -p` of the server for 4 s of the
+--semisync: the readers are go-mysql semisync replicas instead (the
+observed path: the semisync plugin's hooks per event), 4 of them unless
+--readers says otherwise. --perf OUT records `perf record -g -p` of the server for 4 s of the
 catch-up (OUT.N per run). It asserts nothing.
 """
 
@@ -61,6 +64,13 @@ def count_events(directory):
     return n
 
 
+def count_binlog_events(srv):
+    """Events in the server's binlog files, and the Rotate and
+    Format_description a dump sends before each."""
+    return sum(len(R.sql(srv.port, f"SHOW BINLOG EVENTS IN '{row[0]}'")) + 1
+               for row in R.sql(srv.port, "SHOW BINARY LOGS"))
+
+
 def run_one(binary, args, perf_out):
     R.SLUICED = binary
     work = tempfile.mkdtemp(prefix="sluice-dump-cost.")
@@ -74,9 +84,18 @@ def run_one(binary, args, perf_out):
         first = R.sql(srv.port, "SHOW BINARY LOGS")[0][0]
         s0, d0 = R.cpu_seconds([srv.proc.pid]), thread_cpu(srv.proc.pid, "sl_dump")
         t0 = time.monotonic()
+        if args.semisync:
+            R.sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
+            R.sql(srv.port, "SET GLOBAL rpl_semi_sync_source_enabled = ON")
         for k in range(args.readers):
             d = f"{work}/readers/{k}/"
             os.makedirs(d)
+            if args.semisync:
+                readers.append(subprocess.Popen(
+                    [R.SEMI_READER, "-port", str(srv.port), "-server-id", str(1000 + k), "-semisync",
+                     "-rows", "1000000000", "-timeout", "3600s", "-file", first, "-pos", "4"],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                continue
             readers.append(subprocess.Popen(
                 ["mariadb-binlog", "--no-defaults", "--skip-ssl", "--read-from-remote-server", "--raw", "--stop-never",
                  f"--stop-never-slave-server-id={1000 + k}", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
@@ -94,7 +113,8 @@ def run_one(binary, args, perf_out):
         server = R.cpu_seconds([srv.proc.pid]) - s0
         dump = thread_cpu(srv.proc.pid, "sl_dump") - d0
         reader = R.cpu_seconds([p.pid for p in readers])
-        sent = count_events(f"{work}/readers/0/") * args.readers
+        # A semisync reader writes no files: it is sent what a raw one is.
+        sent = (count_binlog_events(srv) if args.semisync else count_events(f"{work}/readers/0/")) * args.readers
         print(f"{binary}: {args.readers} readers caught up in {elapsed:.1f} s, {sent // args.readers} events each; per event sent: server "
               f"{server * 1e9 / sent:.0f} ns, dump threads {dump * 1e9 / sent:.0f} ns, readers "
               f"{reader * 1e9 / sent:.0f} ns", flush=True)
@@ -109,9 +129,12 @@ def main():
     ap.add_argument("binaries", nargs="*", default=[R.SLUICED])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--queries", type=int, default=100000)
-    ap.add_argument("--readers", type=int, default=40)
+    ap.add_argument("--readers", type=int, default=None)
+    ap.add_argument("--semisync", action="store_true")
     ap.add_argument("--perf", default=None)
     args = ap.parse_args()
+    if args.readers is None:
+        args.readers = 4 if args.semisync else 40
     n = 0
     for _ in range(args.rounds):
         for b in args.binaries:

@@ -222,6 +222,22 @@ Status BinlogSender::SendRunSkipping(std::string_view run, bool* skipping) {
   return count != 0 ? SendRun(run.substr(from), count) : Status::OK();
 }
 
+Status BinlogSender::SendRunByEvent(std::string_view run, uint64_t offset, const std::string& file, bool* skipping) {
+  return ForEachEvent(run, [&](std::string_view event) {
+    const uint64_t at = offset;
+    offset += event.size();
+    last_pos_ = at;
+    if (request_.gtid) {
+      *skipping = Skips(static_cast<uint8_t>(event[4]), event, *skipping);
+      if (*skipping) {
+        Counters::Bump(counters_.skipped, 1);
+        return Status::OK();
+      }
+    }
+    return SendFileEvent(event, file, offset);
+  });
+}
+
 Status BinlogSender::SendHeartbeat(const std::string& file, uint64_t pos) {
   EventHeader h;
   h.type = binlog::kHeartbeatEvent;
@@ -360,7 +376,10 @@ Status BinlogSender::Run() {
   // rewrite. Such a sender hands the sink whole runs of events (NextRun,
   // SendEvents): with 40 mariadb-binlog readers catching up, the dump
   // threads' CPU per event sent went from about 100 ns to 35
-  // (bench/dump_cost.py, docs/performance.md).
+  // (bench/dump_cost.py, docs/performance.md). Every sender reads runs;
+  // an observed or MariaDB one sends their events one at a time (255-270
+  // ns of dump thread an event to four semisync readers, against 300-330
+  // reading each with NextView: dump_cost.py --semisync).
   const bool plain = capped && !mariadb_;
   if (capped && options_.plain_reader_nice > 0) LowerThisThreadPriority(options_.plain_reader_nice);
   auto published = [&] { return capped ? binlog_.reader_end() : binlog_.end(); };
@@ -428,11 +447,10 @@ Status BinlogSender::Run() {
     };
     bool active = end.file_number <= number;
     set_limit(end);
-    binlog::BinlogFileReader::EventView e;  // each event is sent from the reader's buffer
-    binlog::BinlogFileReader::EventRun run;  // or, for a plain sender, whole runs of them
+    binlog::BinlogFileReader::EventRun run;  // events are sent from the reader's buffer
     while (!next_file) {
       if (stop_.load(std::memory_order_relaxed)) return Status::OK();
-      Result<bool> got = plain ? reader.NextRun(&run) : reader.NextView(&e);
+      Result<bool> got = reader.NextRun(&run);
       if (!got.ok()) return Fatal(got.status().message());
       if (!*got) {
         const binlog::Binlog::End now = published();
@@ -490,23 +508,13 @@ Status BinlogSender::Run() {
         continue;
       }
       SetState(State::kSending);
+      Status s;
       if (plain) {
         last_pos_ = run.last_offset;
-        Status s = request_.gtid ? SendRunSkipping(run.bytes, &skipping) : SendRun(run.bytes, run.count);
-        if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
-        sent = true;
-        continue;
+        s = request_.gtid ? SendRunSkipping(run.bytes, &skipping) : SendRun(run.bytes, run.count);
+      } else {
+        s = SendRunByEvent(run.bytes, run.offset, file, &skipping);
       }
-      const uint64_t end_pos = e.offset + e.bytes.size();
-      last_pos_ = e.offset;
-      if (request_.gtid) {
-        skipping = Skips(e.header.type, e.bytes, skipping);
-        if (skipping) {
-          Counters::Bump(counters_.skipped, 1);
-          continue;
-        }
-      }
-      Status s = SendFileEvent(e.bytes, file, end_pos);
       if (!s.ok()) return s.IsIOError() ? Status::OK() : s;
       sent = true;
     }

@@ -143,6 +143,9 @@ class BinlogSender {
   // for a GTID dump less the transactions it has.
   Status SendRun(std::string_view run, size_t count);
   Status SendRunSkipping(std::string_view run, bool* skipping);
+  // A run to an observed reader (semisync) or a MariaDB replica: event by
+  // event through SendFileEvent, the first at `offset` in `file`.
+  Status SendRunByEvent(std::string_view run, uint64_t offset, const std::string& file, bool* skipping);
   // For a MariaDB replica: the last event boundary at or before `pos` in
   // the file (its first `size` bytes), when `pos` is at most
   // MariadbJsonRewriter::kMaxOvershoot past it; else 1236.
