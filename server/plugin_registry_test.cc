@@ -213,6 +213,33 @@ TEST_F(PluginRegistryTest, UninstallWhileAnObservedDumpStreams) {
   EXPECT_EQ(MappedCount(kLib), 0);
 }
 
+// A dump thread enters an observing plugin's call gate once per run of
+// events (TransmitSession::Events): UNINSTALL waits for the run as for a
+// hook call, and the run's hooks after it are turned away.
+TEST_F(PluginRegistryTest, UninstallWaitsForARunOfEvents) {
+  ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
+  rpl::TransmitParam asked;
+  asked.user_var = [](std::string_view n) { return n == "sluice_example_observe" ? std::string("1") : std::string(); };
+  auto session = rpl_.TransmitStart(asked, "binlog.000001", 4);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE(session->observed());
+  auto run = std::make_unique<rpl::TransmitSession::Events>(*session);
+  std::string packet = "x";
+  EXPECT_TRUE(session->ReserveHeader(packet).ok());
+  auto uninstall = std::async(std::launch::async, [&] { return registry_->Uninstall("sluice_example"); });
+  EXPECT_EQ(uninstall.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  run.reset();
+  EXPECT_TRUE(uninstall.get().ok());
+  EXPECT_TRUE(rpl_.transmit().empty());
+  // The next run does not pin a retired gate, and its hooks are no-ops.
+  run = std::make_unique<rpl::TransmitSession::Events>(*session);
+  EXPECT_TRUE(session->ReserveHeader(packet).ok());
+  EXPECT_EQ(packet, "x");
+  run.reset();
+  session->Stop();
+  EXPECT_EQ(MappedCount(kLib), 0);
+}
+
 TEST_F(PluginRegistryTest, HooksAndReadsRaceInstallAndUninstall) {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> calls{0};

@@ -223,6 +223,7 @@ Status BinlogSender::SendRunSkipping(std::string_view run, bool* skipping) {
 }
 
 Status BinlogSender::SendRunByEvent(std::string_view run, uint64_t offset, const std::string& file, bool* skipping) {
+  TransmitSession::Events events(transmit_);
   return ForEachEvent(run, [&](std::string_view event) {
     const uint64_t at = offset;
     offset += event.size();

@@ -137,6 +137,12 @@ class BinlogTransmitObserver {
     return Status::OK();
   }
   virtual Status AfterResetMaster() { return Status::OK(); }
+  // Bracket a run of events a dump thread sends (each event's hooks in
+  // between, on that thread): an observer may make its per-event hooks
+  // cheaper meanwhile. A plugin's adapter enters its call gate once per run
+  // rather than three times an event.
+  virtual void BeginEvents() {}
+  virtual void EndEvents() {}
 };
 
 // Keeps an observer's plugin alive; null for built-in observers.
@@ -289,6 +295,23 @@ class TransmitSession {
   Status AfterSendEvent(std::string_view event, std::string_view log_file, uint64_t log_pos);
   // Calls transmit_stop on every observer asked at start, once.
   void Stop();
+
+  // BeginEvents on each observer now, EndEvents when it goes: around a run
+  // of events sent on this thread.
+  class Events {
+   public:
+    explicit Events(TransmitSession& t) : t_(t) {
+      for (auto& o : t_.observers_) o.observer->BeginEvents();
+    }
+    ~Events() {
+      for (auto it = t_.observers_.rbegin(); it != t_.observers_.rend(); ++it) it->observer->EndEvents();
+    }
+    Events(const Events&) = delete;
+    Events& operator=(const Events&) = delete;
+
+   private:
+    TransmitSession& t_;
+  };
 
  private:
   friend class Registry;
