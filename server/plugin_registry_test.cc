@@ -67,6 +67,15 @@ class PluginRegistryTest : public ::testing::Test {
     auto r = status_.Get(name, vars::StatusScope::kGlobal, nullptr);
     return r.ok() ? r.value() : "<" + r.status().message() + ">";
   }
+  // transmit_start for a dump connection that set @sluice_example_observe
+  // (the example plugin observes it).
+  Result<rpl::TransmitSession> StartObservedDump() {
+    rpl::TransmitParam asked;
+    asked.user_var = [](std::string_view n) {
+      return n == "sluice_example_observe" ? std::string("1") : std::string();
+    };
+    return rpl_.TransmitStart(asked, "binlog.000001", 4);
+  }
   // Installs the semisync source and turns it ON (timeout 30 s).
   void StartSemisyncSource() {
     ASSERT_TRUE(registry_->Install("rpl_semi_sync_source", "semisync_source.so").ok());
@@ -177,9 +186,7 @@ TEST_F(PluginRegistryTest, ObserversRunAndGoAtUninstall) {
   auto session = rpl_.TransmitStart(plain, "binlog.000001", 4);
   ASSERT_TRUE(session.ok());
   EXPECT_FALSE(session->observed());
-  rpl::TransmitParam asked;
-  asked.user_var = [](std::string_view n) { return n == "sluice_example_observe" ? std::string("1") : std::string(); };
-  auto observed = rpl_.TransmitStart(asked, "binlog.000001", 4);
+  auto observed = StartObservedDump();
   ASSERT_TRUE(observed.ok());
   EXPECT_TRUE(observed->observed());
   EXPECT_EQ(Stat("Sluice_example_transmit_starts"), "2");
@@ -196,9 +203,7 @@ TEST_F(PluginRegistryTest, ObserversRunAndGoAtUninstall) {
 
 TEST_F(PluginRegistryTest, UninstallWhileAnObservedDumpStreams) {
   ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
-  rpl::TransmitParam asked;
-  asked.user_var = [](std::string_view n) { return n == "sluice_example_observe" ? std::string("1") : std::string(); };
-  auto session = rpl_.TransmitStart(asked, "binlog.000001", 4);
+  auto session = StartObservedDump();
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE(session->observed());
   ASSERT_TRUE(registry_->Uninstall("sluice_example").ok());
@@ -218,9 +223,7 @@ TEST_F(PluginRegistryTest, UninstallWhileAnObservedDumpStreams) {
 // hook call, and the run's hooks after it are turned away.
 TEST_F(PluginRegistryTest, UninstallWaitsForARunOfEvents) {
   ASSERT_TRUE(registry_->Install("sluice_example", kLib).ok());
-  rpl::TransmitParam asked;
-  asked.user_var = [](std::string_view n) { return n == "sluice_example_observe" ? std::string("1") : std::string(); };
-  auto session = rpl_.TransmitStart(asked, "binlog.000001", 4);
+  auto session = StartObservedDump();
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE(session->observed());
   auto run = std::make_unique<rpl::TransmitSession::Events>(*session);
