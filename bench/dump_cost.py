@@ -10,14 +10,15 @@ INSERTs (concurrency 16) with no reader attached; then --readers
 `mariadb-binlog --read-from-remote-server --raw --stop-never` processes
 read the binlog from its first file, and once they are quiet it prints
 the server's CPU, its dump threads' (`sl_dump`, /proc/PID/task/*) and the
-readers', each per event sent (counted in what the first reader wrote:
-about five per INSERT, Gtid, Query BEGIN, Table_map, Write_rows, Xid, and
-each file's Format_description and Rotate). Nothing else runs meanwhile, so the figures
-are the dump path's own, without the commit load the matrix rows mix in.
---semisync: the readers are go-mysql semisync replicas instead (the
-observed path: the semisync plugin's hooks per event), 4 of them unless
---readers says otherwise. --perf OUT records `perf record -g -p` of the server for 4 s of the
-catch-up (OUT.N per run). It asserts nothing.
+readers', each per event sent (counted from SHOW BINLOG EVENTS: about
+five per INSERT, Gtid, Query BEGIN, Table_map, Write_rows, Xid, and each
+file's Format_description, Previous_gtids and artificial Rotate). Nothing
+else runs meanwhile, so the figures are the dump path's own, without the
+commit load the matrix rows mix in. --semisync: the readers are go-mysql
+semisync replicas instead (the observed path: the semisync plugin's hooks
+per event), 4 of them unless --readers says otherwise. --perf OUT records
+`perf record -g -p` of the server for 4 s of the catch-up (OUT.N per run).
+It asserts nothing.
 """
 
 import argparse
@@ -48,25 +49,9 @@ def thread_cpu(pid, prefix):
     return total / R.TICKS
 
 
-def count_events(directory):
-    """Events in the binlog files a `--raw` reader wrote to `directory`."""
-    n = 0
-    for name in os.listdir(directory):
-        with open(os.path.join(directory, name), "rb") as f:
-            data = f.read()
-        at = 4  # the magic
-        while at + 19 <= len(data):
-            size = int.from_bytes(data[at + 9:at + 13], "little")
-            if size < 19:
-                break
-            at += size
-            n += 1
-    return n
-
-
 def count_binlog_events(srv):
-    """Events in the server's binlog files, and the Rotate and
-    Format_description a dump sends before each."""
+    """Events a dump from the first file sends: those of the server's
+    binlog files, and the artificial Rotate before each."""
     return sum(len(R.sql(srv.port, f"SHOW BINLOG EVENTS IN '{row[0]}'")) + 1
                for row in R.sql(srv.port, "SHOW BINARY LOGS"))
 
@@ -88,14 +73,14 @@ def run_one(binary, args, perf_out):
             R.sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
             R.sql(srv.port, "SET GLOBAL rpl_semi_sync_source_enabled = ON")
         for k in range(args.readers):
-            d = f"{work}/readers/{k}/"
-            os.makedirs(d)
             if args.semisync:
                 readers.append(subprocess.Popen(
                     [R.SEMI_READER, "-port", str(srv.port), "-server-id", str(1000 + k), "-semisync",
                      "-rows", "1000000000", "-timeout", "3600s", "-file", first, "-pos", "4"],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
                 continue
+            d = f"{work}/readers/{k}/"
+            os.makedirs(d)
             readers.append(subprocess.Popen(
                 ["mariadb-binlog", "--no-defaults", "--skip-ssl", "--read-from-remote-server", "--raw", "--stop-never",
                  f"--stop-never-slave-server-id={1000 + k}", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
@@ -113,10 +98,9 @@ def run_one(binary, args, perf_out):
         server = R.cpu_seconds([srv.proc.pid]) - s0
         dump = thread_cpu(srv.proc.pid, "sl_dump") - d0
         reader = R.cpu_seconds([p.pid for p in readers])
-        # A semisync reader writes no files: it is sent what a raw one is.
-        sent = (count_binlog_events(srv) if args.semisync else count_events(f"{work}/readers/0/")) * args.readers
-        print(f"{binary}: {args.readers} readers caught up in {elapsed:.1f} s, {sent // args.readers} events each; per event sent: server "
-              f"{server * 1e9 / sent:.0f} ns, dump threads {dump * 1e9 / sent:.0f} ns, readers "
+        sent = count_binlog_events(srv) * args.readers
+        print(f"{binary}: {args.readers} readers caught up in {elapsed:.1f} s, {sent // args.readers} events each; "
+              f"per event sent: server {server * 1e9 / sent:.0f} ns, dump threads {dump * 1e9 / sent:.0f} ns, readers "
               f"{reader * 1e9 / sent:.0f} ns", flush=True)
     finally:
         for p in readers:

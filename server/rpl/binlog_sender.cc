@@ -378,9 +378,8 @@ Status BinlogSender::Run() {
   // SendEvents): with 40 mariadb-binlog readers catching up, the dump
   // threads' CPU per event sent went from about 100 ns to 35
   // (bench/dump_cost.py, docs/performance.md). Every sender reads runs;
-  // an observed or MariaDB one sends their events one at a time (255-270
-  // ns of dump thread an event to four semisync readers, against 300-330
-  // reading each with NextView: dump_cost.py --semisync).
+  // an observed or MariaDB one sends their events one at a time
+  // (SendRunByEvent; its cost per event: dump_cost.py --semisync).
   const bool plain = capped && !mariadb_;
   if (capped && options_.plain_reader_nice > 0) LowerThisThreadPriority(options_.plain_reader_nice);
   auto published = [&] { return capped ? binlog_.reader_end() : binlog_.end(); };
