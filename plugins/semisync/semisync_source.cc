@@ -666,6 +666,15 @@ bool NeverEndsTransaction(uint8_t type) {
     case 33:  // Gtid
     case 34:  // Anonymous_gtid
     case 39:  // Partial_update_rows
+    // What a MariaDB replica gets in their place (server/rpl/mariadb_json.h):
+    // an Ignorable event for a Gtid, MariaDB's compressed rows events.
+    case 28:   // Ignorable
+    case 166:  // Write_rows_compressed v1
+    case 167:  // Update_rows_compressed v1
+    case 168:  // Delete_rows_compressed v1
+    case 169:  // Write_rows_compressed
+    case 170:  // Update_rows_compressed
+    case 171:  // Delete_rows_compressed
       return true;
     default:
       return false;
