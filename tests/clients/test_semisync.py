@@ -527,14 +527,18 @@ def test_mariadb_replica_acks():
             assert after["Rpl_semi_sync_source_status"] == "ON"
             st = {r[0]: r[1] for r in h.query(m, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_slave_status'")}
             assert st.get("Rpl_semi_sync_slave_status") == "ON", st
-            def applied():
-                try:
-                    return h.scalar(m, "SELECT COUNT(*) FROM ss.t") == 20
-                except pymysql.err.MySQLError:
-                    return False  # not created there yet
+            def wait_applied(table, rows):
+                def applied():
+                    try:
+                        return h.scalar(m, f"SELECT COUNT(*) FROM {table}") == rows
+                    except pymysql.err.MySQLError:
+                        return False  # not created there yet
 
-            h.bounded_poll(applied, rounds=150, interval=0.1,
-                           what=f"the replica applied the 20 rows ({mr.describe(mr.slave_status(m))})")
+                h.bounded_poll(applied, rounds=150, interval=0.1,
+                               what=f"the replica applied the {rows} rows of {table} "
+                                    f"({mr.describe(mr.slave_status(m))})")
+
+            wait_applied("ss.t", 20)
             # The replica's IO thread stops: the next commit waits the timeout, then falls back.
             h.query(m, "STOP SLAVE IO_THREAD")
             wait_clients(c, 0, "the replica's dump ended")
@@ -551,9 +555,9 @@ def test_mariadb_replica_acks():
             insert(c, 300, 2)
             assert num(c, "yes_tx") == yes + 2
             # JSON rows reach a MariaDB replica rewritten (its JSON is text):
-            # longer rows events, MariaDB's compressed ones, an Ignorable
-            # event in a Gtid's place. Each transaction is still asked for
-            # its ack at its end, none waits the timeout.
+            # these go as MariaDB's compressed rows events (type 169). Each
+            # transaction is still asked for its ack at its end, none waits
+            # the timeout.
             h.query(c, "CREATE TABLE ss.j (id INT PRIMARY KEY, doc JSON)")
             yes, no = num(c, "yes_tx"), num(c, "no_tx")
             # (seventeen-digit doubles: their text is far longer than their binary form)
@@ -562,14 +566,7 @@ def test_mariadb_replica_acks():
                 h.query(c, f"INSERT INTO ss.j VALUES ({i}, '{doc}')")
             assert num(c, "yes_tx") == yes + 4 and num(c, "no_tx") == no, counters(c)
             assert status(c, "Rpl_semi_sync_source_status") == "ON"
-            def applied_json():
-                try:
-                    return h.scalar(m, "SELECT COUNT(*) FROM ss.j") == 4
-                except pymysql.err.MySQLError:
-                    return False
-
-            h.bounded_poll(applied_json, rounds=150, interval=0.1,
-                           what=f"the replica applied the JSON rows ({mr.describe(mr.slave_status(m))})")
+            wait_applied("ss.j", 4)
         finally:
             h.close_quietly(m)
     finally:
