@@ -238,6 +238,7 @@ struct CTransmitParam {
     c.server_data = &p;
     c.connection = reinterpret_cast<sluice_dump_connection*>(p.connection);
     c.socket_fd = p.connection != nullptr ? p.connection->fd() : -1;
+    c.reads_wait_for_writes = p.connection != nullptr && p.connection->ReadsWaitForWrites() ? 1 : 0;
   }
   ~CTransmitParam() {
     cpp.flags = c.flags;

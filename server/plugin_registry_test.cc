@@ -10,8 +10,10 @@
 
 #include <sys/socket.h>
 
+#include <condition_variable>
 #include <functional>
 #include <future>
+#include <mutex>
 
 #include "binlog/binlog.h"
 #include "binlog/event.h"
@@ -149,7 +151,7 @@ TEST_F(PluginRegistryTest, Errors) {
   EXPECT_EQ(s.mysql_errno(), 1127) << s.ToString();
   s = registry_->Install("sluice_wrong_abi", "sluice_wrong_abi_plugin.so");
   EXPECT_EQ(s.mysql_errno(), 1126);
-  EXPECT_NE(s.message().find("was built for plugin ABI 2.0, the server has 1.1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("was built for plugin ABI 2.0, the server has 1.2"), std::string::npos) << s.message();
   s = registry_->Install("InnoDB", kLib);
   EXPECT_EQ(s.mysql_errno(), 1125);
 
@@ -651,6 +653,129 @@ TEST_F(PluginRegistryTest, SemisyncSourceAsksOnceForGroupsSentTogether) {
   EXPECT_EQ(t4.get().end, bl->end().offset);
   EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "4");
 
+  stop = true;
+  ASSERT_TRUE(semi_done.get().ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
+  ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
+  bl->set_hooks(nullptr);
+}
+
+// While commits wait, one of them reads the acks (docs/semisync.md, Acks).
+// Two transactions wait in after_sync, each asked for its own ack; an ack
+// for the first releases it alone, and the second, with no commit coming
+// after it, must then read its own ack: a hand-off that did not happen
+// would leave it waiting for the 30 s timeout, with the ack thread paused.
+TEST_F(PluginRegistryTest, SemisyncSourceReleasedReceiverHandsOn) {
+  std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
+  ASSERT_NE(bl, nullptr);
+  ASSERT_NO_FATAL_FAILURE(StartSemisyncSource());
+
+  PairConnection semi;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> hooks{0};
+  std::future<binlog::Binlog::CommitResult> t1, t2;
+  AtExit cleanup{[&] {  // on a failed assertion: end the waits and the dump
+    (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
+    stop = true;
+  }};
+  auto semi_done = std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, semi, 11, true, stop, hooks); });
+  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_clients") != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_clients"), "1");
+  auto await = [&](auto done, const char* what) {
+    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(done()) << what;
+  };
+
+  t1 = std::async(std::launch::async, [&] { return CommitXid(*bl, 1); });
+  ASSERT_NO_FATAL_FAILURE(await([&] { return Stat("Rpl_semi_sync_source_wait_sessions") == "1"; }, "t1 waits"));
+  ASSERT_NO_FATAL_FAILURE(await([&] { return semi.flushes_for_ack.load() == 1; }, "t1 asked for its ack"));
+  const binlog::Binlog::End first = bl->end();
+  t2 = std::async(std::launch::async, [&] { return CommitXid(*bl, 2); });
+  ASSERT_NO_FATAL_FAILURE(await([&] { return Stat("Rpl_semi_sync_source_wait_sessions") == "2"; }, "t2 waits"));
+  ASSERT_NO_FATAL_FAILURE(await([&] { return semi.flushes_for_ack.load() == 2; }, "t2 asked for its ack"));
+  const binlog::Binlog::End second = bl->end();
+  ASSERT_GT(second.offset, first.offset);
+
+  semi.Ack(bl->FileName(first.file_number), first.offset);
+  ASSERT_EQ(t1.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(t1.get().end, first.offset);
+  EXPECT_EQ(t2.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_wait_sessions"), "1");
+  semi.Ack(bl->FileName(second.file_number), second.offset);
+  ASSERT_EQ(t2.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(t2.get().end, second.offset);
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_no_tx"), "0");
+
+  stop = true;
+  ASSERT_TRUE(semi_done.get().ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
+  ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
+  bl->set_hooks(nullptr);
+}
+
+// A connection whose reads may wait for the dump thread's writes (as on
+// TLS), here for as long as the test holds them: its acks are read by the
+// ack thread, never by a committing session, so a commit still ends at its
+// timeout while a read of that connection is stuck.
+class StallingConnection : public PairConnection {
+ public:
+  bool ReadsWaitForWrites() const override { return true; }
+  int ReadPacket(std::string* payload, size_t max) override {
+    {
+      std::unique_lock l(stall_mu_);
+      stall_cv_.wait(l, [&] { return !stalled_; });
+    }
+    return PairConnection::ReadPacket(payload, max);
+  }
+  void Release() {
+    std::lock_guard l(stall_mu_);
+    stalled_ = false;
+    stall_cv_.notify_all();
+  }
+
+ private:
+  std::mutex stall_mu_;
+  std::condition_variable stall_cv_;
+  bool stalled_ = true;
+};
+
+TEST_F(PluginRegistryTest, SemisyncSourceCommitNeverReadsWhereReadsWait) {
+  std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
+  ASSERT_NE(bl, nullptr);
+  ASSERT_NO_FATAL_FAILURE(StartSemisyncSource());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(1000)).ok());
+
+  StallingConnection semi;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> hooks{0};
+  std::future<binlog::Binlog::CommitResult> t1;
+  AtExit cleanup{[&] {  // on a failed assertion: end the wait, the read and the dump
+    (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
+    semi.Release();
+    stop = true;
+  }};
+  auto semi_done = std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, semi, 11, true, stop, hooks); });
+  for (int i = 0; i < 500 && Stat("Rpl_semi_sync_source_clients") != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(Stat("Rpl_semi_sync_source_clients"), "1");
+
+  t1 = std::async(std::launch::async, [&] { return CommitXid(*bl, 1); });
+  for (int i = 0; i < 500 && semi.flushes_for_ack.load() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(semi.flushes_for_ack.load(), 1);
+  // The ack arrives, and whoever reads it is held in the read.
+  const binlog::Binlog::End end = bl->end();
+  semi.Ack(bl->FileName(end.file_number), end.offset);
+  ASSERT_EQ(t1.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the commit was held in a read";
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_no_tx"), "1");
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_status"), "OFF");
+
+  semi.Release();
   stop = true;
   ASSERT_TRUE(semi_done.get().ok());
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());

@@ -919,6 +919,7 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
     return s;
   }
   void Close() override { ::shutdown(fd(), SHUT_RDWR); }
+  bool ReadsWaitForWrites() const override { return kTls; }
 
  private:
   // What has arrived, without waiting: > 0 bytes, 0 nothing yet, -1 gone.

@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define SLUICE_PLUGIN_ABI_MAJOR 1
-#define SLUICE_PLUGIN_ABI_MINOR 1
+#define SLUICE_PLUGIN_ABI_MINOR 2
 #define SLUICE_PLUGIN_ABI_VERSION ((SLUICE_PLUGIN_ABI_MAJOR << 16) | SLUICE_PLUGIN_ABI_MINOR)
 #define SLUICE_PLUGIN_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define SLUICE_PLUGIN_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -223,6 +223,12 @@ typedef struct sluice_transmit_param {
    * answers 0. */
   sluice_dump_connection* connection;
   int socket_fd;
+  /* ABI 1.2: 1 where dump_read_packet may wait for a write the dump thread
+   * has in progress (TLS: both directions share the stream's state, and a
+   * reader that stops reading can hold a write for as long as it likes);
+   * 0 where it never waits (a plain socket). A thread that must not be
+   * held (a committing session) reads only where it is 0. */
+  int reads_wait_for_writes;
 } sluice_transmit_param;
 
 typedef struct sluice_binlog_transmit_observer {

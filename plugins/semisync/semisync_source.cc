@@ -29,9 +29,13 @@
 //                   that releases it);
 //                   a timeout switches semisync OFF until a replica acks
 //                   the newest position.
-//   ack receiver    one thread, epoll over every replica's socket; reads
-//                   acks (EF, 8-byte position, file name); a malformed one
-//                   closes that connection.
+//   ack receiver    reads acks (EF, 8-byte position, file name) from
+//                   every replica's socket; a malformed one closes that
+//                   connection. While commits wait, one waiting commit
+//                   reads them itself (the receiver, in its own epoll
+//                   set), so the ack that releases it wakes it directly;
+//                   the ack thread reads them once no commit has waited
+//                   for kAckThreadPause.
 //
 // Positions compare as (file number, offset): binlog files are
 // <basename>.NNNNNN, all of one basename.
@@ -74,6 +78,13 @@ constexpr size_t kMaxFileName = 512;  // FN_REFLEN
 // A dump asks its reader for an ack at least this often (bytes of binlog)
 // while later groups are already waiting to be sent.
 constexpr uint64_t kAckEvery = 64 * 1024;
+// The ack thread stays away from the replicas' sockets while commits wait
+// for acks, and this long after the last one began waiting: under a steady
+// load the waiting commits read the acks, and the ack thread neither wakes
+// for each ack nor competes with them for it. Acks nobody waits for (a
+// replica catching up while semisync is OFF) are read at most about twice
+// this late.
+constexpr auto kAckThreadPause = std::chrono::milliseconds(20);
 
 // ------------------------------------------------------------- variables
 
@@ -131,6 +142,9 @@ Pos MakePos(const char* file, size_t len, uint64_t offset) {
 struct Replica {
   sluice_dump_connection* conn = nullptr;
   int fd = -1;
+  // Reading its acks may wait for the dump thread's write (TLS; ABI 1.2):
+  // a committing session does not read them (CommitTrx).
+  bool reads_wait = true;
   uint32_t server_id = 0;
   uint64_t id = 0;       // the ack receiver's key
   bool flagged = false;  // dump thread only: the last event sent asked for an ack
@@ -185,7 +199,16 @@ class Source {
 
  private:
   void AckLoop();
+  // The acks of the sockets epoll_wait found ready (`n` events); the wake
+  // event (data 0) is drained from `wake_fd`.
+  void ReadReady(const epoll_event* events, int n, int wake_fd);
   void ReadAcks(uint64_t id);
+  // The receiver's turn: one wait on rx_epfd_ (until `deadline`), and the
+  // acks it finds. False once the deadline has passed.
+  bool ReceiveAcks(std::chrono::steady_clock::time_point deadline);
+  // Adds or removes a replica's socket in the ack thread's epoll set and,
+  // unless its reads may wait, the receiver's.
+  void WatchSocket(int op, const Replica& r);
   void HandleAck(Replica* r, const Pos& p);     // REQUIRES mu_
   void ReportCounted(uint32_t server_id);       // REQUIRES mu_
   void ReportReply(const Pos& p, uint32_t server_id);  // REQUIRES mu_
@@ -210,9 +233,23 @@ class Source {
   // of them when `all`): each waits on its own condition variable, so an
   // ack wakes only those it releases, not every waiting commit.
   void WakeWaiters(bool all);                    // REQUIRES mu_
+  // Commits waiting, none reading acks (the receiver was released, or the
+  // last replica whose reads may wait left): the first of them takes over.
+  void HandOffReceiving();                       // REQUIRES mu_
   bool Acked(const Pos& p) const {               // REQUIRES mu_
     return have_reply_ && p <= reply_;
   }
+  // A waiting commit reads acks (CommitTrx); it waits in epoll_wait, not on
+  // its condition variable.
+  bool receiving_ = false;                       // GUARDED_BY(mu_)
+  // Replicas whose acks a read may wait for (TLS): while there is one, the
+  // ack thread reads every ack and commits wait on their condition
+  // variables (a commit held behind a stalled write would outlive its
+  // timeout).
+  size_t waiting_readers_ = 0;                   // GUARDED_BY(mu_)
+  std::chrono::steady_clock::time_point last_wait_;  // GUARDED_BY(mu_)
+  std::condition_variable ack_thread_cv_;        // the ack thread's pause
+  bool ack_thread_polling_ = false;              // GUARDED_BY(mu_)
 
   std::mutex mu_;
   std::multimap<Pos, std::condition_variable*> waiters_;  // commits waiting, by position
@@ -232,8 +269,10 @@ class Source {
   std::mutex ack_mu_;
   std::map<uint64_t, Replica*> by_id_;  // GUARDED_BY(ack_mu_)
   uint64_t next_id_ = 1;
-  int epfd_ = -1;
+  int epfd_ = -1;     // the ack thread's: replicas' sockets, wake_fd_
   int wake_fd_ = -1;
+  int rx_epfd_ = -1;  // the receiving commit's: replicas' sockets, rx_wake_fd_
+  int rx_wake_fd_ = -1;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -272,6 +311,9 @@ void Source::Start() {
   ev.events = EPOLLIN;
   ev.data.u64 = 0;
   epoll_ctl(epfd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  rx_epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  rx_wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_ctl(rx_epfd_, EPOLL_CTL_ADD, rx_wake_fd_, &ev);
   thread_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "sl_semi_ack");
     AckLoop();
@@ -279,13 +321,20 @@ void Source::Start() {
 }
 
 void Source::Stop() {
-  stop_ = true;
+  // deinit: no hook call is in flight (the server retired them), so no
+  // commit is receiving.
+  {
+    std::lock_guard l(mu_);
+    stop_ = true;
+    ack_thread_cv_.notify_all();
+  }
   uint64_t one = 1;
   (void)!write(wake_fd_, &one, sizeof(one));
   if (thread_.joinable()) thread_.join();
-  close(epfd_);
-  close(wake_fd_);
-  epfd_ = wake_fd_ = -1;
+  for (int* fd : {&epfd_, &wake_fd_, &rx_epfd_, &rx_wake_fd_}) {
+    close(*fd);
+    *fd = -1;
+  }
   std::lock_guard a(ack_mu_);
   std::lock_guard l(mu_);
   SetOn(false);
@@ -294,22 +343,40 @@ void Source::Stop() {
   // them): their transmit_stop will not come.
   for (Replica* r : replicas_) delete r;
   replicas_.clear();
+  waiting_readers_ = 0;
   by_id_.clear();
   counters.clients = 0;
 }
 
+// Set while this thread is the receiving commit (CommitTrx).
+thread_local bool tl_receiving = false;
+
 void Source::AckLoop() {
   epoll_event events[32];
   while (!stop_.load()) {
-    const int n = epoll_wait(epfd_, events, 32, 1000);
-    for (int i = 0; i < n; ++i) {
-      if (events[i].data.u64 == 0) {
-        uint64_t v;
-        (void)!read(wake_fd_, &v, sizeof(v));
+    {
+      std::unique_lock l(mu_);
+      ack_thread_polling_ = false;
+      if (stop_.load()) break;
+      if (waiting_readers_ == 0 &&
+          (!waiters_.empty() || std::chrono::steady_clock::now() - last_wait_ < kAckThreadPause)) {
+        ack_thread_cv_.wait_for(l, kAckThreadPause);
         continue;
       }
-      ReadAcks(events[i].data.u64);
+      ack_thread_polling_ = true;
     }
+    ReadReady(events, epoll_wait(epfd_, events, 32, 1000), wake_fd_);
+  }
+}
+
+void Source::ReadReady(const epoll_event* events, int n, int wake_fd) {
+  for (int i = 0; i < n; ++i) {
+    if (events[i].data.u64 == 0) {
+      uint64_t v;
+      (void)!read(wake_fd, &v, sizeof(v));
+      continue;
+    }
+    ReadAcks(events[i].data.u64);
   }
 }
 
@@ -336,7 +403,7 @@ void Source::ReadAcks(uint64_t id) {
     if (bad != nullptr) {
       // Stop reading it; a malformed ack also ends the connection (the
       // dump thread's transmit_stop then removes the replica).
-      epoll_ctl(epfd_, EPOLL_CTL_DEL, r->fd, nullptr);
+      WatchSocket(EPOLL_CTL_DEL, *r);
       by_id_.erase(it);
       if (*bad != '\0') {
         Log(SLUICE_LOG_ERROR, "Read semi-sync reply from replica (server_id: %u) failed: %s; closing its connection",
@@ -362,13 +429,11 @@ void Source::AddReplica(Replica* r, const Pos& start) {
     std::lock_guard a(ack_mu_);
     r->id = next_id_++;
     by_id_[r->id] = r;
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP;
-    ev.data.u64 = r->id;
-    epoll_ctl(epfd_, EPOLL_CTL_ADD, r->fd, &ev);
+    WatchSocket(EPOLL_CTL_ADD, *r);
   }
   std::lock_guard l(mu_);
   replicas_.insert(r);
+  if (r->reads_wait && waiting_readers_++ == 0) ack_thread_cv_.notify_all();  // it reads every ack now
   counters.clients.store(replicas_.size(), std::memory_order_relaxed);
   // Where it starts is what it has.
   HandleAck(r, start);
@@ -377,14 +442,37 @@ void Source::AddReplica(Replica* r, const Pos& start) {
   }
 }
 
+void Source::WatchSocket(int op, const Replica& r) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = r.id;
+  epoll_ctl(epfd_, op, r.fd, &ev);
+  // A committing session never reads where a read may wait.
+  if (!r.reads_wait) epoll_ctl(rx_epfd_, op, r.fd, &ev);
+}
+
+bool Source::ReceiveAcks(std::chrono::steady_clock::time_point deadline) {
+  const auto left = deadline - std::chrono::steady_clock::now();
+  if (left <= std::chrono::steady_clock::duration::zero()) return false;
+  // Rounded up: a wait that ends early would only come back here.
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+  epoll_event events[32];
+  const int n = epoll_wait(rx_epfd_, events, 32, static_cast<int>(std::min<int64_t>(ms, 1 << 30)));
+  tl_receiving = true;
+  ReadReady(events, n, rx_wake_fd_);
+  tl_receiving = false;
+  return n != 0 || std::chrono::steady_clock::now() < deadline;
+}
+
 void Source::RemoveReplica(Replica* r) {
   {
     std::lock_guard a(ack_mu_);
-    if (by_id_.erase(r->id) > 0) epoll_ctl(epfd_, EPOLL_CTL_DEL, r->fd, nullptr);
+    if (by_id_.erase(r->id) > 0) WatchSocket(EPOLL_CTL_DEL, *r);
   }
   std::lock_guard l(mu_);
-  replicas_.erase(r);
+  if (replicas_.erase(r) > 0 && r->reads_wait) --waiting_readers_;
   counters.clients.store(replicas_.size(), std::memory_order_relaxed);
+  HandOffReceiving();
   FallBackIfTooFew();
 }
 
@@ -507,6 +595,7 @@ void Source::CommitTrx(const Pos& p) {
   counters.wait_sessions.fetch_add(1, std::memory_order_relaxed);
   std::condition_variable cv;
   const auto me = waiters_.emplace(p, &cv);
+  last_wait_ = start;
   bool acked = false;
   for (;;) {
     if (Acked(p)) {
@@ -514,7 +603,24 @@ void Source::CommitTrx(const Pos& p) {
       break;
     }
     if (!on_) break;
-    if (cv.wait_until(l, deadline) == std::cv_status::timeout && !Acked(p)) {
+    bool timed_out;
+    if (!receiving_ && waiting_readers_ == 0) {
+      // No one reads acks for the waiting commits: this one does. The ack
+      // thread, if it is polling, pauses (else an ack would wake both).
+      receiving_ = true;
+      if (ack_thread_polling_) {
+        ack_thread_polling_ = false;
+        uint64_t one = 1;
+        (void)!write(wake_fd_, &one, sizeof(one));
+      }
+      l.unlock();
+      timed_out = !ReceiveAcks(deadline);
+      l.lock();
+      receiving_ = false;
+    } else {
+      timed_out = cv.wait_until(l, deadline) == std::cv_status::timeout;
+    }
+    if (timed_out && !Acked(p)) {
       if (on_) {
         Log(SLUICE_LOG_WARNING,
             "Timeout waiting for reply of binlog (file: %s, pos: %llu), semi-sync up to file %s, position %llu.",
@@ -526,6 +632,7 @@ void Source::CommitTrx(const Pos& p) {
     }
   }
   waiters_.erase(me);
+  HandOffReceiving();
   counters.wait_sessions.fetch_sub(1, std::memory_order_relaxed);
   const auto waited =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
@@ -584,10 +691,20 @@ void Source::ResetMaster() {
   WakeWaiters(/*all=*/true);
 }
 
+void Source::HandOffReceiving() {
+  if (!receiving_ && waiting_readers_ == 0 && !waiters_.empty()) waiters_.begin()->second->notify_one();
+}
+
 void Source::WakeWaiters(bool all) {
   for (const auto& [pos, cv] : waiters_) {
     if (!all && !Acked(pos)) break;
     cv->notify_one();
+  }
+  // The receiving commit waits in epoll_wait: an ack another thread read
+  // (the ack thread, before it paused) or a switch OFF reaches it there.
+  if (receiving_ && !tl_receiving) {
+    uint64_t one = 1;
+    (void)!write(rx_wake_fd_, &one, sizeof(one));
   }
 }
 
@@ -610,6 +727,8 @@ int TransmitStart(void*, sluice_transmit_param* param, const char* file, size_t 
   auto* r = new Replica;
   r->conn = param->connection;
   r->fd = param->socket_fd;
+  // Before ABI 1.2 the server does not say: assume reads may wait.
+  r->reads_wait = SLUICE_PLUGIN_ABI_MINOR_OF(svc->abi_version) < 2 || param->reads_wait_for_writes != 0;
   r->server_id = param->server_id;
   param->observer_data = r;
   param->flags |= SLUICE_TRANSMIT_OBSERVE;

@@ -75,6 +75,9 @@ class DumpConnection {
   virtual Status Flush(int next_seq) = 0;
   // Any thread: shuts the socket down; the dump ends at its next write.
   virtual void Close() = 0;
+  // Whether ReadPacket may wait for a write in progress (TLS: both
+  // directions share the stream's state).
+  virtual bool ReadsWaitForWrites() const { return false; }
 };
 
 // What a transmit observer learns about a dump connection, and the answer

@@ -266,6 +266,44 @@ def go_mysql_acks_on(srv, c, readers, wait_point, tls):
         assert r.proc.poll() is None, r.stderr()
 
 
+def test_concurrent_commits_each_acked():
+    """Many sessions committing at once: one waiting commit reads the acks
+    for all of them and hands that on as it is released (docs/semisync.md,
+    Acks). A commit left with no one reading would wait out the timeout and
+    switch semisync OFF (no_tx)."""
+    if not need_reader():
+        return
+    for wait_point in ("AFTER_SYNC", "AFTER_COMMIT"):
+        with primary() as (srv, c, readers):
+            h.query(c, f"SET GLOBAL rpl_semi_sync_source_wait_point = {wait_point}")
+            readers.append(Reader(srv, 101))
+            wait_clients(c, 1, "semisync reader connected")
+            before = counters(c)
+            errors = []
+
+            def commit_rows(k):
+                conn = h.root(port=srv.port)
+                try:
+                    insert(conn, 1000 * (k + 1), 40)
+                except Exception as e:  # reported below
+                    errors.append(e)
+                finally:
+                    h.close_quietly(conn)
+
+            threads = [threading.Thread(target=commit_rows, args=(k,)) for k in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=120)
+            assert not errors, errors
+            after = counters(c)
+            assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 320, \
+                (wait_point, after)
+            assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], (wait_point, after)
+            assert after["Rpl_semi_sync_source_status"] == "ON", (wait_point, after)
+            assert after["Rpl_semi_sync_source_wait_sessions"] == "0", (wait_point, after)
+
+
 def test_timeout_switches_off_and_back_on():
     if not need_reader():
         return
