@@ -436,12 +436,16 @@ int SvcUnregTransmit(sluice_plugin_handle* h, const sluice_binlog_transmit_obser
   return UnregisterObserver<TransmitAdapter>(h, o, &Plugin::transmit, &rpl::Registry::transmit, Rpl(h));
 }
 
-// A dump connection's other direction (ABI 1.1).
-int SvcDumpReadPacket(sluice_plugin_handle*, sluice_dump_connection* c, uint8_t* buf, size_t capacity,
+// A dump connection's other direction (ABI 1.1). A plugin built with 1.3
+// or later may be answered 2 (a write in progress holds the connection);
+// an older one waits for the write.
+int SvcDumpReadPacket(sluice_plugin_handle* h, sluice_dump_connection* c, uint8_t* buf, size_t capacity,
                       size_t* len) {
   if (c == nullptr || buf == nullptr || len == nullptr) return -1;
+  const bool defer = h != nullptr && h->plugin != nullptr && SLUICE_PLUGIN_ABI_MINOR_OF(h->plugin->desc.abi_version) >= 3;
   thread_local std::string payload;
-  const int rc = reinterpret_cast<rpl::DumpConnection*>(c)->ReadPacket(&payload, capacity);
+  const int rc = reinterpret_cast<rpl::DumpConnection*>(c)->ReadPacket(&payload, capacity, defer);
+  static_assert(rpl::DumpConnection::kBusy == 2, "dump_read_packet's answer (include/sluice/plugin.h)");
   if (rc != 1) return rc;
   std::memcpy(buf, payload.data(), payload.size());
   *len = payload.size();

@@ -151,7 +151,7 @@ TEST_F(PluginRegistryTest, Errors) {
   EXPECT_EQ(s.mysql_errno(), 1127) << s.ToString();
   s = registry_->Install("sluice_wrong_abi", "sluice_wrong_abi_plugin.so");
   EXPECT_EQ(s.mysql_errno(), 1126);
-  EXPECT_NE(s.message().find("was built for plugin ABI 2.0, the server has 1.2"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("was built for plugin ABI 2.0, the server has 1.3"), std::string::npos) << s.message();
   s = registry_->Install("InnoDB", kLib);
   EXPECT_EQ(s.mysql_errno(), 1125);
 
@@ -352,7 +352,7 @@ class PairConnection : public rpl::DumpConnection, public rpl::PacketSink {
     ::close(fds_[1]);
   }
   int fd() const override { return fds_[0]; }
-  int ReadPacket(std::string* payload, size_t max) override {
+  int ReadPacket(std::string* payload, size_t max, bool /*defer*/) override {
     std::lock_guard l(mu_);
     for (;;) {
       if (int taken = protocol::TakePacket(&in_, payload, max); taken != 0) return taken;
@@ -717,24 +717,31 @@ TEST_F(PluginRegistryTest, SemisyncSourceReleasedReceiverHandsOn) {
 }
 
 // A connection whose reads may wait for the dump thread's writes (as on
-// TLS), here for as long as the test holds them: its acks are read by the
-// ack thread, never by a committing session, so a commit still ends at its
-// timeout while a read of that connection is stuck.
+// TLS), here for as long as the test holds them, as a write to a replica
+// that stopped reading would: a read that may defer answers kBusy (as the
+// server's TLS connection does after its moment's wait), one that may not
+// waits. Its acks are read by the ack thread, never by a committing
+// session.
 class StallingConnection : public PairConnection {
  public:
   bool ReadsWaitForWrites() const override { return true; }
-  int ReadPacket(std::string* payload, size_t max) override {
+  int ReadPacket(std::string* payload, size_t max, bool defer) override {
     {
       std::unique_lock l(stall_mu_);
+      if (stalled_ && defer) {
+        ++busy_answers;
+        return kBusy;
+      }
       stall_cv_.wait(l, [&] { return !stalled_; });
     }
-    return PairConnection::ReadPacket(payload, max);
+    return PairConnection::ReadPacket(payload, max, defer);
   }
   void Release() {
     std::lock_guard l(stall_mu_);
     stalled_ = false;
     stall_cv_.notify_all();
   }
+  std::atomic<int> busy_answers{0};
 
  private:
   std::mutex stall_mu_;
@@ -778,6 +785,84 @@ TEST_F(PluginRegistryTest, SemisyncSourceCommitNeverReadsWhereReadsWait) {
   semi.Release();
   stop = true;
   ASSERT_TRUE(semi_done.get().ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
+  ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
+  bl->set_hooks(nullptr);
+}
+
+// A TLS replica that stops reading holds its dump thread's write, and
+// with it reads of its connection; the ack thread reads every replica's
+// acks while a TLS one is connected. Its read answers busy instead of
+// waiting (ABI 1.3), so another replica's ack still releases a commit at
+// once; and once the stalled write ends, the stalled replica's ack is read
+// on a retry (with wait_for_replica_count=2 a second commit needs it).
+// Before, the ack thread waited in that read and every commit waited for
+// its timeout.
+TEST_F(PluginRegistryTest, SemisyncSourceStalledTlsReplicaHoldsNoOtherAcks) {
+  std::unique_ptr<binlog::Binlog> bl = OpenTestBinlog(dir_, rpl_);
+  ASSERT_NE(bl, nullptr);
+  ASSERT_NO_FATAL_FAILURE(StartSemisyncSource());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_timeout", sql::Value::Int(30000)).ok());
+
+  StallingConnection stalled;
+  PairConnection healthy;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> hooks_a{0}, hooks_b{0};
+  std::future<binlog::Binlog::CommitResult> t1, t2;
+  AtExit cleanup{[&] {  // on a failed assertion: end the waits, the read and the dumps
+    (void)SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0));
+    stalled.Release();
+    stop = true;
+  }};
+  auto stalled_done =
+      std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, stalled, 11, true, stop, hooks_a); });
+  auto healthy_done =
+      std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, healthy, 12, true, stop, hooks_b); });
+  auto await = [&](auto done, const char* what) {
+    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(done()) << what;
+  };
+  ASSERT_NO_FATAL_FAILURE(await([&] { return Stat("Rpl_semi_sync_source_clients") == "2"; }, "both connected"));
+
+  t1 = std::async(std::launch::async, [&] { return CommitXid(*bl, 1); });
+  ASSERT_NO_FATAL_FAILURE(await([&] { return stalled.flushes_for_ack.load() == 1; }, "t1 sent to the stalled one"));
+  ASSERT_NO_FATAL_FAILURE(await([&] { return healthy.flushes_for_ack.load() == 1; }, "t1 sent to the healthy one"));
+  const binlog::Binlog::End first = bl->end();
+  // The stalled replica acks first: its socket is readable, its read
+  // held (a server without ABI 1.3's answer would wait in it).
+  stalled.Ack(bl->FileName(first.file_number), first.offset);
+  for (int i = 0; i < 100 && stalled.busy_answers.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  healthy.Ack(bl->FileName(first.file_number), first.offset);
+  ASSERT_EQ(t1.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "the healthy ack was not read";
+  EXPECT_EQ(t1.get().end, first.offset);
+  EXPECT_GE(stalled.busy_answers.load(), 1);
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "1");
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_no_tx"), "0");
+  // Retried while busy, not spun on: 1, 2, 4 ... 64 ms apart.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LT(stalled.busy_answers.load(), 20);
+
+  // The write ends; the next retry reads the stalled replica's ack, which
+  // a commit waiting for both replicas needs.
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_wait_for_replica_count", sql::Value::Int(2)).ok());
+  stalled.Release();
+  t2 = std::async(std::launch::async, [&] { return CommitXid(*bl, 2); });
+  ASSERT_NO_FATAL_FAILURE(await([&] { return stalled.flushes_for_ack.load() == 2; }, "t2 sent to the stalled one"));
+  ASSERT_NO_FATAL_FAILURE(await([&] { return healthy.flushes_for_ack.load() == 2; }, "t2 sent to the healthy one"));
+  const binlog::Binlog::End second = bl->end();
+  healthy.Ack(bl->FileName(second.file_number), second.offset);
+  EXPECT_EQ(t2.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout) << "t2 needs both acks";
+  stalled.Ack(bl->FileName(second.file_number), second.offset);
+  ASSERT_EQ(t2.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "the released replica's ack";
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_yes_tx"), "2");
+  EXPECT_EQ(Stat("Rpl_semi_sync_source_no_tx"), "0");
+
+  stop = true;
+  ASSERT_TRUE(stalled_done.get().ok());
+  ASSERT_TRUE(healthy_done.get().ok());
+  ASSERT_TRUE(SetVar("rpl_semi_sync_source_wait_for_replica_count", sql::Value::Int(1)).ok());
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_enabled", sql::Value::Int(0)).ok());
   ASSERT_TRUE(registry_->Uninstall("rpl_semi_sync_source").ok());
   bl->set_hooks(nullptr);

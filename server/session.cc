@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <system_error>
+#include <thread>
 
 #include "acl/access_control.h"
 #include "base/log.h"
@@ -863,6 +864,10 @@ namespace {
 // disturb the dump thread's writes; on TLS the stream's state is shared by
 // both directions, so reads and writes take turns under io_mu_ (taken per
 // write of up to 64 KiB, not per event) and a read never waits for data.
+// A write holds io_mu_ for as long as the reader takes to read it; a read
+// that may defer (ReadPacket's `defer`) waits for it at most
+// kReadWaitForWrite and then answers kBusy, so that a replica that stops
+// reading cannot hold the thread reading every replica's acks.
 template <typename Stream>
 class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   static constexpr bool kTls = !std::is_same_v<Stream, Session::StreamSocket>;
@@ -903,12 +908,13 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   uint8_t seq() const { return seq_; }
 
   int fd() const override { return fd_; }
-  int ReadPacket(std::string* payload, size_t max) override {
+  int ReadPacket(std::string* payload, size_t max, bool defer) override {
     MutexLock lock(&read_mu_);
     for (;;) {
       if (int taken = p::TakePacket(&in_, payload, max); taken != 0) return taken;
       char chunk[4096];
-      const int n = ReadSome(chunk, sizeof(chunk));
+      const int n = ReadSome(chunk, sizeof(chunk), defer);
+      if (n == kWriteInProgress) return kBusy;
       if (n <= 0) return n;
       in_.append(chunk, static_cast<size_t>(n));
     }
@@ -922,14 +928,35 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
   bool ReadsWaitForWrites() const override { return kTls; }
 
  private:
-  // What has arrived, without waiting: > 0 bytes, 0 nothing yet, -1 gone.
-  int ReadSome(char* buf, size_t size) {
+  static constexpr int kWriteInProgress = -2;
+  static constexpr auto kReadWaitForWrite = std::chrono::milliseconds(2);
+
+  // Takes io_mu_ if it comes free within kReadWaitForWrite. It polls: only
+  // a read that found a write in progress waits here, and a lock given up
+  // on a timer (pthread_mutex_clocklock) is one TSan cannot see taken.
+  bool LockForRead() TRY_ACQUIRE(true, io_mu_) {
+    const auto deadline = std::chrono::steady_clock::now() + kReadWaitForWrite;
+    while (!io_mu_.TryLock()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return true;
+  }
+
+  // What has arrived, without waiting for data: > 0 bytes, 0 nothing yet,
+  // -1 gone, kWriteInProgress (`defer`, TLS) a write held the stream.
+  int ReadSome(char* buf, size_t size, bool defer) {
     if constexpr (kTls) {
-      MutexLock io(&io_mu_);
+      if (!defer) {
+        io_mu_.Lock();
+      } else if (!LockForRead()) {
+        return kWriteInProgress;
+      }
       error_code ec, ignored;
       stream_.next_layer().non_blocking(true, ignored);
       const size_t n = stream_.read_some(asio::buffer(buf, size), ec);
       stream_.next_layer().non_blocking(false, ignored);
+      io_mu_.Unlock();
       if (n > 0) return static_cast<int>(n);
       return ec == asio::error::would_block || ec == asio::error::try_again ? 0 : -1;
     } else {

@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define SLUICE_PLUGIN_ABI_MAJOR 1
-#define SLUICE_PLUGIN_ABI_MINOR 2
+#define SLUICE_PLUGIN_ABI_MINOR 3
 #define SLUICE_PLUGIN_ABI_VERSION ((SLUICE_PLUGIN_ABI_MAJOR << 16) | SLUICE_PLUGIN_ABI_MINOR)
 #define SLUICE_PLUGIN_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define SLUICE_PLUGIN_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -227,7 +227,8 @@ typedef struct sluice_transmit_param {
    * has in progress (TLS: both directions share the stream's state, and a
    * reader that stops reading can hold a write for as long as it likes);
    * 0 where it never waits (a plain socket). A thread that must not be
-   * held (a committing session) reads only where it is 0. */
+   * held (a committing session) reads only where it is 0. From 1.3 such a
+   * read waits a moment at most and then answers 2 (dump_read_packet). */
   int reads_wait_for_writes;
 } sluice_transmit_param;
 
@@ -292,7 +293,12 @@ typedef struct sluice_plugin_services {
    * while the dump thread writes (one reader thread per connection at a
    * time). 1: a packet's payload is in buf (*len bytes); 0: no whole
    * packet has arrived yet; -1: the connection is closed or failed, or the
-   * packet is longer than capacity (stop reading it). */
+   * packet is longer than capacity (stop reading it). ABI 1.3, to a plugin
+   * built with 1.3 or later: 2 where reads_wait_for_writes is 1 and a
+   * write the dump thread has in progress held the connection for more
+   * than a moment (its reader is not reading): nothing was read, and the
+   * socket may stay readable; try again later (a plugin built with 1.2
+   * waits for the write instead). */
   int (*dump_read_packet)(sluice_plugin_handle* h, sluice_dump_connection* c, uint8_t* buf,
                           size_t capacity, size_t* len);
   /* Dump thread only (from a transmit hook): writes out the packets

@@ -35,7 +35,10 @@
 //                   reads them itself (the receiver, in its own epoll
 //                   set), so the ack that releases it wakes it directly;
 //                   the ack thread reads them once no commit has waited
-//                   for kAckThreadPause.
+//                   for kAckThreadPause. A TLS connection whose read
+//                   answers busy (its dump thread's write holds it, ABI
+//                   1.3) leaves the ack thread's epoll set and is retried
+//                   after kBusyRetryFirst, doubling to kBusyRetryMax.
 //
 // Positions compare as (file number, offset): binlog files are
 // <basename>.NNNNNN, all of one basename.
@@ -85,6 +88,14 @@ constexpr uint64_t kAckEvery = 64 * 1024;
 // replica catching up while semisync is OFF) are read at most about twice
 // this late.
 constexpr auto kAckThreadPause = std::chrono::milliseconds(20);
+// A connection whose read answered busy is read again after this, then
+// twice as late each time it is still busy, up to kBusyRetryMax: a replica
+// that stops reading costs the ack thread a bounded share of its time
+// (the server waits up to 2 ms before answering busy).
+constexpr auto kBusyRetryFirst = std::chrono::milliseconds(1);
+constexpr auto kBusyRetryMax = std::chrono::milliseconds(64);
+// dump_read_packet's answer for a read a write in progress held (ABI 1.3).
+constexpr int kReadBusy = 2;
 
 // ------------------------------------------------------------- variables
 
@@ -151,6 +162,11 @@ struct Replica {
   Pos asked_at;          // dump thread only: the last event that asked for an ack, or the start
   bool acked = false;    // under Source::mu: last_ack is set
   Pos last_ack;
+  // Under Source::ack_mu_: its last read answered busy; it is out of the
+  // ack thread's epoll set until retry_at.
+  bool busy = false;
+  std::chrono::milliseconds retry_in{0};
+  std::chrono::steady_clock::time_point retry_at;
 };
 
 struct Counters {
@@ -203,6 +219,14 @@ class Source {
   // event (data 0) is drained from `wake_fd`.
   void ReadReady(const epoll_event* events, int n, int wake_fd);
   void ReadAcks(uint64_t id);
+  // A read of r answered busy: out of the ack thread's epoll set until
+  // its retry (REQUIRES ack_mu_).
+  void SetBusy(Replica* r);
+  // The ack thread's epoll_wait timeout (ms): its usual second, or until
+  // the first busy connection's retry.
+  int AckWaitMs();
+  // Reads the busy connections whose retry is due.
+  void RetryBusy();
   // The receiver's turn: one wait on rx_epfd_ (until `deadline`), and the
   // acks it finds. False once the deadline has passed.
   bool ReceiveAcks(std::chrono::steady_clock::time_point deadline);
@@ -268,6 +292,7 @@ class Source {
   // RemoveReplica (which takes it) never frees one being read.
   std::mutex ack_mu_;
   std::map<uint64_t, Replica*> by_id_;  // GUARDED_BY(ack_mu_)
+  std::vector<uint64_t> busy_;          // GUARDED_BY(ack_mu_): ids to retry
   uint64_t next_id_ = 1;
   int epfd_ = -1;     // the ack thread's: replicas' sockets, wake_fd_
   int wake_fd_ = -1;
@@ -345,11 +370,20 @@ void Source::Stop() {
   replicas_.clear();
   waiting_readers_ = 0;
   by_id_.clear();
+  busy_.clear();
   counters.clients = 0;
 }
 
 // Set while this thread is the receiving commit (CommitTrx).
 thread_local bool tl_receiving = false;
+
+// Adds or removes r's socket in one epoll set.
+void Watch(int epfd, int op, const Replica& r) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = r.id;
+  epoll_ctl(epfd, op, r.fd, &ev);
+}
 
 void Source::AckLoop() {
   epoll_event events[32];
@@ -365,8 +399,51 @@ void Source::AckLoop() {
       }
       ack_thread_polling_ = true;
     }
-    ReadReady(events, epoll_wait(epfd_, events, 32, 1000), wake_fd_);
+    ReadReady(events, epoll_wait(epfd_, events, 32, AckWaitMs()), wake_fd_);
+    RetryBusy();
   }
+}
+
+int Source::AckWaitMs() {
+  std::lock_guard a(ack_mu_);
+  if (busy_.empty()) return 1000;
+  auto first = std::chrono::steady_clock::time_point::max();
+  for (uint64_t id : busy_) {
+    auto it = by_id_.find(id);
+    if (it != by_id_.end()) first = std::min(first, it->second->retry_at);
+  }
+  if (first == std::chrono::steady_clock::time_point::max()) return 0;  // only stale ids: drop them
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(first - std::chrono::steady_clock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, 1000));
+}
+
+void Source::RetryBusy() {
+  std::vector<uint64_t> due;
+  {
+    std::lock_guard a(ack_mu_);
+    if (busy_.empty()) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(busy_, [&](uint64_t id) {
+      auto it = by_id_.find(id);
+      if (it == by_id_.end()) return true;  // removed meanwhile
+      if (it->second->retry_at > now) return false;
+      due.push_back(id);
+      return true;
+    });
+  }
+  for (uint64_t id : due) ReadAcks(id);
+}
+
+void Source::SetBusy(Replica* r) {
+  if (!r->busy) {
+    r->busy = true;
+    r->retry_in = kBusyRetryFirst;
+    epoll_ctl(epfd_, EPOLL_CTL_DEL, r->fd, nullptr);  // readable all along: no spinning on it
+  } else {
+    r->retry_in = std::min<std::chrono::milliseconds>(r->retry_in * 2, kBusyRetryMax);
+  }
+  r->retry_at = std::chrono::steady_clock::now() + r->retry_in;
+  busy_.push_back(r->id);
 }
 
 void Source::ReadReady(const epoll_event* events, int n, int wake_fd) {
@@ -389,7 +466,17 @@ void Source::ReadAcks(uint64_t id) {
   for (;;) {
     size_t len = 0;
     const int rc = svc->dump_read_packet(svc->handle, r->conn, buf, sizeof(buf), &len);
-    if (rc == 0) return;
+    if (rc == kReadBusy) {
+      SetBusy(r);
+      return;
+    }
+    if (rc == 0) {
+      if (r->busy) {  // read through: back in the ack thread's epoll set
+        r->busy = false;
+        Watch(epfd_, EPOLL_CTL_ADD, *r);
+      }
+      return;
+    }
     const char* bad = nullptr;
     if (rc < 0) {
       bad = "";  // closed (or a packet too long to be an ack)
@@ -443,12 +530,9 @@ void Source::AddReplica(Replica* r, const Pos& start) {
 }
 
 void Source::WatchSocket(int op, const Replica& r) {
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP;
-  ev.data.u64 = r.id;
-  epoll_ctl(epfd_, op, r.fd, &ev);
+  Watch(epfd_, op, r);
   // A committing session never reads where a read may wait.
-  if (!r.reads_wait) epoll_ctl(rx_epfd_, op, r.fd, &ev);
+  if (!r.reads_wait) Watch(rx_epfd_, op, r);
 }
 
 bool Source::ReceiveAcks(std::chrono::steady_clock::time_point deadline) {

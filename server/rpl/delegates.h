@@ -66,17 +66,23 @@ class DumpConnection {
   virtual ~DumpConnection() = default;
   // The socket, for poll/epoll (plain or under TLS).
   virtual int fd() const = 0;
+  // What ReadPacket answers besides 1 (a packet), 0 and -1.
+  static constexpr int kBusy = 2;
   // One packet the reader sent, without blocking: 1 its payload is in
   // *payload, 0 none complete yet, -1 closed, failed, or longer than
   // `max`. Any thread (one at a time), while the dump thread writes.
-  virtual int ReadPacket(std::string* payload, size_t max) = 0;
+  // Where reads wait for writes (ReadsWaitForWrites) and `defer` is set,
+  // a read that would wait more than a moment for a write in progress
+  // reads nothing and answers kBusy: try again later.
+  virtual int ReadPacket(std::string* payload, size_t max, bool defer) = 0;
   // Dump thread only: writes what is buffered; next_seq >= 0 becomes the
   // sequence id of the next packet.
   virtual Status Flush(int next_seq) = 0;
   // Any thread: shuts the socket down; the dump ends at its next write.
   virtual void Close() = 0;
   // Whether ReadPacket may wait for a write in progress (TLS: both
-  // directions share the stream's state).
+  // directions share the stream's state; a reader that stops reading
+  // holds a write for as long as it likes).
   virtual bool ReadsWaitForWrites() const { return false; }
 };
 

@@ -530,6 +530,15 @@ def raw_login(user, password="", db=None, port=None):
 # --------------------------------------------------------------------------
 # Private servers (shutdown / restart / initialize tests)
 
+def local_listener(backlog=8):
+    """A socket listening on HOST at a free port (a test's proxy)."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((HOST, 0))
+    s.listen(backlog)
+    return s
+
+
 def free_port():
     s = socket.socket()
     try:

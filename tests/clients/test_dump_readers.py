@@ -239,10 +239,7 @@ class RecordingProxy:
 
     def __init__(self, target_port):
         self.target_port = target_port
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind((h.HOST, 0))
-        self.listener.listen(8)
+        self.listener = h.local_listener()
         self.listener.settimeout(0.5)
         self.port = self.listener.getsockname()[1]
         self.commands = []

@@ -64,7 +64,7 @@ def test_install_errors():
         assert "Can't open shared library '" in e.args[1] and "No such file" in e.args[1], e.args
         h.expect_sql_error(c, f"INSTALL PLUGIN no_such_plugin SONAME '{LIB}'", 1127)
         e = h.expect_sql_error(c, "INSTALL PLUGIN sluice_wrong_abi SONAME 'sluice_wrong_abi_plugin.so'", 1126)
-        assert "plugin ABI 2.0, the server has 1.2" in e.args[1], e.args
+        assert "plugin ABI 2.0, the server has 1.3" in e.args[1], e.args
         h.expect_sql_error(c, f"INSTALL PLUGIN InnoDB SONAME '{LIB}'", 1125)
         e = h.expect_sql_error(c, "UNINSTALL PLUGIN sluice_example", 1305)
         assert e.args[1] == "PLUGIN sluice_example does not exist", e.args

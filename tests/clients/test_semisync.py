@@ -15,6 +15,9 @@ a private sluiced, acknowledged by real clients.
   (SIGCONT), it acks the newest position and status is ON again.
 - wait_for_replica_count=2 with two readers acks; one stopped, commits
   wait and then fall back.
+- A TLS semisync replica that stops reading (behind a proxy) while its
+  ack arrives holds neither the other replica's acks nor the commits
+  waiting for them; once it reads again it catches up and acks.
 - UNINSTALL while a semisync reader streams and semisync is enabled: 1883
   with MySQL's text; once disabled, UNINSTALL ends that reader's
   connection (it reconnects to a server without the plugin) and the
@@ -31,8 +34,10 @@ import shutil
 import signal
 import struct
 import subprocess
+import socket
 import threading
 import time
+import types
 
 import contextlib
 
@@ -383,6 +388,173 @@ def _wait_for_two_replicas(srv, c, readers):
     assert time.monotonic() - t0 < 10, "the waiting commit was not released by wait_for_replica_count = 1"
     assert num(c, "yes_tx") == yes + 1 and status(c, "Rpl_semi_sync_source_status") == "ON"
     b.proc.send_signal(signal.SIGCONT)
+
+
+class StallingProxy:
+    """A TCP proxy for one connection to the server that can hold what the
+    client sends (hold_up) and stop reading what the server sends
+    (stall_down), as a replica that stops reading would."""
+
+    def __init__(self, server_port):
+        self.server_port = server_port
+        self.listener = h.local_listener(1)
+        self.port = self.listener.getsockname()[1]
+        self.hold_up = False
+        self.stall_down = False
+        self.held = bytearray()
+        self.done = False
+        self.lock = threading.Lock()
+        self.client = self.upstream = None
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        self.client, _ = self.listener.accept()
+        up = socket.socket()
+        # A small receive buffer: the server's writes stall after a few MB.
+        up.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 10)
+        up.connect((h.HOST, self.server_port))
+        self.upstream = up
+        threading.Thread(target=self._pump_up, daemon=True).start()
+        threading.Thread(target=self._pump_down, daemon=True).start()
+
+    def _pump_up(self):
+        while not self.done:
+            try:
+                data = self.client.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                if self.hold_up:
+                    self.held += data
+                    continue
+            self.upstream.sendall(data)
+
+    def _pump_down(self):
+        while not self.done:
+            if self.stall_down:
+                time.sleep(0.01)
+                continue
+            try:
+                data = self.upstream.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.client.sendall(data)
+
+    def server_send_queue(self):
+        """Bytes the server has queued on this connection, unsent or
+        unacknowledged (tx_queue of the server's end in /proc/net/tcp, what
+        ss shows as Send-Q)."""
+        local = f":{self.server_port:04X}"
+        remote = f":{self.upstream.getsockname()[1]:04X}"
+        with open("/proc/net/tcp") as f:
+            for line in f.read().splitlines()[1:]:
+                fields = line.split()
+                if fields[1].endswith(local) and fields[2].endswith(remote):
+                    return int(fields[4].split(":")[0], 16)
+        return 0
+
+    def release_up(self, pause=0.0):
+        """Sends what was held, a byte at a time `pause` s apart when
+        pause > 0, and forwards from then on."""
+        with self.lock:
+            self.hold_up = False
+            held, self.held = bytes(self.held), bytearray()
+            if pause <= 0:
+                self.upstream.sendall(held)
+                return
+            self.upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for i in range(len(held)):
+                self.upstream.sendall(held[i:i + 1])
+                time.sleep(pause)
+
+    def close(self):
+        self.done = True
+        for sock in (self.client, self.upstream, self.listener):
+            if sock is not None:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+
+def test_stalled_tls_replica_holds_no_other_acks():
+    """On TLS a read of the connection takes its turn behind the dump
+    thread's write, and a replica that stops reading holds that write: its
+    ack, arriving meanwhile, must not hold the thread that reads every
+    replica's acks (docs/semisync.md, Limits). Before (18fdb69), the other
+    replica's acks went unread and each commit waited out the timeout."""
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        proxy = StallingProxy(srv.port)
+        try:
+            _stalled_tls_replica_holds_no_other_acks(srv, c, readers, proxy)
+        finally:
+            proxy.close()
+
+
+def _stalled_tls_replica_holds_no_other_acks(srv, c, readers, proxy):
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 5000")
+    readers.append(Reader(srv, 101))  # plain TCP, healthy
+    stalled = Reader(types.SimpleNamespace(port=proxy.port), 102, tls=True)
+    readers.append(stalled)
+    wait_clients(c, 2, "two semisync readers connected")
+    h.query(c, "CREATE TABLE ss.big (id INT PRIMARY KEY, b LONGTEXT)")
+    insert(c, 1, 3)
+    assert num(c, "yes_tx") == 4 and num(c, "no_tx") == 0, counters(c)
+    # The TLS replica's acks are kept back from here, and then it stops
+    # reading while the binlog grows by far more than the sockets buffer:
+    # its dump thread is left in a write.
+    proxy.hold_up = True
+    insert(c, 10, 3)
+    h.bounded_poll(lambda: len(proxy.held) > 0, rounds=100, interval=0.1, what="the TLS replica acked (held)")
+    proxy.stall_down = True
+    # 4 MB more than the largest send buffer the kernel grows a socket to.
+    with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+        wmem_max = int(f.read().split()[2])
+    big = (wmem_max + (4 << 20)) // (1 << 20)
+    for i in range(big):
+        h.query(c, f"INSERT INTO ss.big VALUES ({i}, REPEAT('x', 1048576))")
+
+    # The dump thread is held in a write for good once the server's send
+    # buffer for the connection has grown to its largest and stopped
+    # moving (until then each of the kernel's zero-window probes can grow
+    # it and let the write go on for a while).
+    def write_stuck():
+        before = proxy.server_send_queue()
+        time.sleep(1)
+        return proxy.server_send_queue() == before >= wmem_max * 3 // 4
+    h.bounded_poll(write_stuck, rounds=30, interval=0.1, what="the TLS replica's dump stuck in a write")
+    # Its acks arrive while the write holds the stream, a byte at a time:
+    # each segment that arrives can still let the server send a little
+    # more, until the buffers can take no more (a write of a 1 MB event
+    # does not end that way; one of 256 KB sometimes did).
+    proxy.release_up(pause=0.02)
+    time.sleep(0.5)
+    before = counters(c)
+    t0 = time.monotonic()
+    insert(c, 100, 5)
+    waited = time.monotonic() - t0
+    after = counters(c)
+    assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], \
+        f"commits waited for the timeout ({waited:.1f} s for 5): {after}"
+    assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 5, after
+    assert after["Rpl_semi_sync_source_status"] == "ON", after
+    # Reading again, the TLS replica catches up and acks: with both needed,
+    # a commit is acknowledged.
+    proxy.stall_down = False
+    want = 3 + 3 + big + 5 + 3  # + CREATE DATABASE, CREATE TABLE x2
+    h.bounded_poll(lambda: len(stalled.gtids()) >= want, rounds=300, interval=0.1,
+                   what=f"the TLS replica caught up; stderr: {stalled.stderr()}")
+    h.query(c, "SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 2")
+    yes = num(c, "yes_tx")
+    insert(c, 200, 2)
+    assert num(c, "yes_tx") == yes + 2 and status(c, "Rpl_semi_sync_source_status") == "ON", counters(c)
+    assert stalled.proc.poll() is None, stalled.stderr()
 
 
 def test_uninstall_refused_while_streaming():
