@@ -416,6 +416,14 @@ struct AtExit {
   ~AtExit() { run(); }
 };
 
+// Polls `done` every 10 ms for up to 5 s; fails with `what` if it never
+// holds (wrap the call in ASSERT_NO_FATAL_FAILURE).
+template <typename Done>
+void Await(Done done, const char* what) {
+  for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(done()) << what;
+}
+
 // A binlog under dir/binlog, writing, with the registry's commit hooks.
 std::unique_ptr<binlog::Binlog> OpenTestBinlog(const fs::path& dir, rpl::Registry& rpl) {
   fs::path bdir = dir / "binlog";
@@ -683,18 +691,14 @@ TEST_F(PluginRegistryTest, SemisyncSourceReleasedReceiverHandsOn) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(Stat("Rpl_semi_sync_source_clients"), "1");
-  auto await = [&](auto done, const char* what) {
-    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_TRUE(done()) << what;
-  };
 
   t1 = std::async(std::launch::async, [&] { return CommitXid(*bl, 1); });
-  ASSERT_NO_FATAL_FAILURE(await([&] { return Stat("Rpl_semi_sync_source_wait_sessions") == "1"; }, "t1 waits"));
-  ASSERT_NO_FATAL_FAILURE(await([&] { return semi.flushes_for_ack.load() == 1; }, "t1 asked for its ack"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return Stat("Rpl_semi_sync_source_wait_sessions") == "1"; }, "t1 waits"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return semi.flushes_for_ack.load() == 1; }, "t1 asked for its ack"));
   const binlog::Binlog::End first = bl->end();
   t2 = std::async(std::launch::async, [&] { return CommitXid(*bl, 2); });
-  ASSERT_NO_FATAL_FAILURE(await([&] { return Stat("Rpl_semi_sync_source_wait_sessions") == "2"; }, "t2 waits"));
-  ASSERT_NO_FATAL_FAILURE(await([&] { return semi.flushes_for_ack.load() == 2; }, "t2 asked for its ack"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return Stat("Rpl_semi_sync_source_wait_sessions") == "2"; }, "t2 waits"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return semi.flushes_for_ack.load() == 2; }, "t2 asked for its ack"));
   const binlog::Binlog::End second = bl->end();
   ASSERT_GT(second.offset, first.offset);
 
@@ -818,15 +822,11 @@ TEST_F(PluginRegistryTest, SemisyncSourceStalledTlsReplicaHoldsNoOtherAcks) {
       std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, stalled, 11, true, stop, hooks_a); });
   auto healthy_done =
       std::async(std::launch::async, [&] { return RunTestSender(*bl, rpl_, healthy, 12, true, stop, hooks_b); });
-  auto await = [&](auto done, const char* what) {
-    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_TRUE(done()) << what;
-  };
-  ASSERT_NO_FATAL_FAILURE(await([&] { return Stat("Rpl_semi_sync_source_clients") == "2"; }, "both connected"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return Stat("Rpl_semi_sync_source_clients") == "2"; }, "both connected"));
 
   t1 = std::async(std::launch::async, [&] { return CommitXid(*bl, 1); });
-  ASSERT_NO_FATAL_FAILURE(await([&] { return stalled.flushes_for_ack.load() == 1; }, "t1 sent to the stalled one"));
-  ASSERT_NO_FATAL_FAILURE(await([&] { return healthy.flushes_for_ack.load() == 1; }, "t1 sent to the healthy one"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return stalled.flushes_for_ack.load() == 1; }, "t1 sent to the stalled one"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return healthy.flushes_for_ack.load() == 1; }, "t1 sent to the healthy one"));
   const binlog::Binlog::End first = bl->end();
   // The stalled replica acks first: its socket is readable, its read
   // held (a server without ABI 1.3's answer would wait in it).
@@ -849,8 +849,8 @@ TEST_F(PluginRegistryTest, SemisyncSourceStalledTlsReplicaHoldsNoOtherAcks) {
   ASSERT_TRUE(SetVar("rpl_semi_sync_source_wait_for_replica_count", sql::Value::Int(2)).ok());
   stalled.Release();
   t2 = std::async(std::launch::async, [&] { return CommitXid(*bl, 2); });
-  ASSERT_NO_FATAL_FAILURE(await([&] { return stalled.flushes_for_ack.load() == 2; }, "t2 sent to the stalled one"));
-  ASSERT_NO_FATAL_FAILURE(await([&] { return healthy.flushes_for_ack.load() == 2; }, "t2 sent to the healthy one"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return stalled.flushes_for_ack.load() == 2; }, "t2 sent to the stalled one"));
+  ASSERT_NO_FATAL_FAILURE(Await([&] { return healthy.flushes_for_ack.load() == 2; }, "t2 sent to the healthy one"));
   const binlog::Binlog::End second = bl->end();
   healthy.Ack(bl->FileName(second.file_number), second.offset);
   EXPECT_EQ(t2.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout) << "t2 needs both acks";
