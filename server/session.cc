@@ -265,6 +265,38 @@ void Session::StartClientWatch() {
   });
 }
 
+namespace {
+// How often the strand looks at a TLS dump's write in progress
+// (WatchDumpWrites); a stalled write ends within this of net_write_timeout.
+constexpr auto kDumpWriteWatchInterval = std::chrono::milliseconds(250);
+
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void Session::WatchDumpWrites(std::chrono::nanoseconds timeout) {
+  timer_.expires_after(std::min<std::chrono::nanoseconds>(timeout, kDumpWriteWatchInterval));
+  std::weak_ptr<Session> weak = shared_from_this();
+  timer_.async_wait([weak, timeout](error_code ec) {
+    auto self = weak.lock();
+    if (ec || !self) return;  // cancelled: the dump is over
+    const int64_t since = self->dump_write_.since_ns.load(std::memory_order_relaxed);
+    if (since != 0 && SteadyNowNs() - since >= timeout.count()) {
+      self->dump_write_.timed_out.store(true, std::memory_order_relaxed);
+      self->ShutDownUnderDumpThread();
+      return;
+    }
+    self->WatchDumpWrites(timeout);
+  });
+}
+
+void Session::ShutDownUnderDumpThread() {
+  MutexLock l(&socket_mu_);
+  if (socket_holder_ == SocketHolder::kDumpThread) ::shutdown(fd_, SHUT_RDWR);
+}
+
 void Session::StopClientWatch() {
   watching_ = false;
   watch_timer_.cancel();
@@ -864,7 +896,8 @@ namespace {
 // disturb the dump thread's writes; on TLS the stream's state is shared by
 // both directions, so reads and writes take turns under io_mu_ (taken per
 // write of up to 64 KiB, not per event) and a read never waits for data.
-// A write holds io_mu_ for as long as the reader takes to read it; a read
+// A write holds io_mu_ for as long as the reader takes to read it (a write
+// with no progress for net_write_timeout ends the connection); a read
 // that may defer (ReadPacket's `defer`) waits for it at most
 // kReadWaitForWrite and then answers kBusy, so that a replica that stops
 // reading cannot hold the thread reading every replica's acks.
@@ -874,9 +907,17 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
 
  public:
   // `read_ahead`: what the client sent after the dump command that the
-  // session has already read (Session::in_).
-  SocketSink(Stream& stream, int fd, uint8_t first_seq, std::string read_ahead)
-      : stream_(stream), fd_(fd), seq_(first_seq), in_(std::move(read_ahead)) {}
+  // session has already read (Session::in_). `watch`: where a write that
+  // ran past `write_timeout_ms` (net_write_timeout) is told, and where a TLS
+  // write is stamped for the strand's watch (Session::DumpWriteWatch).
+  SocketSink(Stream& stream, int fd, uint8_t first_seq, std::string read_ahead, Session::DumpWriteWatch* watch,
+             int write_timeout_ms)
+      : stream_(stream),
+        fd_(fd),
+        watch_(*watch),
+        write_timeout_ms_(write_timeout_ms),
+        seq_(first_seq),
+        in_(std::move(read_ahead)) {}
   Status Send(std::string_view payload) override { return SendPieces({}, payload); }
   Status SendPieces(std::string_view head, std::string_view body) override {
     p::AppendPacket(&buf_, &seq_, head, body);
@@ -891,17 +932,23 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
     if constexpr (kTls) {
       error_code ec;
       MutexLock io(&io_mu_);
-      asio::write(stream_, asio::buffer(buf_), ec);
+      // A record at a time, each stamped: the strand's watch times out a
+      // write that makes no progress, not a long one that does.
+      for (size_t off = 0; off < buf_.size() && !ec;) {
+        watch_.since_ns.store(SteadyNowNs(), std::memory_order_relaxed);
+        off += stream_.write_some(asio::buffer(buf_.data() + off, buf_.size() - off), ec);
+      }
+      watch_.since_ns.store(0, std::memory_order_relaxed);
       buf_.clear();
-      if (ec) return Status::IOError("dump connection: " + ec.message());
+      if (ec) return WriteFailed(ec.message());
       return Status::OK();
     } else {
       // A plain socket's reads (the ack reader's recv) never touch the
-      // writer's state. No timeout: a reader that stops reading stalls only
-      // its own dump, and KILL shuts the socket down under the wait.
-      const int err = SendAll(fd_, buf_, -1);
+      // writer's state.
+      const int err = SendAll(fd_, buf_, write_timeout_ms_);
       buf_.clear();
-      if (err != 0) return Status::IOError(std::string("dump connection: ") + std::strerror(err));
+      if (err == ETIMEDOUT) watch_.timed_out.store(true, std::memory_order_relaxed);
+      if (err != 0) return WriteFailed(std::strerror(err));
       return Status::OK();
     }
   }
@@ -930,6 +977,13 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
  private:
   static constexpr int kWriteInProgress = -2;
   static constexpr auto kReadWaitForWrite = std::chrono::milliseconds(2);
+
+  Status WriteFailed(const std::string& why) const {
+    if (watch_.timed_out.load(std::memory_order_relaxed)) {
+      return Status::IOError("dump connection: no progress writing to the reader for net_write_timeout");
+    }
+    return Status::IOError("dump connection: " + why);
+  }
 
   // Takes io_mu_ if it comes free within kReadWaitForWrite. It polls: only
   // a read that found a write in progress waits here, and a lock given up
@@ -971,6 +1025,8 @@ class SocketSink : public rpl::PacketSink, public rpl::DumpConnection {
 
   Stream& stream_;
   const int fd_;  // the connection's descriptor (Session::Fd)
+  Session::DumpWriteWatch& watch_;
+  const int write_timeout_ms_;
   std::string buf_;
   uint8_t seq_;
   // TLS: the stream, between the dump thread and a reader. (Not an
@@ -1069,6 +1125,11 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   ctx_.SetCommand(command, "", StateText(rpl::BinlogSender::State::kStarting));
 
   dump_stop_.store(ctx_.kill_state() != KillState::kNone, std::memory_order_relaxed);
+  // net_write_timeout, the session's (a reader may SET it before its dump).
+  const auto write_timeout =
+      std::chrono::seconds(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20));
+  dump_write_.since_ns.store(0, std::memory_order_relaxed);
+  dump_write_.timed_out.store(false, std::memory_order_relaxed);
   HoldSocket(SocketHolder::kDumpThread);
   // Out of the I/O threads' epoll set for the dump, as for a worker: a
   // semisync replica's every ack would otherwise wake an I/O thread.
@@ -1077,9 +1138,11 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
     Status status;
     uint8_t seq;
   };
-  auto job = [this, bl, request = std::move(req).value(), options, param = std::move(param), command]() mutable {
+  auto job = [this, bl, request = std::move(req).value(), options, param = std::move(param), command,
+              write_timeout]() mutable {
     auto run = [&](auto& stream) {
-      SocketSink sink(stream, fd_, next_seq_, in_.size() != 0 ? std::string(in_.data(), in_.size()) : std::string());
+      SocketSink sink(stream, fd_, next_seq_, in_.size() != 0 ? std::string(in_.data(), in_.size()) : std::string(),
+                      &dump_write_, static_cast<int>(std::chrono::milliseconds(write_timeout).count()));
       in_ = ReadAhead{};
       param.connection = &sink;
       rpl::BinlogSender sender(*bl, server_.replication(), std::move(request), options, std::move(param), sink,
@@ -1094,17 +1157,26 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   };
   std::optional<Done> ran;
   std::exception_ptr no_thread;
+  if (tls_) WatchDumpWrites(write_timeout);
   try {
     ran = co_await RunOnThread(server_.workers(), "sl_dump", std::move(job));
   } catch (const std::system_error&) {
     no_thread = std::current_exception();
   }
+  timer_.cancel();
   const bool reclaimed = ReclaimFromWorker();
   HoldSocket(SocketHolder::kStrand);
   server_.UnregisterDump(ctx_.connection_id);
   if (no_thread) std::rethrow_exception(no_thread);
   if (!reclaimed) co_return true;
   const Done& done = *ran;
+  if (dump_write_.timed_out.load(std::memory_order_relaxed)) {
+    // A reader that stopped reading would not read an error either; MySQL
+    // ends such a connection the same way ("Got timeout writing
+    // communication packets") and counts it an aborted client.
+    server_.core_status().aborted_clients->Add();
+    co_return true;
+  }
   if (!done.status.ok() && !dump_stop_.load() && ctx_.kill_state() == KillState::kNone) {
     next_seq_ = done.seq;
     co_await WriteError(done.status);

@@ -66,6 +66,18 @@ class Session : public std::enable_shared_from_this<Session> {
 
   exec::ProcessInfo process_info() const { return ctx_.process_info(); }
 
+  // net_write_timeout for a dump: a reader that stops reading does not hold
+  // its dump thread (and the binlog file it has open) for ever. A plain
+  // socket's sends poll with the timeout; a TLS write cannot time out (the
+  // SSL stream writes to a blocking socket), so the dump thread stamps each
+  // write it starts and the strand's timer (WatchDumpWrites) shuts the
+  // socket down under a write that has made no progress for the timeout,
+  // as KILL does.
+  struct DumpWriteWatch {
+    std::atomic<int64_t> since_ns{0};  // steady clock; 0: no write in progress
+    std::atomic<bool> timed_out{false};
+  };
+
  private:
   asio::awaitable<void> Run();
   asio::awaitable<Status> Handshake();
@@ -172,6 +184,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Mutex socket_mu_;
   SocketHolder socket_holder_ GUARDED_BY(socket_mu_) = SocketHolder::kStrand;
   std::atomic<bool> dump_stop_{false};  // ends a dump thread
+  DumpWriteWatch dump_write_;
+  void WatchDumpWrites(std::chrono::nanoseconds timeout);
+  void ShutDownUnderDumpThread() EXCLUDES(socket_mu_);
   // A worker waits for the next command: the client watch (which counts a
   // hang-up as an aborted client) is for running statements only.
   std::atomic<bool> idle_on_worker_{false};

@@ -539,6 +539,20 @@ def local_listener(backlog=8):
     return s
 
 
+def server_send_queue(server_port, client_port):
+    """Bytes a server on HOST:server_port has queued on its end of the
+    connection from client_port, unsent or unacknowledged (tx_queue in
+    /proc/net/tcp, what ss shows as Send-Q); 0 when there is no such
+    connection."""
+    local, remote = f":{server_port:04X}", f":{client_port:04X}"
+    with open("/proc/net/tcp") as f:
+        for line in f.read().splitlines()[1:]:
+            fields = line.split()
+            if fields[1].endswith(local) and fields[2].endswith(remote):
+                return int(fields[4].split(":")[0], 16)
+    return 0
+
+
 def free_port():
     s = socket.socket()
     try:

@@ -27,6 +27,7 @@ import socket
 import struct
 import subprocess
 import threading
+import time
 
 import cdc_model as m
 import harness as h
@@ -228,6 +229,78 @@ def test_malformed_dump_commands_get_1835():
         h.assert_server_ok(port=srv.port)
     finally:
         srv.terminate()
+
+
+def aborted_clients(conn):
+    return int(h.query(conn, "SHOW GLOBAL STATUS LIKE 'Aborted_clients'")[0][1])
+
+
+def test_a_reader_that_stops_reading_is_dropped_after_net_write_timeout():
+    """A dump's write that makes no progress for net_write_timeout (the
+    reader's session value) ends the connection, on a plain socket and on
+    TLS, and counts an aborted client, as MySQL's dump threads do; a reader
+    that reads slowly but steadily is kept. Before, the dump thread waited
+    in that write for good, holding its binlog file (KILL ended it)."""
+    srv = start("stalled-reader")
+    c = h.root(port=srv.port)
+    try:
+        h.query(c, "CREATE DATABASE s")
+        h.query(c, "CREATE TABLE s.big (id INT PRIMARY KEY, b LONGTEXT)")
+        for i in range(32):  # 32 MB of binlog: far more than the sockets buffer
+            h.query(c, f"INSERT INTO s.big VALUES ({i}, REPEAT('x', 1048576))")
+        binlog = h.query(c, "SHOW BINARY LOGS")[0][0]
+        for tls in (False, True):
+            _reader_stops_reading(srv, c, binlog, tls)
+        h.assert_server_ok(port=srv.port)
+    finally:
+        h.close_quietly(c)
+        srv.terminate()
+
+
+def _reader_stops_reading(srv, c, binlog, tls):
+    what = "TLS" if tls else "plain"
+    timeout = 2
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+    sock.connect((h.HOST, srv.port))
+    r = h.connect(port=srv.port, tls=tls, datadir=srv.datadir, defer_connect=True)
+    try:
+        r.connect(sock)
+        h.query(r, f"SET net_write_timeout = {timeout}")
+        h.query(r, "SET @master_binlog_checksum = 'NONE'")
+        aborted = aborted_clients(c)
+        r._execute_command(h.COM_BINLOG_DUMP, struct.pack("<IHI", 4, 0, 700) + binlog.encode())
+        wire = r._sock
+        wire.settimeout(10)
+        # Slowly but steadily (about 5 MB/s, each pause far shorter than the
+        # timeout): the server's writes keep waiting for room, and go on.
+        t_end = time.monotonic() + 2 * timeout
+        got = 0
+        while time.monotonic() < t_end:
+            chunk = 0
+            while chunk < (256 << 10):
+                data = wire.recv(256 << 10)
+                assert data, f"{what}: the dump ended while its reader read ({got + chunk} bytes)"
+                chunk += len(data)
+            got += chunk
+            time.sleep(0.05)
+        assert len(dump_threads(c)) == 1, f"{what}: a steady reader was dropped after {got} bytes"
+        assert aborted_clients(c) == aborted, what
+        # Then not at all: the dump thread's write stops moving, and once
+        # it has made no progress for the timeout the connection ends.
+        stopped = time.monotonic()
+        h.bounded_poll(lambda: not dump_threads(c), rounds=100, interval=0.1,
+                       what=f"{what}: the dump of a reader that stopped reading ended")
+        took = time.monotonic() - stopped
+        assert took >= timeout - 0.5, f"{what}: dropped {took:.1f} s after the reader stopped"
+        h.bounded_poll(lambda: aborted_clients(c) == aborted + 1, rounds=30, interval=0.1,
+                       what=f"{what}: Aborted_clients counts the dropped reader")
+    finally:
+        try:
+            sock.close()
+        except OSError:
+            pass
+        h.close_quietly(r)
 
 
 # --------------------------------------------------------------------------

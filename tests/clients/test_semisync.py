@@ -445,17 +445,8 @@ class StallingProxy:
             self.client.sendall(data)
 
     def server_send_queue(self):
-        """Bytes the server has queued on this connection, unsent or
-        unacknowledged (tx_queue of the server's end in /proc/net/tcp, what
-        ss shows as Send-Q)."""
-        local = f":{self.server_port:04X}"
-        remote = f":{self.upstream.getsockname()[1]:04X}"
-        with open("/proc/net/tcp") as f:
-            for line in f.read().splitlines()[1:]:
-                fields = line.split()
-                if fields[1].endswith(local) and fields[2].endswith(remote):
-                    return int(fields[4].split(":")[0], 16)
-        return 0
+        """Bytes the server has queued on this connection (h.server_send_queue)."""
+        return h.server_send_queue(self.server_port, self.upstream.getsockname()[1])
 
     def release_up(self, pause=0.0):
         """Sends what was held, a byte at a time `pause` s apart when
