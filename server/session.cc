@@ -281,7 +281,9 @@ void Session::WatchDumpWrites(std::chrono::nanoseconds timeout) {
   std::weak_ptr<Session> weak = shared_from_this();
   timer_.async_wait([weak, timeout](error_code ec) {
     auto self = weak.lock();
-    if (ec || !self) return;  // cancelled: the dump is over
+    // Cancelled, or the dump ended while this wait was already done (the
+    // timer may be the net timeout's again by now).
+    if (ec || !self || !self->watching_dump_writes_) return;
     const int64_t since = self->dump_write_.since_ns.load(std::memory_order_relaxed);
     if (since != 0 && SteadyNowNs() - since >= timeout.count()) {
       self->dump_write_.timed_out.store(true, std::memory_order_relaxed);
@@ -1157,12 +1159,14 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
   };
   std::optional<Done> ran;
   std::exception_ptr no_thread;
-  if (tls_) WatchDumpWrites(write_timeout);
+  watching_dump_writes_ = tls_.has_value();
+  if (watching_dump_writes_) WatchDumpWrites(write_timeout);
   try {
     ran = co_await RunOnThread(server_.workers(), "sl_dump", std::move(job));
   } catch (const std::system_error&) {
     no_thread = std::current_exception();
   }
+  watching_dump_writes_ = false;
   timer_.cancel();
   const bool reclaimed = ReclaimFromWorker();
   HoldSocket(SocketHolder::kStrand);

@@ -185,6 +185,7 @@ class Session : public std::enable_shared_from_this<Session> {
   SocketHolder socket_holder_ GUARDED_BY(socket_mu_) = SocketHolder::kStrand;
   std::atomic<bool> dump_stop_{false};  // ends a dump thread
   DumpWriteWatch dump_write_;
+  bool watching_dump_writes_ = false;  // on the strand: WatchDumpWrites runs
   void WatchDumpWrites(std::chrono::nanoseconds timeout);
   void ShutDownUnderDumpThread() EXCLUDES(socket_mu_);
   // A worker waits for the next command: the client watch (which counts a
