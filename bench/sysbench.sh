@@ -125,6 +125,7 @@ for w in $WORKLOADS; do
     if ! sb "$w" "$port" prepare >"$WORK/$server-$w-prepare.log" 2>&1; then
       echo "$server $w prepare failed:" >&2; tail -5 "$WORK/$server-$w-prepare.log" >&2; status=1; continue
     fi
+    sync  # the prepare's and the last run's dirty pages, not written back during this run
     if ! sb "$w" "$port" run --time="$TIME" --report-interval=0 >"$WORK/$server-$w-run.log" 2>&1; then
       echo "$server $w run failed:" >&2; tail -5 "$WORK/$server-$w-run.log" >&2; status=1
     fi
