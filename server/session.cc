@@ -796,13 +796,16 @@ Session::Served Session::ServeOnWorker(const std::string& packet) {
   }
 }
 
+std::chrono::milliseconds Session::NetWriteTimeout() {
+  // Capped at 2^20 s (12 days): in milliseconds it still fits poll's int.
+  return std::chrono::seconds(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20));
+}
+
 bool Session::WriteOnWorker(const p::Payloads& payloads) {
   Frame(payloads, &next_seq_, &out_);  // out_ is empty between replies
   // net_write_timeout: a client that stops reading does not hold the
   // session (and its reply) forever.
-  const int timeout_ms =
-      static_cast<int>(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20) * 1000);
-  const bool sent = SendAll(fd_, out_, timeout_ms) == 0;  // else timed out, or gone
+  const bool sent = SendAll(fd_, out_, static_cast<int>(NetWriteTimeout().count())) == 0;  // else timed out, or gone
   if (sent) ctx_.bytes_sent += out_.size();
   ClearScratch(out_);
   return sent;
@@ -1128,8 +1131,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
 
   dump_stop_.store(ctx_.kill_state() != KillState::kNone, std::memory_order_relaxed);
   // net_write_timeout, the session's (a reader may SET it before its dump).
-  const auto write_timeout =
-      std::chrono::seconds(std::min<uint64_t>(server_.executor().NetTimeout(ctx_, /*write=*/true), 1u << 20));
+  const std::chrono::milliseconds write_timeout = NetWriteTimeout();
   dump_write_.since_ns.store(0, std::memory_order_relaxed);
   dump_write_.timed_out.store(false, std::memory_order_relaxed);
   HoldSocket(SocketHolder::kDumpThread);
@@ -1144,7 +1146,7 @@ asio::awaitable<bool> Session::RunDump(const std::string& packet) {
               write_timeout]() mutable {
     auto run = [&](auto& stream) {
       SocketSink sink(stream, fd_, next_seq_, in_.size() != 0 ? std::string(in_.data(), in_.size()) : std::string(),
-                      &dump_write_, static_cast<int>(std::chrono::milliseconds(write_timeout).count()));
+                      &dump_write_, static_cast<int>(write_timeout.count()));
       in_ = ReadAhead{};
       param.connection = &sink;
       rpl::BinlogSender sender(*bl, server_.replication(), std::move(request), options, std::move(param), sink,

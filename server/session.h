@@ -135,6 +135,9 @@ class Session : public std::enable_shared_from_this<Session> {
     bool over = false;                  // the connection ends (a failed write, KILL)
   };
   Served ServeOnWorker(const std::string& packet);
+  // The session's net_write_timeout, for a write from a thread (a worker's
+  // reply, a dump's events).
+  std::chrono::milliseconds NetWriteTimeout();
   // Writes a reply from the worker (net_write_timeout). False: connection over.
   bool WriteOnWorker(const protocol::Payloads& payloads);
   // The next command when one arrives whole within kStayOnWorkerMs and is
