@@ -41,7 +41,17 @@ the issue sets targets for: plain40 / none, on+1semi / installed-off,
 oltp_point_select, oltp_insert, oltp_update_index, oltp_delete at 16
 threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1) and prints its
 table. Everything competes for this machine's cores (the readers too): a
-benchmark, it asserts nothing about time. Each run starts with the page
+benchmark, it asserts nothing about time. With --isolate-readers the
+server and mariadb-slap run on the first half of the CPUs and the readers
+on the rest (sched_setaffinity, for both servers), a model of readers on
+machines of their own: the rows then say what the readers cost the server
+itself, not what their processes take from it. With four CPUs or more the
+go-mysql readers (1async, semisync) get the last quarter to themselves;
+with fewer they share the readers' CPUs with the plain readers, which then
+run as SCHED_IDLE, so that a semisync reader's ack does not queue behind
+40 busy processes as it would not on a replica of its own (at nice 19
+they still delayed each of its wake-ups by 1-2 ms: perf sched timehist).
+--skip-sysbench is implied. Each run starts with the page
 cache written back (os.sync once the readers are quiet; sysbench.sh's
 `sync` before each run), and the plain readers' files are deleted when
 they stop: before, the 1semi row ran while 450 MiB that the readers had
@@ -51,6 +61,7 @@ written was being written back.
         [--readers 40] [--raw-readers] [--flush 2] [--sync-binlog 0]
         [--skip-mariadb] [--skip-sysbench] [--sysbench-time 30]
         [--rows none plain40 ...]   (a subset of the rows, for iterating)
+        [--isolate-readers]
 """
 
 import argparse
@@ -72,6 +83,26 @@ READERS_TOOL = os.path.join(ROOT, "tests", "clients", "binlog_readers.py")
 SEMI_READER = os.path.join(ROOT, "tests", "clients", "go", "bin", "binlogreader")
 SYSBENCH = os.path.join(ROOT, "bench", "sysbench.sh")
 TICKS = os.sysconf("SC_CLK_TCK")
+# --isolate-readers: the CPUs of the server and its load client, and of the
+# readers (None: anywhere).
+SERVER_CPUS = None
+READER_CPUS = None  # the plain readers
+SEMI_READER_CPUS = None  # the go-mysql readers
+PLAIN_READERS_IDLE = False  # SCHED_IDLE
+
+
+def on_cpus(cpus, idle=False):
+    """A Popen preexec_fn that confines the child (and every thread it
+    starts) to `cpus`, as SCHED_IDLE when `idle`; None when they are not
+    confined."""
+    if cpus is None:
+        return None
+
+    def confine():
+        os.sched_setaffinity(0, cpus)
+        if idle:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    return confine
 
 
 def free_port():
@@ -185,7 +216,8 @@ class Server:
                     f"--log-bin={self.base}/binlog", "--binlog-format=ROW", "--innodb-buffer-pool-size=256M",
                     "--skip-name-resolve"] + common
         self.out = open(os.path.join(self.base, "out.log"), "ab")
-        self.proc = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     preexec_fn=on_cpus(SERVER_CPUS))
         wait_up(self.port, self.proc, self.kind)
         return self
 
@@ -230,7 +262,8 @@ def start_plain_readers(srv, args, work, tag):
                 [PYTHON, READERS_TOOL, f"--port={srv.port}", "--user=root", "--password=", f"--count={count}",
                  f"--index-base={k * per}", f"--server-id-base={1000 + k * per}", f"--file={first}", "--pos=4",
                  f"--dir={work}/readers-{tag}", f"--status={work}/readers-{tag}-{k}.json"],
-                stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb")))
+                stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb"),
+                preexec_fn=on_cpus(READER_CPUS, PLAIN_READERS_IDLE)))
     else:
         for k in range(args.readers):
             d = f"{work}/readers-{tag}/{k}/"
@@ -239,7 +272,8 @@ def start_plain_readers(srv, args, work, tag):
                 ["mariadb-binlog", "--no-defaults", "--skip-ssl", "--read-from-remote-server", "--raw", "--stop-never",
                  f"--stop-never-slave-server-id={1000 + k}", "-h127.0.0.1", f"-P{srv.port}", "-uroot",
                  f"--result-file={d}", first],
-                stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb")))
+                stdout=subprocess.DEVNULL, stderr=open(f"{work}/readers-{tag}-{k}.err", "wb"),
+                preexec_fn=on_cpus(READER_CPUS, PLAIN_READERS_IDLE)))
     wait_dumps(srv, before + args.readers, f"{args.readers} plain readers")
     return procs
 
@@ -253,7 +287,7 @@ def start_semi_reader(srv, server_id, semisync=True):
     p = subprocess.Popen([SEMI_READER, "-port", str(srv.port), "-server-id", str(server_id)] +
                          (["-semisync"] if semisync else []) +
                          ["-rows", "1000000000", "-timeout", "3600s", "-file", first[0][0], "-pos", first[0][1]],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=on_cpus(SEMI_READER_CPUS))
     if not semisync:
         wait_dumps(srv, before + 1, "the go-mysql reader")
         return p
@@ -270,7 +304,7 @@ def slap(srv, concurrency, queries):
                           f"--concurrency={concurrency}", "--iterations=1",
                           f"--number-of-queries={queries}", "--create-schema=slap", "--no-drop",
                           "--query=INSERT INTO slap.t (v) VALUES (1)"],
-                         capture_output=True, text=True, timeout=1200)
+                         capture_output=True, text=True, timeout=1200, preexec_fn=on_cpus(SERVER_CPUS))
     m = re.search(r"Average number of seconds to run all queries: ([0-9.]+)", out.stdout)
     if out.returncode != 0 or not m:
         raise RuntimeError(f"mariadb-slap on {srv.kind}: {out.stdout[-500:]} {out.stderr[-500:]}")
@@ -432,7 +466,22 @@ def main():
     ap.add_argument("--skip-sysbench", action="store_true")
     ap.add_argument("--sysbench-time", type=int, default=30)
     ap.add_argument("--rows", nargs="+", choices=ROWS, default=ROWS)
+    ap.add_argument("--isolate-readers", action="store_true")
     args = ap.parse_args()
+    global SERVER_CPUS, READER_CPUS, SEMI_READER_CPUS, PLAIN_READERS_IDLE
+    if args.isolate_readers:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            sys.exit("bench/replication.py: --isolate-readers needs two CPUs or more")
+        half = len(cpus) // 2
+        SERVER_CPUS = set(cpus[:half])
+        if len(cpus) >= 4:
+            quarter = half + (len(cpus) - half) // 2
+            READER_CPUS, SEMI_READER_CPUS = set(cpus[half:quarter]), set(cpus[quarter:])
+        else:
+            READER_CPUS = SEMI_READER_CPUS = set(cpus[half:])
+            PLAIN_READERS_IDLE = True
+        args.skip_sysbench = True
     for t in ("mariadb", "mariadb-slap", "mariadb-binlog"):
         if not shutil.which(t):
             sys.exit(f"bench/replication.py: {t} is missing (scripts/deps.sh)")
@@ -445,7 +494,10 @@ def main():
         print(f"# Bug #70218 matrix: mariadb-slap {args.queries} autocommit INSERTs per run, the median of "
               f"{args.repeat} runs per row, innodb_flush_log_at_trx_commit="
               f"{args.flush} sync_binlog={args.sync_binlog}, {args.readers} plain readers ({reader_kind}), "
-              f"semisync AFTER_SYNC, {os.cpu_count()} cores")
+              f"semisync AFTER_SYNC, {os.cpu_count()} cores" +
+              (f"; server and mariadb-slap on CPUs {sorted(SERVER_CPUS)}, plain readers on {sorted(READER_CPUS)}"
+               f"{' (SCHED_IDLE)' if PLAIN_READERS_IDLE else ''}, go-mysql readers on "
+               f"{sorted(SEMI_READER_CPUS)}" if SERVER_CPUS else ""))
         print(f"{'conc':>4} {'row':14}" + "".join(
             f" {k + ' ins/s':>14} {'/none':>6} {'yes_tx':>7} {'no_tx':>6} {'srv_cpu':>8} {'rdr_cpu':>8}"
             for k in kinds) + ("  sluiced/mariadb" if len(kinds) > 1 else ""), flush=True)
