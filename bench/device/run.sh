@@ -6,6 +6,9 @@
 # fits the device's 10 minutes a command). All output also goes to $OUT/log.txt.
 #   SMALL=1 bash .devbundle/run.sh     tiny sizes, to check that it runs
 # QUERIES, READERS, LOCK_SECONDS and BENCH_SECONDS (the cut-off) override the sizes.
+# ISOLATE=1 runs the matrix with --isolate-readers (the readers on CPUs of
+# their own: half the cores for the server, a quarter each for the plain and
+# the go-mysql readers).
 set -o pipefail
 : "${OUT:?set OUT to a folder}"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,7 +31,7 @@ mkdir -p "$OUT"
   start=$SECONDS
   # SIGINT, not TERM: the bench's finally blocks then stop its servers and readers.
   timeout -s INT -k 30 "$BENCH_SECONDS" python3 bench/replication.py --skip-sysbench --concurrency 16 64 \
-    --queries "$QUERIES" --readers "$READERS"
+    --queries "$QUERIES" --readers "$READERS" ${ISOLATE:+--isolate-readers}
   rc=$?
   echo "## $(date -u +%FT%TZ) replication.py rc=$rc in $((SECONDS - start)) s"
   exit $rc
