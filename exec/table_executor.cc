@@ -775,13 +775,22 @@ Status OrderRows(const std::function<Result<sql::Value>(const Row&, const sql::E
   return Status::OK();
 }
 
-// The rows UPDATE / DELETE change: those of `table` matching `where`,
-// locked (X), in ORDER BY order when there is one, at most `limit`.
-// `re` is the statement's RowEval.
+// The rows a single-table UPDATE / DELETE changes: those of `table`
+// matching `where`, locked (X), in ORDER BY order when there is one, at
+// most LIMIT `limit_expr` (evaluated in `eval`). A subquery in `where`
+// that reads the table itself is refused first (1093). `re` is the
+// statement's RowEval; `current_db` the session's database.
 template <typename RowEvalT>
 Status ReadForChange(Engine& engine, EngineTrx& trx, const BoundTable& table, const sql::Expr* where,
-                     const std::vector<sql::OrderItem>& order_by, uint64_t limit, RowEvalT& re,
+                     const std::vector<sql::OrderItem>& order_by, const sql::Expr* limit_expr,
+                     sql::EvalContext& eval, const std::string& current_db, RowEvalT& re,
                      std::vector<Row>* matched) {
+  Result<uint64_t> row_limit = RowLimit(limit_expr, eval);
+  if (!row_limit.ok()) return row_limit.status();
+  const uint64_t limit = *row_limit;
+  if (SubqueryReadsTable(where, table.def->schema, table.def->name, current_db)) {
+    return MakeError(er::kUpdateTableUsed, table.def->name);
+  }
   // All matches when ORDER BY picks which.
   const uint64_t read_limit = order_by.empty() ? limit : std::numeric_limits<uint64_t>::max();
   Status st = ReadRows(engine, trx, table, PlanAccess(table, where), re, storage::LockMode::kX,
@@ -873,19 +882,27 @@ ForeignKeyEnforcer TableExecutor::Enforcer(EngineTrx& trx) {
   return fks;
 }
 
+std::optional<TableExecutor::Table> TableExecutor::WriteTarget(const sql::TableRef& ref, Outcome* o) {
+  Result<Table> t = ResolveTable(ref);
+  if (!t.ok()) {
+    o->error = t.status();
+    return std::nullopt;
+  }
+  o->error = UseTable(*t, ref, /*write=*/true);
+  // The tables its foreign keys reach: no DDL changes them meanwhile.
+  if (o->error.ok()) o->error = UseForeignKeyTables(*t->def);
+  if (!o->error.ok()) {
+    *o = EndOnLockError(std::move(*o));
+    return std::nullopt;
+  }
+  return std::move(t).value();
+}
+
 Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
   Outcome o;
-  Result<Table> t = ResolveTable(s.table);
-  if (!t.ok()) {
-    o.error = t.status();
-    return o;
-  }
-  o.error = UseTable(*t, s.table, /*write=*/true);
-  if (!o.error.ok()) return EndOnLockError(o);
+  std::optional<Table> t = WriteTarget(s.table, &o);
+  if (!t) return o;
   const TableDef& def = *t->def;
-  // The tables its foreign keys reach: no DDL changes them meanwhile.
-  o.error = UseForeignKeyTables(def);
-  if (!o.error.ok()) return EndOnLockError(o);
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
   Result<std::vector<ParsedGenerated>> generated = ParseGeneratedColumns(def);
   if (!checks.ok() || !generated.ok()) {
@@ -1211,17 +1228,9 @@ Outcome TableExecutor::Insert(const sql::InsertStmt& s) {
 
 Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
   Outcome o;
-  Result<Table> t = ResolveTable(s.table);
-  if (!t.ok()) {
-    o.error = t.status();
-    return o;
-  }
-  o.error = UseTable(*t, s.table, /*write=*/true);
-  if (!o.error.ok()) return EndOnLockError(o);
+  std::optional<Table> t = WriteTarget(s.table, &o);
+  if (!t) return o;
   const TableDef& def = *t->def;
-  // The tables its foreign keys reach: no DDL changes them meanwhile.
-  o.error = UseForeignKeyTables(def);
-  if (!o.error.ok()) return EndOnLockError(o);
   const bool strict = Strict() && !s.ignore;
   const StrictStatement strict_statement(ctx_, strict);
   Result<std::vector<ParsedCheck>> checks = ParseEnforcedChecks(def);
@@ -1237,22 +1246,13 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
     ForeignKeyEnforcer fks = Enforcer(trx);
     const bool is_child = fk_checks && !def.foreign_keys.empty();
     const bool is_parent = fk_checks && def.referenced;
-    RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
-    Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
-    if (!row_limit.ok()) {
-      r.error = row_limit.status();
-      return r;
-    }
-    const uint64_t limit = *row_limit;
-    if (SubqueryReadsTable(s.where.get(), def.schema, def.name, ctx_.db)) {
-      r.error = MakeError(er::kUpdateTableUsed, def.name);
-      return r;
-    }
+    const std::string& alias = s.table.alias.empty() ? def.name : s.table.alias;
+    RowEval re(*this, eval_, def, alias);
     // Read and lock the matching rows first (all of them when ORDER BY
     // picks which), then change them.
     std::vector<Row> matched;
-    Status st = ReadForChange(engine, trx, BoundTable{&def, s.table.alias.empty() ? def.name : s.table.alias},
-                              s.where.get(), s.order_by, limit, re, &matched);
+    Status st = ReadForChange(engine, trx, BoundTable{&def, alias}, s.where.get(), s.order_by, s.limit.get(), eval_,
+                              ctx_.db, re, &matched);
     if (!st.ok()) {
       r.error = st;
       return r;
@@ -1352,17 +1352,9 @@ Outcome TableExecutor::Update(const sql::UpdateStmt& s) {
 
 Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
   Outcome o;
-  Result<Table> t = ResolveTable(s.table);
-  if (!t.ok()) {
-    o.error = t.status();
-    return o;
-  }
-  o.error = UseTable(*t, s.table, /*write=*/true);
-  if (!o.error.ok()) return EndOnLockError(o);
+  std::optional<Table> t = WriteTarget(s.table, &o);
+  if (!t) return o;
   const TableDef& def = *t->def;
-  // The tables its foreign keys reach: no DDL changes them meanwhile.
-  o.error = UseForeignKeyTables(def);
-  if (!o.error.ok()) return EndOnLockError(o);
   const bool fk_checks = ForeignKeyChecks();
   const StrictStatement strict_statement(ctx_, Strict() && !s.ignore);
   return RunDml([&](EngineTrx& trx) -> Outcome {
@@ -1370,20 +1362,11 @@ Outcome TableExecutor::Delete(const sql::DeleteStmt& s) {
     Engine& engine = env_.engine();
     ForeignKeyEnforcer fks = Enforcer(trx);
     const bool is_parent = fk_checks && def.referenced;
-    RowEval re(*this, eval_, def, s.table.alias.empty() ? def.name : s.table.alias);
-    Result<uint64_t> row_limit = RowLimit(s.limit.get(), eval_);
-    if (!row_limit.ok()) {
-      r.error = row_limit.status();
-      return r;
-    }
-    const uint64_t limit = *row_limit;
-    if (SubqueryReadsTable(s.where.get(), def.schema, def.name, ctx_.db)) {
-      r.error = MakeError(er::kUpdateTableUsed, def.name);
-      return r;
-    }
+    const std::string& alias = s.table.alias.empty() ? def.name : s.table.alias;
+    RowEval re(*this, eval_, def, alias);
     std::vector<Row> matched;
-    Status st = ReadForChange(engine, trx, BoundTable{&def, s.table.alias.empty() ? def.name : s.table.alias},
-                              s.where.get(), s.order_by, limit, re, &matched);
+    Status st = ReadForChange(engine, trx, BoundTable{&def, alias}, s.where.get(), s.order_by, s.limit.get(), eval_,
+                              ctx_.db, re, &matched);
     if (!st.ok()) {
       r.error = st;
       return r;

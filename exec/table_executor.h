@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -204,6 +205,11 @@ class TableExecutor {
   // `o` (a failed UseTable before RunDml); after 1213 the transaction is
   // rolled back first.
   Outcome EndOnLockError(Outcome o);
+  // The table INSERT, UPDATE or DELETE changes: resolved (ResolveTable),
+  // taken for writing (UseTable) with the tables its foreign keys reach
+  // (UseForeignKeyTables). Empty, with `o` what the statement returns,
+  // when it cannot be.
+  std::optional<Table> WriteTarget(const sql::TableRef& ref, Outcome* o);
   // SELECT privilege on a table a statement reads (1142).
   Status CheckSelectPrivilege(const std::string& schema, const std::string& table);
   // SHOW ... [FROM db]: the database (1046 none, 1044 when the account has
