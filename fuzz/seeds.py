@@ -15,6 +15,7 @@
             COM_INIT_DB, COM_PROCESS_KILL, COM_REGISTER_SLAVE and
             COM_BINLOG_DUMP(_GTID) from python-mysql-replication and
             mariadb-binlog ...);
+- exec:     EXEC_SEEDS below, statements over fuzz_exec's schema;
 - binlog:   the private server's binlog files after that (and the sample
             files of sluice-binlog-samples when built), whole and split into
             events, each rows event with its Table_map.
@@ -44,6 +45,86 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "clients"))
 
 CORPUS = os.path.join(REPO, "fuzz", "corpus")
+
+
+# fuzz_exec's seeds: statements over its schema (fuzz/fuzz_exec.cc: t1, t2
+# and t3 in database fz), a feature or a few each; \x02 passes the turn
+# to the other of its two sessions.
+EXEC_SEEDS = [
+    'ALTER TABLE t1 ADD COLUMN z INT DEFAULT 3 AFTER a, ADD INDEX kz (z, b)',
+    'ALTER TABLE t1 MODIFY b VARCHAR(5)',
+    'ALTER TABLE t2 DROP FOREIGN KEY t2_ibfk_1',
+    "ALTER TABLE t3 ADD CONSTRAINT c2 CHECK (m <> 'zz'); INSERT INTO t3 (k, m) VALUES ('w', 'zz')",
+    'ANALYZE TABLE t1; OPTIMIZE TABLE t1; CHECK TABLE t1',
+    'BEGIN; INSERT INTO t1 (a) VALUES (10); SAVEPOINT s; UPDATE t1 SET a = 11; ROLLBACK TO SAVEPOINT s; COMMIT',
+    'CREATE INDEX ke ON t1 (e(10)); SHOW INDEX FROM t1',
+    'CREATE TABLE t4 LIKE t1; INSERT INTO t4 SELECT * FROM t1; RENAME TABLE t4 TO t5; TRUNCATE t5',
+    'CREATE TABLE t6 (a INT, b INT AS (a * 2) VIRTUAL, PRIMARY KEY (a)) ; INSERT INTO t6 (a) VALUES (1), (2)',
+    'CREATE TEMPORARY TABLE tt (x INT); INSERT INTO tt VALUES (1); SELECT * FROM tt',
+    "CREATE USER u1 IDENTIFIED BY 'p'; GRANT SELECT ON fz.* TO u1; SHOW GRANTS FOR u1; DROP USER u1",
+    'CREATE VIEW v AS SELECT a FROM t1',
+    'DELETE FROM t1 WHERE id = 1',
+    'DELETE FROM t1; SELECT COUNT(*) FROM t2',
+    'DELETE t2 FROM t2 JOIN t1 ON t1.id = t2.p WHERE t1.a = 2',
+    "DO GET_LOCK('l', 10), SLEEP(5); SELECT RELEASE_ALL_LOCKS()",
+    'DROP TABLE t1',
+    'EXPLAIN SELECT * FROM t1 WHERE a = 1',
+    "FLUSH LOGS; PURGE BINARY LOGS TO 'binlog.000002'",
+    'FLUSH TABLES WITH READ LOCK; SELECT 1; UNLOCK TABLES',
+    'INSERT IGNORE INTO t2 (id, p) VALUES (8, 999), (9, 1)',
+    "INSERT INTO t1 (a, b) VALUES (5, 'five'), (6, 'six') ON DUPLICATE KEY UPDATE a = VALUES(a) + 1",
+    "INSERT INTO t1 (a, b, f) VALUES (7, 'one', '{}') ON DUPLICATE KEY UPDATE c = c * 2, f = JSON_SET(f, '$.x', 1)",
+    'INSERT INTO t1 (id, a) VALUES (2147483647, 1); INSERT INTO t1 (a) VALUES (2)',
+    "INSERT INTO t2 (id, p, s, t, u, v) SELECT id + 100, id, 'a', '12:00:00', 2000, CURDATE() FROM t1",
+    "INSERT INTO t3 (k) VALUES (REPEAT('x', 40))",
+    'KILL CONNECTION_ID()',
+    'LOCK TABLES t1 WRITE, t2 READ; INSERT INTO t1 (a) VALUES (1); UNLOCK TABLES',
+    "REPLACE INTO t3 (k, m) VALUES ('ABC', 'r')",
+    'SELECT * FROM (SELECT a, b FROM t1 UNION SELECT w, y FROM t2) d ORDER BY 1',
+    "SELECT * FROM information_schema.columns WHERE table_schema = 'fz'",
+    'SELECT * FROM information_schema.key_column_usage WHERE table_schema = DATABASE()',
+    'SELECT * FROM t1',
+    "SELECT * FROM t1 WHERE (a, b) IN ((1, 'one'), (2, 'two')) AND c BETWEEN -5 AND 5 AND d > '2000-01-01'",
+    "SELECT * FROM t1 WHERE b COLLATE utf8mb4_bin > 'a' ORDER BY e, f",
+    'SELECT * FROM t1 WHERE id IN (SELECT p FROM t2) AND EXISTS (SELECT 1 FROM t3 WHERE n > a)',
+    'SELECT * FROM t1 a, t1 b, t1 c, t2 d WHERE a.id <= b.id ORDER BY RAND() LIMIT 5',
+    "SELECT * FROM t3 WHERE k = 'STRASSE' OR k LIKE 'a%' ORDER BY k",
+    "SELECT CAST(f AS CHAR), f->>'$.k[0]', JSON_CONTAINS(f, '1', '$.k') FROM t1",
+    'SELECT DISTINCT h, COUNT(DISTINCT a) FROM t1 GROUP BY h HAVING COUNT(*) > 0',
+    'SELECT HEX(q), s, t + 0, u, v + INTERVAL 1 MONTH, y, z FROM t2',
+    'SELECT JSON_OBJECTAGG(b, a), JSON_ARRAYAGG(f) FROM t1',
+    "SELECT REGEXP_REPLACE(e, '(e+)', 'x'), REGEXP_LIKE(b, '^t') FROM t1",
+    'SELECT SQL_CALC_FOUND_ROWS * FROM t1 LIMIT 1; SELECT FOUND_ROWS()',
+    'SELECT a FROM t1 UNION ALL SELECT n FROM t3',
+    'SELECT a, ROW_NUMBER() OVER (ORDER BY a), SUM(g) OVER (PARTITION BY h ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t1',
+    "SELECT a, b, c + 1, d, JSON_EXTRACT(f, '$.k[2]') FROM t1 WHERE a > 1 ORDER BY b DESC LIMIT 2",
+    'SELECT c / 0, a DIV 0, MOD(a, 0), POW(g, 100), -9223372036854775808 - 1 FROM t1',
+    "SELECT t1.b, COUNT(*), SUM(c), GROUP_CONCAT(e ORDER BY id SEPARATOR '|') FROM t1 LEFT JOIN t2 ON t2.p = t1.id GROUP BY t1.b WITH ROLLUP",
+    "SELECT t1.id, t2.id, t2.q FROM t1 JOIN t2 ON t2.p = t1.id WHERE t2.s <> ''",
+    'SELECT x, CAST(x AS DECIMAL(20,10)), CAST(id AS SIGNED), id + 1 FROM t2',
+    'SET @x = (SELECT MAX(id) FROM t1); SELECT @x, @@sql_mode, @@session.max_execution_time',
+    'SET NAMES latin1; SELECT b, CHARSET(b), CONVERT(b USING utf8mb4) FROM t1',
+    'SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE; SELECT * FROM t1; SET TRANSACTION READ ONLY; START TRANSACTION; INSERT INTO t1 (a) VALUES (1)',
+    "SET autocommit = 0; INSERT INTO t3 (k) VALUES ('q'); SELECT * FROM t3; ROLLBACK",
+    "SET sql_mode = ''; INSERT INTO t1 (a, c) VALUES ('abc', 'xyz'); SELECT * FROM t1",
+    "SET sql_mode = 'STRICT_ALL_TABLES'; INSERT INTO t2 (id, w) VALUES (3, 1000)",
+    "SET time_zone = '+05:30'; SELECT z, UNIX_TIMESTAMP(z) FROM t2",
+    'SHOW BINLOG EVENTS; SHOW MASTER STATUS; SHOW BINARY LOGS',
+    'SHOW CREATE TABLE t2; SHOW COLUMNS FROM t3; SHOW TABLE STATUS',
+    'START TRANSACTION WITH CONSISTENT SNAPSHOT; SELECT * FROM t1 FOR UPDATE; ROLLBACK',
+    'UPDATE t1 JOIN t2 ON t2.p = t1.id SET t1.g = t2.x, t2.w = t2.w - 1',
+    "UPDATE t1 SET a = a + 1, e = CONCAT(e, 'x') WHERE b IS NOT NULL ORDER BY id DESC LIMIT 2",
+    'UPDATE t3 SET k = REPEAT(k, 20)',
+    'WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20) SELECT n, (SELECT b FROM t1 WHERE id = n) FROM r',
+    'BEGIN; UPDATE t1 SET a = 50 WHERE id = 1\x02SELECT a FROM t1 WHERE id = 1; SELECT * FROM t1 FOR SHARE\x02COMMIT\x02SELECT a FROM t1',
+    'START TRANSACTION WITH CONSISTENT SNAPSHOT; SELECT * FROM t2\x02DELETE FROM t1 WHERE id = 2\x02SELECT * FROM t2; COMMIT',
+    'LOCK TABLES t1 READ\x02INSERT INTO t1 (a) VALUES (1)\x02UNLOCK TABLES\x02INSERT INTO t1 (a) VALUES (1)',
+    'BEGIN; SELECT * FROM t3 FOR UPDATE\x02ALTER TABLE t3 ADD COLUMN o INT\x02ROLLBACK\x02SELECT * FROM t3',
+    "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; BEGIN; INSERT INTO t3 (k) VALUES ('new')\x02SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; SELECT * FROM t3\x02ROLLBACK",
+    'FLUSH TABLES WITH READ LOCK\x02UPDATE t1 SET a = 1\x02UNLOCK TABLES',
+    "SELECT GET_LOCK('g', 0)\x02SELECT GET_LOCK('g', 0), IS_USED_LOCK('g')",
+    'BEGIN; INSERT INTO t1 (id, a) VALUES (100, 1)\x02BEGIN; INSERT INTO t1 (id, a) VALUES (101, 1); INSERT INTO t1 (id, a) VALUES (100, 2)\x02INSERT INTO t1 (id, a) VALUES (101, 2)\x02COMMIT',
+]
 
 
 def write_seed(target, data, seen):
@@ -432,7 +513,7 @@ def main():
     os.environ["SLUICED"] = args.sluiced
     import harness
 
-    seen = {t: set() for t in ("sql", "protocol", "command", "binlog")}
+    seen = {t: set() for t in ("sql", "protocol", "command", "binlog", "exec")}
     for t in seen:
         d = os.path.join(CORPUS, t)
         if os.path.isdir(d):
@@ -487,6 +568,8 @@ def main():
                    seen)  # SSLRequest
         write_seed("protocol", b"\x04" + b"x" * 100, seen)
         sql_seeds(seen, [q for q in queries if q.strip()])
+        for q in EXEC_SEEDS:
+            write_seed("exec", q.encode(), seen)
     finally:
         srv.terminate()
     files = sorted(glob.glob(os.path.join(datadir, "binlog.[0-9]*")))

@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh replay [NAME]  run the checked-in corpus and fuzz/regressions once
 #   scripts/fuzz.sh ci [SECONDS]   replay, then each target SECONDS (default 20);
 #                                  ends with "fuzz: N passed, N failed" (scripts/test.sh)
-# NAME: sql, protocol, command, binlog (the fuzz_<NAME> targets in fuzz/).
+# NAME: sql, protocol, command, binlog, exec (the fuzz_<NAME> targets in fuzz/).
 #
 # The build goes to build-fuzz/ (clang, -DSLUICE_FUZZ=ON: ASan+UBSan and
 # libFuzzer coverage), only the fuzz targets and the libraries they link.
@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(sql protocol command binlog)
+TARGETS=(sql protocol command binlog exec)
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 WORK=${FUZZ_WORK:-/tmp/sluice-fuzz}
 
@@ -27,7 +27,7 @@ usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 # bounded separately, so SQL inputs stay at statement size.
 max_len() {
   case $1 in
-    sql) echo 4096 ;;
+    sql|exec) echo 4096 ;;
     protocol|command) echo 8192 ;;
     binlog) echo 65536 ;;
   esac
@@ -83,6 +83,18 @@ replay() {
   fi
 }
 
+# libFuzzer flags of one target. The SQL targets get the dictionary of the
+# words the grammar knows (fuzz/sql.dict, from fuzz/make_dict.py).
+# fuzz_exec keeps its world (engine, binlog) from input to input, so each
+# input would end in a leak scan of it all; leaks are still checked when
+# the process exits.
+extra_flags() {
+  case $1 in
+    sql) echo -dict=fuzz/sql.dict ;;
+    exec) echo -dict=fuzz/sql.dict -detect_leaks=0 ;;
+  esac
+}
+
 # run NAME SECONDS
 run() {
   local n=$1 secs=$2
@@ -91,7 +103,7 @@ run() {
   local log="$dir/fuzz-$(date +%Y%m%d-%H%M%S).log"
   echo "fuzz: $n for ${secs}s (log: $log)"
   nice -n 10 "$BUILD/bin/fuzz_$n" "$dir/corpus" "fuzz/corpus/$n" \
-    -max_total_time="$secs" -max_len="$(max_len "$n")" -timeout=10 -rss_limit_mb=2048 \
+    -max_total_time="$secs" -max_len="$(max_len "$n")" -timeout=10 -rss_limit_mb=2048 $(extra_flags "$n") \
     -artifact_prefix="$dir/" -print_final_stats=1 >"$log" 2>&1
   local rc=$?
   grep -E "^#[0-9]+ +DONE|^Done [0-9]+ runs" "$log" | tail -2
