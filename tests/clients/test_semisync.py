@@ -111,6 +111,30 @@ class Reader:
         with open(self.err_path, errors="replace") as f:
             return f.read()[-2000:]
 
+    def pause(self):
+        """SIGSTOP, and wait until every thread of the reader is stopped.
+        kill() returns before the stop: the kernel wakes one thread to
+        begin the group stop, and until it has run, another thread (Go's
+        network poller) can still read an event and send its ack."""
+        self.proc.send_signal(signal.SIGSTOP)
+        task_dir = f"/proc/{self.proc.pid}/task"
+
+        def all_stopped():
+            for tid in os.listdir(task_dir):
+                try:
+                    with open(f"{task_dir}/{tid}/stat") as f:
+                        state = f.read().rsplit(")", 1)[1].split()[0]
+                except FileNotFoundError:
+                    continue  # the thread has exited
+                if state != "T":
+                    return False
+            return True
+
+        h.bounded_poll(all_stopped, rounds=500, interval=0.01, what="the reader's threads stopped")
+
+    def resume(self):
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGCONT)
@@ -323,7 +347,7 @@ def _timeout_switches_off_and_back_on(srv, c, readers):
     wait_clients(c, 1, "semisync reader connected")
     insert(c, 1, 3)
     assert num(c, "yes_tx") == 3
-    r.proc.send_signal(signal.SIGSTOP)  # the only semisync replica stops acking
+    r.pause()  # the only semisync replica stops acking
     t0 = time.monotonic()
     insert(c, 10, 1)
     waited = time.monotonic() - t0
@@ -335,7 +359,7 @@ def _timeout_switches_off_and_back_on(srv, c, readers):
     insert(c, 11, 2)  # OFF: no waiting
     assert time.monotonic() - t0 < 1.0
     assert num(c, "no_tx") == 3
-    r.proc.send_signal(signal.SIGCONT)  # it catches up and acks the newest position
+    r.resume()  # it catches up and acks the newest position
     h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
                    what="semisync back ON after the replica caught up")
     yes = num(c, "yes_tx")
@@ -365,19 +389,19 @@ def _wait_for_two_replicas(srv, c, readers):
     insert(c, 1, 5)
     st = counters(c)
     assert st["Rpl_semi_sync_source_yes_tx"] == "5" and st["Rpl_semi_sync_source_no_tx"] == "0", st
-    b.proc.send_signal(signal.SIGSTOP)
+    b.pause()
     t0 = time.monotonic()
     insert(c, 10, 1)
     waited = time.monotonic() - t0
     assert waited >= 1.2, f"one ack of two needed: the commit should wait, waited {waited:.2f} s"
     st = counters(c)
     assert st["Rpl_semi_sync_source_status"] == "OFF" and st["Rpl_semi_sync_source_no_tx"] == "1", st
-    b.proc.send_signal(signal.SIGCONT)
+    b.resume()
     h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
                    what="back ON once both acked")
     # A commit waiting for two acks is released when one is enough.
     h.query(c, "SET GLOBAL rpl_semi_sync_source_timeout = 20000")
-    b.proc.send_signal(signal.SIGSTOP)
+    b.pause()
     yes = num(c, "yes_tx")
     t = threading.Thread(target=lambda: insert(h.root(port=srv.port), 30, 1))
     t0 = time.monotonic()
@@ -387,7 +411,7 @@ def _wait_for_two_replicas(srv, c, readers):
     t.join(timeout=30)
     assert time.monotonic() - t0 < 10, "the waiting commit was not released by wait_for_replica_count = 1"
     assert num(c, "yes_tx") == yes + 1 and status(c, "Rpl_semi_sync_source_status") == "ON"
-    b.proc.send_signal(signal.SIGCONT)
+    b.resume()
 
 
 class StallingProxy:
@@ -594,7 +618,7 @@ def test_hold_plain_readers_at_the_acknowledged_position():
         insert(c, 1, 5)  # acknowledged: the plain reader gets them
         h.bounded_poll(lambda: len(plain.gtids()) >= 7, rounds=100, interval=0.1,
                        what=f"plain reader got the acknowledged transactions ({plain.stderr()})")
-        semi.proc.send_signal(signal.SIGSTOP)
+        semi.pause()
         have = len(plain.gtids())
         done = threading.Event()
         t = threading.Thread(target=lambda: (insert(h.root(port=srv.port), 10, 1), done.set()))
@@ -608,7 +632,7 @@ def test_hold_plain_readers_at_the_acknowledged_position():
         assert status(c, "Rpl_semi_sync_source_status") == "OFF"
         h.bounded_poll(lambda: len(plain.gtids()) == have + 1, rounds=100, interval=0.1,
                        what="semisync OFF: the plain reader is released")
-        semi.proc.send_signal(signal.SIGCONT)
+        semi.resume()
         h.bounded_poll(lambda: status(c, "Rpl_semi_sync_source_status") == "ON", rounds=100, interval=0.1,
                        what="back ON")
         insert(c, 20, 2)
