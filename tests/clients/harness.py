@@ -553,6 +553,23 @@ def server_send_queue(server_port, client_port):
     return 0
 
 
+def thread_stats(pid):
+    """(name, stat fields after the name) of each thread of process pid,
+    from /proc/PID/task/*; fields[0] is the state (field 3 of proc(5)).
+    A thread that ends while being read is left out."""
+    out = []
+    task_dir = f"/proc/{pid}/task"
+    for tid in os.listdir(task_dir):
+        try:
+            with open(f"{task_dir}/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"{task_dir}/{tid}/stat") as f:
+                out.append((name, f.read().rsplit(")", 1)[1].split()))
+        except OSError:
+            pass
+    return out
+
+
 def free_port():
     s = socket.socket()
     try:

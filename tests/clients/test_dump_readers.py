@@ -49,17 +49,7 @@ def dump_threads(conn):
 
 def dump_thread_nices(pid):
     """The nice values of the server's dump threads (sl_dump), from /proc."""
-    out = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                if f.read().strip() != "sl_dump":
-                    continue
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                out.append(int(f.read().rsplit(")", 1)[1].split()[16]))  # field 19: nice
-        except OSError:
-            pass  # the thread ended
-    return out
+    return [int(fields[16]) for name, fields in h.thread_stats(pid) if name == "sl_dump"]  # field 19: nice
 
 
 def wait_no_dump(conn, what, nudge=True):

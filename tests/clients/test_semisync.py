@@ -117,20 +117,8 @@ class Reader:
         begin the group stop, and until it has run, another thread (Go's
         network poller) can still read an event and send its ack."""
         self.proc.send_signal(signal.SIGSTOP)
-        task_dir = f"/proc/{self.proc.pid}/task"
-
-        def all_stopped():
-            for tid in os.listdir(task_dir):
-                try:
-                    with open(f"{task_dir}/{tid}/stat") as f:
-                        state = f.read().rsplit(")", 1)[1].split()[0]
-                except FileNotFoundError:
-                    continue  # the thread has exited
-                if state != "T":
-                    return False
-            return True
-
-        h.bounded_poll(all_stopped, rounds=500, interval=0.01, what="the reader's threads stopped")
+        h.bounded_poll(lambda: all(fields[0] == "T" for _, fields in h.thread_stats(self.proc.pid)),
+                       rounds=500, interval=0.01, what="the reader's threads stopped")
 
     def resume(self):
         self.proc.send_signal(signal.SIGCONT)
