@@ -3,8 +3,8 @@
 // ExecEnv: what statement execution needs from the process, and nothing
 // more. exec/ runs statements against these services without knowing the
 // Server, the network or the plugins behind them; the server builds one
-// ExecEnv at start-up (Server::exec_env()), a test builds one over a real
-// Engine and Binlog (exec/exec_test.cc).
+// ExecEnv at start-up (Server::exec_env()), a test or a fuzz target builds
+// one over a real Engine and Binlog (ExecWorld, exec/testing/exec_world.h).
 //
 //   engine            tables, transactions and the lock manager (storage/engine)
 //   binlog            the binary log; null when log_bin is OFF

@@ -3,7 +3,8 @@
 // Statement execution below the wire: SQL text parsed by sql::Parser and
 // run through exec::RunStatement against an ExecEnv of a real
 // storage::Engine (in-memory FileSystem), a real binlog::Binlog (files in a
-// temp dir), the core system variables and a real acl::AccessControl, as
+// temp dir), the core system variables and a real acl::AccessControl
+// (an ExecWorld, exec/testing/exec_world.h), as
 // server/executor.cc runs COM_QUERY, with no socket and no Server. Each test
 // checks the rows (through SELECT), the events the binlog file holds, and
 // the calls the replication observers' TransactionHooks saw; what needs
@@ -27,21 +28,15 @@
 #include "binlog/binlog.h"
 #include "binlog/file_reader.h"
 #include "binlog/row_event.h"
-#include "exec/exec_env.h"
-#include "exec/global_read_lock.h"
 #include "exec/information_schema.h"
-#include "exec/metadata_lock.h"
 #include "exec/read_only.h"
 #include "exec/session_context.h"
 #include "exec/statement.h"
 #include "exec/table_executor.h"
-#include "exec/table_locks.h"
+#include "exec/testing/exec_world.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "storage/engine/engine.h"
-#include "vars/core_status.h"
-#include "vars/core_vars.h"
-#include "vars/status_vars.h"
 #include "vars/sys_vars.h"
 
 namespace sluice::exec {
@@ -49,7 +44,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kUuid[] = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+constexpr const char* kUuid = kWorldUuid;
 
 // Records the commit points in order; BeforeCommit fails while `fail_before_commit`.
 // The transaction hooks, and the binlog's after_sync (its leader runs it
@@ -96,12 +91,6 @@ class RecordingHooks : public TransactionHooks, public binlog::CommitHooks {
   }
 };
 
-class NoPlugins : public PluginCatalog {
- public:
-  std::vector<PluginInfo> List() const override { return {}; }
-  std::vector<std::pair<std::string, std::string>> Recorded() const override { return {}; }
-};
-
 // The process as statements see it: one other session (id 42, user app),
 // and the KILLs and SHUTDOWNs asked for.
 class RecordingControl : public ServerControl {
@@ -135,43 +124,24 @@ class RecordingControl : public ServerControl {
 class ExecTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sluice_exec_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "binlog");
+    ExecWorld::Options o;
+    o.dir = fs::temp_directory_path() / ("sluice_exec_test_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    o.hooks = &hooks_;
+    o.commit_hooks = &hooks_;
+    o.control = &control_;
+    auto world = ExecWorld::Open(o);
+    ASSERT_TRUE(world.ok()) << world.status().ToString();
+    w_ = std::move(world).value();
+    ASSERT_TRUE(w_->engine->CreateDatabase(storage::DatabaseDef{"db"}).ok());
 
-    auto engine = storage::Engine::Open(&fs_, "/data", storage::Engine::Options{size_t{8} << 20});
-    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-    engine_ = std::move(engine).value();
-    ASSERT_TRUE(engine_->CreateDatabase(storage::DatabaseDef{"db"}).ok());
-
-    binlog::Binlog::Options bo;
-    bo.dir = (dir_ / "binlog").string();
-    bo.server_id = 7;
-    bo.server_uuid = *binlog::Uuid::Parse(kUuid);
-    auto bl = binlog::Binlog::Open(bo, nullptr);
-    ASSERT_TRUE(bl.ok()) << bl.status().ToString();
-    binlog_ = std::move(bl).value();
-    ASSERT_TRUE(binlog_->StartWriting().ok());
-    binlog_->set_hooks(&hooks_);
-
-    vars::CoreVariableDefaults d;
-    d.server_uuid = kUuid;
-    d.log_bin = true;
-    ASSERT_TRUE(vars::RegisterCoreVariables(sys_vars_, d).ok());
-    auto core = vars::RegisterCoreStatus(status_vars_, vars::CoreStatusProviders{});
-    ASSERT_TRUE(core.ok()) << core.status().ToString();
-    core_status_ = std::move(core).value();
-
-    ASSERT_TRUE(acl_.InitializeDatadir(dir_.string(), std::nullopt).ok());
     acl::UserSpec app;
     app.user = "app";
     app.host = "%";
-    ASSERT_TRUE(acl_.CreateUser({app}, false, nullptr).ok());
-    ASSERT_TRUE(acl_.Grant({"SELECT", "INSERT", "UPDATE", "DELETE"}, acl::PrivLevel::Global(), {{"app", "%"}}, false)
-                    .ok());
+    ASSERT_TRUE(w_->acl.CreateUser({app}, false, nullptr).ok());
+    ASSERT_TRUE(
+        w_->acl.Grant({"SELECT", "INSERT", "UPDATE", "DELETE"}, acl::PrivLevel::Global(), {{"app", "%"}}, false).ok());
 
-    UseBinlog(true);
     Login(ctx_, 1, "root", "localhost");
 
     ASSERT_EQ(Run("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(16))"), "OK");
@@ -179,50 +149,21 @@ class ExecTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (env_) {
-      TableExecutor::EndSession(*env_, ctx_);
-      if (app_ctx_.vars) TableExecutor::EndSession(*env_, app_ctx_);
-    }
-    if (binlog_) {
-      EXPECT_TRUE(binlog_->Close().ok());
-    }
-    fs::remove_all(dir_);
-  }
-
-  // The ExecEnv, with the binlog (log_bin ON) or without (OFF).
-  void UseBinlog(bool on) {
-    ExecEnv::Services s;
-    s.engine = engine_.get();
-    s.binlog = on ? binlog_.get() : nullptr;
-    s.sys_vars = &sys_vars_;
-    s.status_vars = &status_vars_;
-    s.core_status = &core_status_;
-    s.acl = &acl_;
-    s.metadata_locks = &metadata_locks_;
-    s.global_read_lock = &global_read_lock_;
-    s.table_locks = &table_locks_;
-    s.read_only = &read_only_;
-    s.hooks = &hooks_;
-    s.plugins = &plugins_;
-    s.control = &control_;
-    env_ = std::make_unique<ExecEnv>(s);
+    if (!w_) return;
+    TableExecutor::EndSession(w_->env(), ctx_);
+    if (app_ctx_.vars) TableExecutor::EndSession(w_->env(), app_ctx_);
+    EXPECT_TRUE(w_->Close().ok());
   }
 
   // A connection of `user`@`host` (the account of that name), in database db.
   void Login(SessionContext& ctx, uint32_t id, const std::string& user, const std::string& host) {
-    ctx.connection_id = id;
-    ctx.mdl.id = id;
-    ctx.user = ctx.priv_user = user;
-    ctx.host = ctx.priv_host = host;
-    ctx.account = acl_.Lookup(acl::AccountName{user, host});
-    ASSERT_NE(ctx.account, nullptr);
-    ctx.vars = std::make_unique<vars::SessionVariables>(sys_vars_.NewSession());
+    ASSERT_TRUE(w_->Login(ctx, id, user, host).ok());
     ctx.db = "db";
   }
 
   // From here on, Events() and hooks_ show only what follows.
   void Forget() {
-    start_ = binlog_->CurrentPosition();
+    start_ = w_->binlog->CurrentPosition();
     hooks_.calls.clear();
   }
 
@@ -246,7 +187,7 @@ class ExecTest : public ::testing::Test {
   // those belong to the dispatcher).
   Outcome RunOne(SessionContext& ctx, const sql::ParsedStatement& ps) {
     ctx.warnings.clear();
-    return RunStatement(*env_, ctx, ps, nullptr, nullptr);
+    return RunStatement(w_->env(), ctx, ps, nullptr, nullptr);
   }
 
   // The rows of a SELECT, each as its cells joined by ',' (NULL: "NULL").
@@ -272,7 +213,7 @@ class ExecTest : public ::testing::Test {
   // [1,'a' -> 1,'b']", "Xid". `end`, when given, gets the last event's end.
   std::vector<std::string> Events(uint64_t* end = nullptr) {
     std::vector<std::string> out;
-    const std::string path = (dir_ / "binlog" / start_.first).string();
+    const std::string path = w_->binlog->FilePath(start_.first);
     auto reader = binlog::BinlogFileReader::Open(path);
     EXPECT_TRUE(reader.ok()) << reader.status().ToString();
     if (!reader.ok()) return out;
@@ -339,22 +280,9 @@ class ExecTest : public ::testing::Test {
 
   std::string Gtid(int n) const { return std::string(kUuid) + ":" + std::to_string(n); }
 
-  fs::path dir_;
-  io::MemFileSystem fs_;
-  std::unique_ptr<storage::Engine> engine_;
-  std::unique_ptr<binlog::Binlog> binlog_;
-  vars::SystemVariables sys_vars_;
-  vars::StatusVariables status_vars_;
-  vars::CoreStatus core_status_;
-  acl::AccessControl acl_{acl::AccessControl::Options{}};
-  MetadataLocks metadata_locks_;
-  GlobalReadLock global_read_lock_;
-  TableLocks table_locks_;
-  ReadOnlyMode read_only_;
   RecordingHooks hooks_;
-  NoPlugins plugins_;
   RecordingControl control_;
-  std::unique_ptr<ExecEnv> env_;
+  std::unique_ptr<ExecWorld> w_;
   // Destroyed before the services above (an open engine transaction goes first).
   SessionContext ctx_;
   SessionContext app_ctx_;  // 'app'@'%': no SUPER, no CONNECTION_ADMIN
@@ -370,7 +298,7 @@ TEST_F(ExecTest, AutocommitInsertIsOneBinlogTransactionWithHooksInOrder) {
   uint64_t end = 0;
   EXPECT_EQ(Events(&end), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t",
                                                     "Write_rows [1,'a'] [2,'b']", "Xid"}));
-  EXPECT_EQ(end, binlog_->CurrentPosition().second);
+  EXPECT_EQ(end, w_->binlog->CurrentPosition().second);
 
   ASSERT_EQ(hooks_.Names(), (std::vector<std::string>{"before_commit", "after_sync", "after_commit"}));
   const auto& sync = hooks_.calls[1];
@@ -460,7 +388,7 @@ TEST_F(ExecTest, DdlIsItsOwnTransactionUnlessSqlLogBinIsOff) {
                                                       "after_commit"}));
 
   Forget();
-  ASSERT_TRUE(sys_vars_.Set("sql_log_bin", vars::SetScope::kSession, sql::Value::Int(0), ctx_.vars.get(), nullptr)
+  ASSERT_TRUE(w_->sys_vars.Set("sql_log_bin", vars::SetScope::kSession, sql::Value::Int(0), ctx_.vars.get(), nullptr)
                   .ok());
   EXPECT_EQ(Run("CREATE TABLE t4 (id INT PRIMARY KEY); INSERT INTO t4 VALUES (1)"), "OK");
   EXPECT_EQ(Rows("SELECT id FROM t4"), (std::vector<std::string>{"1"}));
@@ -469,7 +397,7 @@ TEST_F(ExecTest, DdlIsItsOwnTransactionUnlessSqlLogBinIsOff) {
 }
 
 TEST_F(ExecTest, WithoutTheBinlogCommitsGoToTheEngineOnly) {
-  UseBinlog(false);
+  w_->UseBinlog(false);
   EXPECT_EQ(Run("INSERT INTO t VALUES (1, 'a')"), "OK");
   EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (2, 'b'); UPDATE t SET v = 'A' WHERE id = 1; COMMIT"), "OK");
   EXPECT_EQ(Run("CREATE TABLE t2 (id INT PRIMARY KEY)"), "OK");
@@ -480,12 +408,12 @@ TEST_F(ExecTest, WithoutTheBinlogCommitsGoToTheEngineOnly) {
 
 TEST_F(ExecTest, ReadOnlyRefusesWritesOfAccountsWithoutSuper) {
   Login(app_ctx_, 2, "app", "%");
-  read_only_.SetReadOnly(true);
+  w_->read_only.SetReadOnly(true);
   EXPECT_EQ(Run(app_ctx_, "INSERT INTO t VALUES (1, 'a')"), "ERROR 1290");
   EXPECT_EQ(Run(app_ctx_, "SELECT * FROM t"), "0 rows");  // reads go on
   EXPECT_EQ(Run("INSERT INTO t VALUES (2, 'b')"), "OK");  // root has SUPER
 
-  read_only_.SetReadOnly(false);
+  w_->read_only.SetReadOnly(false);
   EXPECT_EQ(Run(app_ctx_, "INSERT INTO t VALUES (3, 'c')"), "OK");
   EXPECT_EQ(TableRows(), (std::vector<std::string>{"2,b", "3,c"}));
   EXPECT_EQ(Events(), (std::vector<std::string>{"Gtid", "Query BEGIN", "Table_map db.t", "Write_rows [2,'b']", "Xid",
@@ -499,7 +427,7 @@ TEST_F(ExecTest, ReadOnlyRefusesWritesOfAccountsWithoutSuper) {
 // the process goes to ServerControl.
 TEST_F(ExecTest, SessionStatementsRunWithoutAServer) {
   EXPECT_EQ(Run("SET autocommit = 0, @x = 5"), "OK");
-  EXPECT_FALSE(Settings::Of(sys_vars_, ctx_).autocommit);
+  EXPECT_FALSE(Settings::Of(w_->sys_vars, ctx_).autocommit);
   EXPECT_EQ(Rows("SHOW VARIABLES LIKE 'autocommit'"), (std::vector<std::string>{"autocommit,OFF"}));
   EXPECT_EQ(Rows("SELECT @x + 1"), (std::vector<std::string>{"6"}));
   EXPECT_EQ(Run("SET autocommit = 1"), "OK");
@@ -531,21 +459,14 @@ TEST_F(ExecTest, SessionStatementsRunWithoutAServer) {
 // with 1026 and is undone; the transaction and the session go on.
 TEST_F(ExecTest, BinlogCacheSpillFailureFailsTheStatementAndTheSessionGoesOn) {
   // The binlog on the in-memory file system, whose temp files can fail.
-  ASSERT_TRUE(binlog_->Close().ok());
-  ASSERT_TRUE(fs_.CreateDir("/binlog").ok());
-  ASSERT_TRUE(fs_.CreateDir("/tmp").ok());
-  binlog::Binlog::Options bo;
+  ASSERT_TRUE(w_->fs.CreateDir("/binlog").ok());
+  ASSERT_TRUE(w_->fs.CreateDir("/tmp").ok());
+  binlog::Binlog::Options bo = w_->BinlogOptions();
   bo.dir = "/binlog";
-  bo.server_id = 7;
-  bo.server_uuid = *binlog::Uuid::Parse(kUuid);
-  bo.fs = &fs_;
+  bo.fs = &w_->fs;
   bo.cache_temp_dir = "/tmp";
-  auto bl = binlog::Binlog::Open(bo, nullptr);
-  ASSERT_TRUE(bl.ok()) << bl.status().ToString();
-  binlog_ = std::move(bl).value();
-  ASSERT_TRUE(binlog_->StartWriting().ok());
-  UseBinlog(true);
-  ASSERT_TRUE(sys_vars_.Set("binlog_cache_size", vars::SetScope::kGlobal, sql::Value::Int(4096), nullptr, nullptr)
+  ASSERT_TRUE(w_->ReopenBinlog(bo).ok());
+  ASSERT_TRUE(w_->sys_vars.Set("binlog_cache_size", vars::SetScope::kGlobal, sql::Value::Int(4096), nullptr, nullptr)
                   .ok());
 
   std::string big = "INSERT INTO t VALUES ";
@@ -553,11 +474,11 @@ TEST_F(ExecTest, BinlogCacheSpillFailureFailsTheStatementAndTheSessionGoesOn) {
   io::MemFileSystem::Fault f;
   f.op = io::MemFileSystem::Op::kWrite;
   f.path_contains = "/tmp/#temp";
-  fs_.InjectFault(f);
+  w_->fs.InjectFault(f);
 
   EXPECT_EQ(Run("BEGIN; INSERT INTO t VALUES (1, 'a')"), "OK");
   EXPECT_EQ(Run(big), "ERROR 1026");
-  EXPECT_EQ(fs_.faults_fired(), 1u);
+  EXPECT_EQ(w_->fs.faults_fired(), 1u);
   EXPECT_EQ(Rows("SELECT COUNT(*) FROM t"), std::vector<std::string>{"1"});
   // The session goes on: the same statement spills now, the transaction commits.
   EXPECT_EQ(Run("INSERT INTO t VALUES (2, 'b')"), "OK");
@@ -566,7 +487,7 @@ TEST_F(ExecTest, BinlogCacheSpillFailureFailsTheStatementAndTheSessionGoesOn) {
   EXPECT_EQ(Rows("SELECT COUNT(*) FROM t"), std::vector<std::string>{"302"});
 
   // In the binlog: the transaction once, with its 302 rows.
-  auto reader = binlog::BinlogFileReader::Open(binlog_->FilePath(binlog_->CurrentPosition().first), true, &fs_);
+  auto reader = binlog::BinlogFileReader::Open(w_->binlog->FilePath(w_->binlog->CurrentPosition().first), true, &w_->fs);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   int gtids = 0, xids = 0, rows_events = 0;
   while (true) {

@@ -42,25 +42,13 @@
 #include <utility>
 #include <vector>
 
-#include "acl/access_control.h"
-#include "base/io/mem_file_system.h"
 #include "base/mysql_error.h"
 #include "binlog/binlog.h"
-#include "exec/exec_env.h"
-#include "exec/global_read_lock.h"
-#include "exec/information_schema.h"
-#include "exec/metadata_lock.h"
-#include "exec/read_only.h"
 #include "exec/session_context.h"
 #include "exec/statement.h"
 #include "exec/table_executor.h"
-#include "exec/table_locks.h"
+#include "exec/testing/exec_world.h"
 #include "sql/parser.h"
-#include "storage/engine/engine.h"
-#include "vars/core_status.h"
-#include "vars/core_vars.h"
-#include "vars/status_vars.h"
-#include "vars/sys_vars.h"
 
 namespace {
 
@@ -68,7 +56,6 @@ using namespace sluice;
 using namespace sluice::exec;
 namespace fs = std::filesystem;
 
-constexpr char kUuid[] = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 constexpr int kInputsPerWorld = 256;
 
 constexpr const char* kSchema[] = {
@@ -101,12 +88,6 @@ class FuzzHooks : public TransactionHooks, public binlog::CommitHooks {
   bool WantsAfterSync() const override { return false; }
 };
 
-class NoPlugins : public PluginCatalog {
- public:
-  std::vector<PluginInfo> List() const override { return {}; }
-  std::vector<std::pair<std::string, std::string>> Recorded() const override { return {}; }
-};
-
 // The rest of the process as statements see it: no other session, nothing
 // to install; reads as shutting down so that waits end at once.
 class FuzzControl : public ServerControl {
@@ -132,93 +113,32 @@ void Check(bool ok, std::string_view what, const Status& st) {
 // Everything a statement reaches, made in a directory of its own.
 class World {
  public:
-  explicit World(const fs::path& dir) : dir_(dir) {
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "binlog");
-    auto engine = storage::Engine::Open(&fs_, "/data", storage::Engine::Options{size_t{8} << 20});
-    Check(engine.ok(), "engine", engine.status());
-    engine_ = std::move(engine).value();
-
-    binlog::Binlog::Options bo;
-    bo.dir = (dir_ / "binlog").string();
-    bo.server_id = 7;
-    bo.sync_binlog = 0;  // nothing here outlives the process
-    bo.server_uuid = *binlog::Uuid::Parse(kUuid);
-    auto bl = binlog::Binlog::Open(bo, nullptr);
-    Check(bl.ok(), "binlog", bl.status());
-    binlog_ = std::move(bl).value();
-    Status st = binlog_->StartWriting();
-    Check(st.ok(), "binlog", st);
-    binlog_->set_hooks(&hooks_);
-
-    vars::CoreVariableDefaults d;
-    d.server_uuid = kUuid;
-    d.log_bin = true;
-    st = vars::RegisterCoreVariables(sys_vars_, d);
-    Check(st.ok(), "variables", st);
-    auto core = vars::RegisterCoreStatus(status_vars_, vars::CoreStatusProviders{});
-    Check(core.ok(), "status", core.status());
-    core_status_ = std::move(core).value();
-    st = acl_.InitializeDatadir(dir_.string(), std::nullopt);
-    Check(st.ok(), "accounts", st);
-
-    ExecEnv::Services s;
-    s.engine = engine_.get();
-    s.binlog = binlog_.get();
-    s.sys_vars = &sys_vars_;
-    s.status_vars = &status_vars_;
-    s.core_status = &core_status_;
-    s.acl = &acl_;
-    s.metadata_locks = &metadata_locks_;
-    s.global_read_lock = &global_read_lock_;
-    s.table_locks = &table_locks_;
-    s.read_only = &read_only_;
-    s.hooks = &hooks_;
-    s.plugins = &plugins_;
-    s.control = &control_;
-    env_ = std::make_unique<ExecEnv>(s);
+  explicit World(const fs::path& dir) {
+    ExecWorld::Options o;
+    o.dir = dir;
+    o.sync_binlog = 0;  // nothing here outlives the process
+    o.hooks = &hooks_;
+    o.commit_hooks = &hooks_;
+    o.control = &control_;
+    auto w = ExecWorld::Open(o);
+    Check(w.ok(), "world", w.status());
+    w_ = std::move(w).value();
   }
 
-  ~World() {
-    env_.reset();
-    if (binlog_) (void)binlog_->Close();
-    binlog_.reset();
-    engine_.reset();
-    fs::remove_all(dir_);
-  }
-
-  const ExecEnv& env() const { return *env_; }
+  const ExecEnv& env() const { return w_->env(); }
 
   // A root session in no database.
   std::unique_ptr<SessionContext> NewSession(uint32_t id) {
     auto ctx = std::make_unique<SessionContext>();
-    ctx->connection_id = id;
-    ctx->mdl.id = id;
-    ctx->user = ctx->priv_user = "root";
-    ctx->host = ctx->priv_host = "localhost";
-    ctx->account = acl_.Lookup(acl::AccountName{"root", "localhost"});
-    if (ctx->account == nullptr) std::abort();
-    ctx->vars = std::make_unique<vars::SessionVariables>(sys_vars_.NewSession());
+    Status st = w_->Login(*ctx, id, "root", "localhost");
+    Check(st.ok(), "login", st);
     return ctx;
   }
 
  private:
-  fs::path dir_;
-  io::MemFileSystem fs_;
-  std::unique_ptr<storage::Engine> engine_;
-  std::unique_ptr<binlog::Binlog> binlog_;
-  vars::SystemVariables sys_vars_;
-  vars::StatusVariables status_vars_;
-  vars::CoreStatus core_status_;
-  acl::AccessControl acl_{acl::AccessControl::Options{}};
-  MetadataLocks metadata_locks_;
-  GlobalReadLock global_read_lock_;
-  TableLocks table_locks_;
-  ReadOnlyMode read_only_;
   FuzzHooks hooks_;
-  NoPlugins plugins_;
   FuzzControl control_;
-  std::unique_ptr<ExecEnv> env_;
+  std::unique_ptr<ExecWorld> w_;  // goes before the hooks it calls
 };
 
 // KILL QUERY for a statement that runs past a second.
