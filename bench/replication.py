@@ -39,8 +39,9 @@ the issue sets targets for: plain40 / none, on+1semi / installed-off,
 1semi / 1async (semisync against the same reader asynchronous) and
 1semi / none. Part 2 runs bench/sysbench.sh (oltp_read_write,
 oltp_point_select, oltp_insert, oltp_update_index, oltp_delete at 16
-threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1) and prints its
-table. Everything competes for this machine's cores (the readers too): a
+threads, innodb_flush_log_at_trx_commit=1, sync_binlog=1; three rounds
+of 20 s, the servers taking turns first, each workload's median run) and
+prints its table. Everything competes for this machine's cores (the readers too): a
 benchmark, it asserts nothing about time. With --isolate-readers the
 server and mariadb-slap run on the first half of the CPUs and the readers
 on the rest (sched_setaffinity, for both servers), a model of readers on
@@ -59,7 +60,7 @@ written was being written back.
 
     .venv/bin/python bench/replication.py [--concurrency 16 64] [--queries 20000] [--repeat 3]
         [--readers 40] [--raw-readers] [--flush 2] [--sync-binlog 0]
-        [--skip-mariadb] [--skip-sysbench] [--sysbench-time 30]
+        [--skip-mariadb] [--skip-sysbench] [--sysbench-time 20] [--sysbench-rounds 3]
         [--rows none plain40 ...]   (a subset of the rows, for iterating)
         [--isolate-readers]
 """
@@ -464,7 +465,8 @@ def main():
     ap.add_argument("--sync-binlog", type=int, default=0)
     ap.add_argument("--skip-mariadb", action="store_true")
     ap.add_argument("--skip-sysbench", action="store_true")
-    ap.add_argument("--sysbench-time", type=int, default=30)
+    ap.add_argument("--sysbench-time", type=int, default=20)
+    ap.add_argument("--sysbench-rounds", type=int, default=3)
     ap.add_argument("--rows", nargs="+", choices=ROWS, default=ROWS)
     ap.add_argument("--isolate-readers", action="store_true")
     args = ap.parse_args()
@@ -520,7 +522,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     if not args.skip_sysbench:
         print(flush=True)
-        argv = [SYSBENCH, "--threads", "16", "--time", str(args.sysbench_time), "--flush-log-at-trx-commit", "1"]
+        argv = [SYSBENCH, "--threads", "16", "--time", str(args.sysbench_time), "--rounds",
+                str(args.sysbench_rounds), "--flush-log-at-trx-commit", "1"]
         if args.skip_mariadb:
             argv.append("--skip-mariadb")
         sys.exit(subprocess.run(argv).returncode)

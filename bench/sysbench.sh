@@ -13,7 +13,14 @@
 #                     [--table-size N (10000)] [--ps-mode auto|disable (auto)]
 #                     [--flush-log-at-trx-commit 0|1|2 (1)]
 #                     [--workloads "oltp_read_write oltp_point_select ..."]
-#                     [--baseline PATH] [--skip-mariadb]
+#                     [--rounds N (1)] [--baseline PATH] [--skip-mariadb]
+#
+# --rounds N runs each workload N times on each server, the servers taking
+# turns first (sluiced first in odd rounds, last in even ones), each run on
+# freshly prepared tables, and prints the median run's tps and p95 per
+# server, then a line with every run's tps. On this VM one 30 s run of an
+# fsync-bound workload moves by a quarter from run to run, so a ratio of
+# single runs can land either side of 1.0 (docs/performance.md).
 #
 # --baseline PATH also runs another sluiced binary (an older build) with the
 # same settings, one server at a time per workload, and prints its tps and
@@ -32,6 +39,7 @@ FLUSH=1
 WORKLOADS="oltp_read_write oltp_point_select oltp_insert oltp_update_index oltp_delete"
 BASELINE=""
 MARIADB=1
+ROUNDS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) TIME=$2; shift 2 ;;
@@ -41,6 +49,7 @@ while [ $# -gt 0 ]; do
     --ps-mode) PS_MODE=$2; shift 2 ;;
     --flush-log-at-trx-commit) FLUSH=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
     --baseline) BASELINE=$2; shift 2 ;;
     --skip-mariadb) MARIADB=0; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -110,30 +119,44 @@ sb() {
 }
 
 echo "# sysbench: time=${TIME}s threads=$THREADS tables=$TABLES table-size=$TABLE_SIZE ps-mode=$PS_MODE" \
-     "innodb_flush_log_at_trx_commit=$FLUSH buffer-pool=$POOL ($(nproc) cores)"
+     "innodb_flush_log_at_trx_commit=$FLUSH buffer-pool=$POOL rounds=$ROUNDS ($(nproc) cores)"
 header="$(printf "%-20s %12s %10s" workload sluiced_tps p95_ms)"
 [ -n "$BASELINE" ] && header="$header$(printf " %12s %10s %8s" baseline_tps p95_ms new/base)"
 [ "$MARIADB" = 1 ] && header="$header$(printf " %12s %10s %8s" mariadb_tps p95_ms ratio)"
 echo "$header"
 ratio() { python3 -c "a='$1'; b='$2'; print(f'{float(a)/float(b):.2f}' if a and b and float(b) else '-')"; }
 status=0
+# median "tps p95" "tps p95" ...: the pair whose tps is the median (the
+# lower middle one of an even count).
+median() { printf '%s\n' "$@" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p"; }
 for w in $WORKLOADS; do
-  declare -A tps=() p95=()
+  declare -A tps=() p95=() runs=()
+  for round in $(seq 1 "$ROUNDS"); do
+    order=$SERVERS
+    [ $((round % 2)) = 0 ] && order=$(echo "$SERVERS" | tr ' ' '\n' | tac | tr '\n' ' ')
+    for server in $order; do
+      port=$(eval echo "\$PORT_$server")
+      log="$WORK/$server-$w-$round"
+      mariadb -h127.0.0.1 -P"$port" -uroot --skip-ssl -e 'DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest'
+      if ! sb "$w" "$port" prepare >"$log-prepare.log" 2>&1; then
+        echo "$server $w prepare failed:" >&2; tail -5 "$log-prepare.log" >&2; status=1; continue
+      fi
+      sync  # the prepare's and the last run's dirty pages, not written back during this run
+      if ! sb "$w" "$port" run --time="$TIME" --report-interval=0 >"$log-run.log" 2>&1; then
+        echo "$server $w run failed:" >&2; tail -5 "$log-run.log" >&2; status=1
+      fi
+      if ! sb "$w" "$port" cleanup >"$log-cleanup.log" 2>&1; then
+        echo "$server $w cleanup failed:" >&2; tail -5 "$log-cleanup.log" >&2; status=1
+      fi
+      t=$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$log-run.log")
+      p=$(sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$log-run.log")
+      [ -n "$t" ] && runs[$server]="${runs[$server]:-}${runs[$server]:+|}$t ${p:--}"
+    done
+  done
   for server in $SERVERS; do
-    port=$(eval echo "\$PORT_$server")
-    mariadb -h127.0.0.1 -P"$port" -uroot --skip-ssl -e 'DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest'
-    if ! sb "$w" "$port" prepare >"$WORK/$server-$w-prepare.log" 2>&1; then
-      echo "$server $w prepare failed:" >&2; tail -5 "$WORK/$server-$w-prepare.log" >&2; status=1; continue
-    fi
-    sync  # the prepare's and the last run's dirty pages, not written back during this run
-    if ! sb "$w" "$port" run --time="$TIME" --report-interval=0 >"$WORK/$server-$w-run.log" 2>&1; then
-      echo "$server $w run failed:" >&2; tail -5 "$WORK/$server-$w-run.log" >&2; status=1
-    fi
-    if ! sb "$w" "$port" cleanup >"$WORK/$server-$w-cleanup.log" 2>&1; then
-      echo "$server $w cleanup failed:" >&2; tail -5 "$WORK/$server-$w-cleanup.log" >&2; status=1
-    fi
-    tps[$server]=$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$WORK/$server-$w-run.log")
-    p95[$server]=$(sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$WORK/$server-$w-run.log")
+    [ -n "${runs[$server]:-}" ] || continue
+    IFS='|' read -r -a pairs <<<"${runs[$server]}"
+    read -r tps[$server] p95[$server] <<<"$(median "${pairs[@]}")"
   done
   line="$(printf "%-20s %12s %10s" "$w" "${tps[sluiced]:--}" "${p95[sluiced]:--}")"
   [ -n "$BASELINE" ] && line="$line$(printf " %12s %10s %8s" "${tps[baseline]:--}" "${p95[baseline]:--}" \
@@ -141,5 +164,12 @@ for w in $WORKLOADS; do
   [ "$MARIADB" = 1 ] && line="$line$(printf " %12s %10s %8s" "${tps[mariadb]:--}" "${p95[mariadb]:--}" \
     "$(ratio "${tps[sluiced]:-}" "${tps[mariadb]:-}")")"
   echo "$line"
+  if [ "$ROUNDS" -gt 1 ]; then
+    line="#   runs (tps):"
+    for server in $SERVERS; do
+      line="$line $server $(echo "${runs[$server]:-}" | tr '|' '\n' | cut -d' ' -f1 | paste -sd/)"
+    done
+    echo "$line"
+  fi
 done
 exit $status
