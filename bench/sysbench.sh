@@ -18,7 +18,8 @@
 # --rounds N runs each workload N times on each server, the servers taking
 # turns first (sluiced first in odd rounds, last in even ones), each run on
 # freshly prepared tables, and prints the median run's tps and p95 per
-# server, then a line with every run's tps. On this VM one 30 s run of an
+# server, then a line with every run's tps and the disk's mean time per
+# write or flush request during it. On this VM one 30 s run of an
 # fsync-bound workload moves by a quarter from run to run, so a ratio of
 # single runs can land either side of 1.0 (docs/performance.md).
 #
@@ -126,7 +127,21 @@ header="$(printf "%-20s %12s %10s" workload sluiced_tps p95_ms)"
 echo "$header"
 ratio() { python3 -c "a='$1'; b='$2'; print(f'{float(a)/float(b):.2f}' if a and b and float(b) else '-')"; }
 status=0
-# median "tps p95" "tps p95" ...: the pair whose tps is the median (the
+# The disk under $WORK (/sys/class/block/DEV/stat): "writes write_ms
+# flushes flush_ms" so far, or nothing where it is not a block device here.
+DISK_STAT=/sys/class/block/$(basename "$(df --output=source "$WORK" | tail -1)")/stat
+disk_counts() { [ -r "$DISK_STAT" ] && awk '{ print $5, $8, $16, $17 }' "$DISK_STAT"; }
+# disk_latency "before" "after": the mean time of a write or flush request
+# between the two, in µs ("-" unknown). A run whose figure is several times
+# its neighbours' was paced by the disk, not by the server (quiet runs on
+# this VM read 65-130 µs).
+disk_latency() {
+  python3 -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split()
+if len(a) < 4 or len(b) < 4: print('-'); raise SystemExit
+n = int(b[0]) - int(a[0]) + int(b[2]) - int(a[2]); ms = int(b[1]) - int(a[1]) + int(b[3]) - int(a[3])
+print(round(1000 * ms / n) if n > 0 else '-')" "$1" "$2"
+}
+# median "tps p95 latency" "tps p95 latency" ...: the pair whose tps is the median (the
 # lower middle one of an even count).
 median() { printf '%s\n' "$@" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p"; }
 for w in $WORKLOADS; do
@@ -142,6 +157,7 @@ for w in $WORKLOADS; do
         echo "$server $w prepare failed:" >&2; tail -5 "$log-prepare.log" >&2; status=1; continue
       fi
       sync  # the prepare's and the last run's dirty pages, not written back during this run
+      disk0=$(disk_counts || true)
       if ! sb "$w" "$port" run --time="$TIME" --report-interval=0 >"$log-run.log" 2>&1; then
         echo "$server $w run failed:" >&2; tail -5 "$log-run.log" >&2; status=1
       fi
@@ -150,13 +166,14 @@ for w in $WORKLOADS; do
       fi
       t=$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$log-run.log")
       p=$(sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$log-run.log")
-      [ -n "$t" ] && runs[$server]="${runs[$server]:-}${runs[$server]:+|}$t ${p:--}"
+      lat=$(disk_latency "$disk0" "$(disk_counts || true)")
+      [ -n "$t" ] && runs[$server]="${runs[$server]:-}${runs[$server]:+|}$t ${p:--} $lat"
     done
   done
   for server in $SERVERS; do
     [ -n "${runs[$server]:-}" ] || continue
     IFS='|' read -r -a pairs <<<"${runs[$server]}"
-    read -r tps[$server] p95[$server] <<<"$(median "${pairs[@]}")"
+    read -r tps[$server] p95[$server] _ <<<"$(median "${pairs[@]}")"
   done
   line="$(printf "%-20s %12s %10s" "$w" "${tps[sluiced]:--}" "${p95[sluiced]:--}")"
   [ -n "$BASELINE" ] && line="$line$(printf " %12s %10s %8s" "${tps[baseline]:--}" "${p95[baseline]:--}" \
@@ -165,9 +182,9 @@ for w in $WORKLOADS; do
     "$(ratio "${tps[sluiced]:-}" "${tps[mariadb]:-}")")"
   echo "$line"
   if [ "$ROUNDS" -gt 1 ]; then
-    line="#   runs (tps):"
+    line="#   runs, tps (µs per disk write or flush):"
     for server in $SERVERS; do
-      line="$line $server $(echo "${runs[$server]:-}" | tr '|' '\n' | cut -d' ' -f1 | paste -sd/)"
+      line="$line $server $(echo "${runs[$server]:-}" | tr '|' '\n' | awk '{printf "%s(%s)\n", $1, $3}' | paste -sd/)"
     done
     echo "$line"
   fi
