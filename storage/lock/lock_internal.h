@@ -118,6 +118,10 @@ struct Queue {
   }
 };
 
+struct QueueHashLinks {  // Shard::buckets' chains, and Shard::queue_pool's free list
+  static constexpr Queue* Queue::*kNext = &Queue::hash_next;
+};
+
 // One shard: a latch, a chained hash table of queues, and the waiters.
 // alignas(128): a shard's latch never shares a cache line (or the adjacent-line
 // prefetcher's pair of lines) with another shard's. Its memory comes from
@@ -136,8 +140,7 @@ struct alignas(kCacheLinePair) Shard {
   Queue** buckets GUARDED_BY(mu) = nullptr;  // power of two, from AllocateLines
   size_t n_buckets GUARDED_BY(mu) = 0;
   size_t queues GUARDED_BY(mu) = 0;
-  Queue* free_queues GUARDED_BY(mu) = nullptr;  // recycled nodes, linked by hash_next
-  std::vector<std::unique_ptr<void, LinesDeleter>> chunks GUARDED_BY(mu);  // Queue arrays
+  ChunkPool<Queue, QueueHashLinks, 64> queue_pool GUARDED_BY(mu);  // free ones linked by hash_next
   WaiterList waiters GUARDED_BY(mu);
   // waiters.size(), readable without the latch: the detector skips shards
   // with nobody waiting.

@@ -23,8 +23,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr size_t kInitialBuckets = 16;  // per shard; doubles at load factor 2
-constexpr size_t kQueueChunk = 64;
-constexpr size_t kRequestChunk = 32;
 constexpr size_t kReleaseBatch = 256;   // ReleaseAll lets a writer in this often
 // InnoDB: a lock wait timeout above 100000000 s means "wait forever".
 constexpr int64_t kInfiniteWaitMs = int64_t{100'000'000} * 1000;
@@ -85,10 +83,6 @@ Shard::Shard() : buckets(NewBuckets(kInitialBuckets)), n_buckets(kInitialBuckets
 
 Shard::~Shard() {
   FreeLines(buckets);
-  for (auto& chunk : chunks) {
-    auto* qs = static_cast<Queue*>(chunk.get());
-    for (size_t i = 0; i < kQueueChunk; ++i) qs[i].~Queue();
-  }
 }
 
 Queue* Shard::Find(const LockKey& key, uint64_t hash) const {
@@ -115,18 +109,7 @@ Queue* Shard::Insert(const LockKey& key, uint64_t hash) {
     buckets = grown;
     n_buckets = grown_n;
   }
-  if (free_queues == nullptr) {
-    void* raw = AllocateLines(kQueueChunk * sizeof(Queue));
-    auto* qs = static_cast<Queue*>(raw);
-    for (size_t i = 0; i < kQueueChunk; ++i) {
-      new (&qs[i]) Queue();
-      qs[i].hash_next = free_queues;
-      free_queues = &qs[i];
-    }
-    chunks.emplace_back(raw);
-  }
-  Queue* q = free_queues;
-  free_queues = q->hash_next;
+  Queue* q = queue_pool.Take();
   q->key = key;
   q->hash = hash;
   Queue*& head = buckets[hash & (n_buckets - 1)];
@@ -140,8 +123,7 @@ void Shard::Erase(Queue* q) {
   Queue** p = &buckets[q->hash & (n_buckets - 1)];
   while (*p != q) p = &(*p)->hash_next;
   *p = q->hash_next;
-  q->hash_next = free_queues;
-  free_queues = q;
+  queue_pool.Give(q);
   --queues;
 }
 
@@ -152,27 +134,11 @@ void Shard::Erase(Queue* q) {
 
 LockTrx::~LockTrx() = default;
 
-LockTrx::Request* LockTrx::NewRequest() {
-  if (free_requests_ == nullptr) {
-    void* raw = lock_internal::AllocateLines(kRequestChunk * sizeof(Request));
-    auto* rs = static_cast<Request*>(raw);
-    for (size_t i = 0; i < kRequestChunk; ++i) {
-      new (&rs[i]) Request();
-      rs[i].t_next = free_requests_;
-      free_requests_ = &rs[i];
-    }
-    request_chunks_.emplace_back(raw);
-  }
-  Request* r = free_requests_;
-  free_requests_ = r->t_next;
-  r->t_next = nullptr;
-  return r;
-}
+LockTrx::Request* LockTrx::NewRequest() { return requests_.Take(); }
 
 void LockTrx::FreeRequest(Request* r) {
   r->t_prev = nullptr;
-  r->t_next = free_requests_;
-  free_requests_ = r;
+  requests_.Give(r);
 }
 
 bool LockTrx::TableCovered(TableId table, LockMode mode) const {

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "base/mutex.h"
@@ -57,6 +58,50 @@ void* AllocateLines(size_t bytes);
 void FreeLines(void* p);
 struct LinesDeleter {
   void operator()(void* p) const { FreeLines(p); }
+};
+
+// Nodes of T handed out one at a time from arrays of kChunk (each from
+// AllocateLines) and given back onto a free list threaded through
+// Links::kNext, so a node is allocated once and reused; the nodes are
+// destroyed and the arrays freed with the pool. T and Links need only be
+// complete where Take, Give and the destructor are used. Not thread-safe:
+// its owner's latch, or its owner's thread, guards it.
+template <typename T, typename Links, size_t kChunk>
+class ChunkPool {
+ public:
+  ChunkPool() = default;
+  ChunkPool(const ChunkPool&) = delete;
+  ChunkPool& operator=(const ChunkPool&) = delete;
+  ~ChunkPool() {
+    for (auto& chunk : chunks_) {
+      T* nodes = static_cast<T*>(chunk.get());
+      for (size_t i = 0; i < kChunk; ++i) nodes[i].~T();
+    }
+  }
+
+  // A node, its Links::kNext null; its other fields as Give left them.
+  T* Take() {
+    if (free_ == nullptr) Grow();
+    T* t = free_;
+    free_ = t->*Links::kNext;
+    t->*Links::kNext = nullptr;
+    return t;
+  }
+  void Give(T* t) {
+    t->*Links::kNext = free_;
+    free_ = t;
+  }
+
+ private:
+  void Grow() {
+    void* raw = AllocateLines(kChunk * sizeof(T));
+    chunks_.emplace_back(raw);
+    T* nodes = static_cast<T*>(raw);
+    for (size_t i = 0; i < kChunk; ++i) Give(new (&nodes[i]) T());
+  }
+
+  T* free_ = nullptr;
+  std::vector<std::unique_ptr<void, LinesDeleter>> chunks_;
 };
 
 }  // namespace lock_internal
@@ -108,8 +153,7 @@ class alignas(lock_internal::kCacheLinePair) LockTrx {
 
   // --- Owner thread only ---------------------------------------------------
   lock_internal::TrxLockList locks_;  // granted, plus at most one waiting
-  Request* free_requests_ = nullptr;  // linked by t_next
-  std::vector<std::unique_ptr<void, lock_internal::LinesDeleter>> request_chunks_;  // Request arrays
+  lock_internal::ChunkPool<Request, lock_internal::TrxLinks, 32> requests_;  // free ones linked by t_next
   struct HeldTable {
     TableId table;
     uint8_t modes;  // bit per LockMode granted
