@@ -6,7 +6,7 @@
 # client scripts (real clients against a real sluiced), then the fuzz
 # targets (replay and a short run each). Exits non-zero on any failure and
 # ends with one "N passed, N failed" line over all of them (each check
-# counts as one).
+# counts as one), after a line of the seconds each phase took.
 #
 # BUILD_DIR (default build) picks the build the suites run; SKIP_FUZZ=1
 # leaves out the fuzz targets, SKIP_THREAD_SAFETY=1 the analysis
@@ -14,8 +14,17 @@
 # build's flags).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# "phase seconds" before the summary: what to trim first when the suite
+# nears CI's 45-minute budget.
+times=""
+mark=$SECONDS
+lap() {  # lap <phase>: the seconds since the last lap
+  times+=" $1 $((SECONDS - mark)),"; mark=$SECONDS
+}
 scripts/deps.sh || exit 1
+lap deps
 scripts/build.sh || exit 1
+lap build
 BUILD=${BUILD_DIR:-build}
 export SLUICED=${SLUICED:-$PWD/$BUILD/bin/sluiced}
 
@@ -30,6 +39,7 @@ if [ "${SKIP_THREAD_SAFETY:-0}" != 1 ]; then
   tsa_out=$(scripts/thread_safety.sh 2>&1); tsa_rc=$?
   echo "$tsa_out" | tail -60
   if [ $tsa_rc -eq 0 ]; then tally 1 0; else tally 0 1; fi
+  lap thread-safety
 fi
 
 echo "== unit tests (ctest)"
@@ -43,6 +53,7 @@ if [ -n "$line" ]; then
 elif [ $ctest_rc -ne 0 ]; then
   tally 0 1
 fi
+lap ctest
 
 # run_suite <title> <summary prefix> <command...>: runs a suite that ends
 # with "<prefix>: N passed, N failed" and adds its counts.
@@ -63,6 +74,7 @@ run_suite() {
   elif [ $rc -ne 0 ]; then
     tally 0 1
   fi
+  lap "$prefix"
 }
 
 # The include graph points down the stack (scripts/check_layers.py).
@@ -74,5 +86,6 @@ run_suite "client tests" clients tests/clients/run.sh
 [ "${SKIP_FUZZ:-0}" = 1 ] || run_suite fuzz fuzz scripts/fuzz.sh ci "${FUZZ_SECONDS:-20}"
 
 echo
+echo "phase seconds:${times%,} (total $SECONDS)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
