@@ -12,6 +12,10 @@
 # With ROWS set (for example ROWS="1async 1semi"), each build runs those rows
 # of bench/replication.py instead (sluiced only, c16 and c64, REPEAT runs a
 # row, 2 by default), with the bundle's semisync plugins.
+# A NAME may end in @CPUS (a taskset list, e.g. head@0-7): that build then
+# runs with its server and its mariadb-slap (in ROWS mode, the whole bench
+# with its readers) confined to those CPUs, so the same build can be
+# compared with itself on fewer CPUs: `bash .devbundle/ab.sh 150000 head head@0-7`.
 # Compare builds within one call only: each call may get another machine.
 set -o pipefail
 : "${OUT:?set OUT to a folder}"
@@ -21,7 +25,17 @@ bash .devbundle/setup.sh >/dev/null 2>&1 || { echo "ab: setup failed" >&2; exit 
 export PATH=/opt/sb/bin:$PATH
 . .devbundle/lib.sh
 Q=$1; shift
-for b in "$@"; do
+# on_cpus NAME CMD...: runs CMD confined to NAME's @CPUS, if it has them.
+on_cpus() {
+  local name=$1; shift
+  if [[ $name == *@* ]]; then
+    taskset -c "${name#*@}" "$@"
+  else
+    "$@"
+  fi
+}
+for n in "$@"; do
+  b=${n%@*}
   [ -x ".devbundle/sluiced-$b" ] && continue
   unxz_to ".devbundle/sluiced-$b.xz" ".devbundle/sluiced-$b" || { echo "ab: no .devbundle/sluiced-$b.xz" >&2; exit 1; }
   chmod +x ".devbundle/sluiced-$b"
@@ -47,18 +61,19 @@ PY
 
 # One build at one concurrency, on a fresh server.
 one() {
-  local b=$1 c=$2 P=13400 D SP r s e c0 v0 c1 v1
+  local n=$1 c=$2 P=13400 D SP r s e c0 v0 c1 v1 b=${1%@*} cpus=
+  [[ $n == *@* ]] && cpus=${n#*@}
   D=$(mktemp -d)
-  start_slap_server ".devbundle/sluiced-$b" "$D" $P
+  SERVER_CPUS=$cpus start_slap_server ".devbundle/sluiced-$b" "$D" $P
   for r in 1 2; do
     read -r c0 v0 < <(pstat $SP)
     s=$(date +%s.%N)
-    mariadb-slap --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl --concurrency="$c" --iterations=1 \
+    on_cpus "$n" mariadb-slap --no-defaults -h127.0.0.1 -P$P -uroot --skip-ssl --concurrency="$c" --iterations=1 \
       --number-of-queries="$Q" --create-schema=slap --no-drop "--query=INSERT INTO slap.t (v) VALUES (1)" >/dev/null 2>&1
     e=$(date +%s.%N)
     read -r c1 v1 < <(pstat $SP)
     python3 -c "print('%-10s c%-3s run %d: %6.0f ins/s  %5.1f us cpu/ins  %4.2f vol sw/ins' % \
-      ('$b', $c, $r, $Q / ($e - $s), ($c1 - $c0) * 1e6 / $Q, ($v1 - $v0) / $Q))"
+      ('$n', $c, $r, $Q / ($e - $s), ($c1 - $c0) * 1e6 / $Q, ($v1 - $v0) / $Q))"
   done
   kill $SP
   wait $SP 2>/dev/null
@@ -68,13 +83,13 @@ one() {
 # One build through bench/replication.py's ROWS. The build goes beside the
 # bundle's sluiced, whose plugin directory (../plugin) it then finds.
 rows() {
-  local b=$1
+  local n=$1 b=${1%@*}
   cp ".devbundle/sluiced-$b" "/opt/sb/libexec/sluiced-$b"
   printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/sb/lib exec /opt/sb/libexec/sluiced-%s "$@"\n' "$b" > "/opt/sb/bin/sluiced-$b"
   chmod +x "/opt/sb/bin/sluiced-$b"
-  echo "## $b"
+  echo "## $n"
   # shellcheck disable=SC2086  # ROWS is a list of row names
-  SLUICED="/opt/sb/bin/sluiced-$b" PYTHONUNBUFFERED=1 python3 bench/replication.py --skip-mariadb --skip-sysbench \
+  SLUICED="/opt/sb/bin/sluiced-$b" PYTHONUNBUFFERED=1 on_cpus "$n" python3 bench/replication.py --skip-mariadb --skip-sysbench \
     --rows $ROWS --concurrency 16 64 --queries "$Q" --repeat "${REPEAT:-2}"
 }
 

@@ -11,10 +11,11 @@ unxz_to() {
 # start_slap_server BIN DIR PORT: starts sluiced binary BIN (with the
 # bundle's libraries) on DIR/data with the slap rows' settings
 # (flush_log_at_trx_commit=2, sync_binlog=0, a 256M buffer pool), waits
-# until it answers, and creates slap.t. Sets SP to its pid.
+# until it answers, and creates slap.t. Sets SP to its pid. With
+# SERVER_CPUS set (a taskset list) the server runs confined to those CPUs.
 start_slap_server() {
   local bin=$1 dir=$2 port=$3
-  LD_LIBRARY_PATH=/opt/sb/lib "$bin" --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
+  LD_LIBRARY_PATH=/opt/sb/lib ${SERVER_CPUS:+taskset -c "$SERVER_CPUS"} "$bin" --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
     --log-error="$dir/err.log" --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 --sync-binlog=0 \
     --server-id=1 --max-connections=400 >/dev/null 2>&1 &
   SP=$!
