@@ -106,6 +106,7 @@ uint64_t wait_count_var = 1;
 int32_t wait_no_replica_var = 1;
 uint64_t trace_level_var = 32;
 int32_t hold_plain_readers_var = 0;  // sluice_semi_sync_hold_plain_readers
+uint64_t spin_wait_var = 0;          // sluice_semi_sync_spin_wait (µs)
 
 const char* const kWaitPoints[] = {"AFTER_SYNC", "AFTER_COMMIT", nullptr};
 
@@ -120,6 +121,16 @@ void Log(sluice_log_level level, const char* format, ...) {
   vsnprintf(buf, sizeof(buf), format, ap);
   va_end(ap);
   svc->log(svc->handle, level, buf);
+}
+
+// The hint a spin-wait loop gives the CPU on each turn (x86 PAUSE, ARM
+// YIELD).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
 
 // ------------------------------------------------------------- positions
@@ -228,8 +239,13 @@ class Source {
   // Reads the busy connections whose retry is due.
   void RetryBusy();
   // The receiver's turn: one wait on rx_epfd_ (until `deadline`), and the
-  // acks it finds. False once the deadline has passed.
-  bool ReceiveAcks(std::chrono::steady_clock::time_point deadline);
+  // acks it finds. Until `spin_until` it polls without sleeping. False
+  // once the deadline has passed.
+  bool ReceiveAcks(std::chrono::steady_clock::time_point deadline, std::chrono::steady_clock::time_point spin_until);
+  // A waiting commit that is not the receiver, before it sleeps on its
+  // condition variable: watches wake_gen_ move past `gen` until
+  // `spin_until`, holding no lock. True if it moved.
+  bool SpinForWake(uint64_t gen, std::chrono::steady_clock::time_point spin_until) const;
   // Adds or removes a replica's socket in the ack thread's epoll set and,
   // unless its reads may wait, the receiver's.
   void WatchSocket(int op, const Replica& r);
@@ -277,6 +293,9 @@ class Source {
 
   std::mutex mu_;
   std::multimap<Pos, std::condition_variable*> waiters_;  // commits waiting, by position
+  // Moves (under mu_) whenever WakeWaiters runs: what a spinning waiter
+  // (sluice_semi_sync_spin_wait) watches instead of its condition variable.
+  std::atomic<uint64_t> wake_gen_{0};
   bool on_ = false;
   bool have_reply_ = false;
   Pos reply_;  // the acknowledged position
@@ -535,17 +554,39 @@ void Source::WatchSocket(int op, const Replica& r) {
   if (!r.reads_wait) Watch(rx_epfd_, op, r);
 }
 
-bool Source::ReceiveAcks(std::chrono::steady_clock::time_point deadline) {
-  const auto left = deadline - std::chrono::steady_clock::now();
-  if (left <= std::chrono::steady_clock::duration::zero()) return false;
-  // Rounded up: a wait that ends early would only come back here.
-  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+bool Source::ReceiveAcks(std::chrono::steady_clock::time_point deadline,
+                         std::chrono::steady_clock::time_point spin_until) {
   epoll_event events[32];
-  const int n = epoll_wait(rx_epfd_, events, 32, static_cast<int>(std::min<int64_t>(ms, 1 << 30)));
+  int n = 0;
+  // Polled first while the spin lasts: where CPUs are idle, the sleep and
+  // the wake-up on the ack's arrival cost tens of µs of its round trip.
+  for (auto now = std::chrono::steady_clock::now(); now < spin_until && now < deadline;
+       now = std::chrono::steady_clock::now()) {
+    n = epoll_wait(rx_epfd_, events, 32, 0);
+    if (n != 0) break;
+    CpuRelax();
+  }
+  if (n == 0) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return false;
+    // Rounded up: a wait that ends early would only come back here.
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    n = epoll_wait(rx_epfd_, events, 32, static_cast<int>(std::min<int64_t>(ms, 1 << 30)));
+  }
   tl_receiving = true;
   ReadReady(events, n, rx_wake_fd_);
   tl_receiving = false;
   return n != 0 || std::chrono::steady_clock::now() < deadline;
+}
+
+bool Source::SpinForWake(uint64_t gen, std::chrono::steady_clock::time_point spin_until) const {
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (wake_gen_.load(std::memory_order_acquire) != gen) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= spin_until) return false;
+  }
 }
 
 void Source::RemoveReplica(Replica* r) {
@@ -676,6 +717,8 @@ void Source::CommitTrx(const Pos& p) {
   }
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::milliseconds(SLUICE_PLUGIN_LOAD(&timeout_var));
+  // sluice_semi_sync_spin_wait: how long this wait polls before it sleeps.
+  const auto spin_until = start + std::chrono::microseconds(SLUICE_PLUGIN_LOAD(&spin_wait_var));
   counters.wait_sessions.fetch_add(1, std::memory_order_relaxed);
   std::condition_variable cv;
   const auto me = waiters_.emplace(p, &cv);
@@ -698,9 +741,17 @@ void Source::CommitTrx(const Pos& p) {
         (void)!write(wake_fd_, &one, sizeof(one));
       }
       l.unlock();
-      timed_out = !ReceiveAcks(deadline);
+      timed_out = !ReceiveAcks(deadline, spin_until);
       l.lock();
       receiving_ = false;
+    } else if (std::chrono::steady_clock::now() < spin_until) {
+      // Whatever releases this commit runs WakeWaiters: watched without
+      // the lock, then everything above is checked again.
+      const uint64_t gen = wake_gen_.load(std::memory_order_acquire);
+      l.unlock();
+      (void)SpinForWake(gen, std::min(spin_until, deadline));
+      l.lock();
+      timed_out = false;
     } else {
       timed_out = cv.wait_until(l, deadline) == std::cv_status::timeout;
     }
@@ -776,10 +827,14 @@ void Source::ResetMaster() {
 }
 
 void Source::HandOffReceiving() {
-  if (!receiving_ && waiting_readers_ == 0 && !waiters_.empty()) waiters_.begin()->second->notify_one();
+  if (!receiving_ && waiting_readers_ == 0 && !waiters_.empty()) {
+    wake_gen_.fetch_add(1, std::memory_order_release);  // it may be spinning
+    waiters_.begin()->second->notify_one();
+  }
 }
 
 void Source::WakeWaiters(bool all) {
+  wake_gen_.fetch_add(1, std::memory_order_release);
   for (const auto& [pos, cv] : waiters_) {
     if (!all && !Acked(pos)) break;
     cv->notify_one();
@@ -975,6 +1030,11 @@ const sluice_sysvar kSysvars[] = {
      "beyond the position the semisync replicas acknowledged, so none of them holds a transaction a failover to a "
      "semisync replica could lose. Released while semisync is OFF.",
      0, 0, 1, 0, 0, 0, nullptr, nullptr, &hold_plain_readers_var, 0, nullptr, HoldUpdate, nullptr},
+    {"sluice_semi_sync_spin_wait", nullptr, SLUICE_VAR_UINT, 0,
+     "Microseconds a commit waiting for its ack polls for it before it sleeps (0, the default: it sleeps at "
+     "once). For a source with idle CPUs, where a sleep and its wake-up cost a share of each ack's round trip; "
+     "each waiting commit keeps a CPU busy meanwhile.",
+     0, 0, 0, 0, 0, 10000, nullptr, nullptr, &spin_wait_var, 0, nullptr, nullptr, nullptr},
     {}};
 
 #define SEMISYNC_STATUS(suffix) \

@@ -292,33 +292,55 @@ def test_concurrent_commits_each_acked():
         return
     for wait_point in ("AFTER_SYNC", "AFTER_COMMIT"):
         with primary() as (srv, c, readers):
-            h.query(c, f"SET GLOBAL rpl_semi_sync_source_wait_point = {wait_point}")
-            readers.append(Reader(srv, 101))
-            wait_clients(c, 1, "semisync reader connected")
-            before = counters(c)
-            errors = []
+            concurrent_commits_each_acked(srv, c, readers, wait_point)
 
-            def commit_rows(k):
-                conn = h.root(port=srv.port)
-                try:
-                    insert(conn, 1000 * (k + 1), 40)
-                except Exception as e:  # reported below
-                    errors.append(e)
-                finally:
-                    h.close_quietly(conn)
 
-            threads = [threading.Thread(target=commit_rows, args=(k,)) for k in range(8)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(timeout=120)
-            assert not errors, errors
-            after = counters(c)
-            assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 320, \
-                (wait_point, after)
-            assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], (wait_point, after)
-            assert after["Rpl_semi_sync_source_status"] == "ON", (wait_point, after)
-            assert after["Rpl_semi_sync_source_wait_sessions"] == "0", (wait_point, after)
+def concurrent_commits_each_acked(srv, c, readers, wait_point):
+    h.query(c, f"SET GLOBAL rpl_semi_sync_source_wait_point = {wait_point}")
+    readers.append(Reader(srv, 101))
+    wait_clients(c, 1, "semisync reader connected")
+    before = counters(c)
+    errors = []
+
+    def commit_rows(k):
+        conn = h.root(port=srv.port)
+        try:
+            insert(conn, 1000 * (k + 1), 40)
+        except Exception as e:  # reported below
+            errors.append(e)
+        finally:
+            h.close_quietly(conn)
+
+    threads = [threading.Thread(target=commit_rows, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    after = counters(c)
+    assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 320, \
+        (wait_point, after)
+    assert after["Rpl_semi_sync_source_no_tx"] == before["Rpl_semi_sync_source_no_tx"], (wait_point, after)
+    assert after["Rpl_semi_sync_source_status"] == "ON", (wait_point, after)
+    assert after["Rpl_semi_sync_source_wait_sessions"] == "0", (wait_point, after)
+
+
+def test_spin_wait_acks_and_times_out():
+    """sluice_semi_sync_spin_wait: the waiting commits poll for their acks
+    before they sleep (the receiver its socket, the others the wake-up
+    they would sleep for). The same accounting holds as when they sleep at
+    once: every concurrent commit acked, none falling back; and a commit
+    whose replica stopped still waits out the timeout (the spin ends, it
+    sleeps) and switches semisync OFF, and back ON when the replica acks."""
+    if not need_reader():
+        return
+    with primary() as (srv, c, readers):
+        assert h.query(c, "SELECT @@global.sluice_semi_sync_spin_wait")[0][0] == 0
+        h.query(c, "SET GLOBAL sluice_semi_sync_spin_wait = 5000")
+        concurrent_commits_each_acked(srv, c, readers, "AFTER_SYNC")
+    with primary() as (srv, c, readers):
+        h.query(c, "SET GLOBAL sluice_semi_sync_spin_wait = 5000")
+        _timeout_switches_off_and_back_on(srv, c, readers)
 
 
 def test_timeout_switches_off_and_back_on():
