@@ -124,7 +124,8 @@ void Log(sluice_log_level level, const char* format, ...) {
 }
 
 // The hint a spin-wait loop gives the CPU on each turn (x86 PAUSE, ARM
-// YIELD).
+// YIELD): base/cpu_relax.h's, which a plugin may not include (it sees the
+// plugin ABI, include/sluice/, alone: scripts/check_layers.py).
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
