@@ -6,8 +6,11 @@ semisync cost the writers, then sysbench at full durability.
 Both servers run on 127.0.0.1 with the same settings and a temporary datadir
 each. Part 1 (innodb_flush_log_at_trx_commit and sync_binlog from --flush
 and --sync-binlog, 2 and 0 by default as the bug report's), for each
-mariadb-slap concurrency (--concurrency, 16 and 64) and each server, rows in
-this order:
+mariadb-slap concurrency (--concurrency, 16 and 64), a fresh server of each
+kind, both up together, measured row by row in turns (the server that goes
+first alternating from row to row, each run waiting for the other server to
+be quiet), so that the machine's drift over a run (another VM's load: the
+steal column) falls on both servers' rows alike; rows in this order:
 
   none           no reader, no semisync plugin: the row the others divide by
   1async         one go-mysql reader (tests/clients/go/bin/binlogreader, as
@@ -317,12 +320,13 @@ ROWS = ["none", "1async", "plain40", "installed-off", "on+1semi", "on+3semi", "1
 TARGETS = [("plain40", "none"), ("on+1semi", "installed-off"), ("1semi", "1async"), ("1semi", "none")]
 
 
-def wait_caught_up(srv, readers):
+def wait_caught_up(srv, readers, others=()):
     """Waits until the server and the readers are quiet: the readers have
     read what earlier runs wrote (plain readers lag under load on few
     cores), so each run starts from the same state and does not pay for
-    the last one's backlog."""
-    pids = [srv.proc.pid] + [p.pid for p in readers]
+    the last one's backlog. `others`: more pids that must be quiet too
+    (the other server, whose rows take turns with this one's)."""
+    pids = [srv.proc.pid] + [p.pid for p in readers] + list(others)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         c0 = cpu_seconds(pids)
@@ -360,12 +364,12 @@ def steal_seconds():
 RUN_COUNTERS = ("Binlog_group_commits", "Rpl_semi_sync_master_tx_waits", "Rpl_semi_sync_master_tx_wait_time")
 
 
-def measure(srv, concurrency, args, readers, row):
+def measure(srv, concurrency, args, readers, row, others=lambda: ()):
     """One row: inserts/s (the median of --repeat slap runs), semisync
     yes/no tx, server and reader CPU s (per run: the total / --repeat).
     Each row's runs also go to stderr as they end, so that a run cut off
     (bench/device/run.sh) still shows the rows it measured."""
-    wait_caught_up(srv, readers)
+    wait_caught_up(srv, readers, others())
     y0, n0 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
     reader_pids = [p.pid for p in readers]
     s0, r0 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
@@ -373,7 +377,7 @@ def measure(srv, concurrency, args, readers, row):
     runs, detail = [], []
     for i in range(args.repeat):
         if i:
-            wait_caught_up(srv, readers)
+            wait_caught_up(srv, readers, others())
         g0, w0, t0 = (srv.status(n) for n in RUN_COUNTERS)
         mem, st0, t_0 = dirty_mib(), steal_seconds(), time.monotonic()
         runs.append(slap(srv, concurrency, args.queries))
@@ -381,7 +385,7 @@ def measure(srv, concurrency, args, readers, row):
         g1, w1, t1 = (srv.status(n) for n in RUN_COUNTERS)
         detail.append(f"#   run {i}: {runs[-1]:.0f} ins/s, {g1 - g0} groups, {w1 - w0} semisync waits of "
                       f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, {mem} at its start")
-    wait_caught_up(srv, readers)  # the CPU columns include the readers' catching up
+    wait_caught_up(srv, readers, others())  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     switches = context_switches_since(srv.proc.pid, x0)
     y1, n1 = srv.status("Rpl_semi_sync_master_yes_tx"), srv.status("Rpl_semi_sync_master_no_tx")
@@ -395,10 +399,18 @@ def measure(srv, concurrency, args, readers, row):
             "server_cpu": (s1 - s0) / args.repeat, "reader_cpu": (r1 - r0) / args.repeat}
 
 
-def matrix(kind, concurrency, args, work):
-    """The rows of one server at one concurrency, on a fresh server."""
+def matrix(kind, concurrency, args, work, out, live):
+    """The rows of one server at one concurrency, on a fresh server, into
+    `out`: a generator that yields after each row, so that main() can take
+    the servers' rows in turns. `live` maps each server of the run to its
+    Server once started; a run waits for the others to be quiet too."""
     srv = Server(kind, work + f"/c{concurrency}", args).start()
-    plain, semis, out = [], [], {}
+    live[kind] = srv
+    plain, semis = [], []
+
+    def others():
+        return [s.proc.pid for k, s in live.items() if k != kind and s.proc is not None and s.proc.poll() is None]
+
     try:
         sql(srv.port, "CREATE DATABASE slap")
         sql(srv.port, "CREATE TABLE slap.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
@@ -407,9 +419,10 @@ def matrix(kind, concurrency, args, work):
         want = set(args.rows)
 
         def row(name, readers):
-            out[name] = measure(srv, concurrency, args, readers, name)
+            out[name] = measure(srv, concurrency, args, readers, name, others)
 
         row("none", [])
+        yield
         if "1async" in want:
             reader = start_semi_reader(srv, 76, semisync=False)
             try:
@@ -417,24 +430,29 @@ def matrix(kind, concurrency, args, work):
             finally:
                 reader.kill()
                 reader.wait()
+            yield
         if want & {"plain40", "installed-off", "on+1semi", "on+3semi"}:
             plain = start_plain_readers(srv, args, work, f"{kind}-{concurrency}")
         if "plain40" in want:
             row("plain40", plain)
+            yield
         if want & {"installed-off", "on+1semi", "on+3semi", "1semi"} and kind == "sluiced":
             sql(srv.port, "INSTALL PLUGIN rpl_semi_sync_source SONAME 'semisync_source.so'")
         if "installed-off" in want:
             row("installed-off", plain)
+            yield
         if want & {"on+1semi", "on+3semi", "1semi"}:
             # go-mysql asks for semisync only when the variable is already ON.
             sql(srv.port, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
             semis.append(start_semi_reader(srv, 77))
         if "on+1semi" in want:
             row("on+1semi", plain + semis)
+            yield
         if "on+3semi" in want:
             for sid in (78, 79):
                 semis.append(start_semi_reader(srv, sid))
             row("on+3semi", plain + semis)
+            yield
         if "1semi" in want:
             for p in plain + semis[1:]:
                 p.kill()
@@ -449,9 +467,33 @@ def matrix(kind, concurrency, args, work):
         for p in plain + semis:
             p.kill()
         srv.stop()
-        shutil.rmtree(work + f"/c{concurrency}", ignore_errors=True)
+        live.pop(kind, None)
+        shutil.rmtree(srv.base, ignore_errors=True)
         shutil.rmtree(f"{work}/readers-{kind}-{concurrency}", ignore_errors=True)
-    return out
+
+
+def run_matrices(kinds, concurrency, args, work):
+    """Every server's rows at one concurrency, the servers taking turns row
+    by row (the first of each turn alternating), so that a drift of the
+    machine over the minutes of a run (another VM's load, the page cache's
+    writeback) falls on both servers' same rows alike, not on one server's
+    half of the run. Both servers stay up meanwhile; each run waits for
+    the other server to be quiet. {kind: {row: measure()}}."""
+    results, live = {k: {} for k in kinds}, {}
+    gens = {k: matrix(k, concurrency, args, work, results[k], live) for k in kinds}
+    active, turn = list(kinds), 0
+    try:
+        while active:
+            for k in (active if turn % 2 == 0 else active[::-1]):
+                try:
+                    next(gens[k])
+                except StopIteration:
+                    active.remove(k)
+            turn += 1
+    finally:
+        for g in gens.values():
+            g.close()
+    return results
 
 
 def main():
@@ -504,7 +546,7 @@ def main():
             f" {k + ' ins/s':>14} {'/none':>6} {'yes_tx':>7} {'no_tx':>6} {'srv_cpu':>8} {'rdr_cpu':>8}"
             for k in kinds) + ("  sluiced/mariadb" if len(kinds) > 1 else ""), flush=True)
         for c in args.concurrency:
-            results = {k: matrix(k, c, args, work) for k in kinds}
+            results = run_matrices(kinds, c, args, work)
             for r in [r for r in ROWS if r in args.rows or r == "none"]:
                 line = f"{c:>4} {r.replace('40', str(args.readers)):14}"
                 for k in kinds:
