@@ -54,7 +54,7 @@ def run_one(binary, extra, row, args):
             readers.append(R.start_semi_reader(srv, 77))
         if row == "1async":
             readers.append(R.start_semi_reader(srv, 76, semisync=False))
-        R.slap(srv, args.concurrency, 4000)
+        R.slap(srv, args.concurrency, R.WARM_UP_QUERIES)
         R.wait_caught_up(srv, readers)
         pids = [p.pid for p in readers]
         s0, r0, x0 = R.cpu_seconds([srv.proc.pid]), R.cpu_seconds(pids), R.context_switches(srv.proc.pid)
