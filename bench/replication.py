@@ -383,11 +383,17 @@ def measure(srv, concurrency, args, readers, row, others=lambda: ()):
             wait_caught_up(srv, readers, others())
         g0, w0, t0 = (srv.status(n) for n in RUN_COUNTERS)
         mem, st0, t_0 = dirty_mib(), steal_seconds(), time.monotonic()
+        # The other server is idle but up: what its background threads took
+        # meanwhile (its page cleaner after its own row) is printed too.
+        other_pids = others()
+        oc0 = cpu_seconds(other_pids)
         runs.append(slap(srv, concurrency, args.queries))
+        other_cpu = cpu_seconds(other_pids) - oc0
         steal = (steal_seconds() - st0) / max(time.monotonic() - t_0, 1e-3) / (os.cpu_count() or 1)
         g1, w1, t1 = (srv.status(n) for n in RUN_COUNTERS)
         detail.append(f"#   run {i}: {runs[-1]:.0f} ins/s, {g1 - g0} groups, {w1 - w0} semisync waits of "
-                      f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, {mem} at its start")
+                      f"{(t1 - t0) / max(w1 - w0, 1):.0f} us, steal {steal:.0%} of the CPUs, the other server "
+                      f"{other_cpu:.2f} CPU s, {mem} at its start")
     wait_caught_up(srv, readers, others())  # the CPU columns include the readers' catching up
     s1, r1 = cpu_seconds([srv.proc.pid]), cpu_seconds(reader_pids)
     switches = context_switches_since(srv.proc.pid, x0)
