@@ -244,9 +244,9 @@ class Source {
   // once the deadline has passed.
   bool ReceiveAcks(std::chrono::steady_clock::time_point deadline, std::chrono::steady_clock::time_point spin_until);
   // A waiting commit that is not the receiver, before it sleeps on its
-  // condition variable: watches wake_gen_ move past `gen` until
-  // `spin_until`, holding no lock. True if it moved.
-  bool SpinForWake(uint64_t gen, std::chrono::steady_clock::time_point spin_until) const;
+  // condition variable: watches wake_gen_ until it moves past `gen` or
+  // `spin_until` comes, holding no lock.
+  void SpinForWake(uint64_t gen, std::chrono::steady_clock::time_point spin_until) const;
   // Adds or removes a replica's socket in the ack thread's epoll set and,
   // unless its reads may wait, the receiver's.
   void WatchSocket(int op, const Replica& r);
@@ -294,8 +294,9 @@ class Source {
 
   std::mutex mu_;
   std::multimap<Pos, std::condition_variable*> waiters_;  // commits waiting, by position
-  // Moves (under mu_) whenever WakeWaiters runs: what a spinning waiter
-  // (sluice_semi_sync_spin_wait) watches instead of its condition variable.
+  // Moves (under mu_) whenever a waiter's condition variable would be
+  // notified (WakeWaiters, HandOffReceiving): what a spinning waiter
+  // (sluice_semi_sync_spin_wait) watches instead.
   std::atomic<uint64_t> wake_gen_{0};
   bool on_ = false;
   bool have_reply_ = false;
@@ -580,13 +581,13 @@ bool Source::ReceiveAcks(std::chrono::steady_clock::time_point deadline,
   return n != 0 || std::chrono::steady_clock::now() < deadline;
 }
 
-bool Source::SpinForWake(uint64_t gen, std::chrono::steady_clock::time_point spin_until) const {
+void Source::SpinForWake(uint64_t gen, std::chrono::steady_clock::time_point spin_until) const {
   for (;;) {
     for (int i = 0; i < 64; ++i) {
-      if (wake_gen_.load(std::memory_order_acquire) != gen) return true;
+      if (wake_gen_.load(std::memory_order_acquire) != gen) return;
       CpuRelax();
     }
-    if (std::chrono::steady_clock::now() >= spin_until) return false;
+    if (std::chrono::steady_clock::now() >= spin_until) return;
   }
 }
 
@@ -750,7 +751,7 @@ void Source::CommitTrx(const Pos& p) {
       // the lock, then everything above is checked again.
       const uint64_t gen = wake_gen_.load(std::memory_order_acquire);
       l.unlock();
-      (void)SpinForWake(gen, std::min(spin_until, deadline));
+      SpinForWake(gen, std::min(spin_until, deadline));
       l.lock();
       timed_out = false;
     } else {
