@@ -25,11 +25,16 @@ bash .devbundle/setup.sh >/dev/null 2>&1 || { echo "ab: setup failed" >&2; exit 
 export PATH=/opt/sb/bin:$PATH
 . .devbundle/lib.sh
 Q=$1; shift
+# cpus_of NAME: NAME's @CPUS, or nothing.
+cpus_of() {
+  [[ $1 == *@* ]] && echo "${1#*@}"
+}
 # on_cpus NAME CMD...: runs CMD confined to NAME's @CPUS, if it has them.
 on_cpus() {
-  local name=$1; shift
-  if [[ $name == *@* ]]; then
-    taskset -c "${name#*@}" "$@"
+  local cpus
+  cpus=$(cpus_of "$1"); shift
+  if [ -n "$cpus" ]; then
+    taskset -c "$cpus" "$@"
   else
     "$@"
   fi
@@ -61,10 +66,9 @@ PY
 
 # One build at one concurrency, on a fresh server.
 one() {
-  local n=$1 c=$2 P=13400 D SP r s e c0 v0 c1 v1 b=${1%@*} cpus=
-  [[ $n == *@* ]] && cpus=${n#*@}
+  local n=$1 c=$2 P=13400 D SP r s e c0 v0 c1 v1 b=${1%@*}
   D=$(mktemp -d)
-  SERVER_CPUS=$cpus start_slap_server ".devbundle/sluiced-$b" "$D" $P
+  SERVER_CPUS=$(cpus_of "$n") start_slap_server ".devbundle/sluiced-$b" "$D" $P
   for r in 1 2; do
     read -r c0 v0 < <(pstat $SP)
     s=$(date +%s.%N)
