@@ -709,6 +709,25 @@ def mariadb_cli(sql, user="root", password=None, port=None, extra=()):
 TEMP_PASSWORD_RE = re.compile(r"A temporary password is generated for root@localhost: (\S+)")
 
 
+def run_workers(n, fn, timeout=120):
+    """Runs fn(k) for k in range(n), each on a thread of its own, all at
+    once; waits up to `timeout` seconds for each and returns the exceptions
+    they raised (empty: all went through)."""
+    errors = []
+
+    def body(k):
+        try:
+            fn(k)
+        except Exception as e:  # noqa: BLE001 - reported by the caller
+            errors.append(e)
+    threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    return errors
+
+
 def run_in_thread(fn):
     """Starts fn() in a thread; returns (thread, box) where box gets
     'result' or 'error' (the exception)."""

@@ -6,7 +6,6 @@ group commit. Each test runs its own sluiced (they change global state)."""
 import os
 import re
 import shutil
-import threading
 
 import column_types
 import harness as h
@@ -251,22 +250,14 @@ def test_group_commit_serves_many_commits_per_fsync():
     h.query(c, "CREATE DATABASE bl")
     h.query(c, "CREATE TABLE bl.g (id INT PRIMARY KEY, t INT)")
     before = dict(h.query(c, "SHOW GLOBAL STATUS LIKE 'Binlog_%'"))
-    errors = []
 
     def worker(t):
-        try:
-            w = h.root(port=srv.port)
-            for i in range(100):
-                h.query(w, "INSERT INTO bl.g VALUES (%s, %s)", (t * 1000 + i, t))
-            w.close()
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
+        w = h.root(port=srv.port)
+        for i in range(100):
+            h.query(w, "INSERT INTO bl.g VALUES (%s, %s)", (t * 1000 + i, t))
+        w.close()
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = h.run_workers(16, worker)
     assert not errors, errors
     after = dict(h.query(c, "SHOW GLOBAL STATUS LIKE 'Binlog_%'"))
     commits = int(after["Binlog_commits"]) - int(before["Binlog_commits"])

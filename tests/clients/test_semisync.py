@@ -300,22 +300,15 @@ def concurrent_commits_each_acked(srv, c, readers, wait_point):
     readers.append(Reader(srv, 101))
     wait_clients(c, 1, "semisync reader connected")
     before = counters(c)
-    errors = []
 
     def commit_rows(k):
         conn = h.root(port=srv.port)
         try:
             insert(conn, 1000 * (k + 1), 40)
-        except Exception as e:  # reported below
-            errors.append(e)
         finally:
             h.close_quietly(conn)
 
-    threads = [threading.Thread(target=commit_rows, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = h.run_workers(8, commit_rows)
     assert not errors, errors
     after = counters(c)
     assert int(after["Rpl_semi_sync_source_yes_tx"]) - int(before["Rpl_semi_sync_source_yes_tx"]) == 320, \
